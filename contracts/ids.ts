@@ -1,0 +1,42 @@
+/** Identifier prefixes from the spec's "Identifier prefixes" table. */
+export const ID_PREFIX = {
+  job: "job_",
+  transcript: "txt_",
+  translation: "trl_",
+  dubbing: "dub_",
+  voice: "vce_",
+  metadata: "mdt_",
+  clipGeneration: "clp_",
+  summarization: "sum_",
+  workspace: "wsp_",
+  project: "prj_",
+  apiKey: "pak_",
+  user: "usr_",
+  storageConnection: "stc_",
+  runnerTask: "rtk_",
+  webhookEvent: "msg_",
+  consoleSession: "cse_",
+  glossaryTerm: "gls_",
+  webhookDelivery: "whd_",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+/** Random base36 string; 20 chars gives ~103 bits, enough to make ids unguessable. */
+export function randomToken(length = 20): string {
+  const bytes = new Uint8Array(length);
+  crypto.getRandomValues(bytes);
+  let out = "";
+  for (const b of bytes) out += ALPHABET[b % ALPHABET.length];
+  return out;
+}
+
+export function newId(kind: IdKind): string {
+  return ID_PREFIX[kind] + randomToken(20);
+}
+
+export function hasPrefix(value: string, kind: IdKind): boolean {
+  return value.startsWith(ID_PREFIX[kind]);
+}

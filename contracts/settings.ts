@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { StepSpecSchema } from "./pipelines";
+
+/**
+ * Platform settings: the operator's knobs (the spec's "platform admin settings"). Stored as one
+ * JSON document in D1, edited through the admin routes, and always read through this schema so a
+ * missing key falls back to its default.
+ */
+const PlanClipPolicy = z.object({
+  maxClipsDefault: z.number().int().positive(),
+  maxClipsCap: z.number().int().positive(),
+  supportedLayouts: z.array(z.enum(["vertical_9_16", "horizontal_in_vertical", "horizontal_16_9", "square_1_1"])),
+  supportedFillStyles: z.array(z.enum(["black", "blur", "branding"])),
+  supportedCategories: z.array(z.string()),
+  allowAutoLayout: z.boolean(),
+  allowCategoryOverride: z.boolean(),
+});
+
+const PlanThumbnailPolicy = z.object({
+  defaultThumbnailCount: z.number().int().min(1).max(3),
+  maxNonAiThumbnailCount: z.number().int().min(1).max(5),
+  imageModel: z.string(),
+});
+
+const clipPlan = {
+  maxClipsDefault: 3,
+  maxClipsCap: 10,
+  supportedLayouts: ["vertical_9_16", "horizontal_in_vertical", "horizontal_16_9", "square_1_1"] as const,
+  supportedFillStyles: ["black", "blur", "branding"] as const,
+  supportedCategories: ["interview", "podcast", "gaming", "education", "news", "sports", "vlog"],
+  allowAutoLayout: true,
+  allowCategoryOverride: true,
+};
+
+export const SettingsSchema = z.object({
+  retry: z
+    .object({
+      maxAttempts: z.number().int().min(1).max(20).default(3),
+      baseDelaySeconds: z.number().min(0).max(3600).default(10),
+      maxDelaySeconds: z.number().min(0).max(43200).default(600),
+    })
+    .prefault({}),
+  runner: z
+    .object({
+      leaseSeconds: z.number().int().min(2).max(3600).default(60),
+      heartbeatIntervalSeconds: z.number().min(0.5).max(600).default(15),
+    })
+    .prefault({}),
+  transcription: z
+    .object({
+      speechEngine: z.enum(["local-pocketsphinx", "openai-compatible", "workers-ai", "replicate"]).default("local-pocketsphinx"),
+      speechModel: z.string().optional(),
+      supportedSourceLanguages: z.array(z.string()).default(["en"]),
+      maxDurationSec: z.number().positive().default(3600),
+      separateVocals: z.boolean().default(false),
+      denoise: z.boolean().default(true),
+      maxChunkSec: z.number().positive().default(120),
+      singlePassMaxSec: z.number().nonnegative().default(90),
+      allowedExtensions: z
+        .array(z.string())
+        .default(["mp4", "mov", "mkv", "webm", "avi", "m4v", "mpg", "mpeg", "ts", "flv", "wmv", "3gp"]),
+    })
+    .prefault({}),
+  policy: z
+    .object({
+      clip_generation: z.object({ free: PlanClipPolicy, enterprise: PlanClipPolicy }).default({
+        free: { ...clipPlan, supportedLayouts: [...clipPlan.supportedLayouts], supportedFillStyles: [...clipPlan.supportedFillStyles] },
+        enterprise: {
+          ...clipPlan,
+          maxClipsDefault: 5,
+          maxClipsCap: 30,
+          supportedLayouts: [...clipPlan.supportedLayouts],
+          supportedFillStyles: [...clipPlan.supportedFillStyles],
+        },
+      }),
+      thumbnail: z.object({ free: PlanThumbnailPolicy, enterprise: PlanThumbnailPolicy }).default({
+        free: { defaultThumbnailCount: 1, maxNonAiThumbnailCount: 3, imageModel: "free-image-1024" },
+        enterprise: { defaultThumbnailCount: 3, maxNonAiThumbnailCount: 5, imageModel: "enterprise-image-4k" },
+      }),
+      translation: z
+        .object({
+          supportedTargetLanguages: z.array(z.string()).default(["es", "fr", "de", "it", "pt", "ca", "en"]),
+          backend: z.string().default("apertium"),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  webhooks: z
+    .object({
+      /** Plain http is accepted only for loopback hosts, and only when this is on (local stacks). */
+      allowLoopbackHttp: z.boolean().default(false),
+      maxAttempts: z.number().int().min(1).max(100).default(20),
+      /** Delay before retry n is base * 2^(n-1), capped at maxDelaySeconds: 20 attempts span > 24 h. */
+      retryBaseDelaySeconds: z.number().min(0).max(3600).default(30),
+      retryMaxDelaySeconds: z.number().min(0).max(43200).default(21600),
+      timeoutMs: z.number().int().min(100).max(30000).default(10000),
+    })
+    .prefault({}),
+  /**
+   * Test-only pipelines, honoured only when the Worker runs with ALLOW_TEST_PIPELINES=true. They let
+   * the machinery be exercised on service types whose real pipeline is not built yet.
+   */
+  testPipelines: z.record(z.string(), z.array(StepSpecSchema)).default({}),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+export type SettingsInput = z.input<typeof SettingsSchema>;
+
+export const DEFAULT_SETTINGS: Settings = SettingsSchema.parse({});

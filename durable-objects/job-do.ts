@@ -1,0 +1,395 @@
+import { DurableObject } from "cloudflare:workers";
+import type { AttemptHistoryEntry, Job, JobError, JobProgressView, ProgressEntry } from "../contracts/job";
+import type { StepSpec } from "../contracts/pipelines";
+import { NON_RETRYABLE_CODES } from "../contracts/runner-protocol";
+import { isTerminal, type ActorKind, type JobStatus } from "../contracts/service-types";
+import { randomToken } from "../contracts/ids";
+import type { Env } from "../worker/env";
+import { getDb } from "../worker/db/client";
+import { loadSettings } from "../worker/platform/settings";
+import { nowIso } from "../worker/platform/clock";
+import { applyStepResult } from "../worker/pipelines/results";
+import { insertJobRow, mirrorJobRow, markRunnerTask, enqueueRunnerTask } from "./job-mirror";
+import { nextStatus, type Trigger } from "./job-state-machine";
+
+/**
+ * JobDO — one instance per job, the authority for that job.
+ *
+ * Responsibilities:
+ * - the status state machine (transitions only through `job-state-machine.ts`);
+ * - the cancel flag (`cancelling`) that runners learn of on heartbeat and stage events;
+ * - attempts, retries with backoff, `attemptHistory[]` and stage `progress[]`;
+ * - the runner lease (token + expiry) and the alarm that expires it (`runner_lost`);
+ * - mirroring the public Job into D1 inside the same call, so reads after a write see it;
+ * - one webhook event per status change.
+ *
+ * Queues deliver at least once and runners may repeat calls: every method checks the attempt,
+ * step and lease token it is given against the stored state, so a duplicate changes nothing.
+ */
+
+interface Lease {
+  taskId: string;
+  token: string;
+  until: string;
+  runnerId: string;
+  attempt: number;
+  stepIndex: number;
+}
+
+interface JobState {
+  job: Job;
+  version: number;
+  progress: ProgressEntry[];
+  attemptHistory: AttemptHistoryEntry[];
+  steps: StepSpec[];
+  stepIndex: number;
+  lease: Lease | null;
+  /** Task ids already completed, so a repeated `complete` is answered ok without side effects. */
+  completedTasks: string[];
+  /** Result fields gathered step by step; published as `resultSummary` only on completion. */
+  summary: Record<string, unknown>;
+  webhookSeq: number;
+}
+
+export interface Actor {
+  label: string;
+  kind: ActorKind;
+  userId: string | null;
+  apiKeyId: string | null;
+}
+
+export type LeaseCheck<T> = { ok: true; value: T } | { ok: false; reason: "leaseLost" | "conflict"; message: string };
+
+export type DispatchOutcome =
+  | { action: "none"; reason: string }
+  | { action: "runner_task"; taskId: string }
+  | { action: "run_in_worker"; taskId: string; token: string; step: StepSpec; job: Job; attempt: number };
+
+const STATE_KEY = "state";
+const PENDING_RETRY_MS = 5_000;
+
+export class JobDO extends DurableObject<Env> {
+  private state: JobState | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      this.state = (await ctx.storage.get<JobState>(STATE_KEY)) ?? null;
+    });
+  }
+
+  // ---- creation and reads -------------------------------------------------------------------
+
+  /** Creates the job (idempotent: a second call returns the stored job) and puts it on the queue. */
+  async create(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<Job> {
+    if (this.state) return this.state.job;
+    this.state = { job, version: 1, progress: [], attemptHistory: [], steps, stepIndex: 0, lease: null, completedTasks: [], summary: {}, webhookSeq: 0 };
+    await this.ctx.storage.put(STATE_KEY, this.state);
+    await insertJobRow(this.env.DB, job, 1, search);
+    await this.enqueueCurrentStep(0);
+    return this.state.job;
+  }
+
+  async get(): Promise<Job | null> {
+    return this.state?.job ?? null;
+  }
+
+  async getProgress(): Promise<JobProgressView | null> {
+    if (!this.state) return null;
+    return { progress: this.state.progress, currentStage: this.state.job.currentStage, attemptHistory: this.state.attemptHistory };
+  }
+
+  // ---- cancel ---------------------------------------------------------------------------------
+
+  async cancel(actor: Actor): Promise<{ ok: true; job: Job } | { ok: false; status: JobStatus }> {
+    const s = this.mustState();
+    const from = s.job.status;
+    const to = nextStatus(from, "cancel");
+    if (!to) return { ok: false, status: from };
+    if (from === "cancelling" || from === "cancelled") return { ok: true, job: s.job };
+    const now = nowIso();
+    Object.assign(s.job, {
+      cancelRequestedAt: now,
+      cancelRequestedByLabel: actor.label,
+      cancelRequestedByKind: actor.kind,
+      cancelRequestedByUserId: actor.userId,
+      cancelRequestedByApiKeyId: actor.apiKeyId,
+      cancelMode: "graceful",
+    });
+    if (to === "cancelled") await this.releaseQueuedTask();
+    await this.transition("cancel");
+    return { ok: true, job: s.job };
+  }
+
+  // ---- dispatch (queue consumer) ---------------------------------------------------------------
+
+  /** Called by the dispatch consumer. Turns "run this step" into runner work or in-Worker work. */
+  async dispatch(attempt: number, stepIndex: number): Promise<DispatchOutcome> {
+    const s = this.state;
+    if (!s) return { action: "none", reason: "unknown job" };
+    if (s.job.status === "pending") await this.transition("enqueued");
+    if (s.job.status !== "queued" && s.job.status !== "processing") return { action: "none", reason: `job is ${s.job.status}` };
+    if (attempt !== s.job.attemptCount || stepIndex !== s.stepIndex) return { action: "none", reason: "stale dispatch message" };
+    if (s.lease) return { action: "none", reason: "step already running" };
+    const step = s.steps[stepIndex];
+    if (!step) return { action: "none", reason: "no such step" };
+    if (step.executor === "runner") {
+      const taskId = await enqueueRunnerTask(this.env.DB, { jobId: s.job.jobId, attempt, stepIndex, handler: step.handler, lane: s.job.priority });
+      return { action: "runner_task", taskId };
+    }
+    // In-Worker steps hold a lease like a runner does, so a consumer that dies is noticed too.
+    const taskId = `wrk_${s.job.jobId}_${attempt}_${stepIndex}`;
+    const token = randomToken(24);
+    const settings = await loadSettings(getDb(this.env.DB));
+    await this.beginLease({ taskId, token, runnerId: "queue-consumer", attempt, stepIndex }, settings.runner.leaseSeconds);
+    return { action: "run_in_worker", taskId, token, step, job: s.job, attempt };
+  }
+
+  // ---- runner lease protocol -------------------------------------------------------------------
+
+  /** A runner claimed the task row in D1; bind the lease here. Refused if the task is stale. */
+  async leaseStarted(claim: { taskId: string; token: string; runnerId: string; attempt: number; stepIndex: number }): Promise<LeaseCheck<{ job: Job; step: StepSpec; leaseUntil: string }>> {
+    const s = this.state;
+    if (!s) return { ok: false, reason: "conflict", message: "unknown job" };
+    const stale =
+      (s.job.status !== "queued" && s.job.status !== "processing") ||
+      claim.attempt !== s.job.attemptCount ||
+      claim.stepIndex !== s.stepIndex ||
+      (s.lease !== null && s.lease.taskId !== claim.taskId);
+    if (stale) return { ok: false, reason: "conflict", message: "task is no longer current" };
+    const settings = await loadSettings(getDb(this.env.DB));
+    const lease = await this.beginLease(claim, settings.runner.leaseSeconds);
+    const step = s.steps[s.stepIndex] as StepSpec;
+    return { ok: true, value: { job: s.job, step, leaseUntil: lease.until } };
+  }
+
+  async heartbeat(taskId: string, token: string): Promise<LeaseCheck<{ leaseUntil: string; cancelRequested: boolean }>> {
+    const s = this.state;
+    const lease = this.leaseFor(taskId, token);
+    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    const settings = await loadSettings(getDb(this.env.DB));
+    lease.until = new Date(Date.now() + settings.runner.leaseSeconds * 1000).toISOString();
+    s.job.processingLeaseUntil = lease.until;
+    await this.persist(false);
+    await this.scheduleAlarm();
+    return { ok: true, value: { leaseUntil: lease.until, cancelRequested: s.job.status === "cancelling" } };
+  }
+
+  async recordEvents(taskId: string, token: string, events: Array<Omit<ProgressEntry, "at"> & { at?: string }>): Promise<LeaseCheck<{ cancelRequested: boolean }>> {
+    const s = this.state;
+    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    for (const e of events) {
+      const entry: ProgressEntry = { ...e, at: e.at ?? nowIso() };
+      s.progress.push(entry);
+      if (e.event === "started") s.job.currentStage = e.stage;
+      else if (s.job.currentStage === e.stage) s.job.currentStage = null;
+    }
+    await this.persist(false);
+    return { ok: true, value: { cancelRequested: s.job.status === "cancelling" } };
+  }
+
+  async completeStep(taskId: string, token: string, result: Record<string, unknown>): Promise<LeaseCheck<{ status: JobStatus }>> {
+    const s = this.state;
+    if (s?.completedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
+    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; the result was not accepted" };
+    const step = s.steps[s.stepIndex] as StepSpec;
+    s.lease = null;
+    s.job.processingLeaseUntil = null;
+    s.job.currentStage = null;
+    s.completedTasks.push(taskId);
+    await markRunnerTask(this.env.DB, taskId, "done");
+    if (s.job.status === "cancelling") {
+      await this.transition("stageBoundaryCancel");
+      return { ok: true, value: { status: s.job.status } };
+    }
+    const applied = await applyStepResult(this.env, s.job, step, result);
+    if (!applied.ok) {
+      await this.failAttempt(applied.error, false);
+      return { ok: true, value: { status: s.job.status } };
+    }
+    s.summary = { ...s.summary, ...applied.summary };
+    if (s.stepIndex + 1 < s.steps.length) {
+      s.stepIndex += 1;
+      await this.transition("stepSucceeded");
+      await this.enqueueCurrentStep(0);
+    } else {
+      s.job.resultSummary = s.summary;
+      s.job.error = null;
+      s.job.lastError = null;
+      await this.transition("lastStepSucceeded");
+    }
+    return { ok: true, value: { status: s.job.status } };
+  }
+
+  async failStep(taskId: string, token: string, error: JobError & { retryable: boolean }): Promise<LeaseCheck<{ status: JobStatus }>> {
+    const s = this.state;
+    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; the failure was not recorded" };
+    await markRunnerTask(this.env.DB, taskId, "dead");
+    s.lease = null;
+    await this.failAttempt({ code: error.code, message: error.message }, error.retryable);
+    return { ok: true, value: { status: s.job.status } };
+  }
+
+  /** The runner stopped after a stage because a cancel was requested. */
+  async ackCancelled(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
+    const s = this.state;
+    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost" };
+    await markRunnerTask(this.env.DB, taskId, "dead");
+    s.lease = null;
+    s.job.processingLeaseUntil = null;
+    s.job.currentStage = null;
+    if (s.job.status === "cancelling") await this.transition("stageBoundaryCancel");
+    else await this.persist(false);
+    return { ok: true, value: { status: s.job.status } };
+  }
+
+  /** A runner shutting down gives the task back: same attempt, back to its lane, no failure counted. */
+  async release(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
+    const s = this.state;
+    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost" };
+    await markRunnerTask(this.env.DB, taskId, "dead");
+    s.lease = null;
+    s.job.processingLeaseUntil = null;
+    s.job.currentStage = null;
+    await this.transition("released");
+    if (s.job.status === "queued") await this.enqueueCurrentStep(0);
+    return { ok: true, value: { status: s.job.status } };
+  }
+
+  // ---- time --------------------------------------------------------------------------------------
+
+  override async alarm(): Promise<void> {
+    const s = this.state;
+    if (!s) return;
+    const now = Date.now();
+    if (s.lease && Date.parse(s.lease.until) <= now) {
+      const lost = s.lease;
+      s.lease = null;
+      await markRunnerTask(this.env.DB, lost.taskId, "dead");
+      await this.failAttempt({ code: "runner_lost", message: `runner ${lost.runnerId} stopped heartbeating; its lease expired at ${lost.until}` }, true);
+    }
+    if (s.job.status === "pending") await this.enqueueCurrentStep(0);
+    await this.scheduleAlarm();
+  }
+
+  // ---- internals ---------------------------------------------------------------------------------
+
+  private mustState(): JobState {
+    if (!this.state) throw new Error("job state missing");
+    return this.state;
+  }
+
+  private leaseFor(taskId: string, token: string): Lease | null {
+    const lease = this.state?.lease;
+    if (!lease || lease.taskId !== taskId || lease.token !== token) return null;
+    if (Date.parse(lease.until) <= Date.now()) return null;
+    return lease;
+  }
+
+  private async beginLease(claim: Omit<Lease, "until">, leaseSeconds: number): Promise<Lease> {
+    const s = this.mustState();
+    const lease: Lease = { ...claim, until: new Date(Date.now() + leaseSeconds * 1000).toISOString() };
+    s.lease = lease;
+    s.job.processingLeaseUntil = lease.until;
+    if (!s.job.startedAt) s.job.startedAt = nowIso();
+    if (s.job.status === "queued") await this.transition("started");
+    else await this.persist(false);
+    await this.scheduleAlarm();
+    return lease;
+  }
+
+  private async failAttempt(error: JobError, retryable: boolean): Promise<void> {
+    const s = this.mustState();
+    const now = nowIso();
+    s.lease = null;
+    s.job.processingLeaseUntil = null;
+    s.job.currentStage = null;
+    s.job.lastError = { at: now, message: error.message };
+    if (s.job.status === "cancelling") {
+      await this.transition("stageBoundaryCancel");
+      return;
+    }
+    const settings = await loadSettings(getDb(this.env.DB));
+    const canRetry = retryable && !NON_RETRYABLE_CODES.has(error.code) && s.job.attemptCount + 1 < settings.retry.maxAttempts;
+    if (canRetry) {
+      s.attemptHistory.push({ attempt: s.job.attemptCount, failedAt: now, error, progress: s.progress });
+      s.progress = [];
+      s.job.attemptCount += 1;
+      const delay = Math.min(settings.retry.maxDelaySeconds, settings.retry.baseDelaySeconds * 2 ** (s.job.attemptCount - 1));
+      await this.transition("attemptFailedRetry");
+      await this.enqueueCurrentStep(delay);
+      return;
+    }
+    s.job.error = error;
+    await this.transition("attemptFailedFinal");
+  }
+
+  private async enqueueCurrentStep(delaySeconds: number): Promise<void> {
+    const s = this.mustState();
+    try {
+      await this.env.DISPATCH_QUEUE.send(
+        { jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex },
+        delaySeconds > 0 ? { delaySeconds: Math.ceil(delaySeconds) } : undefined,
+      );
+      if (s.job.status === "pending") await this.transition("enqueued");
+      else await this.persist(false);
+    } catch (err) {
+      // Stays pending (or queued); the alarm tries again shortly.
+      console.error(JSON.stringify({ level: "warn", msg: "dispatch enqueue failed", jobId: s.job.jobId, error: String(err) }));
+      await this.persist(false);
+      await this.ctx.storage.setAlarm(Date.now() + PENDING_RETRY_MS);
+    }
+  }
+
+  private async releaseQueuedTask(): Promise<void> {
+    // A queued runner task for a cancelled job must not be leased; the lease check would refuse it
+    // anyway, this just keeps the lane clean.
+    const s = this.mustState();
+    await this.env.DB.prepare("UPDATE runner_tasks SET state = 'dead', updated_at = ? WHERE job_id = ? AND state = 'available'").bind(nowIso(), s.job.jobId).run();
+  }
+
+  private async transition(trigger: Trigger): Promise<void> {
+    const s = this.mustState();
+    const from = s.job.status;
+    const to = nextStatus(from, trigger);
+    if (!to) throw new Error(`illegal transition ${trigger} from ${from}`);
+    s.job.status = to;
+    if (isTerminal(to)) {
+      s.job.completedAt = s.job.completedAt ?? nowIso();
+      s.job.currentStage = null;
+      s.job.processingLeaseUntil = null;
+      s.lease = null;
+      if (to !== "completed") s.job.resultSummary = null;
+      if (to !== "failed") s.job.error = null;
+    }
+    await this.persist(from !== to);
+    await this.scheduleAlarm();
+  }
+
+  /** Durable state first, then the D1 mirror, then the webhook: each awaited before answering. */
+  private async persist(statusChanged: boolean): Promise<void> {
+    const s = this.mustState();
+    const notify = statusChanged && s.job.status !== "pending";
+    s.version += 1;
+    s.job.updatedAt = nowIso();
+    if (notify) s.webhookSeq += 1;
+    await this.ctx.storage.put(STATE_KEY, s);
+    await mirrorJobRow(this.env.DB, s.job, s.version);
+    if (notify) {
+      await this.env.WEBHOOK_QUEUE.send({
+        eventId: `msg_${s.job.jobId}_${s.webhookSeq}`,
+        jobId: s.job.jobId,
+        projectId: s.job.projectId,
+        event: s.job.status,
+        job: structuredClone(s.job),
+        occurredAt: s.job.updatedAt,
+      });
+    }
+  }
+
+  private async scheduleAlarm(): Promise<void> {
+    const s = this.mustState();
+    if (s.lease) await this.ctx.storage.setAlarm(Date.parse(s.lease.until) + 250);
+    else if (s.job.status !== "pending") await this.ctx.storage.deleteAlarm();
+  }
+}

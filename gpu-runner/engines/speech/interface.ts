@@ -1,0 +1,54 @@
+import type { Word } from "../../../contracts/transcript";
+import type { Settings } from "../../../contracts/settings";
+import type { CompressedFormat } from "../../media/ffmpeg";
+
+/**
+ * The one seam between the pipeline and a speech recogniser. The pipeline prepares audio (16 kHz
+ * mono WAV, or a compressed copy for engines reached over the network), the engine returns words
+ * with times relative to the file it was given; offsets, merging and segmentation stay in the
+ * pipeline so every engine yields the same transcript shape.
+ */
+export interface EngineSegment {
+  start: number;
+  end: number;
+  text: string;
+  words?: Word[];
+}
+
+export interface EngineTranscript {
+  /** ISO 639-1 code (normalised; engines that report names like "english" are mapped). */
+  language: string;
+  words: Word[];
+  segments?: EngineSegment[];
+  durationSec?: number;
+}
+
+export interface TranscribeOptions {
+  /** A hint; engines that auto-detect use it to skip detection. */
+  language?: string;
+  signal: AbortSignal;
+}
+
+export interface SpeechEngine {
+  readonly name: string;
+  readonly model: string;
+  /** Format of the audio handed to `transcribe`: `wav` for local engines, a compressed one for network engines. */
+  readonly inputFormat: "wav" | CompressedFormat;
+  /** Parallel `transcribe` calls the engine tolerates; the pipeline also caps by the runner's cores. */
+  readonly maxConcurrency: number;
+  /** Whether the engine can detect the language itself (else an absent hint means its only language). */
+  readonly detectsLanguage: boolean;
+  /** Languages the engine can recognise, or null when it handles any language. */
+  readonly languages: readonly string[] | null;
+  supportsLanguage(lang: string): boolean;
+  transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript>;
+}
+
+export type SpeechEngineName = Settings["transcription"]["speechEngine"];
+
+export type EngineEnv = Readonly<Record<string, string | undefined>>;
+
+export interface EngineFactoryOptions {
+  /** Upper bound for one HTTP call; the handler passes something shorter than the lease. */
+  requestTimeoutMs?: number;
+}

@@ -1,0 +1,100 @@
+import { openAsBlob } from "node:fs";
+import { basename } from "node:path";
+import { z } from "zod";
+import type { Word } from "../../../contracts/transcript";
+import { StepFailure } from "../../handler";
+import type { CompressedFormat } from "../../media/ffmpeg";
+import { fetchWithRetry, type RetryPolicy } from "./http";
+import type { EngineSegment, EngineTranscript, SpeechEngine, TranscribeOptions } from "./interface";
+import { normaliseLanguage, primaryLanguage } from "./languages";
+
+/**
+ * An OpenAI-compatible `/v1/audio/transcriptions` endpoint: OpenAI itself, or on the GPU box a
+ * faster-whisper server (speaches), whisper.cpp's server or vLLM. `verbose_json` with word and
+ * segment timestamp granularities gives language, duration, segments and words in one answer.
+ */
+export interface OpenAICompatibleConfig {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  inputFormat: "wav" | CompressedFormat;
+  maxConcurrency: number;
+  retry: RetryPolicy;
+}
+
+const VerboseJsonSchema = z.object({
+  language: z.string().nullish(),
+  duration: z.number().nullish(),
+  text: z.string().nullish(),
+  words: z.array(z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().nullish() })).nullish(),
+  segments: z
+    .array(z.object({ start: z.number(), end: z.number(), text: z.string(), avg_logprob: z.number().nullish() }))
+    .nullish(),
+});
+export type VerboseJson = z.infer<typeof VerboseJsonSchema>;
+
+const MIME: Record<OpenAICompatibleConfig["inputFormat"], string> = { wav: "audio/wav", mp3: "audio/mpeg", ogg: "audio/ogg" };
+
+export function parseVerboseJson(body: unknown, fallbackLanguage: string): EngineTranscript {
+  const parsed = VerboseJsonSchema.safeParse(body);
+  if (!parsed.success) throw new StepFailure("processing_failed", `speech engine answered an unexpected verbose_json: ${parsed.error.issues[0]?.message ?? ""}`, true);
+  const v = parsed.data;
+  const words: Word[] = (v.words ?? [])
+    .filter((w) => w.word.trim() !== "")
+    .map((w) => ({
+      word: w.word.trim(),
+      start: Math.max(0, w.start),
+      end: Math.max(0, w.start, w.end),
+      ...(typeof w.probability === "number" ? { confidence: Math.min(1, Math.max(0, w.probability)) } : {}),
+    }));
+  const segments: EngineSegment[] = (v.segments ?? []).map((s) => ({ start: Math.max(0, s.start), end: Math.max(0, s.end), text: s.text.trim() }));
+  return { language: normaliseLanguage(v.language, fallbackLanguage), words, segments, ...(typeof v.duration === "number" ? { durationSec: v.duration } : {}) };
+}
+
+export class OpenAICompatibleEngine implements SpeechEngine {
+  readonly name = "openai-compatible";
+  readonly detectsLanguage = true;
+  readonly languages = null;
+
+  constructor(private readonly config: OpenAICompatibleConfig) {}
+
+  get model(): string {
+    return this.config.model;
+  }
+  get inputFormat(): OpenAICompatibleConfig["inputFormat"] {
+    return this.config.inputFormat;
+  }
+  get maxConcurrency(): number {
+    return this.config.maxConcurrency;
+  }
+
+  supportsLanguage(): boolean {
+    return true;
+  }
+
+  async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
+    const url = `${this.config.baseUrl.replace(/\/+$/, "")}/v1/audio/transcriptions`;
+    const headers: Record<string, string> = {};
+    if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
+    const res = await fetchWithRetry(
+      this.name,
+      url,
+      async () => {
+        // openAsBlob reads from disk as the body is sent: the chunk is never copied into memory.
+        const file = await openAsBlob(audioPath, { type: MIME[this.config.inputFormat] });
+        const form = new FormData();
+        form.set("file", file, basename(audioPath));
+        form.set("model", this.config.model);
+        form.set("response_format", "verbose_json");
+        form.append("timestamp_granularities[]", "word");
+        form.append("timestamp_granularities[]", "segment");
+        if (opts.language) form.set("language", primaryLanguage(opts.language));
+        return { method: "POST", headers, body: form };
+      },
+      this.config.retry,
+      opts.signal,
+    );
+    const body: unknown = await res.json().catch(() => null);
+    return parseVerboseJson(body, opts.language ? primaryLanguage(opts.language) : "und");
+  }
+}

@@ -1,0 +1,100 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import type { Word } from "../../../contracts/transcript";
+import { StepFailure } from "../../handler";
+import { fetchWithRetry, type RetryPolicy } from "./http";
+import type { EngineSegment, EngineTranscript, SpeechEngine, TranscribeOptions } from "./interface";
+import { normaliseLanguage, primaryLanguage } from "./languages";
+
+/**
+ * Cloudflare Workers AI over its REST API:
+ * `POST {baseUrl}/accounts/{account}/ai/run/@cf/openai/whisper-large-v3-turbo` with a JSON body
+ * `{ audio: <base64>, language? }`, answered with `{ success, result: { text, transcription_info:
+ * { language, duration }, segments: [{ start, end, text, words: [{ word, start, end }] }] } }`.
+ * The API takes the audio base64-encoded inside JSON, so a chunk is read into memory; chunks are
+ * compressed and bounded by `maxChunkSec`, which keeps that to a few hundred kilobytes.
+ */
+export interface WorkersAIConfig {
+  baseUrl: string;
+  accountId: string;
+  apiToken: string;
+  model: string;
+  maxConcurrency: number;
+  retry: RetryPolicy;
+}
+
+export const WORKERS_AI_DEFAULT_BASE_URL = "https://api.cloudflare.com/client/v4";
+export const WORKERS_AI_DEFAULT_MODEL = "@cf/openai/whisper-large-v3-turbo";
+
+const WordSchema = z.object({ word: z.string(), start: z.number(), end: z.number() });
+const ResponseSchema = z.object({
+  success: z.boolean().optional(),
+  errors: z.array(z.object({ message: z.string().optional() }).loose()).optional(),
+  result: z
+    .object({
+      text: z.string().nullish(),
+      transcription_info: z.object({ language: z.string().nullish(), duration: z.number().nullish() }).loose().nullish(),
+      segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string(), words: z.array(WordSchema).nullish() }).loose()).nullish(),
+    })
+    .loose()
+    .nullish(),
+});
+
+export function parseWorkersAIResponse(body: unknown, fallbackLanguage: string): EngineTranscript {
+  const parsed = ResponseSchema.safeParse(body);
+  if (!parsed.success || !parsed.data.result) {
+    const reason = parsed.success ? (parsed.data.errors?.map((e) => e.message).join("; ") ?? "no result") : (parsed.error.issues[0]?.message ?? "");
+    throw new StepFailure("processing_failed", `Workers AI answered without a transcription: ${reason}`, true);
+  }
+  const r = parsed.data.result;
+  const segments: EngineSegment[] = (r.segments ?? []).map((s) => ({
+    start: Math.max(0, s.start),
+    end: Math.max(0, s.end),
+    text: s.text.trim(),
+    ...(s.words?.length ? { words: s.words.map(toWord).filter((w): w is Word => w !== null) } : {}),
+  }));
+  const words = segments.flatMap((s) => s.words ?? []);
+  const duration = r.transcription_info?.duration;
+  return { language: normaliseLanguage(r.transcription_info?.language, fallbackLanguage), words, segments, ...(typeof duration === "number" ? { durationSec: duration } : {}) };
+}
+
+function toWord(w: z.infer<typeof WordSchema>): Word | null {
+  const word = w.word.trim();
+  return word ? { word, start: Math.max(0, w.start), end: Math.max(0, w.start, w.end) } : null;
+}
+
+export class WorkersAIEngine implements SpeechEngine {
+  readonly name = "workers-ai";
+  readonly inputFormat = "mp3";
+  readonly detectsLanguage = true;
+  readonly languages = null;
+
+  constructor(private readonly config: WorkersAIConfig) {}
+
+  get model(): string {
+    return this.config.model;
+  }
+  get maxConcurrency(): number {
+    return this.config.maxConcurrency;
+  }
+
+  supportsLanguage(): boolean {
+    return true;
+  }
+
+  async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
+    const base = this.config.baseUrl.replace(/\/+$/, "");
+    const url = `${base}/accounts/${encodeURIComponent(this.config.accountId)}/ai/run/${this.config.model}`;
+    const audio = (await readFile(audioPath)).toString("base64");
+    const payload = JSON.stringify({ audio, ...(opts.language ? { language: primaryLanguage(opts.language) } : {}) });
+    const res = await fetchWithRetry(
+      this.name,
+      url,
+      () => ({ method: "POST", headers: { authorization: `Bearer ${this.config.apiToken}`, "content-type": "application/json" }, body: payload }),
+      this.config.retry,
+      opts.signal,
+    );
+    const body: unknown = await res.json().catch(() => null);
+    return parseWorkersAIResponse(body, opts.language ? primaryLanguage(opts.language) : "und");
+  }
+}

@@ -1,0 +1,52 @@
+import type { LeasedTask } from "../contracts/runner-protocol";
+import type { ProgressEntry } from "../contracts/job";
+
+/**
+ * What a step handler on the runner sees. The runner loop owns leasing, heartbeats and reporting;
+ * a handler only does the work and describes it through `stage()`.
+ */
+export interface StageReporter {
+  /**
+   * Runs `fn` as one progress stage: reports `started`, then `completed` (with the details `fn`
+   * returns) or `failed`. After the stage ends, throws CancelledError if a cancel arrived, which
+   * is how a graceful cancel stops work "after the current pipeline stage".
+   */
+  stage<T>(name: string, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T>;
+  /** Reports a stage that did not run (`skipped`), with the reason in details. */
+  skip(name: string, reason: string): Promise<void>;
+  /** Reports a raw event (rarely needed; prefer stage/skip). */
+  event(entry: Omit<ProgressEntry, "at">): Promise<void>;
+}
+
+export interface HandlerContext {
+  task: LeasedTask;
+  report: StageReporter;
+  /** A fresh directory for this task; the runner deletes it afterwards, whatever happens. */
+  workDir: string;
+  /** Aborted when the lease is lost or the runner is shutting down hard. */
+  signal: AbortSignal;
+  /** Cores this handler may use for parallel work. */
+  cores: number;
+}
+
+/** A failure the handler understands: `code` goes to the job's `error.code`. */
+export class StepFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = "StepFailure";
+  }
+}
+
+export class CancelledError extends Error {
+  constructor() {
+    super("cancel requested");
+    this.name = "CancelledError";
+  }
+}
+
+/** A step handler returns the step's result, sent to the server as `result` on complete. */
+export type StepHandler = (ctx: HandlerContext) => Promise<Record<string, unknown>>;

@@ -1,0 +1,379 @@
+import { createWriteStream } from "node:fs";
+import { mkdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import { z } from "zod";
+import { S3Client, S3Error } from "../../contracts/s3-client";
+import { SettingsSchema, type Settings } from "../../contracts/settings";
+import { TranscriptionResultSchema, type Segment, type TranscriptionResult, type VisualChunk, type Word } from "../../contracts/transcript";
+import { StepFailure, type HandlerContext, type StepHandler } from "../handler";
+import { createSpeechEngine } from "../engines/speech/factory";
+import type { EngineEnv, EngineTranscript, SpeechEngine } from "../engines/speech/interface";
+import { primaryLanguage } from "../engines/speech/languages";
+import { wordsFromSegments } from "../engines/speech/segments";
+import {
+  analyseVideo,
+  compressChunk,
+  cutChunk,
+  denoise,
+  detectSilences,
+  extractAudio,
+  planChunks,
+  probe,
+  separateVocals,
+  UnreadableMediaError,
+  type ChunkRange,
+  type ProbeResult,
+} from "../media/ffmpeg";
+import { buildSegments, mergeChunkWords } from "../transcription/merge";
+import { toFullText, toSegmentsJson, toSrt, toVtt } from "../transcription/subtitles";
+
+/**
+ * The transcription step: a media file in the customer's bucket becomes a transcript and four
+ * output files next to it. Every stage of the spec is reported through `ctx.report`, in pipeline
+ * order, so the job's progress timeline reads like the spec's stage list.
+ */
+
+const InputSchema = z.object({
+  bucket: z.string().min(1),
+  sourceKey: z.string().min(1),
+  resolvedOutputKeys: z.object({ fullText: z.string().min(1), segments: z.string().min(1), srt: z.string().min(1), vtt: z.string().min(1) }),
+  options: z.object({ language: z.string().min(1).optional() }).loose().optional(),
+});
+type TranscriptionInput = z.infer<typeof InputSchema>;
+type TranscriptionSettings = Settings["transcription"];
+
+export interface TranscriptionHandlerDeps {
+  /** Builds the engine; tests inject fakes, production reads settings and the environment. */
+  createEngine?: (settings: TranscriptionSettings, env: EngineEnv, requestTimeoutMs: number) => SpeechEngine;
+  env?: EngineEnv;
+}
+
+/** Downloads are single streamed GETs; the S3 client's default 30 s would cut off a large source. */
+const DOWNLOAD_TIMEOUT_MS = 60 * 60 * 1000;
+
+export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}): StepHandler {
+  const makeEngine = deps.createEngine ?? ((s, env, timeout) => createSpeechEngine(s, env, { requestTimeoutMs: timeout }));
+  return async (ctx) => {
+    const input = parseInput(ctx.task.input);
+    const settings = parseSettings(ctx.task.settings);
+    const t = settings.transcription;
+    // Engine HTTP calls must give up before the lease could lapse between two heartbeats.
+    const requestTimeoutMs = Math.max(5_000, Math.floor(settings.runner.leaseSeconds * 1000 * 0.8));
+    const engine = makeEngine(t, deps.env ?? process.env, requestTimeoutMs);
+    const language = checkLanguageHint(input.options?.language, t, engine);
+    const s3 = storageClient(ctx);
+    const { report, signal } = ctx;
+    await mkdir(ctx.workDir, { recursive: true });
+
+    const sourcePath = join(ctx.workDir, "source");
+    await report.stage("download", () => download(s3, input, sourcePath, signal), (bytes) => ({ bytes }));
+
+    const media = await report.stage("probe", () => probeSource(sourcePath, t, signal), (p) => ({
+      durationSec: round(p.durationSec),
+      format: p.formatName,
+      hasVideo: p.hasVideo,
+      streams: p.streams.map((s) => `${s.codecType}:${s.codecName ?? "?"}`),
+    }));
+
+    const rawAudio = join(ctx.workDir, "audio.wav");
+    await report.stage("extract_audio", () => ffmpegStep(() => extractAudio(sourcePath, rawAudio, signal)), () => ({ sampleRate: 16000, channels: 1 }));
+
+    let audio = rawAudio;
+    if (t.denoise) {
+      const out = join(ctx.workDir, "audio.denoised.wav");
+      await report.stage("denoise_audio", () => ffmpegStep(() => denoise(audio, out, signal)));
+      audio = out;
+    } else {
+      await report.skip("denoise_audio", "denoise disabled in platform settings");
+    }
+
+    if (t.separateVocals) {
+      const out = join(ctx.workDir, "audio.vocals.wav");
+      await report.stage("separate_vocals", () => ffmpegStep(() => separateVocals(audio, out, signal)), () => ({ method: "mid-channel band-pass" }));
+      audio = out;
+    } else {
+      await report.skip("separate_vocals", "vocal separation disabled in platform settings");
+    }
+
+    const singlePass = media.durationSec <= t.singlePassMaxSec;
+    // A single-pass transcription keeps one core busy; scene analysis uses the other meanwhile.
+    // Its stage is still reported in pipeline order, when its result is taken.
+    const early = singlePass && ctx.cores > 1 ? runVideoAnalysis(sourcePath, media, ctx) : null;
+    early?.catch(() => undefined);
+
+    const transcript = await report.stage(
+      "transcribe",
+      () => (singlePass ? transcribeFile(ctx, engine, audio, media, language) : transcribeChunked(ctx, engine, audio, media, t, language)),
+      (r) => ({ engine: engine.name, model: engine.model, language: r.language, segments: r.segments.length, mode: singlePass ? "single_pass" : "chunked" }),
+    );
+    const detected = checkDetectedLanguage(transcript.language, t);
+
+    const visualChunks = await report.stage("video_analysis", () => early ?? runVideoAnalysis(sourcePath, media, ctx), (v) => ({
+      scenes: v.length,
+      ...(media.hasVideo ? {} : { reason: "source has no video stream" }),
+    }));
+
+    const doc = { language: detected, durationSec: round(media.durationSec), engine: engine.name, model: engine.model, segments: transcript.segments };
+    const keys = input.resolvedOutputKeys;
+    const put = (stage: string, key: string, body: string, type: string) =>
+      report.stage(stage, () => upload(s3, input.bucket, key, body, type), () => ({ key, bytes: Buffer.byteLength(body) }));
+    await put("upload_full_text", keys.fullText, toFullText(doc.segments), "text/plain; charset=utf-8");
+    await put("upload_segments", keys.segments, toSegmentsJson(doc), "application/json");
+    await put("upload_transcript_srt", keys.srt, toSrt(doc.segments), "application/x-subrip; charset=utf-8");
+    await put("upload_transcript_vtt", keys.vtt, toVtt(doc.segments), "text/vtt; charset=utf-8");
+
+    const result: TranscriptionResult = { ...doc, visualChunks, outputKeys: { ...keys } };
+    return TranscriptionResultSchema.parse(result);
+  };
+}
+
+export const transcriptionHandler: StepHandler = createTranscriptionHandler();
+
+function parseInput(raw: Record<string, unknown>): TranscriptionInput {
+  const parsed = InputSchema.safeParse(raw);
+  if (!parsed.success) throw new StepFailure("invalid_input", `transcription input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, false);
+  return parsed.data;
+}
+
+/** Only the keys this handler reads are taken, so unrelated settings can never fail a transcription. */
+function parseSettings(raw: Record<string, unknown>): Settings {
+  const parsed = SettingsSchema.safeParse({ transcription: raw["transcription"] ?? {}, runner: raw["runner"] ?? {} });
+  if (!parsed.success) throw new StepFailure("processing_failed", `platform transcription settings are invalid: ${parsed.error.issues[0]?.message ?? "unknown"}`, false);
+  return parsed.data;
+}
+
+function storageClient(ctx: HandlerContext): S3Client {
+  const g = ctx.task.storage;
+  if (!g) throw new StepFailure("processing_failed", "the task carries no storage grant for the source bucket", false);
+  return new S3Client({ endpoint: g.endpoint, region: g.region, forcePathStyle: g.forcePathStyle, accessKeyId: g.accessKeyId, secretAccessKey: g.secretAccessKey });
+}
+
+function unsupportedLanguage(lang: string, engine: SpeechEngine): StepFailure {
+  return new StepFailure(
+    "unsupported_language",
+    `language ${lang} is not supported by the configured engine ${engine.name} (supported: ${engine.languages?.join(", ") ?? "any"})`,
+    false,
+  );
+}
+
+/**
+ * The hint must be a platform-supported source language (the Worker also checks at create; the
+ * settings may have changed since) and one the engine knows. Without a hint, an engine that cannot
+ * detect languages transcribes in its only language, which must itself be allowed.
+ */
+function checkLanguageHint(hint: string | undefined, t: TranscriptionSettings, engine: SpeechEngine): string | undefined {
+  const allowed = t.supportedSourceLanguages.map(primaryLanguage);
+  if (hint !== undefined) {
+    const lang = primaryLanguage(hint);
+    if (!allowed.includes(lang)) {
+      throw new StepFailure("unsupported_language", `language ${hint} is not a supported source language (supported: ${allowed.join(", ")})`, false);
+    }
+    if (!engine.supportsLanguage(lang)) throw unsupportedLanguage(hint, engine);
+    return lang;
+  }
+  if (!engine.detectsLanguage && engine.languages && !engine.languages.some((l) => allowed.includes(l))) {
+    throw new StepFailure("unsupported_language", `the configured engine ${engine.name} only recognises ${engine.languages.join(", ")}, none of which is a supported source language`, false);
+  }
+  return undefined;
+}
+
+function checkDetectedLanguage(detected: string, t: TranscriptionSettings): string {
+  const lang = primaryLanguage(detected);
+  const allowed = t.supportedSourceLanguages.map(primaryLanguage);
+  if (!allowed.includes(lang)) {
+    throw new StepFailure("unsupported_language", `detected language ${lang} is not a supported source language (supported: ${allowed.join(", ")})`, false);
+  }
+  return lang;
+}
+
+async function download(s3: S3Client, input: TranscriptionInput, path: string, signal: AbortSignal): Promise<number> {
+  let res: Response;
+  try {
+    res = await s3.getObject(input.bucket, input.sourceKey, DOWNLOAD_TIMEOUT_MS);
+  } catch (err) {
+    if (err instanceof S3Error && err.status === 404) throw new StepFailure("source_not_found", `source object ${input.bucket}/${input.sourceKey} does not exist`, false);
+    if (err instanceof S3Error && (err.status === 403 || err.status === 401)) {
+      throw new StepFailure("source_access_denied", `reading ${input.bucket}/${input.sourceKey} was refused (HTTP ${err.status})`, false);
+    }
+    throw new StepFailure("processing_failed", `download of ${input.bucket}/${input.sourceKey} failed: ${(err as Error).message}`, true);
+  }
+  if (!res.body) throw new StepFailure("processing_failed", "download returned no body", true);
+  try {
+    await pipeline(Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>), createWriteStream(path), { signal });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new StepFailure("processing_failed", `download of ${input.bucket}/${input.sourceKey} was interrupted: ${(err as Error).message}`, true);
+  }
+  return (await stat(path)).size;
+}
+
+async function probeSource(path: string, t: TranscriptionSettings, signal: AbortSignal): Promise<ProbeResult> {
+  let media: ProbeResult;
+  try {
+    media = await probe(path, signal);
+  } catch (err) {
+    if (err instanceof UnreadableMediaError) throw new StepFailure("unsupported_media", err.message, false);
+    throw err;
+  }
+  if (!media.hasAudio) throw new StepFailure("unsupported_media", "source has no audio stream to transcribe", false);
+  if (media.durationSec > t.maxDurationSec) {
+    throw new StepFailure("duration_exceeded", `source duration ${media.durationSec.toFixed(1)} s exceeds the maximum of ${t.maxDurationSec} s`, false);
+  }
+  return media;
+}
+
+/** ffmpeg failing on a file that probed fine is unexpected: worth one more attempt. */
+async function ffmpegStep<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof StepFailure || (err as Error).name === "AbortError") throw err;
+    throw new StepFailure("processing_failed", (err as Error).message, true);
+  }
+}
+
+interface Transcript {
+  language: string;
+  segments: Segment[];
+}
+
+function engineWords(r: EngineTranscript): Word[] {
+  return r.words.length ? r.words : wordsFromSegments(r.segments ?? []);
+}
+
+async function transcribeFile(ctx: HandlerContext, engine: SpeechEngine, audio: string, media: ProbeResult, language: string | undefined): Promise<Transcript> {
+  const { report, signal } = ctx;
+  return report.stage(
+    "transcribe_file",
+    async () => {
+      let input = audio;
+      if (engine.inputFormat !== "wav") {
+        const format = engine.inputFormat;
+        const out = join(ctx.workDir, `audio.${format}`);
+        await report.stage("compress_chunk", () => ffmpegStep(() => compressChunk(audio, out, format, signal)), () => ({ chunks: 1, format }));
+        input = out;
+      }
+      const r = await engine.transcribe(input, { language, signal });
+      const words = mergeChunkWords([{ start: 0, end: media.durationSec, words: engineWords(r) }]);
+      return { language: r.language, segments: buildSegments(words) };
+    },
+    (r) => ({ words: r.segments.reduce((n, s) => n + (s.words?.length ?? 0), 0), segments: r.segments.length }),
+  );
+}
+
+async function transcribeChunked(
+  ctx: HandlerContext,
+  engine: SpeechEngine,
+  audio: string,
+  media: ProbeResult,
+  t: TranscriptionSettings,
+  language: string | undefined,
+): Promise<Transcript> {
+  const { report, signal } = ctx;
+  const dir = join(ctx.workDir, "chunks");
+  await mkdir(dir, { recursive: true });
+  const concurrency = Math.max(1, Math.min(ctx.cores, engine.maxConcurrency));
+
+  const chunks = await report.stage(
+    "split_chunk",
+    () =>
+      ffmpegStep(async () => {
+        const silences = await detectSilences(audio, { signal });
+        const ranges = planChunks(media.durationSec, silences, { maxChunkSec: t.maxChunkSec });
+        const files = ranges.map((r) => ({ range: r, path: join(dir, `chunk-${String(r.index).padStart(4, "0")}.wav`) }));
+        await mapLimit(files, concurrency, signal, (f) => cutChunk(audio, f.range, f.path, signal));
+        return files;
+      }),
+    (files) => ({ chunks: files.length, maxChunkSec: t.maxChunkSec, boundaries: files.slice(1).map((f) => round(f.range.start)) }),
+  );
+
+  let inputs: { range: ChunkRange; path: string }[] = chunks;
+  if (engine.inputFormat !== "wav") {
+    const format = engine.inputFormat;
+    inputs = await report.stage(
+      "compress_chunk",
+      () => ffmpegStep(() => mapLimit(chunks, ctx.cores, signal, async (c) => ({ range: c.range, path: await compressTo(c.path, format, signal) }))),
+      () => ({ chunks: chunks.length, format }),
+    );
+  } else {
+    await report.skip("compress_chunk", `engine ${engine.name} reads local WAV files`);
+  }
+
+  const results = await mapLimit(inputs, concurrency, signal, (c) =>
+    report.stage(
+      "transcribe_chunk",
+      () => engine.transcribe(c.path, { language, signal }),
+      (r) => ({ chunk: c.range.index, of: inputs.length, start: round(c.range.start), end: round(c.range.end), words: engineWords(r).length }),
+    ),
+  );
+
+  return report.stage(
+    "merge",
+    async () => {
+      const words = mergeChunkWords(results.map((r, i) => ({ start: inputs[i]!.range.start, end: inputs[i]!.range.end, words: engineWords(r) })));
+      return { language: majorityLanguage(results.map((r) => r.language)), segments: buildSegments(words) };
+    },
+    (r) => ({ chunks: results.length, segments: r.segments.length }),
+  );
+}
+
+async function compressTo(path: string, format: "mp3" | "ogg", signal: AbortSignal): Promise<string> {
+  const out = path.replace(/\.wav$/, `.${format}`);
+  await compressChunk(path, out, format, signal);
+  return out;
+}
+
+/** Chunks of one source can disagree on a short or silent chunk; the most common answer wins. */
+function majorityLanguage(langs: string[]): string {
+  const counts = new Map<string, number>();
+  for (const l of langs) counts.set(l, (counts.get(l) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "und";
+}
+
+/**
+ * Runs `fn` over items with at most `limit` in flight and keeps input order. The first failure
+ * aborts the siblings (their child processes and requests are tied to the derived signal).
+ */
+async function mapLimit<T, R>(items: readonly T[], limit: number, parent: AbortSignal, fn: (item: T, signal: AbortSignal) => Promise<R>): Promise<R[]> {
+  const controller = new AbortController();
+  const signal = AbortSignal.any([parent, controller.signal]);
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      signal.throwIfAborted();
+      const i = next++;
+      results[i] = await fn(items[i]!, signal);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  } catch (err) {
+    controller.abort(err);
+    throw err;
+  }
+  return results;
+}
+
+async function runVideoAnalysis(source: string, media: ProbeResult, ctx: HandlerContext): Promise<VisualChunk[]> {
+  if (!media.hasVideo) return [];
+  const dir = join(ctx.workDir, "video");
+  await mkdir(dir, { recursive: true });
+  return ffmpegStep(() => analyseVideo(source, dir, media.durationSec, { signal: ctx.signal }));
+}
+
+async function upload(s3: S3Client, bucket: string, key: string, body: string, contentType: string): Promise<void> {
+  try {
+    await s3.putObject(bucket, key, body, contentType);
+  } catch (err) {
+    const status = err instanceof S3Error ? err.status : 0;
+    throw new StepFailure("processing_failed", `upload of ${bucket}/${key} failed: ${(err as Error).message}`, status === 0 || status >= 500 || status === 429);
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

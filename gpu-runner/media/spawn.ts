@@ -1,0 +1,70 @@
+import { spawnChild } from "../child-process";
+import { createInterface } from "node:readline";
+
+/**
+ * One way to run the media tools (ffmpeg, ffprobe, pocketsphinx). Output is consumed line by line
+ * so a tool that prints per-frame logs for an hour of media never sits in memory as one string;
+ * only what the caller keeps (via `onStderrLine`/`onStdoutLine`) and a short stderr tail survive.
+ */
+export interface RunOptions {
+  signal?: AbortSignal;
+  onStdoutLine?: (line: string) => void;
+  onStderrLine?: (line: string) => void;
+  /** Collect stdout into the result (only for tools whose stdout is small, e.g. ffprobe JSON). */
+  collectStdout?: boolean;
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  /** The last lines of stderr: enough for an error message, bounded whatever the tool prints. */
+  stderrTail: string[];
+}
+
+export class ToolError extends Error {
+  constructor(
+    readonly tool: string,
+    readonly code: number | null,
+    readonly stderrTail: string[],
+  ) {
+    super(`${tool} exited with ${code}: ${stderrTail.slice(-3).join(" | ") || "(no output)"}`);
+    this.name = "ToolError";
+  }
+}
+
+const STDERR_TAIL_LINES = 20;
+
+export async function runTool(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  // Tied to the handler's signal through spawnChild: a lost lease kills the tool's whole process group.
+  const signal = opts.signal ?? new AbortController().signal;
+  signal.throwIfAborted();
+  const child = spawnChild(cmd, args, { stdio: ["ignore", "pipe", "pipe"], signal });
+  const stderrTail: string[] = [];
+  const stdoutParts: string[] = [];
+
+  const out = createInterface({ input: child.stdout!, crlfDelay: Infinity });
+  out.on("line", (line) => {
+    if (opts.collectStdout) stdoutParts.push(line);
+    opts.onStdoutLine?.(line);
+  });
+  const err = createInterface({ input: child.stderr!, crlfDelay: Infinity });
+  err.on("line", (line) => {
+    stderrTail.push(line);
+    if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+    opts.onStderrLine?.(line);
+  });
+
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (c) => resolve(c));
+  });
+  signal.throwIfAborted();
+  return { code, stdout: stdoutParts.join("\n"), stderrTail };
+}
+
+/** Runs a tool and throws ToolError unless it exits 0. */
+export async function runToolOk(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  const res = await runTool(cmd, args, opts);
+  if (res.code !== 0) throw new ToolError(cmd, res.code, res.stderrTail);
+  return res;
+}

@@ -1,0 +1,103 @@
+import type { ProgressEntry } from "../contracts/job";
+import { CancelledError, StepFailure, type StageReporter } from "./handler";
+import { LeaseLostError, type ProgressEventInput, type ProtocolClient } from "./protocol-client";
+
+/**
+ * State shared by one task's heartbeat loop, stage reporter and task runner.
+ * `cancelRequested` is learned from heartbeat and events answers; `signal` is the work's abort
+ * signal, aborted when the lease is lost or the task is being released: once it is aborted,
+ * nothing more is reported for the task.
+ */
+export interface TaskControl {
+  readonly taskId: string;
+  readonly leaseToken: string;
+  cancelRequested: boolean;
+  readonly signal: AbortSignal;
+  /** Called when a report answers 409 leaseLost; aborts the work. */
+  onLeaseLost(err: LeaseLostError): void;
+}
+
+/** Longest error message sent to the server (the job's `error.message`). */
+const MAX_MESSAGE = 1000;
+
+export function errorToJobError(err: unknown): { code: string; message: string; retryable: boolean } {
+  if (isStepFailure(err)) return { code: err.code, message: truncate(err.message), retryable: err.retryable };
+  const message = err instanceof Error ? err.message || err.name : String(err);
+  return { code: "processing_failed", message: truncate(message || "processing failed"), retryable: true };
+}
+
+export function isStepFailure(err: unknown): err is StepFailure {
+  return (
+    err instanceof StepFailure ||
+    (err instanceof Error &&
+      err.name === "StepFailure" &&
+      typeof (err as Partial<StepFailure>).code === "string" &&
+      typeof (err as Partial<StepFailure>).retryable === "boolean")
+  );
+}
+
+export function isCancelled(err: unknown): err is CancelledError {
+  return err instanceof CancelledError || (err instanceof Error && err.name === "CancelledError");
+}
+
+const truncate = (s: string): string => (s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE - 1)}…` : s);
+
+/**
+ * The StageReporter handed to handlers. Events are posted one at a time, in order, and awaited,
+ * so the server's progress timeline matches what the handler did.
+ */
+export class TaskStageReporter implements StageReporter {
+  constructor(
+    private readonly client: ProtocolClient,
+    private readonly control: TaskControl,
+  ) {}
+
+  async stage<T>(name: string, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T> {
+    // A cancel learned between stages stops the task before the next stage starts.
+    this.throwIfCancelled();
+    await this.post({ stage: name, event: "started" });
+    let result: T;
+    try {
+      result = await fn();
+    } catch (err) {
+      // Lost lease or release: the server no longer wants to hear from this task.
+      // A cancel raised by a nested stage already ended cleanly: pass it through.
+      if (!this.control.signal.aborted && !isCancelled(err)) {
+        const { code, message } = errorToJobError(err);
+        await this.post({ stage: name, event: "failed", error: { code, message } }).catch(() => undefined);
+      }
+      throw err;
+    }
+    await this.post({ stage: name, event: "completed", ...(details ? { details: details(result) } : {}) });
+    this.throwIfCancelled();
+    return result;
+  }
+
+  async skip(name: string, reason: string): Promise<void> {
+    await this.post({ stage: name, event: "skipped", details: { reason } });
+  }
+
+  async event(entry: Omit<ProgressEntry, "at">): Promise<void> {
+    await this.post(entry);
+  }
+
+  private throwIfCancelled(): void {
+    if (this.control.cancelRequested) throw new CancelledError();
+  }
+
+  private async post(entry: ProgressEventInput): Promise<void> {
+    if (this.control.signal.aborted) throw this.control.signal.reason ?? new Error("task aborted");
+    try {
+      const res = await this.client.events(
+        this.control.taskId,
+        this.control.leaseToken,
+        [{ ...entry, at: new Date().toISOString() }],
+        { signal: this.control.signal },
+      );
+      if (res.cancelRequested) this.control.cancelRequested = true;
+    } catch (err) {
+      if (err instanceof LeaseLostError) this.control.onLeaseLost(err);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,235 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import path from "node:path";
+import type { LeasedTask } from "../contracts/runner-protocol";
+import { StepFailure, type HandlerContext, type StepHandler } from "./handler";
+import type { Logger } from "./log";
+import { LeaseLostError, type CallOptions, type ProtocolClient } from "./protocol-client";
+import { TaskStageReporter, errorToJobError, isCancelled, type TaskControl } from "./stage-reporter";
+
+/**
+ * Runs one leased task, start to finish:
+ *  1. makes a fresh work directory under the runner's work root;
+ *  2. heartbeats every `task.heartbeatIntervalSec`, learning `cancelRequested` and noticing a
+ *     lost lease (which aborts the work: `ctx.signal`);
+ *  3. runs the handler named by `task.step.handler`;
+ *  4. reports exactly one of complete / fail / cancelled, or nothing when the lease was lost or
+ *     the task was released;
+ *  5. always stops the heartbeat and deletes the work directory.
+ *
+ * Child processes: a handler must tie every child process to `ctx.signal` (see
+ * child-process.ts). Aborting the signal is how the runner kills a task's processes.
+ */
+
+export type TaskOutcome = "completed" | "failed" | "cancelled" | "released" | "leaseLost";
+
+export interface TaskRunDeps {
+  client: ProtocolClient;
+  handlers: Readonly<Record<string, StepHandler>>;
+  /** RUNNER_WORK_DIR: the task's own directory is created inside it. */
+  workRoot: string;
+  /** Cores handed to the handler (`ctx.cores`). */
+  cores: number;
+  log: Logger;
+}
+
+/** Abort reason when the runner gives the task back on shutdown. */
+export class TaskReleasedError extends Error {
+  constructor() {
+    super("task released: runner shutting down");
+    this.name = "TaskReleasedError";
+  }
+}
+
+const MIN_HEARTBEAT_MS = 10;
+
+export class TaskRun {
+  /** Settles when the task is over and its work directory is gone. Never rejects. */
+  readonly done: Promise<TaskOutcome>;
+  private readonly abort = new AbortController();
+  private readonly control: TaskControl;
+  private leaseLost = false;
+  private released = false;
+  /** Set when the final report (complete/fail/cancelled) starts: release() no longer applies. */
+  private finalizing = false;
+  private settled = false;
+  private workDir: string | undefined;
+  private readonly startedAt = Date.now();
+
+  constructor(
+    readonly task: LeasedTask,
+    private readonly deps: TaskRunDeps,
+  ) {
+    this.control = {
+      taskId: task.taskId,
+      leaseToken: task.leaseToken,
+      cancelRequested: false,
+      signal: this.abort.signal,
+      onLeaseLost: (err) => this.onLeaseLost(err),
+    };
+    this.done = this.run().finally(() => {
+      this.settled = true;
+    });
+  }
+
+  get taskId(): string {
+    return this.task.taskId;
+  }
+
+  /** The task's work directory while it exists. */
+  get currentWorkDir(): string | undefined {
+    return this.workDir;
+  }
+
+  /**
+   * Gives the task back to its lane (shutdown): aborts the work and posts `release`.
+   * A no-op once the task is reporting its outcome, was released, or lost its lease.
+   */
+  async release(): Promise<void> {
+    if (this.finalizing || this.leaseLost || this.released || this.settled) return;
+    this.released = true;
+    this.abort.abort(new TaskReleasedError());
+    try {
+      await this.deps.client.release(this.task.taskId, this.task.leaseToken, { retries: 2 });
+      this.log("released", {});
+    } catch (err) {
+      if (err instanceof LeaseLostError) this.log("lease_lost", { during: "release" });
+      else this.log("release_failed", { error: String(err) }, "error");
+    }
+  }
+
+  private async run(): Promise<TaskOutcome> {
+    const heartbeat = this.startHeartbeat();
+    try {
+      let result: Record<string, unknown>;
+      try {
+        result = await this.execute();
+      } catch (err) {
+        return await this.finishWithError(err);
+      }
+      return await this.report("completed", (o) => this.deps.client.complete(this.task.taskId, this.task.leaseToken, result, o));
+    } catch (err) {
+      // Only reachable through a bug in reporting; never let a task crash the runner.
+      this.log("internal_error", { error: String(err) }, "error");
+      return "failed";
+    } finally {
+      heartbeat.stop();
+      await this.cleanup();
+    }
+  }
+
+  private async execute(): Promise<Record<string, unknown>> {
+    await mkdir(this.deps.workRoot, { recursive: true });
+    const safeId = this.task.taskId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+    this.workDir = await mkdtemp(path.join(this.deps.workRoot, `${safeId}-`));
+
+    const name = this.task.step.handler;
+    const handler = Object.hasOwn(this.deps.handlers, name) ? this.deps.handlers[name] : undefined;
+    if (!handler) throw new StepFailure("processing_failed", `no handler "${name}" on this runner`, true);
+
+    const ctx: HandlerContext = {
+      task: this.task,
+      report: new TaskStageReporter(this.deps.client, this.control),
+      workDir: this.workDir,
+      signal: this.abort.signal,
+      cores: this.deps.cores,
+    };
+    return await handler(ctx);
+  }
+
+  private async finishWithError(err: unknown): Promise<TaskOutcome> {
+    if (isCancelled(err)) {
+      return this.report("cancelled", (o) => this.deps.client.cancelled(this.task.taskId, this.task.leaseToken, o));
+    }
+    const error = errorToJobError(err);
+    return this.report("failed", (o) => this.deps.client.fail(this.task.taskId, this.task.leaseToken, error, o), {
+      code: error.code,
+      retryable: error.retryable,
+      message: error.message,
+    });
+  }
+
+  private async report(
+    outcome: "completed" | "failed" | "cancelled",
+    call: (o: CallOptions) => Promise<void>,
+    fields: Record<string, unknown> = {},
+  ): Promise<TaskOutcome> {
+    if (this.leaseLost) return "leaseLost";
+    if (this.released) return "released";
+    this.finalizing = true;
+    const event = outcome === "completed" ? "complete" : outcome === "failed" ? "fail" : "cancelled";
+    try {
+      await call({});
+      this.log(event, { ...fields, durationMs: Date.now() - this.startedAt });
+      return outcome;
+    } catch (err) {
+      if (err instanceof LeaseLostError) {
+        this.leaseLost = true;
+        this.log("lease_lost", { during: event });
+        return "leaseLost";
+      }
+      // The lease will expire on the server, which then counts the attempt as runner_lost.
+      this.log("report_failed", { report: event, ...fields, error: String(err) }, "error");
+      return outcome;
+    }
+  }
+
+  private onLeaseLost(err: LeaseLostError): void {
+    if (this.leaseLost || this.finalizing || this.released) return;
+    this.leaseLost = true;
+    this.log("lease_lost", { message: err.message }, "warn");
+    this.abort.abort(err);
+  }
+
+  private startHeartbeat(): { stop(): void } {
+    const intervalMs = Math.max(MIN_HEARTBEAT_MS, this.task.heartbeatIntervalSec * 1000);
+    const stopper = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const beat = async (): Promise<void> => {
+      if (stopper.signal.aborted || this.abort.signal.aborted) return;
+      try {
+        const res = await this.deps.client.heartbeat(this.task.taskId, this.task.leaseToken, {
+          signal: stopper.signal,
+          retries: 1,
+        });
+        if (res.cancelRequested && !this.control.cancelRequested) {
+          this.control.cancelRequested = true;
+          this.log("cancel_requested", {});
+        }
+      } catch (err) {
+        if (stopper.signal.aborted) return;
+        if (err instanceof LeaseLostError) return this.onLeaseLost(err);
+        // Transient: the next beat may get through well before the lease runs out.
+        this.log("heartbeat_failed", { error: String(err) }, "warn");
+      }
+      if (!stopper.signal.aborted && !this.abort.signal.aborted) timer = setTimeout(() => void beat(), intervalMs);
+    };
+    timer = setTimeout(() => void beat(), intervalMs);
+    return {
+      stop: () => {
+        stopper.abort();
+        clearTimeout(timer);
+      },
+    };
+  }
+
+  private async cleanup(): Promise<void> {
+    const dir = this.workDir;
+    if (dir === undefined) return;
+    try {
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      this.workDir = undefined;
+    } catch (err) {
+      this.log("cleanup_failed", { workDir: dir, error: String(err) }, "error");
+    }
+  }
+
+  private log(event: string, fields: Record<string, unknown>, level: "info" | "warn" | "error" = "info"): void {
+    this.deps.log(level, event, {
+      taskId: this.task.taskId,
+      jobId: this.task.jobId,
+      attempt: this.task.attempt,
+      handler: this.task.step.handler,
+      ...fields,
+    });
+  }
+}

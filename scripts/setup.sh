@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a Debian machine, idempotently:
+#   - Debian packages: ffmpeg (media), pocketsphinx + its US English model (local speech engine),
+#     pocketsphinx-testdata (public-domain LibriVox speech with reference transcripts: demo, bench)
+#   - npm dependencies (including Node 22 itself, as the `node` dev dependency)
+# Usage: scripts/setup.sh [--deps-only]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm ci only when node_modules is missing or older than the lockfile.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+if [ "${1:-}" != "--deps-only" ]; then
+  npx --no-install node --version >/dev/null
+fi

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): static checks, then every test project.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --deps-only
+npm run -s typecheck
+npm run -s lint
+npx vitest run --project workers --project node --project e2e

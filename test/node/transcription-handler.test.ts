@@ -1,0 +1,316 @@
+import { readFile } from "node:fs/promises";
+import { parseSync } from "subtitle";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { S3Client } from "../../contracts/s3-client";
+import { TranscriptionResultSchema, type TranscriptionResult, type Word } from "../../contracts/transcript";
+import { StepFailure } from "../../gpu-runner/handler";
+import type { EngineTranscript, SpeechEngine, TranscribeOptions } from "../../gpu-runner/engines/speech/interface";
+import { createTranscriptionHandler, type TranscriptionHandlerDeps } from "../../gpu-runner/handlers/transcription";
+import { makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+import { startLocalS3, type LocalS3 } from "../support/local-s3";
+import { garbageFile, overLimitFile, speechAudioOnly, speechVideo } from "../support/media-fixtures";
+
+const BUCKET = "customer-media";
+const OUTPUT_KEYS = {
+  fullText: "out/transcripts/full.txt",
+  segments: "out/transcripts/segments.json",
+  srt: "out/transcripts/transcript.srt",
+  vtt: "out/transcripts/transcript.vtt",
+};
+
+let s3: LocalS3;
+let client: S3Client;
+
+beforeAll(async () => {
+  s3 = await startLocalS3({ buckets: [BUCKET] });
+  client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+  const uploads: [string, Promise<string>][] = [
+    ["src/speech.mp4", speechVideo()],
+    ["src/audio-only.mp4", speechAudioOnly()],
+    ["src/over-limit.mp4", overLimitFile()],
+    ["src/garbage.mp4", garbageFile()],
+  ];
+  for (const [key, file] of uploads) await client.putObject(BUCKET, key, await readFile(await file), "video/mp4");
+}, 120_000);
+
+afterAll(async () => {
+  await s3?.close();
+});
+
+/** A stand-in engine that "hears" a fixed sentence per file; records what it was given. */
+class ScriptedEngine implements SpeechEngine {
+  readonly name = "scripted";
+  readonly model = "scripted-1";
+  readonly maxConcurrency = 8;
+  readonly languages: readonly string[] | null;
+  readonly calls: { path: string; language: string | undefined }[] = [];
+
+  constructor(
+    readonly inputFormat: SpeechEngine["inputFormat"] = "wav",
+    readonly detectsLanguage = false,
+    private readonly answer: (call: number) => EngineTranscript | Error = () => ({ language: "en", words: sentence() }),
+  ) {
+    this.languages = detectsLanguage ? null : ["en"];
+  }
+
+  supportsLanguage(lang: string): boolean {
+    return this.languages === null || this.languages.includes(lang);
+  }
+
+  async transcribe(path: string, opts: TranscribeOptions): Promise<EngineTranscript> {
+    this.calls.push({ path, language: opts.language });
+    const a = this.answer(this.calls.length);
+    if (a instanceof Error) throw a;
+    return a;
+  }
+}
+
+function sentence(): Word[] {
+  return ["he", "was", "not", "an", "ill", "disposed", "young", "man"].map((word, i) => ({ word, start: 0.5 + i * 0.3, end: 0.75 + i * 0.3, confidence: 0.9 }));
+}
+
+interface RunOptions {
+  sourceKey?: string;
+  settings?: Record<string, unknown>;
+  language?: string;
+  engine?: SpeechEngine;
+  cores?: number;
+  storage?: "valid" | "wrong-secret";
+}
+
+interface RunOutcome {
+  ctx: TestContext;
+  result?: TranscriptionResult;
+  error?: unknown;
+}
+
+async function runHandler(opts: RunOptions = {}): Promise<RunOutcome> {
+  const grant = storageGrant(s3, BUCKET);
+  const ctx = await makeHandlerContext({
+    input: {
+      sourceType: "s3_direct",
+      bucket: BUCKET,
+      sourceKey: opts.sourceKey ?? "src/speech.mp4",
+      resolvedOutputKeys: OUTPUT_KEYS,
+      ...(opts.language ? { options: { language: opts.language } } : {}),
+    },
+    storage: opts.storage === "wrong-secret" ? { ...grant, secretAccessKey: "wrong" } : grant,
+    settings: { transcription: opts.settings ?? {} },
+    cores: opts.cores ?? 2,
+  });
+  const deps: TranscriptionHandlerDeps = opts.engine ? { createEngine: () => opts.engine! } : {};
+  try {
+    const result = TranscriptionResultSchema.parse(await createTranscriptionHandler(deps)(ctx));
+    return { ctx, result };
+  } catch (error) {
+    return { ctx, error };
+  } finally {
+    await ctx.dispose();
+  }
+}
+
+function expectFailure(outcome: RunOutcome, code: string, retryable: boolean): StepFailure {
+  expect(outcome.error).toBeInstanceOf(StepFailure);
+  const f = outcome.error as StepFailure;
+  expect({ code: f.code, retryable: f.retryable }).toEqual({ code, retryable });
+  return f;
+}
+
+const getText = async (key: string) => (await client.getObject(BUCKET, key)).text();
+
+describe("transcription handler with the local PocketSphinx engine", () => {
+  let outcome: RunOutcome;
+  beforeAll(async () => {
+    outcome = await runHandler();
+  }, 120_000);
+
+  it("reports every stage of the single-pass pipeline in spec order", () => {
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.ctx.report.timeline()).toEqual([
+      "download:started", "download:completed",
+      "probe:started", "probe:completed",
+      "extract_audio:started", "extract_audio:completed",
+      "denoise_audio:started", "denoise_audio:completed",
+      "separate_vocals:skipped",
+      "transcribe:started", "transcribe_file:started", "transcribe_file:completed", "transcribe:completed",
+      "video_analysis:started", "video_analysis:completed",
+      "upload_full_text:started", "upload_full_text:completed",
+      "upload_segments:started", "upload_segments:completed",
+      "upload_transcript_srt:started", "upload_transcript_srt:completed",
+      "upload_transcript_vtt:started", "upload_transcript_vtt:completed",
+    ]);
+  });
+
+  it("returns a transcript with the engine, model, language, duration and sensible words", () => {
+    const r = outcome.result!;
+    expect(r).toMatchObject({ language: "en", engine: "local-pocketsphinx", outputKeys: OUTPUT_KEYS });
+    expect(r.durationSec).toBeCloseTo(28.8, 0);
+    const text = r.segments.map((s) => s.text).join(" ");
+    for (const w of ["consider", "how", "much", "young", "man", "rather", "selfish", "respectable"]) expect(text).toContain(w);
+    expect(r.segments.map((s) => s.id)).toEqual(r.segments.map((_, i) => i));
+  });
+
+  it("finds the scene cuts of the source video as visual chunks", () => {
+    const chunks = outcome.result!.visualChunks;
+    expect(chunks.map((c) => Math.round(c.start))).toEqual([0, 10, 20]);
+    expect(chunks[0]!.descriptors).toHaveProperty("meanLuma");
+  });
+
+  it("uploads full text, segments JSON, SRT and VTT that parse back to the transcript", async () => {
+    const r = outcome.result!;
+    expect(await getText(OUTPUT_KEYS.fullText)).toBe(r.segments.map((s) => s.text).join("\n") + "\n");
+    expect(JSON.parse(await getText(OUTPUT_KEYS.segments))).toMatchObject({ language: "en", engine: "local-pocketsphinx", segments: r.segments.map((s) => ({ id: s.id, text: s.text })) });
+    const words = r.segments.map((s) => s.text).join(" ");
+    for (const key of [OUTPUT_KEYS.srt, OUTPUT_KEYS.vtt]) {
+      const cues = parseSync(await getText(key)).flatMap((n) => (n.type === "cue" ? [n.data] : []));
+      expect(cues.length).toBeGreaterThan(0);
+      expect(cues.map((c) => c.text.replace(/\n/g, " ")).join(" ")).toBe(words);
+    }
+  });
+});
+
+describe("transcription handler stages", () => {
+  it("takes the chunked path when the source is longer than singlePassMaxSec: split, one transcribe_chunk per chunk, merge", async () => {
+    const engine = new ScriptedEngine();
+    const { ctx, result } = await runHandler({ engine, settings: { singlePassMaxSec: 5, maxChunkSec: 10 } });
+    const tl = ctx.report.timeline();
+    const inner = tl.slice(tl.indexOf("transcribe:started") + 1, tl.indexOf("transcribe:completed"));
+    const chunks = engine.calls.length;
+    expect(chunks).toBeGreaterThanOrEqual(3);
+    expect(inner.slice(0, 3)).toEqual(["split_chunk:started", "split_chunk:completed", "compress_chunk:skipped"]);
+    expect(inner.filter((e) => e === "transcribe_chunk:completed")).toHaveLength(chunks);
+    expect(inner.slice(-2)).toEqual(["merge:started", "merge:completed"]);
+    // Each chunk's words are shifted by its offset: the sentence appears once per chunk, in order.
+    const starts = result!.segments.map((s) => s.start);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    expect(result!.segments.filter((s) => s.text === "he was not an ill disposed young man")).toHaveLength(chunks);
+  });
+
+  it("never cuts a chunk longer than maxChunkSec and cuts at silences", async () => {
+    const { ctx } = await runHandler({ engine: new ScriptedEngine(), settings: { singlePassMaxSec: 5, maxChunkSec: 10 } });
+    const split = ctx.report.eventsOf("split_chunk").find((e) => e.event === "completed")!;
+    const bounds = [0, ...(split.details!["boundaries"] as number[]), 28.8];
+    for (let i = 1; i < bounds.length; i++) expect(bounds[i]! - bounds[i - 1]!).toBeLessThanOrEqual(10);
+    // The recordings are separated by ~0.8 s of silence; cuts land inside those gaps, not mid-recording.
+    for (const b of bounds.slice(1, -1)) expect([7.5, 10.9, 17.4, 24.3].some((g) => Math.abs(g - b) < 0.6)).toBe(true);
+  });
+
+  it("compresses chunks for engines reached over the network", async () => {
+    const engine = new ScriptedEngine("mp3");
+    const { ctx } = await runHandler({ engine, settings: { singlePassMaxSec: 5, maxChunkSec: 10 } });
+    expect(ctx.report.timeline()).toContain("compress_chunk:completed");
+    expect(engine.calls.every((c) => c.path.endsWith(".mp3"))).toBe(true);
+  });
+
+  it("compresses the whole file on the single-pass path for network engines", async () => {
+    const engine = new ScriptedEngine("ogg");
+    const { ctx } = await runHandler({ engine });
+    const tl = ctx.report.timeline();
+    expect(tl.indexOf("compress_chunk:completed")).toBeGreaterThan(tl.indexOf("transcribe_file:started"));
+    expect(engine.calls[0]!.path.endsWith(".ogg")).toBe(true);
+  });
+
+  it("skips denoise_audio when denoise is off in platform settings", async () => {
+    const { ctx } = await runHandler({ engine: new ScriptedEngine(), settings: { denoise: false } });
+    expect(ctx.report.eventsOf("denoise_audio")).toEqual([{ stage: "denoise_audio", event: "skipped", details: { reason: "denoise disabled in platform settings" } }]);
+  });
+
+  it("runs separate_vocals only when platform settings enable it", async () => {
+    const { ctx } = await runHandler({ engine: new ScriptedEngine(), settings: { separateVocals: true } });
+    expect(ctx.report.eventsOf("separate_vocals").map((e) => e.event)).toEqual(["started", "completed"]);
+  });
+
+  it("completes video_analysis with no visual chunks for an audio-only source", async () => {
+    const { ctx, result } = await runHandler({ engine: new ScriptedEngine(), sourceKey: "src/audio-only.mp4" });
+    expect(result!.visualChunks).toEqual([]);
+    expect(ctx.report.eventsOf("video_analysis").at(-1)).toMatchObject({ event: "completed", details: { scenes: 0 } });
+  });
+
+  it("passes the language hint to the engine", async () => {
+    const engine = new ScriptedEngine();
+    await runHandler({ engine, language: "en-US" });
+    expect(engine.calls[0]!.language).toBe("en");
+  });
+});
+
+describe("transcription handler failures", () => {
+  it("fails probe with non-retryable duration_exceeded naming both durations for a 3601-second source", async () => {
+    const outcome = await runHandler({ sourceKey: "src/over-limit.mp4", engine: new ScriptedEngine() });
+    const f = expectFailure(outcome, "duration_exceeded", false);
+    expect(f.message).toBe("source duration 3601.0 s exceeds the maximum of 3600 s");
+    expect(outcome.ctx.report.eventsOf("probe").at(-1)).toMatchObject({ event: "failed", error: { code: "duration_exceeded" } });
+  });
+
+  it("fails probe with non-retryable unsupported_media for a file that is not media", async () => {
+    const outcome = await runHandler({ sourceKey: "src/garbage.mp4", engine: new ScriptedEngine() });
+    const f = expectFailure(outcome, "unsupported_media", false);
+    expect(f.message).toMatch(/not a readable media file/);
+    expect(outcome.ctx.report.timeline().at(-1)).toBe("probe:failed");
+  });
+
+  it("fails download with non-retryable source_not_found for a missing object", async () => {
+    const outcome = await runHandler({ sourceKey: "src/missing.mp4", engine: new ScriptedEngine() });
+    expectFailure(outcome, "source_not_found", false);
+    expect(outcome.ctx.report.timeline()).toEqual(["download:started", "download:failed"]);
+  });
+
+  it("fails download with source_access_denied when the bucket refuses the credentials", async () => {
+    const outcome = await runHandler({ storage: "wrong-secret", engine: new ScriptedEngine() });
+    expectFailure(outcome, "source_access_denied", false);
+  });
+
+  it("refuses a language the local engine does not support, naming the engine and its languages", async () => {
+    const outcome = await runHandler({ language: "fr", settings: { supportedSourceLanguages: ["en", "fr"] } });
+    const f = expectFailure(outcome, "unsupported_language", false);
+    expect(f.message).toBe("language fr is not supported by the configured engine local-pocketsphinx (supported: en)");
+  });
+
+  it("refuses a language hint that is not a platform-supported source language", async () => {
+    const outcome = await runHandler({ language: "de", engine: new ScriptedEngine("wav", true) });
+    const f = expectFailure(outcome, "unsupported_language", false);
+    expect(f.message).toBe("language de is not a supported source language (supported: en)");
+  });
+
+  it("fails when the engine detects a language the platform does not allow", async () => {
+    const engine = new ScriptedEngine("wav", true, () => ({ language: "de", words: sentence() }));
+    const outcome = await runHandler({ engine });
+    const f = expectFailure(outcome, "unsupported_language", false);
+    expect(f.message).toBe("detected language de is not a supported source language (supported: en)");
+  });
+
+  it("reports a transient engine failure on transcribe_chunk as retryable and stops the other chunks", async () => {
+    const engine = new ScriptedEngine("wav", false, (n) => (n === 2 ? new StepFailure("processing_failed", "engine hiccup", true) : { language: "en", words: sentence() }));
+    const outcome = await runHandler({ engine, settings: { singlePassMaxSec: 5, maxChunkSec: 10 }, cores: 1 });
+    expectFailure(outcome, "processing_failed", true);
+    const tl = outcome.ctx.report.timeline();
+    expect(tl).toContain("transcribe_chunk:failed");
+    expect(tl).not.toContain("merge:started");
+    expect(engine.calls).toHaveLength(2);
+  });
+
+  it("rejects invalid input without touching storage", async () => {
+    const ctx = await makeHandlerContext({ input: { bucket: BUCKET }, storage: storageGrant(s3, BUCKET) });
+    const err = await createTranscriptionHandler({ createEngine: () => new ScriptedEngine() })(ctx).catch((e: unknown) => e);
+    await ctx.dispose();
+    expect(err).toMatchObject({ code: "invalid_input", retryable: false });
+    expect(ctx.report.events).toEqual([]);
+  });
+
+  it("stops when the task's signal is aborted mid-transcription", async () => {
+    const ctx = await makeHandlerContext({
+      input: { bucket: BUCKET, sourceKey: "src/speech.mp4", resolvedOutputKeys: OUTPUT_KEYS },
+      storage: storageGrant(s3, BUCKET),
+    });
+    const started = Date.now();
+    const run = createTranscriptionHandler()(ctx);
+    const poll = setInterval(() => {
+      if (ctx.report.timeline().includes("transcribe_file:started")) ctx.abort.abort(new Error("lease lost"));
+    }, 20);
+    const err = await run.catch((e: unknown) => e);
+    clearInterval(poll);
+    await ctx.dispose();
+    expect(err).toBeInstanceOf(Error);
+    expect(ctx.report.timeline()).not.toContain("transcribe_file:completed");
+    expect(Date.now() - started).toBeLessThan(8_000);
+  });
+});

@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { ProgressEntry } from "../../contracts/job";
+import type { LeasedTask, StorageGrant } from "../../contracts/runner-protocol";
+import { TRANSCRIPTION_STAGES } from "../../contracts/pipelines";
+import type { HandlerContext, StageReporter } from "../../gpu-runner/handler";
+import { errorToJobError } from "../../gpu-runner/stage-reporter";
+
+/**
+ * A HandlerContext for calling step handlers directly: a StageReporter that records every event in
+ * memory (same started/completed/failed/skipped semantics as the runner's reporter), a private work
+ * directory and an abort controller the test can pull.
+ */
+export type RecordedEvent = Omit<ProgressEntry, "at">;
+
+export class RecordingReporter implements StageReporter {
+  readonly events: RecordedEvent[] = [];
+
+  async stage<T>(name: string, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T> {
+    this.events.push({ stage: name, event: "started" });
+    let result: T;
+    try {
+      result = await fn();
+    } catch (err) {
+      const { code, message } = errorToJobError(err);
+      this.events.push({ stage: name, event: "failed", error: { code, message } });
+      throw err;
+    }
+    this.events.push({ stage: name, event: "completed", ...(details ? { details: details(result) } : {}) });
+    return result;
+  }
+
+  async skip(name: string, reason: string): Promise<void> {
+    this.events.push({ stage: name, event: "skipped", details: { reason } });
+  }
+
+  async event(entry: RecordedEvent): Promise<void> {
+    this.events.push(entry);
+  }
+
+  /** `stage:event` strings in order, e.g. `probe:failed`: compact to assert on. */
+  timeline(): string[] {
+    return this.events.map((e) => `${e.stage}:${e.event}`);
+  }
+
+  eventsOf(stage: string): RecordedEvent[] {
+    return this.events.filter((e) => e.stage === stage);
+  }
+}
+
+export interface TestContext extends HandlerContext {
+  report: RecordingReporter;
+  abort: AbortController;
+  /** Removes the work directory. */
+  dispose(): Promise<void>;
+}
+
+export interface TestContextOptions {
+  input: Record<string, unknown>;
+  storage: StorageGrant | null;
+  settings?: Record<string, unknown>;
+  cores?: number;
+}
+
+export function storageGrant(s3: { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string }, bucket: string): StorageGrant {
+  return { connectionId: "stc_test", endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, bucket };
+}
+
+export async function makeHandlerContext(opts: TestContextOptions): Promise<TestContext> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), "handler-test-"));
+  const abort = new AbortController();
+  const task: LeasedTask = {
+    taskId: "tsk_test",
+    leaseToken: "lease-test",
+    leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+    heartbeatIntervalSec: 15,
+    jobId: "job_test",
+    attempt: 0,
+    serviceType: "transcription",
+    step: { name: "transcribe", executor: "runner", handler: "transcription", stages: [...TRANSCRIPTION_STAGES], params: {} },
+    input: opts.input,
+    storage: opts.storage,
+    settings: opts.settings ?? {},
+  };
+  return {
+    task,
+    report: new RecordingReporter(),
+    workDir,
+    signal: abort.signal,
+    cores: opts.cores ?? 2,
+    abort,
+    dispose: () => rm(workDir, { recursive: true, force: true }),
+  };
+}

@@ -1,0 +1,5 @@
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+
+// Setup files run before each test file; applyD1Migrations only applies what is missing.
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

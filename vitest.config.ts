@@ -1,0 +1,52 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        // Worker, Durable Object and queue code, run inside workerd.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            remoteBindings: false,
+            miniflare: {
+              bindings: { TEST_MIGRATIONS: migrations, ALLOW_TEST_PIPELINES: "true" },
+            },
+          }),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/workers/**/*.test.ts"],
+          setupFiles: ["test/workers/setup/apply-migrations.ts"],
+          globalSetup: ["test/workers/setup/global-s3.ts"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        // The gpu-runner, media tools and speech engines, in Node.
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/node/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The whole local stack: wrangler dev, the local S3 server and real runners.
+        test: {
+          name: "e2e",
+          environment: "node",
+          include: ["test/e2e/**/*.test.ts"],
+          testTimeout: 240_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

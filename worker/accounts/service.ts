@@ -1,0 +1,88 @@
+import { and, eq } from "drizzle-orm";
+import { newId, randomToken } from "../../contracts/ids";
+import type { Plan } from "../../contracts/service-types";
+import { mintSecret, type KeyKind } from "../auth/keys";
+import { PROJECT_PERMISSIONS, WORKSPACE_PERMISSIONS } from "../auth/permissions";
+import type { Db } from "../db/client";
+import { apiKeys, projects, workspaces } from "../db/schema";
+import { nowIso } from "../platform/clock";
+import { seal, unseal } from "../platform/crypto";
+
+/** Account operations shared by the public routes and the operator's admin routes. */
+
+export async function createWorkspace(db: Db, name: string, plan: Plan) {
+  const existing = await db.select().from(workspaces).where(eq(workspaces.name, name)).get();
+  if (existing) return { workspace: existing, created: false };
+  const row = { id: newId("workspace"), name, plan, createdAt: nowIso() };
+  await db.insert(workspaces).values(row).onConflictDoNothing();
+  const stored = await db.select().from(workspaces).where(eq(workspaces.name, name)).get();
+  return { workspace: stored ?? row, created: true };
+}
+
+export function publicKey(k: typeof apiKeys.$inferSelect) {
+  return {
+    apiKeyId: k.id,
+    kind: k.kind,
+    name: k.name,
+    prefix: k.prefix,
+    workspaceId: k.workspaceId,
+    projectId: k.projectId,
+    permissions: k.permissions,
+    createdAt: k.createdAt,
+    revokedAt: k.revokedAt,
+    expiresAt: k.expiresAt,
+  };
+}
+
+export async function createKey(
+  db: Db,
+  k: { kind: KeyKind; workspaceId: string; projectId: string | null; name: string; permissions?: string[]; userId?: string; userHandle?: string; expiresAt?: string },
+) {
+  const minted = await mintSecret(k.kind);
+  const defaults = k.kind === "workspace" ? [...WORKSPACE_PERMISSIONS] : [...PROJECT_PERMISSIONS];
+  const row = {
+    id: newId("apiKey"),
+    workspaceId: k.workspaceId,
+    projectId: k.projectId,
+    kind: k.kind,
+    name: k.name,
+    prefix: minted.prefix,
+    secretHash: minted.hash,
+    permissions: k.permissions ?? defaults,
+    userId: k.userId ?? null,
+    userHandle: k.userHandle ?? null,
+    expiresAt: k.expiresAt ?? null,
+    createdAt: nowIso(),
+    revokedAt: null,
+  };
+  await db.insert(apiKeys).values(row);
+  return { ...publicKey(row), secret: minted.secret };
+}
+
+export async function createProject(db: Db, encryptionKey: string, workspaceId: string, name: string, webhookUrl: string | null) {
+  const secret = "whsec_" + btoa(randomToken(32));
+  const row = { id: newId("project"), workspaceId, name, webhookUrl, webhookSecretEnc: await seal(encryptionKey, secret), createdAt: nowIso() };
+  await db.insert(projects).values(row);
+  return publicProject(row, secret);
+}
+
+export function publicProject(p: typeof projects.$inferSelect, webhookSecret?: string) {
+  return {
+    projectId: p.id,
+    workspaceId: p.workspaceId,
+    name: p.name,
+    webhookUrl: p.webhookUrl,
+    ...(webhookSecret !== undefined ? { webhookSecret } : {}),
+    createdAt: p.createdAt,
+  };
+}
+
+export async function projectWebhookSecret(db: Db, encryptionKey: string, projectId: string): Promise<{ url: string | null; secret: string } | null> {
+  const p = await db.select().from(projects).where(eq(projects.id, projectId)).get();
+  if (!p) return null;
+  return { url: p.webhookUrl, secret: await unseal(encryptionKey, p.webhookSecretEnc) };
+}
+
+export async function findProject(db: Db, workspaceId: string, projectId: string) {
+  return db.select().from(projects).where(and(eq(projects.id, projectId), eq(projects.workspaceId, workspaceId))).get();
+}

@@ -1,0 +1,68 @@
+import { and, eq } from "drizzle-orm";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppBindings } from "../env";
+import { getDb } from "../db/client";
+import { apiKeys, workspaces } from "../db/schema";
+import { ApiError, forbidden, unauthorized } from "../errors";
+import { safeEqual, sha256Hex } from "../platform/crypto";
+import { looksLikeKey } from "./keys";
+import { grants, type Permission } from "./permissions";
+import type { Principal } from "./principal";
+
+/** Resolves `Authorization: Bearer <key>` into a Principal, or answers 401 in the envelope. */
+export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const header = c.req.header("authorization");
+  if (!header) throw unauthorized("missing Authorization header; send `Authorization: Bearer <API_KEY>`");
+  const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
+  if (!m?.[1]) throw unauthorized("malformed Authorization header; expected `Bearer <API_KEY>`");
+  const secret = m[1];
+  if (!looksLikeKey(secret)) throw unauthorized("malformed API key");
+  const hash = await sha256Hex(secret);
+  const db = getDb(c.env.DB);
+  const row = await db
+    .select({ key: apiKeys, plan: workspaces.plan })
+    .from(apiKeys)
+    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+    .where(and(eq(apiKeys.secretHash, hash)))
+    .get();
+  // The lookup is by hash; the explicit constant-time check keeps the comparison itself timing-safe.
+  if (!row || !safeEqual(row.key.secretHash, hash)) throw unauthorized("invalid API key");
+  if (row.key.revokedAt) throw unauthorized("API key has been revoked");
+  if (row.key.expiresAt && row.key.expiresAt < new Date().toISOString()) throw unauthorized("console session has expired");
+  const principal: Principal = {
+    keyKind: row.key.kind,
+    keyId: row.key.id,
+    keyName: row.key.name,
+    workspaceId: row.key.workspaceId,
+    plan: row.plan,
+    projectId: row.key.projectId,
+    permissions: row.key.permissions,
+    userId: row.key.userId,
+    userHandle: row.key.userHandle,
+  };
+  c.set("auth", principal);
+  await next();
+};
+
+type Need = { key: "project" | "workspace" | "any" | "console"; permission?: Permission };
+
+/**
+ * Route guard: the key kind first (a workspace key cannot submit jobs), then the permission.
+ * Console sessions act for one project, so they pass where a project key does.
+ */
+export function requireAuth(c: Context<AppBindings>, need: Need): Principal {
+  const p = c.get("auth");
+  if (!p) throw unauthorized("missing Authorization header; send `Authorization: Bearer <API_KEY>`");
+  if (need.key === "project" && p.keyKind === "workspace") throw forbidden("this route needs a project API key (sk_prj_…); workspace keys cannot use it");
+  if (need.key === "workspace" && p.keyKind !== "workspace") throw forbidden("this route needs a workspace API key (sk_wsp_…)");
+  if (need.key === "console" && p.keyKind !== "console") throw forbidden("this route is available to console sessions only");
+  if (need.permission && !grants(p.permissions, need.permission)) {
+    throw new ApiError("forbidden", `API key lacks permission ${need.permission}`, [{ path: "authorization", issue: `missingPermission:${need.permission}` }]);
+  }
+  return p;
+}
+
+export function projectOf(p: Principal): string {
+  if (!p.projectId) throw forbidden("this route needs a project API key (sk_prj_…)");
+  return p.projectId;
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+/** Permissions a key can hold. The spec names the first eight; the rest cover routes it leaves open. */
+export const PROJECT_PERMISSIONS = [
+  "job:create",
+  "job:read",
+  "job:list",
+  "job:cancel",
+  "ai:search",
+  "storage_connection:create",
+  "storage_connection:read",
+  "storage_connection:delete",
+  "transcript:read",
+  "transcript:write",
+  "glossary:read",
+  "glossary:write",
+] as const;
+
+export const WORKSPACE_PERMISSIONS = [
+  "project:create",
+  "project:read",
+  "project:update",
+  "project_api_key:create",
+  "project_api_key:read",
+  "project_api_key:revoke",
+  "workspace:read",
+  "console_session:create",
+] as const;
+
+export type Permission = (typeof PROJECT_PERMISSIONS)[number] | (typeof WORKSPACE_PERMISSIONS)[number];
+
+/** A grant is a permission or a `resource:*` wildcard (`job:*`), or `*` for everything of the key's kind. */
+export const ProjectGrantSchema = z
+  .string()
+  .refine((g) => g === "*" || (PROJECT_PERMISSIONS as readonly string[]).includes(g) || PROJECT_PERMISSIONS.some((p) => g === p.split(":")[0] + ":*"), {
+    message: "unknown project permission",
+  });
+export const WorkspaceGrantSchema = z
+  .string()
+  .refine((g) => g === "*" || (WORKSPACE_PERMISSIONS as readonly string[]).includes(g) || WORKSPACE_PERMISSIONS.some((p) => g === p.split(":")[0] + ":*"), {
+    message: "unknown workspace permission",
+  });
+
+export function grants(held: readonly string[], needed: Permission): boolean {
+  const resource = needed.split(":")[0];
+  return held.some((g) => g === needed || g === "*" || g === `${resource}:*`);
+}

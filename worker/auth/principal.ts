@@ -1,0 +1,23 @@
+import type { ActorKind, Plan } from "../../contracts/service-types";
+
+/** Who is calling, resolved once by the auth middleware. */
+export interface Principal {
+  keyKind: "workspace" | "project" | "console";
+  keyId: string;
+  keyName: string;
+  workspaceId: string;
+  plan: Plan;
+  /** Null for workspace keys. */
+  projectId: string | null;
+  permissions: string[];
+  userId: string | null;
+  userHandle: string | null;
+}
+
+/** How the Job object labels an actor (createdBy*, cancelRequestedBy*). */
+export function actorOf(p: Principal): { label: string; kind: ActorKind; userId: string | null; apiKeyId: string | null; isConsole: boolean } {
+  if (p.keyKind === "console") {
+    return { label: p.userHandle ?? "Console", kind: "user", userId: p.userId, apiKeyId: null, isConsole: true };
+  }
+  return { label: p.keyName, kind: "api_key", userId: null, apiKeyId: p.keyId, isConsole: false };
+}

@@ -1,0 +1,236 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * The D1 schema: the single source of truth for tables. Migrations in migrations/ are generated
+ * from it with `npm run db:generate`. Timestamps are ISO 8601 strings (what the API returns).
+ */
+
+export const workspaces = sqliteTable("workspaces", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  plan: text("plan", { enum: ["free", "pro", "enterprise"] }).notNull(),
+  createdAt: text("created_at").notNull(),
+});
+
+export const projects = sqliteTable(
+  "projects",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id),
+    name: text("name").notNull(),
+    webhookUrl: text("webhook_url"),
+    /** AES-GCM encrypted Standard Webhooks secret (`whsec_…`). */
+    webhookSecretEnc: text("webhook_secret_enc").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("projects_workspace_name").on(t.workspaceId, t.name)],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id),
+    /** Null for workspace keys. */
+    projectId: text("project_id").references(() => projects.id),
+    kind: text("kind", { enum: ["workspace", "project", "console"] }).notNull(),
+    name: text("name").notNull(),
+    /** First characters of the secret, to recognise a key in listings. */
+    prefix: text("prefix").notNull(),
+    secretHash: text("secret_hash").notNull().unique(),
+    permissions: text("permissions", { mode: "json" }).$type<string[]>().notNull(),
+    /** Console sessions only: the signed-in user. */
+    userId: text("user_id"),
+    userHandle: text("user_handle"),
+    expiresAt: text("expires_at"),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("api_keys_project").on(t.projectId)],
+);
+
+export const storageConnections = sqliteTable(
+  "storage_connections",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull().references(() => projects.id),
+    name: text("name").notNull(),
+    endpoint: text("endpoint").notNull(),
+    region: text("region").notNull(),
+    forcePathStyle: integer("force_path_style", { mode: "boolean" }).notNull(),
+    buckets: text("buckets", { mode: "json" }).$type<string[]>().notNull(),
+    accessKeyId: text("access_key_id").notNull(),
+    secretAccessKeyEnc: text("secret_access_key_enc").notNull(),
+    defaultOutputPrefix: text("default_output_prefix").notNull(),
+    status: text("status", { enum: ["active", "inactive"] }).notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("storage_connections_project").on(t.projectId)],
+);
+
+/**
+ * The queryable copy of each job. The JobDO is the authority; it rewrites this row (inside the
+ * same call that changes its state) so a read after a successful write sees the write.
+ */
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    projectId: text("project_id").notNull(),
+    serviceType: text("service_type").notNull(),
+    status: text("status").notNull(),
+    priority: text("priority").notNull(),
+    customerJobRef: text("customer_job_ref"),
+    /** Creator label, key name and key id joined for the `user` substring filter. */
+    userSearch: text("user_search").notNull(),
+    createdByLabel: text("created_by_label").notNull(),
+    /** Source URL / input metadata flattened for the `input` substring filter. */
+    inputSearch: text("input_search").notNull(),
+    /** The full public Job object. */
+    data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** Monotonic version from the JobDO, so an out-of-order mirror write never wins. */
+    version: integer("version").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("jobs_project_created").on(t.projectId, t.createdAt),
+    index("jobs_project_status").on(t.projectId, t.status),
+    index("jobs_project_ref").on(t.projectId, t.customerJobRef),
+  ],
+);
+
+/** Credits and quota meters per workspace and billing period (calendar month, UTC). */
+export const usage = sqliteTable(
+  "usage",
+  {
+    workspaceId: text("workspace_id").notNull(),
+    period: text("period").notNull(),
+    meter: text("meter").notNull(),
+    used: integer("used").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.period, t.meter] })],
+);
+
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    projectId: text("project_id").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    state: text("state", { enum: ["in_flight", "done"] }).notNull(),
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key] })],
+);
+
+/** Runner work waiting in its lane. A claim is one conditional UPDATE … RETURNING. */
+export const runnerTasks = sqliteTable(
+  "runner_tasks",
+  {
+    id: text("id").primaryKey(),
+    jobId: text("job_id").notNull(),
+    attempt: integer("attempt").notNull(),
+    stepIndex: integer("step_index").notNull(),
+    handler: text("handler").notNull(),
+    lane: text("lane", { enum: ["high", "normal", "low"] }).notNull(),
+    /** 0 = high, 1 = normal, 2 = low: claim order. */
+    laneRank: integer("lane_rank").notNull(),
+    state: text("state", { enum: ["available", "leased", "done", "dead"] }).notNull(),
+    leaseToken: text("lease_token"),
+    leaseUntil: text("lease_until"),
+    runnerId: text("runner_id"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("runner_tasks_job_attempt_step").on(t.jobId, t.attempt, t.stepIndex),
+    index("runner_tasks_claim").on(t.state, t.handler, t.laneRank, t.createdAt),
+  ],
+);
+
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    jobId: text("job_id").notNull(),
+    projectId: text("project_id").notNull(),
+    /** Standard Webhooks `webhook-id`: identical on every retry of one event. */
+    eventId: text("event_id").notNull(),
+    event: text("event").notNull(),
+    url: text("url").notNull(),
+    attempt: integer("attempt").notNull(),
+    outcome: text("outcome", { enum: ["delivered", "failed", "gave_up"] }).notNull(),
+    responseStatus: integer("response_status"),
+    errorMessage: text("error_message"),
+    durationMs: integer("duration_ms").notNull(),
+    nextRetryAt: text("next_retry_at"),
+    at: text("at").notNull(),
+  },
+  (t) => [index("webhook_deliveries_job").on(t.jobId, t.at), uniqueIndex("webhook_deliveries_event_attempt").on(t.eventId, t.attempt)],
+);
+
+export const transcripts = sqliteTable(
+  "transcripts",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    jobId: text("job_id").notNull(),
+    status: text("status", { enum: ["pending", "completed", "failed"] }).notNull(),
+    language: text("language"),
+    durationSec: real("duration_sec"),
+    engine: text("engine"),
+    model: text("model"),
+    revision: integer("revision").notNull().default(0),
+    segmentCount: integer("segment_count").notNull().default(0),
+    thumbnails: text("thumbnails", { mode: "json" }).$type<unknown[]>().notNull().default(sql`'[]'`),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    translation: text("translation", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    outputKeys: text("output_keys", { mode: "json" }).$type<Record<string, string>>(),
+    bucket: text("bucket"),
+    connectionId: text("connection_id"),
+    sourceKey: text("source_key"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("transcripts_project").on(t.projectId)],
+);
+
+/**
+ * Transcript layers (`raw`, `glossary`, `segments`, `visual`) as JSON split into parts, because a
+ * long transcript with word timings outgrows one D1 row (2 MB).
+ */
+export const transcriptLayers = sqliteTable(
+  "transcript_layers",
+  {
+    transcriptId: text("transcript_id").notNull(),
+    layer: text("layer", { enum: ["raw", "glossary", "segments", "visual"] }).notNull(),
+    part: integer("part").notNull(),
+    data: text("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.transcriptId, t.layer, t.part] })],
+);
+
+export const glossaryTerms = sqliteTable(
+  "glossary_terms",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    term: text("term").notNull(),
+    preferred: text("preferred").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("glossary_project_term").on(t.projectId, t.term)],
+);
+
+export const platformSettings = sqliteTable("platform_settings", {
+  id: integer("id").primaryKey(),
+  document: text("document", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  updatedAt: text("updated_at").notNull(),
+});

@@ -1,0 +1,135 @@
+import { eq } from "drizzle-orm";
+import { CreateJobSchema, type CreateJobRequest } from "../../contracts/job-requests";
+import type { Job } from "../../contracts/job";
+import { newId } from "../../contracts/ids";
+import { PRIORITY_BY_PLAN } from "../../contracts/service-types";
+import type { Settings } from "../../contracts/settings";
+import type { Principal } from "../auth/principal";
+import { actorOf } from "../auth/principal";
+import { getDb } from "../db/client";
+import { transcripts } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError, validationError, zodDetails, zodMessage } from "../errors";
+import { nowIso } from "../platform/clock";
+import { loadSettings } from "../platform/settings";
+import { pipelineFor } from "../pipelines/registry";
+import { charge, creditsFor, METER_BY_SERVICE, refund } from "./credits";
+import { resolveReferences } from "./references";
+import { jobStub } from "./stubs";
+
+/** Summarization's detail path is `textSourceJobId` (no `input.` prefix), as the spec writes it. */
+function specPath(path: string): string {
+  return path === "input.textSourceJobId" ? "textSourceJobId" : path;
+}
+
+export function parseCreateRequest(body: unknown): CreateJobRequest {
+  const r = CreateJobSchema.safeParse(body);
+  if (r.success) return r.data;
+  const details = zodDetails(r.error).map((d) => ({ ...d, path: specPath(d.path) }));
+  throw validationError(zodMessage(r.error), details);
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function checkWebhookUrl(url: string | undefined, settings: Settings): void {
+  if (!url || url.startsWith("https://")) return;
+  const host = new URL(url).hostname;
+  if (settings.webhooks.allowLoopbackHttp && isLoopback(host)) return;
+  throw validationError("webhookUrl must start with https://", [{ path: "webhookUrl", issue: "httpsRequired" }]);
+}
+
+/** Everything the substring filters of GET /v1/jobs search, flattened once at create. */
+function searchColumns(job: Job): { userSearch: string; inputSearch: string } {
+  const userSearch = [job.createdByLabel, job.apiKeyLabel ?? "", job.apiKeyId].join("\n").toLowerCase();
+  const i = job.input;
+  const source = i["bucket"] && i["sourceKey"] ? `s3://${String(i["bucket"])}/${String(i["sourceKey"])}` : "";
+  const inputSearch = [source, job.sourceDisplayName ?? "", JSON.stringify(i)].join("\n").toLowerCase();
+  return { userSearch, inputSearch };
+}
+
+/**
+ * POST /v1/jobs: validate the body, check references (no charge yet), refuse unbuilt pipelines,
+ * charge credits atomically, then hand the job to its Durable Object, which mirrors it to D1
+ * and puts it on the queue. A failure after charging refunds.
+ */
+export async function createJob(env: Env, principal: Principal, body: unknown): Promise<Job> {
+  const req = parseCreateRequest(body);
+  const db = getDb(env.DB);
+  const settings = await loadSettings(db);
+  checkWebhookUrl(req.webhookUrl, settings);
+  const projectId = principal.projectId as string;
+  const resolved = await resolveReferences(db, env.ENCRYPTION_KEY, projectId, principal.plan, req, settings);
+
+  const steps = pipelineFor(req.serviceType, settings, env);
+  if (!steps) {
+    throw new ApiError("serviceNotAvailable", `service type ${req.serviceType} is not available on this deployment yet: its pipeline is not built; the request was valid and nothing was charged`, [
+      { path: "serviceType", issue: `serviceNotAvailable:${req.serviceType}` },
+    ]);
+  }
+
+  const meter = METER_BY_SERVICE[req.serviceType];
+  const amount = creditsFor(req, resolved);
+  const charged = await charge(env.DB, principal.workspaceId, principal.plan, meter, amount);
+
+  try {
+    const now = nowIso();
+    const actor = actorOf(principal);
+    const jobId = newId("job");
+    const job: Job = {
+      jobId,
+      serviceType: req.serviceType,
+      status: "pending",
+      priority: PRIORITY_BY_PLAN[principal.plan],
+      workspaceId: principal.workspaceId,
+      projectId,
+      workspacePlan: principal.plan,
+      input: resolved.input,
+      resultSummary: null,
+      cancelRequestedAt: null,
+      cancelRequestedByLabel: null,
+      cancelRequestedByKind: null,
+      cancelRequestedByUserId: null,
+      cancelRequestedByApiKeyId: null,
+      cancelMode: null,
+      ...(resolved.sourceDisplayName !== undefined ? { sourceDisplayName: resolved.sourceDisplayName } : {}),
+      webhookUrl: req.webhookUrl ?? null,
+      currentStage: null,
+      attemptCount: 0,
+      lastError: null,
+      error: null,
+      createdByLabel: actor.label,
+      createdByKind: actor.kind,
+      apiKeyLabel: principal.keyKind === "console" ? null : principal.keyName,
+      apiKeyId: principal.keyId,
+      isConsoleKey: actor.isConsole,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      completedAt: null,
+      userMetadata: req.userMetadata ?? null,
+      processingLeaseUntil: null,
+    };
+    if (resolved.newTranscript) {
+      const t = resolved.newTranscript;
+      await db.insert(transcripts).values({
+        id: t.id,
+        projectId,
+        jobId,
+        status: "pending",
+        connectionId: t.connectionId,
+        bucket: t.bucket,
+        sourceKey: t.sourceKey,
+        outputKeys: t.outputKeys,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    return await jobStub(env, jobId).create(job, steps, searchColumns(job));
+  } catch (err) {
+    await refund(env.DB, charged);
+    if (resolved.newTranscript) await db.delete(transcripts).where(eq(transcripts.id, resolved.newTranscript.id));
+    throw err;
+  }
+}

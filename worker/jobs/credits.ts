@@ -1,0 +1,95 @@
+import type { CreateJobRequest } from "../../contracts/job-requests";
+import type { Plan, ServiceType } from "../../contracts/service-types";
+import { ApiError } from "../errors";
+import { billingPeriod, periodResetsAt } from "../platform/clock";
+
+/**
+ * Credits and quotas, per workspace and calendar month (UTC). Free-plan limits are the spec's
+ * Limits table; other plans have no cap here (the spec does not state theirs) but are metered.
+ */
+export const METER_BY_SERVICE: Record<ServiceType, string> = {
+  transcription: "transcription_jobs",
+  clip_generation: "clip_credits",
+  thumbnail: "thumbnail_credits",
+  indexer: "indexing_credits",
+  metadata: "metadata_credits",
+  summarization: "summarization_credits",
+  translation: "translation_jobs",
+  dubbing: "dubbing_jobs",
+};
+
+export const PLAN_LIMITS: Record<Plan, Partial<Record<string, number>>> = {
+  free: { transcription_jobs: 10, clip_credits: 1000, thumbnail_credits: 100 },
+  pro: {},
+  enterprise: {},
+};
+
+/** Credits a request costs, from its (defaulted) input. */
+export function creditsFor(req: CreateJobRequest, resolved: { maxClips?: number; thumbnailCount?: number }): number {
+  switch (req.serviceType) {
+    case "clip_generation":
+      return resolved.maxClips ?? 1;
+    case "thumbnail":
+      return resolved.thumbnailCount ?? 1;
+    case "indexer":
+      return new Set(req.input.textSourceIds).size;
+    default:
+      return 1;
+  }
+}
+
+export interface Charge {
+  workspaceId: string;
+  period: string;
+  meter: string;
+  amount: number;
+}
+
+/**
+ * Charges atomically: one upsert whose WHERE refuses to pass the limit, so two concurrent creates
+ * can never both squeeze under it.
+ */
+export async function charge(db: D1Database, workspaceId: string, plan: Plan, meter: string, amount: number): Promise<Charge> {
+  const period = billingPeriod();
+  const limit = PLAN_LIMITS[plan][meter];
+  const cap = limit ?? Number.MAX_SAFE_INTEGER;
+  const row = await db
+    .prepare(
+      `INSERT INTO usage (workspace_id, period, meter, used) SELECT ?1, ?2, ?3, ?4 WHERE ?4 <= ?5
+       ON CONFLICT (workspace_id, period, meter) DO UPDATE SET used = usage.used + excluded.used WHERE usage.used + excluded.used <= ?5
+       RETURNING used`,
+    )
+    .bind(workspaceId, period, meter, amount, cap)
+    .first<{ used: number }>();
+  if (!row) {
+    const used = await db.prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?").bind(workspaceId, period, meter).first<{ used: number }>();
+    const resetsAt = periodResetsAt();
+    throw new ApiError(
+      "quotaExceeded",
+      `${plan} plan limit reached for ${meter}: ${used?.used ?? 0} of ${limit} used this billing period, this request needs ${amount}; the limit resets at ${resetsAt}`,
+      [{ path: "serviceType", issue: `quotaExceeded:${meter}` }],
+      { quota: { meter, limit, used: used?.used ?? 0, requested: amount, resetsAt } },
+    );
+  }
+  return { workspaceId, period, meter, amount };
+}
+
+/** Gives a charge back when the job could not be created after all (nothing was accepted). */
+export async function refund(db: D1Database, c: Charge): Promise<void> {
+  await db
+    .prepare("UPDATE usage SET used = MAX(0, used - ?) WHERE workspace_id = ? AND period = ? AND meter = ?")
+    .bind(c.amount, c.workspaceId, c.period, c.meter)
+    .run();
+}
+
+export async function usageFor(db: D1Database, workspaceId: string, plan: Plan) {
+  const period = billingPeriod();
+  const rows = await db.prepare("SELECT meter, used FROM usage WHERE workspace_id = ? AND period = ?").bind(workspaceId, period).all<{ meter: string; used: number }>();
+  const used = new Map(rows.results.map((r) => [r.meter, r.used]));
+  const meters = Object.values(METER_BY_SERVICE).map((meter) => {
+    const limit = PLAN_LIMITS[plan][meter] ?? null;
+    const u = used.get(meter) ?? 0;
+    return { meter, used: u, limit, remaining: limit === null ? null : Math.max(0, limit - u) };
+  });
+  return { period, periodStart: `${period}-01T00:00:00.000Z`, resetsAt: periodResetsAt(), meters };
+}

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { JOB_STATUSES, SERVICE_TYPES } from "../../contracts/service-types";
+import type { Job } from "../../contracts/job";
+
+const csvOf = <T extends string>(values: readonly T[], what: string) =>
+  z
+    .string()
+    .transform((s) => s.split(",").map((v) => v.trim()).filter(Boolean))
+    .refine((list) => list.every((v) => (values as readonly string[]).includes(v)), { message: `${what} must be a comma-separated list of: ${values.join(", ")}` });
+
+const intParam = (def: number, min: number, max: number, name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: `${name} must be a whole number` })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { message: `${name} must be at least ${min}` }).max(max, { message: `${name} must be at most ${max}` }))
+    .optional()
+    .transform((v) => v ?? def);
+
+/** Query of GET /v1/jobs, as the spec's table lists it. */
+export const ListJobsQuerySchema = z.strictObject({
+  page: intParam(1, 1, 1_000_000, "page"),
+  limit: intParam(20, 1, 100, "limit"),
+  jobId: z.string().min(1).max(128).optional(),
+  customerJobRef: z.string().min(1).max(120).optional(),
+  user: z.string().min(1).max(256).optional(),
+  input: z.string().min(1).max(1024).optional(),
+  statuses: csvOf(JOB_STATUSES, "statuses").optional(),
+  serviceTypes: csvOf(SERVICE_TYPES, "serviceTypes").optional(),
+  sort: z.enum(["jobId", "service", "status", "user", "created"]).default("created"),
+  sortDir: z.enum(["asc", "desc"]).default("desc"),
+});
+export type ListJobsQuery = z.infer<typeof ListJobsQuerySchema>;
+
+const SORT_COLUMN: Record<ListJobsQuery["sort"], string> = {
+  jobId: "id",
+  service: "service_type",
+  status: "status",
+  user: "created_by_label",
+  created: "created_at",
+};
+
+function likeEscape(s: string): string {
+  return "%" + s.toLowerCase().replace(/[\\%_]/g, (m) => "\\" + m) + "%";
+}
+
+export async function listJobs(db: D1Database, projectId: string, q: ListJobsQuery) {
+  const where: string[] = ["project_id = ?"];
+  const args: unknown[] = [projectId];
+  if (q.jobId) {
+    where.push("lower(id) LIKE ? ESCAPE '\\'");
+    args.push(likeEscape(q.jobId));
+  }
+  if (q.customerJobRef) {
+    where.push("customer_job_ref = ?");
+    args.push(q.customerJobRef);
+  }
+  if (q.user) {
+    where.push("user_search LIKE ? ESCAPE '\\'");
+    args.push(likeEscape(q.user));
+  }
+  if (q.input) {
+    where.push("input_search LIKE ? ESCAPE '\\'");
+    args.push(likeEscape(q.input));
+  }
+  if (q.statuses?.length) {
+    where.push(`status IN (${q.statuses.map(() => "?").join(",")})`);
+    args.push(...q.statuses);
+  }
+  if (q.serviceTypes?.length) {
+    where.push(`service_type IN (${q.serviceTypes.map(() => "?").join(",")})`);
+    args.push(...q.serviceTypes);
+  }
+  const whereSql = where.join(" AND ");
+  const dir = q.sortDir === "asc" ? "ASC" : "DESC";
+  // id breaks ties so pages never overlap or skip rows.
+  const order = `${SORT_COLUMN[q.sort]} ${dir}, id ${dir}`;
+  const offset = (q.page - 1) * q.limit;
+  const [count, rows] = await db.batch([
+    db.prepare(`SELECT COUNT(*) AS total FROM jobs WHERE ${whereSql}`).bind(...args),
+    db.prepare(`SELECT data FROM jobs WHERE ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`).bind(...args, q.limit, offset),
+  ]);
+  const total = Number((count?.results[0] as { total: number } | undefined)?.total ?? 0);
+  const data = (rows?.results as Array<{ data: string }>).map((r) => JSON.parse(r.data) as Job);
+  return { data, pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) } };
+}

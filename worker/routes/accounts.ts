@@ -1,0 +1,113 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { WebhookUrlSchema } from "../../contracts/job-requests";
+import { newId } from "../../contracts/ids";
+import { createKey, createProject, findProject, projectWebhookSecret, publicKey, publicProject } from "../accounts/service";
+import { requireAuth } from "../auth/middleware";
+import { PROJECT_PERMISSIONS, ProjectGrantSchema } from "../auth/permissions";
+import { getDb } from "../db/client";
+import { apiKeys, projects, workspaces } from "../db/schema";
+import type { AppBindings } from "../env";
+import { conflict, notFound } from "../errors";
+import { ok } from "../http/envelope";
+import { jsonBody } from "../http/validate";
+import { usageFor } from "../jobs/credits";
+
+const CreateProjectSchema = z.strictObject({ name: z.string().min(1).max(120), webhookUrl: WebhookUrlSchema.nullable().optional() });
+const UpdateProjectSchema = z.strictObject({ webhookUrl: WebhookUrlSchema.nullable() });
+const CreateKeySchema = z.strictObject({ name: z.string().min(1).max(120), permissions: z.array(ProjectGrantSchema).min(1).optional() });
+const ConsoleSessionSchema = z.strictObject({
+  projectId: z.string().min(1),
+  userHandle: z.string().min(1).max(120),
+  ttlMinutes: z.number().int().min(5).max(24 * 60).default(12 * 60),
+});
+
+const CONSOLE_PERMISSIONS = [...PROJECT_PERMISSIONS];
+
+export const workspaceRoutes = new Hono<AppBindings>().get("/", async (c) => {
+  const p = requireAuth(c, { key: "any" });
+  if (p.keyKind === "workspace") requireAuth(c, { key: "workspace", permission: "workspace:read" });
+  const ws = await getDb(c.env.DB).select().from(workspaces).where(eq(workspaces.id, p.workspaceId)).get();
+  if (!ws) throw notFound("workspace not found");
+  return ok(c, { workspaceId: ws.id, name: ws.name, plan: ws.plan, createdAt: ws.createdAt, usage: await usageFor(c.env.DB, ws.id, ws.plan) });
+});
+
+async function ownedProject(c: Parameters<typeof requireAuth>[0], workspaceId: string) {
+  const id = c.req.param("projectId") ?? "";
+  const project = await findProject(getDb(c.env.DB), workspaceId, id);
+  if (!project) throw notFound(`project not found: ${id}`, [{ path: "projectId", issue: `notFound:${id}` }]);
+  return project;
+}
+
+export const projectRoutes = new Hono<AppBindings>()
+  .get("/", async (c) => {
+    const p = requireAuth(c, { key: "workspace", permission: "project:read" });
+    const rows = await getDb(c.env.DB).select().from(projects).where(eq(projects.workspaceId, p.workspaceId)).orderBy(desc(projects.createdAt)).all();
+    return ok(c, rows.map((r) => publicProject(r)));
+  })
+  .post("/", async (c) => {
+    const p = requireAuth(c, { key: "workspace", permission: "project:create" });
+    const body = await jsonBody(c, CreateProjectSchema);
+    const db = getDb(c.env.DB);
+    const dup = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.workspaceId, p.workspaceId), eq(projects.name, body.name))).get();
+    if (dup) throw conflict(`a project named ${body.name} already exists: ${dup.id}`, [{ path: "name", issue: "duplicate" }]);
+    return ok(c, await createProject(db, c.env.ENCRYPTION_KEY, p.workspaceId, body.name, body.webhookUrl ?? null), {}, 201);
+  })
+  .get("/:projectId", async (c) => {
+    const p = requireAuth(c, { key: "workspace", permission: "project:read" });
+    const project = await ownedProject(c, p.workspaceId);
+    const hook = await projectWebhookSecret(getDb(c.env.DB), c.env.ENCRYPTION_KEY, project.id);
+    return ok(c, publicProject(project, hook?.secret));
+  })
+  .patch("/:projectId", async (c) => {
+    const p = requireAuth(c, { key: "workspace", permission: "project:update" });
+    const project = await ownedProject(c, p.workspaceId);
+    const body = await jsonBody(c, UpdateProjectSchema);
+    const rows = await getDb(c.env.DB).update(projects).set({ webhookUrl: body.webhookUrl }).where(eq(projects.id, project.id)).returning();
+    return ok(c, publicProject(rows[0] ?? project));
+  })
+  .post("/:projectId/api-keys", async (c) => {
+    const p = requireAuth(c, { key: "workspace", permission: "project_api_key:create" });
+    const project = await ownedProject(c, p.workspaceId);
+    const body = await jsonBody(c, CreateKeySchema);
+    const key = await createKey(getDb(c.env.DB), { kind: "project", workspaceId: p.workspaceId, projectId: project.id, name: body.name, ...(body.permissions ? { permissions: body.permissions } : {}) });
+    return ok(c, key, { note: "the secret is shown once; store it now" }, 201);
+  })
+  .get("/:projectId/api-keys", async (c) => {
+    const p = requireAuth(c, { key: "workspace", permission: "project_api_key:read" });
+    const project = await ownedProject(c, p.workspaceId);
+    const rows = await getDb(c.env.DB).select().from(apiKeys).where(and(eq(apiKeys.projectId, project.id), eq(apiKeys.kind, "project"))).orderBy(desc(apiKeys.createdAt)).all();
+    return ok(c, rows.map(publicKey));
+  })
+  .post("/:projectId/api-keys/:keyId/revoke", async (c) => {
+    const p = requireAuth(c, { key: "workspace", permission: "project_api_key:revoke" });
+    const project = await ownedProject(c, p.workspaceId);
+    const keyId = c.req.param("keyId");
+    const db = getDb(c.env.DB);
+    await db.update(apiKeys).set({ revokedAt: new Date().toISOString() }).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
+    const row = await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id))).get();
+    if (!row) throw notFound(`API key not found: ${keyId}`, [{ path: "keyId", issue: `notFound:${keyId}` }]);
+    return ok(c, publicKey(row));
+  });
+
+/** Console sessions: how the dashboard acts for a signed-in user (the spec leaves the mechanism open). */
+export const consoleRoutes = new Hono<AppBindings>().post("/sessions", async (c) => {
+  const p = requireAuth(c, { key: "workspace", permission: "console_session:create" });
+  const body = await jsonBody(c, ConsoleSessionSchema);
+  const project = await findProject(getDb(c.env.DB), p.workspaceId, body.projectId);
+  if (!project) throw notFound(`project not found: ${body.projectId}`, [{ path: "projectId", issue: `notFound:${body.projectId}` }]);
+  const expiresAt = new Date(Date.now() + body.ttlMinutes * 60_000).toISOString();
+  const userId = newId("user");
+  const key = await createKey(getDb(c.env.DB), {
+    kind: "console",
+    workspaceId: p.workspaceId,
+    projectId: project.id,
+    name: `Console (${body.userHandle})`,
+    permissions: CONSOLE_PERMISSIONS,
+    userId,
+    userHandle: body.userHandle,
+    expiresAt,
+  });
+  return ok(c, { sessionId: key.apiKeyId, userId, userHandle: body.userHandle, projectId: project.id, expiresAt, secret: key.secret }, {}, 201);
+});

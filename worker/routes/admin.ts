@@ -1,0 +1,54 @@
+import { eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { PlanSchema } from "../../contracts/service-types";
+import { createKey, createWorkspace } from "../accounts/service";
+import { WorkspaceGrantSchema } from "../auth/permissions";
+import { getDb } from "../db/client";
+import { workspaces } from "../db/schema";
+import type { AppBindings } from "../env";
+import { notFound, unauthorized } from "../errors";
+import { ok } from "../http/envelope";
+import { jsonBody } from "../http/validate";
+import { safeEqual } from "../platform/crypto";
+import { loadSettings, updateSettings } from "../platform/settings";
+
+/**
+ * Operator routes (the spec's "dashboard only" actions): workspaces, workspace keys and platform
+ * settings. Guarded by the ADMIN_SECRET Worker secret, never by a customer key.
+ */
+const CreateWorkspaceSchema = z.strictObject({ name: z.string().min(1).max(120), plan: PlanSchema.default("free") });
+const UpdateWorkspaceSchema = z.strictObject({ plan: PlanSchema });
+const CreateWorkspaceKeySchema = z.strictObject({ name: z.string().min(1).max(120), permissions: z.array(WorkspaceGrantSchema).min(1).optional() });
+
+export const adminRoutes = new Hono<AppBindings>()
+  .use(async (c, next) => {
+    const m = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+    if (!m?.[1] || !safeEqual(m[1], c.env.ADMIN_SECRET)) throw unauthorized("admin routes need `Authorization: Bearer <ADMIN_SECRET>`");
+    await next();
+  })
+  .post("/workspaces", async (c) => {
+    const body = await jsonBody(c, CreateWorkspaceSchema);
+    const { workspace, created } = await createWorkspace(getDb(c.env.DB), body.name, body.plan);
+    return ok(c, { workspaceId: workspace.id, name: workspace.name, plan: workspace.plan, createdAt: workspace.createdAt }, { created }, created ? 201 : 200);
+  })
+  .patch("/workspaces/:workspaceId", async (c) => {
+    const body = await jsonBody(c, UpdateWorkspaceSchema);
+    const rows = await getDb(c.env.DB).update(workspaces).set({ plan: body.plan }).where(eq(workspaces.id, c.req.param("workspaceId"))).returning();
+    const ws = rows[0];
+    if (!ws) throw notFound(`workspace not found: ${c.req.param("workspaceId")}`);
+    return ok(c, { workspaceId: ws.id, name: ws.name, plan: ws.plan, createdAt: ws.createdAt });
+  })
+  .post("/workspaces/:workspaceId/keys", async (c) => {
+    const body = await jsonBody(c, CreateWorkspaceKeySchema);
+    const db = getDb(c.env.DB);
+    const ws = await db.select().from(workspaces).where(eq(workspaces.id, c.req.param("workspaceId"))).get();
+    if (!ws) throw notFound(`workspace not found: ${c.req.param("workspaceId")}`);
+    const key = await createKey(db, { kind: "workspace", workspaceId: ws.id, projectId: null, name: body.name, ...(body.permissions ? { permissions: body.permissions } : {}) });
+    return ok(c, key, {}, 201);
+  })
+  .get("/settings", async (c) => ok(c, await loadSettings(getDb(c.env.DB))))
+  .patch("/settings", async (c) => {
+    const body = await jsonBody(c, z.record(z.string(), z.unknown()));
+    return ok(c, await updateSettings(getDb(c.env.DB), body));
+  });

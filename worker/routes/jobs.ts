@@ -1,0 +1,83 @@
+import { and, desc, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import type { Job } from "../../contracts/job";
+import { requireAuth, projectOf } from "../auth/middleware";
+import { actorOf } from "../auth/principal";
+import { getDb } from "../db/client";
+import { jobs, webhookDeliveries } from "../db/schema";
+import type { AppBindings, Env } from "../env";
+import { conflict, notFound } from "../errors";
+import { ok } from "../http/envelope";
+import { queryWith, readJson } from "../http/validate";
+import { createJob } from "../jobs/create";
+import { beginIdempotent } from "../jobs/idempotency";
+import { listJobs, ListJobsQuerySchema } from "../jobs/list";
+import { jobStub } from "../jobs/stubs";
+
+async function loadJob(env: Env, projectId: string, jobId: string): Promise<Job> {
+  const row = await getDb(env.DB).select({ data: jobs.data }).from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.projectId, projectId))).get();
+  if (!row) throw notFound(`job not found: ${jobId}`, [{ path: "jobId", issue: `notFound:${jobId}` }]);
+  return row.data as unknown as Job;
+}
+
+export const jobRoutes = new Hono<AppBindings>()
+  .post("/", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "job:create" });
+    const { value, raw } = await readJson(c);
+    const key = c.req.header("idempotency-key");
+    if (!key) return ok(c, await createJob(c.env, p, value), {}, 201);
+    const begun = await beginIdempotent(c.env.DB, projectOf(p), key, raw);
+    if (begun.kind === "replay") {
+      c.header("Idempotent-Replayed", "true");
+      return c.body(begun.body, begun.status as 201, { "content-type": "application/json" });
+    }
+    try {
+      const job = await createJob(c.env, p, value);
+      const body = { data: job, metadata: {} };
+      await begun.finish(201, body);
+      return c.json(body, 201);
+    } catch (err) {
+      // Client errors are final answers and are replayed; anything else frees the key for a retry.
+      const status = (err as { status?: number }).status;
+      if (typeof status === "number" && status >= 400 && status < 500 && status !== 409 && status !== 429) {
+        const e = err as { code: string; message: string; details: unknown[] };
+        await begun.finish(status, { data: null, error: { code: e.code, message: e.message, details: e.details }, metadata: {} });
+      } else {
+        await begun.abandon();
+      }
+      throw err;
+    }
+  })
+  .get("/", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "job:list" });
+    const q = queryWith(c, ListJobsQuerySchema);
+    const { data, pagination } = await listJobs(c.env.DB, projectOf(p), q);
+    return ok(c, data, { pagination });
+  })
+  .get("/:jobId", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "job:read" });
+    return ok(c, await loadJob(c.env, projectOf(p), c.req.param("jobId")));
+  })
+  .get("/:jobId/progress", async (c) => {
+    const p = requireAuth(c, { key: "console", permission: "job:read" });
+    const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
+    const view = await jobStub(c.env, job.jobId).getProgress();
+    return ok(c, view ?? { progress: [], currentStage: null, attemptHistory: [] });
+  })
+  .post("/:jobId/cancel", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "job:cancel" });
+    const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
+    const a = actorOf(p);
+    const r = await jobStub(c.env, job.jobId).cancel({ label: a.label, kind: a.kind, userId: a.userId, apiKeyId: a.apiKeyId });
+    if (!r.ok) throw conflict(`job ${job.jobId} is ${r.status} and can no longer be cancelled`, [{ path: "jobId", issue: `status:${r.status}` }]);
+    return ok(c, r.job);
+  })
+  .get("/:jobId/webhook-deliveries", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "job:read" });
+    const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
+    const rows = await getDb(c.env.DB).select().from(webhookDeliveries).where(eq(webhookDeliveries.jobId, job.jobId)).orderBy(desc(webhookDeliveries.at)).all();
+    return ok(
+      c,
+      rows.map((r) => ({ deliveryId: r.id, eventId: r.eventId, event: r.event, url: r.url, attempt: r.attempt, outcome: r.outcome, responseStatus: r.responseStatus, error: r.errorMessage, durationMs: r.durationMs, nextRetryAt: r.nextRetryAt, at: r.at })),
+    );
+  });

@@ -1,0 +1,91 @@
+import { and, desc, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { newId } from "../../contracts/ids";
+import { S3Client } from "../../contracts/s3-client";
+import { requireAuth, projectOf } from "../auth/middleware";
+import { getDb } from "../db/client";
+import { storageConnections } from "../db/schema";
+import type { AppBindings } from "../env";
+import { notFound, validationError } from "../errors";
+import { ok } from "../http/envelope";
+import { jsonBody } from "../http/validate";
+import { nowIso } from "../platform/clock";
+import { seal } from "../platform/crypto";
+import { connectionLocation, publicConnection } from "../storage/connections";
+
+export const CreateConnectionSchema = z.strictObject({
+  name: z.string().min(1).max(120),
+  endpoint: z.url({ protocol: /^https?$/, message: "endpoint must be an http(s) URL" }),
+  region: z.string().min(1).max(64).default("us-east-1"),
+  forcePathStyle: z.boolean().default(true),
+  buckets: z.array(z.string().min(3).max(63).regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/, { message: "bucket names are 3-63 lowercase letters, digits, dots and hyphens" })).min(1).max(100),
+  accessKeyId: z.string().min(1).max(256),
+  secretAccessKey: z.string().min(1).max(512),
+  defaultOutputPrefix: z
+    .string()
+    .min(1)
+    .max(256)
+    .refine((v) => !v.startsWith("/") && !v.split("/").includes(".."), { message: "defaultOutputPrefix must be relative, without `..`" })
+    .default("svc-media-results"),
+});
+
+export const storageConnectionRoutes = new Hono<AppBindings>()
+  .post("/", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "storage_connection:create" });
+    const body = await jsonBody(c, CreateConnectionSchema);
+    const now = nowIso();
+    const s3 = new S3Client({ endpoint: body.endpoint, region: body.region, forcePathStyle: body.forcePathStyle, accessKeyId: body.accessKeyId, secretAccessKey: body.secretAccessKey }, 10_000);
+    // Credentials are checked against the store now, so a job never fails later on a typo.
+    for (const [i, bucket] of body.buckets.entries()) {
+      try {
+        await s3.checkBucket(bucket);
+      } catch (err) {
+        throw validationError(`credentials could not list bucket ${bucket}: ${err instanceof Error ? err.message : String(err)}`, [{ path: `buckets.${i}`, issue: "credentialsRejected" }]);
+      }
+    }
+    const row = {
+      id: newId("storageConnection"),
+      projectId: projectOf(p),
+      name: body.name,
+      endpoint: body.endpoint,
+      region: body.region,
+      forcePathStyle: body.forcePathStyle,
+      buckets: body.buckets,
+      accessKeyId: body.accessKeyId,
+      secretAccessKeyEnc: await seal(c.env.ENCRYPTION_KEY, body.secretAccessKey),
+      defaultOutputPrefix: body.defaultOutputPrefix.replace(/\/$/, ""),
+      status: "active" as const,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await getDb(c.env.DB).insert(storageConnections).values(row);
+    return ok(c, publicConnection(row), {}, 201);
+  })
+  .get("/", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "storage_connection:read" });
+    const rows = await getDb(c.env.DB).select().from(storageConnections).where(eq(storageConnections.projectId, projectOf(p))).orderBy(desc(storageConnections.createdAt)).all();
+    return ok(c, rows.map(publicConnection));
+  })
+  .get("/:connectionId", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "storage_connection:read" });
+    const id = c.req.param("connectionId");
+    const row = await getDb(c.env.DB).select().from(storageConnections).where(and(eq(storageConnections.id, id), eq(storageConnections.projectId, projectOf(p)))).get();
+    if (!row) throw notFound(`storage connection not found: ${id}`, [{ path: "connectionId", issue: `notFound:${id}` }]);
+    return ok(c, publicConnection(row));
+  })
+  .post("/:connectionId/deactivate", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "storage_connection:delete" });
+    const id = c.req.param("connectionId");
+    const db = getDb(c.env.DB);
+    const rows = await db
+      .update(storageConnections)
+      .set({ status: "inactive", updatedAt: nowIso() })
+      .where(and(eq(storageConnections.id, id), eq(storageConnections.projectId, projectOf(p))))
+      .returning();
+    const row = rows[0];
+    if (!row) throw notFound(`storage connection not found: ${id}`, [{ path: "connectionId", issue: `notFound:${id}` }]);
+    return ok(c, publicConnection(row));
+  });
+
+export { connectionLocation };

@@ -1,0 +1,153 @@
+import { and, asc, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { newId } from "../../contracts/ids";
+import type { Segment } from "../../contracts/transcript";
+import { requireAuth, projectOf } from "../auth/middleware";
+import { getDb, type Db } from "../db/client";
+import { glossaryTerms, transcripts } from "../db/schema";
+import type { AppBindings } from "../env";
+import { conflict, notFound, validationError } from "../errors";
+import { ok } from "../http/envelope";
+import { jsonBody, queryWith } from "../http/validate";
+import { nowIso } from "../platform/clock";
+import { readLayer, rebuildGlossaryLayer, replaceSegments, TranscriptTooLargeError, type Layer } from "../transcripts/store";
+
+const LAYERS = ["segments", "glossary", "raw", "visual"] as const;
+
+const TranscriptQuery = z.strictObject({
+  layers: z
+    .string()
+    .transform((s) => s.split(",").map((v) => v.trim()).filter(Boolean))
+    .refine((l) => l.every((v) => (LAYERS as readonly string[]).includes(v)), { message: `layers must be a comma-separated list of: ${LAYERS.join(", ")}` })
+    .optional(),
+});
+
+const SegmentEditSchema = z.strictObject({
+  revision: z.number().int().min(0),
+  segments: z
+    .array(
+      z.strictObject({
+        id: z.number().int().nonnegative(),
+        text: z.string().max(10_000).optional(),
+        start: z.number().nonnegative().optional(),
+        end: z.number().nonnegative().optional(),
+      }),
+    )
+    .min(1)
+    .max(5000),
+});
+
+const GlossaryTermSchema = z.strictObject({ term: z.string().trim().min(1).max(200), preferred: z.string().trim().min(1).max(200) });
+
+async function ownedTranscript(db: Db, projectId: string, id: string) {
+  const t = await db.select().from(transcripts).where(and(eq(transcripts.id, id), eq(transcripts.projectId, projectId))).get();
+  if (!t) throw notFound(`transcription not found: ${id}`, [{ path: "transcriptionId", issue: `notFound:${id}` }]);
+  return t;
+}
+
+export const transcriptRoutes = new Hono<AppBindings>()
+  .get("/:transcriptionId", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+    const q = queryWith(c, TranscriptQuery);
+    const db = getDb(c.env.DB);
+    const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
+    const wanted = new Set<string>(q.layers ?? LAYERS);
+    const layer = async (name: Layer) => (wanted.has(name) ? ((await readLayer<unknown[]>(db, t.id, name)) ?? []) : undefined);
+    return ok(c, {
+      transcriptionId: t.id,
+      textSourceId: t.id,
+      projectId: t.projectId,
+      jobId: t.jobId,
+      status: t.status,
+      language: t.language,
+      durationSec: t.durationSec,
+      engine: t.engine,
+      model: t.model,
+      revision: t.revision,
+      segmentCount: t.segmentCount,
+      segments: await layer("segments"),
+      glossary: await layer("glossary"),
+      raw: await layer("raw"),
+      visualChunks: await layer("visual"),
+      thumbnails: t.thumbnails,
+      metadata: t.metadata ?? null,
+      translation: t.translation,
+      source: t.bucket ? { connectionId: t.connectionId, bucket: t.bucket, sourceKey: t.sourceKey } : null,
+      outputKeys: t.outputKeys,
+      createdAt: t.createdAt,
+      updatedAt: t.updatedAt,
+    });
+  })
+  .get("/:transcriptionId/metadata", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+    const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
+    return ok(c, { transcriptionId: t.id, metadata: t.metadata ?? null });
+  })
+  .patch("/:transcriptionId/segments", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "transcript:write" });
+    const body = await jsonBody(c, SegmentEditSchema);
+    const db = getDb(c.env.DB);
+    const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
+    if (t.status !== "completed") throw validationError(`transcription ${t.id} is not completed`, [{ path: "transcriptionId", issue: "jobNotCompleted" }]);
+    if (body.revision !== t.revision) throw conflict(`revision ${body.revision} is stale; the transcript is at revision ${t.revision}`, [{ path: "revision", issue: `staleRevision:${t.revision}` }]);
+    const current = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
+    const byId = new Map(current.map((s) => [s.id, s]));
+    for (const [i, edit] of body.segments.entries()) {
+      const seg = byId.get(edit.id);
+      if (!seg) throw validationError(`segment ${edit.id} does not exist`, [{ path: `segments.${i}.id`, issue: `notFound:${edit.id}` }]);
+      const next = { ...seg, ...(edit.text !== undefined ? { text: edit.text } : {}), ...(edit.start !== undefined ? { start: edit.start } : {}), ...(edit.end !== undefined ? { end: edit.end } : {}) };
+      if (next.end < next.start) throw validationError(`segment ${edit.id} would end before it starts`, [{ path: `segments.${i}`, issue: "endBeforeStart" }]);
+      byId.set(edit.id, next);
+    }
+    const updated = current.map((s) => byId.get(s.id) as Segment);
+    let revision: number | null;
+    try {
+      revision = await replaceSegments(db, t.id, body.revision, updated);
+    } catch (err) {
+      if (err instanceof TranscriptTooLargeError) throw validationError(err.message, [{ path: "segments", issue: "transcriptTooLarge" }]);
+      throw err;
+    }
+    if (revision === null) throw conflict("the transcript changed while this edit was applied; reload and retry", [{ path: "revision", issue: "staleRevision" }]);
+    return ok(c, { transcriptionId: t.id, revision, segments: updated });
+  });
+
+export const thumbnailRoutes = new Hono<AppBindings>().get("/:transcriptionId", async (c) => {
+  const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+  const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
+  return ok(c, { transcriptionId: t.id, thumbnails: t.thumbnails });
+});
+
+/** Rebuilds every completed transcript's glossary layer in the project after a glossary change. */
+async function rebuildProjectGlossary(db: Db, projectId: string): Promise<number> {
+  const rows = await db.select({ id: transcripts.id }).from(transcripts).where(and(eq(transcripts.projectId, projectId), eq(transcripts.status, "completed"))).all();
+  for (const r of rows) await rebuildGlossaryLayer(db, r.id, projectId);
+  return rows.length;
+}
+
+export const glossaryRoutes = new Hono<AppBindings>()
+  .get("/", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "glossary:read" });
+    const rows = await getDb(c.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.projectId, projectOf(p))).orderBy(asc(glossaryTerms.term)).all();
+    return ok(c, rows.map((r) => ({ termId: r.id, term: r.term, preferred: r.preferred, createdAt: r.createdAt })));
+  })
+  .post("/", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "glossary:write" });
+    const body = await jsonBody(c, GlossaryTermSchema);
+    const db = getDb(c.env.DB);
+    const projectId = projectOf(p);
+    const row = { id: newId("glossaryTerm"), projectId, term: body.term, preferred: body.preferred, createdAt: nowIso() };
+    const inserted = await db.insert(glossaryTerms).values(row).onConflictDoNothing().returning();
+    if (inserted.length === 0) throw conflict(`the glossary already has the term ${body.term}`, [{ path: "term", issue: "duplicate" }]);
+    const rebuilt = await rebuildProjectGlossary(db, projectId);
+    return ok(c, { termId: row.id, term: row.term, preferred: row.preferred, createdAt: row.createdAt }, { rebuiltTranscripts: rebuilt }, 201);
+  })
+  .delete("/:termId", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "glossary:write" });
+    const db = getDb(c.env.DB);
+    const projectId = projectOf(p);
+    const removed = await db.delete(glossaryTerms).where(and(eq(glossaryTerms.id, c.req.param("termId")), eq(glossaryTerms.projectId, projectId))).returning();
+    if (removed.length === 0) throw notFound(`glossary term not found: ${c.req.param("termId")}`, [{ path: "termId", issue: `notFound:${c.req.param("termId")}` }]);
+    const rebuilt = await rebuildProjectGlossary(db, projectId);
+    return ok(c, { termId: removed[0]?.id, deleted: true }, { rebuiltTranscripts: rebuilt });
+  });

@@ -1,0 +1,97 @@
+import { and, asc, eq } from "drizzle-orm";
+import type { Segment, VisualChunk } from "../../contracts/transcript";
+import type { Db } from "../db/client";
+import { glossaryTerms, transcriptLayers, transcripts } from "../db/schema";
+import { applyGlossary } from "./glossary";
+
+export type Layer = "raw" | "glossary" | "segments" | "visual";
+
+/** Documented limit behind `transcript_too_large`: the JSON of one layer. */
+export const TRANSCRIPT_LAYER_MAX_BYTES = 8 * 1024 * 1024;
+const PART_CHARS = 512 * 1024;
+
+export class TranscriptTooLargeError extends Error {
+  constructor(readonly bytes: number) {
+    super(`transcript is ${bytes} bytes as JSON; the limit is ${TRANSCRIPT_LAYER_MAX_BYTES} bytes per layer`);
+  }
+}
+
+function layerStatements(db: Db, transcriptId: string, layer: Layer, value: unknown) {
+  const json = JSON.stringify(value);
+  const bytes = new TextEncoder().encode(json).length;
+  if (bytes > TRANSCRIPT_LAYER_MAX_BYTES) throw new TranscriptTooLargeError(bytes);
+  const parts: string[] = [];
+  for (let i = 0; i < json.length; i += PART_CHARS) parts.push(json.slice(i, i + PART_CHARS));
+  if (parts.length === 0) parts.push("[]");
+  return [
+    db.delete(transcriptLayers).where(and(eq(transcriptLayers.transcriptId, transcriptId), eq(transcriptLayers.layer, layer))),
+    ...parts.map((data, part) => db.insert(transcriptLayers).values({ transcriptId, layer, part, data })),
+  ];
+}
+
+export async function readLayer<T>(db: Db, transcriptId: string, layer: Layer): Promise<T | null> {
+  const rows = await db
+    .select({ data: transcriptLayers.data })
+    .from(transcriptLayers)
+    .where(and(eq(transcriptLayers.transcriptId, transcriptId), eq(transcriptLayers.layer, layer)))
+    .orderBy(asc(transcriptLayers.part))
+    .all();
+  if (rows.length === 0) return null;
+  return JSON.parse(rows.map((r) => r.data).join("")) as T;
+}
+
+export async function projectGlossary(db: Db, projectId: string) {
+  return db.select({ term: glossaryTerms.term, preferred: glossaryTerms.preferred }).from(glossaryTerms).where(eq(glossaryTerms.projectId, projectId)).all();
+}
+
+/**
+ * Stores a finished transcription: `raw` is the engine output, `glossary` the raw layer with the
+ * project glossary applied, and `segments` (current, editable) starts as the glossary layer.
+ * Idempotent: a repeated call rewrites the same rows.
+ */
+export async function saveTranscription(
+  db: Db,
+  t: { id: string; projectId: string; language: string; durationSec: number; engine: string; model: string; segments: Segment[]; visualChunks: VisualChunk[]; outputKeys: Record<string, string> },
+): Promise<void> {
+  const terms = await projectGlossary(db, t.projectId);
+  const glossaryLayer = applyGlossary(t.segments, terms);
+  const now = new Date().toISOString();
+  const finish = db
+    .update(transcripts)
+    .set({ status: "completed", language: t.language, durationSec: t.durationSec, engine: t.engine, model: t.model, revision: 1, segmentCount: t.segments.length, outputKeys: t.outputKeys, updatedAt: now })
+    .where(eq(transcripts.id, t.id));
+  // One batch is one D1 transaction: the layers and the completed status land together.
+  await db.batch([
+    finish,
+    ...layerStatements(db, t.id, "raw", t.segments),
+    ...layerStatements(db, t.id, "glossary", glossaryLayer),
+    ...layerStatements(db, t.id, "segments", glossaryLayer),
+    ...layerStatements(db, t.id, "visual", t.visualChunks),
+  ]);
+}
+
+/** Rebuilds the glossary layer from `raw` after the glossary changed; `segments` keeps user edits. */
+export async function rebuildGlossaryLayer(db: Db, transcriptId: string, projectId: string): Promise<Segment[] | null> {
+  const raw = await readLayer<Segment[]>(db, transcriptId, "raw");
+  if (!raw) return null;
+  const layer = applyGlossary(raw, await projectGlossary(db, projectId));
+  const [first, ...rest] = layerStatements(db, transcriptId, "glossary", layer);
+  if (first) await db.batch([first, ...rest]);
+  return layer;
+}
+
+/** Replaces the current layer if the revision still matches: one conditional UPDATE guards it. */
+export async function replaceSegments(db: Db, transcriptId: string, expectedRevision: number, segments: Segment[]): Promise<number | null> {
+  const now = new Date().toISOString();
+  const bumped = await db
+    .update(transcripts)
+    .set({ revision: expectedRevision + 1, segmentCount: segments.length, updatedAt: now })
+    .where(and(eq(transcripts.id, transcriptId), eq(transcripts.revision, expectedRevision)))
+    .returning({ revision: transcripts.revision });
+  if (bumped.length === 0) return null;
+  const [first, ...rest] = layerStatements(db, transcriptId, "segments", segments);
+  if (first) await db.batch([first, ...rest]);
+  return bumped[0]?.revision ?? null;
+}
+
+export { layerStatements };
