@@ -75,11 +75,10 @@ export class S3Client {
     throw new S3Error(`${what} failed: HTTP ${res.status}${code ? ` ${code}` : ""}`, res.status, code);
   }
 
-  /** Lists at most one key: proves the credentials can read the bucket. */
+  /** HEAD on the bucket: proves the bucket exists and the credentials are accepted for it. */
   async checkBucket(bucket: string): Promise<void> {
-    const url = this.objectUrl(bucket) + "?list-type=2&max-keys=1";
-    const res = await this.send("GET", url);
-    if (!res.ok) await this.fail(res, `list bucket ${bucket}`);
+    const res = await this.send("HEAD", this.objectUrl(bucket));
+    if (!res.ok) await this.fail(res, `access bucket ${bucket}`);
     await res.body?.cancel();
   }
 
