@@ -22,7 +22,7 @@ export const UserMetadataSchema = z
   .catchall(z.unknown())
   .refine((v) => JSON.stringify(v).length <= 16_384, custom("tooBig", "userMetadata must be at most 16 KiB as JSON"));
 
-/** https only; plain http is decided later against settings (loopback, local stacks). */
+/** An absolute http(s) URL; plain http is decided later against settings (loopback, local stacks). */
 export const WebhookUrlSchema = z
   .string()
   .max(2048)
@@ -33,13 +33,12 @@ export const WebhookUrlSchema = z
     } catch {
       return false;
     }
-  }, custom("invalidFormat", "webhookUrl must be an absolute URL"))
-  .refine((v) => v.startsWith("https://") || v.startsWith("http://"), custom("invalidFormat", "webhookUrl must start with https://"));
+  }, custom("invalidFormat", "webhookUrl must be an absolute URL starting with https://"));
 
 const Id = (prefix: string) =>
   z
     .string({ message: "required" })
-    .min(1)
+    .min(1, { message: "must not be empty", abort: true })
     .max(128)
     .refine((v) => v.startsWith(prefix), custom("invalidFormat", `must be an id starting with ${prefix}`));
 
@@ -123,7 +122,7 @@ export const MetadataInputSchema = z.strictObject({ textSourceId: Id("txt_") });
 export const SummarizationInputSchema = z.strictObject({
   textSourceJobId: z
     .string({ message: "textSourceJobId is required" })
-    .min(1, { message: "textSourceJobId must not be empty" })
+    .min(1, { message: "textSourceJobId must not be empty", abort: true })
     .max(128)
     .refine((v) => v.startsWith("job_") || v.startsWith("txt_"), custom("invalidFormat", "textSourceJobId must be a job_ or txt_ id")),
 });

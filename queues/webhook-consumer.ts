@@ -34,7 +34,7 @@ function isLoopback(host: string): boolean {
   return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export function deliverable(url: string, settings: Settings): string | null {
+export function deliverable(url: string, settings: Settings, environment: string): string | null {
   let u: URL;
   try {
     u = new URL(url);
@@ -42,7 +42,7 @@ export function deliverable(url: string, settings: Settings): string | null {
     return "webhook URL is not a valid URL";
   }
   if (u.protocol === "https:") return null;
-  if (u.protocol === "http:" && settings.webhooks.allowLoopbackHttp && isLoopback(u.hostname)) return null;
+  if (u.protocol === "http:" && environment === "local" && settings.webhooks.allowLoopbackHttp && isLoopback(u.hostname)) return null;
   return "webhook URL must be https (plain http only to loopback when the local configuration allows it)";
 }
 
@@ -64,7 +64,7 @@ export async function deliverWebhook(env: Env, m: WebhookMessage, attempt: numbe
       .values({ id: newId("webhookDelivery"), jobId: m.jobId, projectId: m.projectId, eventId: m.eventId, event: m.event, url, attempt, outcome, responseStatus, errorMessage, durationMs, nextRetryAt, at: nowIso() })
       .onConflictDoNothing();
   };
-  const refusal = deliverable(url, settings);
+  const refusal = deliverable(url, settings, env.ENVIRONMENT);
   if (refusal) {
     await record("gave_up", null, refusal, 0, null);
     return { kind: "done" };

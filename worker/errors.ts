@@ -87,21 +87,41 @@ export function errorBody(code: ErrorCode, message: string, details: ErrorDetail
   return { data: null, error: { code, message, details }, metadata };
 }
 
-/** zod issues → the spec's `details[]` ({ path, issue }). */
+/**
+ * zod issues → the spec's `details[]` ({ path, issue }), one entry per distinct path and issue.
+ * Parse with `{ reportInput: true }` so a missing field can be told apart from a wrong one.
+ */
 export function zodDetails(error: z.ZodError, prefix: string[] = []): ErrorDetail[] {
-  return error.issues.map((i) => {
+  const all = error.issues.flatMap((i) => {
     const path = [...prefix, ...i.path.map(String)];
     if (i.code === "unrecognized_keys") {
       return i.keys.map((k) => ({ path: [...path, k].join("."), issue: "notAllowed" }));
     }
     return [{ path: path.join("."), issue: issueName(i) }];
-  }).flat();
+  });
+  const seen = new Set<string>();
+  return all.filter((d) => {
+    const k = `${d.path}\n${d.issue}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** True when the issue is about a field that was not sent (its reported input is absent). */
+function isMissing(i: z.core.$ZodIssue): boolean {
+  if (i.code === "invalid_union") {
+    const discriminator = (i as { discriminator?: unknown }).discriminator;
+    const input = i.input;
+    return typeof discriminator === "string" && typeof input === "object" && input !== null && (input as Record<string, unknown>)[discriminator] === undefined;
+  }
+  return i.input === undefined;
 }
 
 function issueName(i: z.core.$ZodIssue): string {
   switch (i.code) {
     case "invalid_type":
-      return i.input === undefined ? "required" : "invalidType";
+      return isMissing(i) ? "required" : "invalidType";
     case "too_small":
       return "tooSmall";
     case "too_big":
@@ -109,9 +129,10 @@ function issueName(i: z.core.$ZodIssue): string {
     case "invalid_format":
       return "invalidFormat";
     case "invalid_value":
-      return "invalidValue";
     case "invalid_union":
-      return "invalidValue";
+      return isMissing(i) ? "required" : "invalidValue";
+    case "invalid_key":
+      return "invalidKey";
     case "custom":
       return typeof i.params?.["issue"] === "string" ? i.params["issue"] : "invalid";
     default:

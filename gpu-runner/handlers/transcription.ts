@@ -20,6 +20,8 @@ import {
   denoise,
   detectSilences,
   extractAudio,
+  measureNoiseFloor,
+  planDenoise,
   planChunks,
   probe,
   separateVocals,
@@ -84,7 +86,17 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     let audio = rawAudio;
     if (t.denoise) {
       const out = join(ctx.workDir, "audio.denoised.wav");
-      await report.stage("denoise_audio", () => ffmpegStep(() => denoise(audio, out, signal)));
+      const input = audio;
+      await report.stage(
+        "denoise_audio",
+        () =>
+          ffmpegStep(async () => {
+            const plan = planDenoise(await measureNoiseFloor(input, signal), engine.reducesNoise);
+            await denoise(input, out, plan.filter, signal);
+            return plan;
+          }),
+        (plan) => ({ ...plan }),
+      );
       audio = out;
     } else {
       await report.skip("denoise_audio", "denoise disabled in platform settings");
@@ -92,7 +104,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
 
     if (t.separateVocals) {
       const out = join(ctx.workDir, "audio.vocals.wav");
-      await report.stage("separate_vocals", () => ffmpegStep(() => separateVocals(audio, out, signal)), () => ({ method: "mid-channel band-pass" }));
+      await report.stage("separate_vocals", () => ffmpegStep(() => separateVocals(audio, out, signal)), () => ({ method: "mid channel, speech band-pass, level normalisation" }));
       audio = out;
     } else {
       await report.skip("separate_vocals", "vocal separation disabled in platform settings");

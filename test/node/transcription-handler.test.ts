@@ -8,6 +8,8 @@ import type { EngineTranscript, SpeechEngine, TranscribeOptions } from "../../gp
 import { createTranscriptionHandler, type TranscriptionHandlerDeps } from "../../gpu-runner/handlers/transcription";
 import { makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
 import { startLocalS3, type LocalS3 } from "../support/local-s3";
+import { librivoxUtterances } from "../../scripts/make-sample-media";
+import { wordErrorRate } from "../../gpu-runner/transcription/wer";
 import { garbageFile, overLimitFile, speechAudioOnly, speechVideo } from "../support/media-fixtures";
 
 const BUCKET = "customer-media";
@@ -42,6 +44,7 @@ class ScriptedEngine implements SpeechEngine {
   readonly name = "scripted";
   readonly model = "scripted-1";
   readonly maxConcurrency = 8;
+  readonly reducesNoise = false;
   readonly languages: readonly string[] | null;
   readonly calls: { path: string; language: string | undefined }[] = [];
 
@@ -120,7 +123,9 @@ const getText = async (key: string) => (await client.getObject(BUCKET, key)).tex
 
 describe("transcription handler with the local PocketSphinx engine", () => {
   let outcome: RunOutcome;
+  let reference: string;
   beforeAll(async () => {
+    reference = (await librivoxUtterances()).map((u) => u.text).join(" ");
     outcome = await runHandler();
   }, 120_000);
 
@@ -145,8 +150,8 @@ describe("transcription handler with the local PocketSphinx engine", () => {
     const r = outcome.result!;
     expect(r).toMatchObject({ language: "en", engine: "local-pocketsphinx", outputKeys: OUTPUT_KEYS });
     expect(r.durationSec).toBeCloseTo(28.8, 0);
-    const text = r.segments.map((s) => s.text).join(" ");
-    for (const w of ["consider", "how", "much", "young", "man", "rather", "selfish", "respectable"]) expect(text).toContain(w);
+    // The PocketSphinx command-line tool scores 0.27 on this audio.
+    expect(wordErrorRate(reference, r.segments.map((s) => s.text).join(" ")).wer).toBeLessThan(0.32);
     expect(r.segments.map((s) => s.id)).toEqual(r.segments.map((_, i) => i));
   });
 

@@ -18,7 +18,7 @@ export async function readJson(c: Context): Promise<{ value: unknown; raw: strin
 }
 
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix: string[] = []): z.infer<S> {
-  const r = schema.safeParse(value);
+  const r = schema.safeParse(value, { reportInput: true });
   if (!r.success) throw validationError(zodMessage(r.error, prefix), zodDetails(r.error, prefix));
   return r.data;
 }

@@ -23,7 +23,7 @@ function specPath(path: string): string {
 }
 
 export function parseCreateRequest(body: unknown): CreateJobRequest {
-  const r = CreateJobSchema.safeParse(body);
+  const r = CreateJobSchema.safeParse(body, { reportInput: true });
   if (r.success) return r.data;
   const details = zodDetails(r.error).map((d) => ({ ...d, path: specPath(d.path) }));
   throw validationError(zodMessage(r.error), details);
@@ -33,10 +33,11 @@ function isLoopback(host: string): boolean {
   return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-function checkWebhookUrl(url: string | undefined, settings: Settings): void {
+function checkWebhookUrl(url: string | undefined, settings: Settings, environment: string): void {
   if (!url || url.startsWith("https://")) return;
   const host = new URL(url).hostname;
-  if (settings.webhooks.allowLoopbackHttp && isLoopback(host)) return;
+  // Plain http only for loopback receivers on a local stack whose settings allow it.
+  if (environment === "local" && settings.webhooks.allowLoopbackHttp && isLoopback(host)) return;
   throw validationError("webhookUrl must start with https://", [{ path: "webhookUrl", issue: "httpsRequired" }]);
 }
 
@@ -58,7 +59,7 @@ export async function createJob(env: Env, principal: Principal, body: unknown): 
   const req = parseCreateRequest(body);
   const db = getDb(env.DB);
   const settings = await loadSettings(db);
-  checkWebhookUrl(req.webhookUrl, settings);
+  checkWebhookUrl(req.webhookUrl, settings, env.ENVIRONMENT);
   const projectId = principal.projectId as string;
   const resolved = await resolveReferences(db, env.ENCRYPTION_KEY, projectId, principal.plan, req, settings);
 

@@ -38,6 +38,8 @@ export interface SpeechEngine {
   readonly maxConcurrency: number;
   /** Whether the engine can detect the language itself (else an absent hint means its only language). */
   readonly detectsLanguage: boolean;
+  /** The engine reduces noise itself (then the pipeline's denoise keeps to a gentle high-pass). */
+  readonly reducesNoise: boolean;
   /** Languages the engine can recognise, or null when it handles any language. */
   readonly languages: readonly string[] | null;
   supportsLanguage(lang: string): boolean;

@@ -54,6 +54,7 @@ export function parseVerboseJson(body: unknown, fallbackLanguage: string): Engin
 export class OpenAICompatibleEngine implements SpeechEngine {
   readonly name = "openai-compatible";
   readonly detectsLanguage = true;
+  readonly reducesNoise = false;
   readonly languages = null;
 
   constructor(private readonly config: OpenAICompatibleConfig) {}

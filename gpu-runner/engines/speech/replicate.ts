@@ -55,6 +55,7 @@ interface HttpFailure {
 export class ReplicateEngine implements SpeechEngine {
   readonly name = "replicate";
   readonly detectsLanguage = true;
+  readonly reducesNoise = false;
   readonly languages = null;
 
   constructor(private readonly config: ReplicateConfig) {}

@@ -67,6 +67,7 @@ export class WorkersAIEngine implements SpeechEngine {
   readonly name = "workers-ai";
   readonly inputFormat = "mp3";
   readonly detectsLanguage = true;
+  readonly reducesNoise = false;
   readonly languages = null;
 
   constructor(private readonly config: WorkersAIConfig) {}

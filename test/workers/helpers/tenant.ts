@@ -21,16 +21,7 @@ export async function createTenant(opts: { plan?: "free" | "pro" | "enterprise";
   const wkey = await admin<{ secret: string }>("POST", `/workspaces/${ws.body.data.workspaceId}/keys`, { name: "ops" });
   const project = await call<{ projectId: string }>("POST", "/v1/projects", { key: wkey.body.data.secret, body: { name: unique("proj") } });
   const pkey = await call<{ secret: string; apiKeyId: string }>("POST", `/v1/projects/${project.body.data.projectId}/api-keys`, { key: wkey.body.data.secret, body: { name: "ci-key" } });
-  let connectionId = "";
-  if (opts.withConnection !== false) {
-    const s3 = inject("s3");
-    const conn = await call<{ connectionId: string }>("POST", "/v1/storage-connections", {
-      key: pkey.body.data.secret,
-      body: { name: "local", endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, buckets: ["media-test"], accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    });
-    if (conn.status !== 201) throw new Error(`connection create failed: ${JSON.stringify(conn.body)}`);
-    connectionId = conn.body.data.connectionId;
-  }
+  const connectionId = opts.withConnection === false ? "" : await createConnection(pkey.body.data.secret);
   return {
     workspaceId: ws.body.data.workspaceId,
     workspaceKey: wkey.body.data.secret,
@@ -46,4 +37,15 @@ export async function createTenant(opts: { plan?: "free" | "pro" | "enterprise";
 export async function projectKey(t: Tenant, permissions?: string[]): Promise<{ secret: string; apiKeyId: string }> {
   const r = await call<{ secret: string; apiKeyId: string }>("POST", `/v1/projects/${t.projectId}/api-keys`, { key: t.workspaceKey, body: { name: unique("key"), ...(permissions ? { permissions } : {}) } });
   return r.body.data;
+}
+
+/** A storage connection to the test S3 server allowing only the `media-test` bucket; returns its id. */
+export async function createConnection(projectKeySecret: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const s3 = inject("s3");
+  const conn = await call<{ connectionId: string }>("POST", "/v1/storage-connections", {
+    key: projectKeySecret,
+    body: { name: unique("conn"), endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, buckets: ["media-test"], accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, ...extra },
+  });
+  if (conn.status !== 201) throw new Error(`connection create failed: ${JSON.stringify(conn.body)}`);
+  return conn.body.data.connectionId;
 }

@@ -1,0 +1,82 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { apiCall, ApiCallError, bootstrap, type S3Details } from "./lib/api-client";
+import { LOCAL_ADMIN_SECRET, LOCAL_BUCKET, ROOT } from "./lib/stack";
+
+/**
+ * Operator CLI: `npm run --silent admin -- <command> [options]`. Talks to the admin routes of a
+ * local or deployed service (MEDIA_JOBS_API_URL, MEDIA_JOBS_ADMIN_SECRET), never with a customer key.
+ *
+ *   bootstrap [--plan free|pro|enterprise] [--name NAME]   one JSON object for a ready-to-use tenant
+ *   workspace create --name NAME [--plan PLAN]
+ *   workspace key --workspace-id ID --name NAME
+ *   workspace plan --workspace-id ID --plan PLAN
+ *   settings get | settings set '<json patch>'
+ */
+const USAGE = `usage: npm run --silent admin -- <bootstrap|workspace create|workspace key|workspace plan|settings get|settings set> [options]`;
+
+async function localStack(): Promise<{ apiBaseUrl?: string; bucket?: string; s3?: S3Details }> {
+  try {
+    return JSON.parse(await readFile(path.join(ROOT, ".local/state/stack.json"), "utf8")) as { apiBaseUrl?: string; bucket?: string; s3?: S3Details };
+  } catch {
+    return {};
+  }
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      plan: { type: "string", default: "free" },
+      name: { type: "string" },
+      "workspace-id": { type: "string" },
+      "api-url": { type: "string" },
+      bucket: { type: "string" },
+    },
+  });
+  const stack = await localStack();
+  const apiBaseUrl = values["api-url"] ?? process.env["MEDIA_JOBS_API_URL"] ?? stack.apiBaseUrl ?? "http://127.0.0.1:8787";
+  const adminSecret = process.env["MEDIA_JOBS_ADMIN_SECRET"] ?? LOCAL_ADMIN_SECRET;
+  const plan = values.plan as "free" | "pro" | "enterprise";
+  if (!["free", "pro", "enterprise"].includes(plan)) throw new Error(`--plan must be free, pro or enterprise`);
+  const [cmd, sub] = positionals;
+  const print = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + "\n");
+
+  if (cmd === "bootstrap") {
+    const s3: S3Details | undefined = process.env["MEDIA_JOBS_S3_ENDPOINT"]
+      ? {
+          endpoint: process.env["MEDIA_JOBS_S3_ENDPOINT"],
+          region: process.env["MEDIA_JOBS_S3_REGION"] ?? "us-east-1",
+          accessKeyId: process.env["MEDIA_JOBS_S3_ACCESS_KEY_ID"] ?? "",
+          secretAccessKey: process.env["MEDIA_JOBS_S3_SECRET_ACCESS_KEY"] ?? "",
+        }
+      : stack.s3;
+    if (!s3) throw new Error("no local stack found (.local/state/stack.json): start it with `npm run dev`, or set MEDIA_JOBS_S3_ENDPOINT and credentials");
+    print(await bootstrap({ apiBaseUrl, adminSecret, name: values.name ?? "local", plan, bucket: values.bucket ?? stack.bucket ?? LOCAL_BUCKET, s3 }));
+  } else if (cmd === "workspace" && sub === "create") {
+    if (!values.name) throw new Error("--name is required");
+    print((await apiCall(apiBaseUrl, "POST", "/admin/v1/workspaces", adminSecret, { name: values.name, plan })).data);
+  } else if (cmd === "workspace" && sub === "key") {
+    if (!values["workspace-id"] || !values.name) throw new Error("--workspace-id and --name are required");
+    print((await apiCall(apiBaseUrl, "POST", `/admin/v1/workspaces/${values["workspace-id"]}/keys`, adminSecret, { name: values.name })).data);
+  } else if (cmd === "workspace" && sub === "plan") {
+    if (!values["workspace-id"]) throw new Error("--workspace-id is required");
+    print((await apiCall(apiBaseUrl, "PATCH", `/admin/v1/workspaces/${values["workspace-id"]}`, adminSecret, { plan })).data);
+  } else if (cmd === "settings" && sub === "get") {
+    print((await apiCall(apiBaseUrl, "GET", "/admin/v1/settings", adminSecret)).data);
+  } else if (cmd === "settings" && sub === "set") {
+    const patch = positionals[2];
+    if (!patch) throw new Error("settings set needs a JSON patch argument");
+    print((await apiCall(apiBaseUrl, "PATCH", "/admin/v1/settings", adminSecret, JSON.parse(patch))).data);
+  } else {
+    throw new Error(USAGE);
+  }
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ApiCallError) process.stderr.write(`admin: ${err.message}\n`);
+  else if (err instanceof Error && "code" in err && err.code === "ECONNREFUSED") process.stderr.write("admin: the API is not reachable; start the local stack with `npm run dev`\n");
+  else process.stderr.write(`admin: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,174 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { startLocalS3, type LocalS3 } from "../../test/support/local-s3";
+
+/**
+ * The local stack: `wrangler dev` (local D1, Durable Objects and Queues persisted under one
+ * directory), a local S3-compatible server on loopback with a bucket, and gpu-runners. Used by
+ * `npm run dev`, the demo, the end-to-end tests and the benchmarks, so all of them exercise the
+ * same thing an operator runs.
+ */
+
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+const require = createRequire(import.meta.url);
+const WRANGLER = path.join(path.dirname(require.resolve("wrangler/package.json")), "bin/wrangler.js");
+const TSX = path.join(path.dirname(require.resolve("tsx/package.json")), "dist/cli.mjs");
+
+export const LOCAL_ADMIN_SECRET = "local-admin-secret";
+export const LOCAL_RUNNER_TOKEN = "local-runner-token";
+export const LOCAL_BUCKET = "media-local";
+
+export interface StackOptions {
+  apiPort?: number;
+  s3Port?: number;
+  /** Where D1/DO/Queue state and S3 objects persist; a fresh dir makes a clean stack. */
+  stateDir?: string;
+  runners?: number;
+  runnerConcurrency?: number;
+  /** Extra environment for runners (e.g. RUNNER_ENABLE_TEST_HANDLERS). */
+  runnerEnv?: Record<string, string>;
+  /** Extra Worker vars (`--var KEY:VALUE`). */
+  vars?: Record<string, string>;
+  /** Forward child output to this process's stdout/stderr (dev) instead of keeping it quiet. */
+  verbose?: boolean;
+  buckets?: string[];
+}
+
+export interface Stack {
+  apiBaseUrl: string;
+  s3: LocalS3;
+  bucket: string;
+  stateDir: string;
+  runners: ChildProcess[];
+  startRunner(env?: Record<string, string>): ChildProcess;
+  logs(): string;
+  close(): Promise<void>;
+}
+
+function onExit(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+  });
+}
+
+/** Kills a child and its process group (wrangler starts workerd below itself). */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const kill = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-(child.pid as number), sig);
+    } catch {
+      child.kill(sig);
+    }
+  };
+  kill(signal);
+  const timer = setTimeout(() => kill("SIGKILL"), graceMs);
+  await onExit(child);
+  clearTimeout(timer);
+}
+
+async function waitForHttp(url: string, timeoutMs: number, child: ChildProcess, logs: () => string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${logs().slice(-4000)}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${url}:\n${logs().slice(-4000)}`);
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${path.basename(args[0] ?? cmd)} ${args.slice(1).join(" ")} exited ${code}:\n${out}`))));
+  });
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const stateDir = path.resolve(opts.stateDir ?? path.join(ROOT, ".local/state"));
+  const bucket = opts.buckets?.[0] ?? LOCAL_BUCKET;
+  await mkdir(path.join(stateDir, "s3"), { recursive: true });
+  const s3 = await startLocalS3({ port: opts.s3Port ?? 0, dir: path.join(stateDir, "s3"), buckets: opts.buckets ?? [LOCAL_BUCKET] });
+  const apiPort = opts.apiPort ?? 8787;
+  const apiBaseUrl = `http://127.0.0.1:${apiPort}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CI: process.env["CI"] ?? "true" };
+  const wranglerState = path.join(stateDir, "wrangler");
+
+  await run(process.execPath, [WRANGLER, "d1", "migrations", "apply", "media-jobs", "--local", "--persist-to", wranglerState], env);
+
+  let log = "";
+  const keep = (d: Buffer) => {
+    log += d.toString();
+    if (log.length > 200_000) log = log.slice(-100_000);
+  };
+  const varArgs = Object.entries(opts.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const wrangler = spawn(
+    process.execPath,
+    [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(apiPort), "--inspector-port", "0", "--persist-to", wranglerState, "--show-interactive-dev-session=false", "--log-level", "warn", ...varArgs],
+    { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  wrangler.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
+  wrangler.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
+
+  const runners: ChildProcess[] = [];
+  const startRunner = (extra: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [TSX, path.join(ROOT, "gpu-runner/main.ts")], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        RUNNER_API_URL: apiBaseUrl,
+        RUNNER_TOKEN: LOCAL_RUNNER_TOKEN,
+        RUNNER_CONCURRENCY: String(opts.runnerConcurrency ?? 1),
+        RUNNER_POLL_MIN_MS: "200",
+        RUNNER_POLL_MAX_MS: "1000",
+        ...opts.runnerEnv,
+        ...extra,
+      },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
+    child.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
+    runners.push(child);
+    return child;
+  };
+
+  const stack: Stack = {
+    apiBaseUrl,
+    s3,
+    bucket,
+    stateDir,
+    runners,
+    startRunner,
+    logs: () => log,
+    close: async () => {
+      await Promise.all(runners.map((r) => stopChild(r)));
+      await stopChild(wrangler);
+      await s3.close();
+    },
+  };
+  try {
+    await waitForHttp(`${apiBaseUrl}/healthz`, 90_000, wrangler, () => log);
+  } catch (err) {
+    await stack.close();
+    throw err;
+  }
+  for (let i = 0; i < (opts.runners ?? 0); i++) startRunner();
+  await writeFile(
+    path.join(stateDir, "stack.json"),
+    JSON.stringify({ apiBaseUrl, bucket, s3: { endpoint: s3.endpoint, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } }, null, 2),
+  );
+  return stack;
+}

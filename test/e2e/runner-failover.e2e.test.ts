@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiCall } from "../../scripts/lib/api-client";
+import { stopChild } from "../../scripts/lib/stack";
+import type { Job } from "../../contracts/job";
+import { consoleKey, startE2E, type E2E } from "../support/e2e-stack";
+
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E({
+    runnerEnv: { RUNNER_ENABLE_TEST_HANDLERS: "true", RUNNER_POLL_MIN_MS: "100", RUNNER_POLL_MAX_MS: "300" },
+    settings: {
+      runner: { leaseSeconds: 3, heartbeatIntervalSeconds: 1 },
+      retry: { maxAttempts: 3, baseDelaySeconds: 0 },
+      testPipelines: { transcription: [{ name: "work", executor: "runner", handler: "test.work", stages: ["download", "probe", "transcribe"], params: { stageMs: 1500 } }] },
+    },
+  });
+});
+afterAll(async () => e?.close());
+
+async function submit(): Promise<Job> {
+  const key = `in/${Date.now()}.mp4`;
+  await e.s3.putObject(e.tenant.bucket, key, new TextEncoder().encode("stand-in media"), "video/mp4");
+  return e.api<Job>("POST", "/v1/jobs", { serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey: key } });
+}
+
+describe("runner failover", () => {
+  it("a runner killed with SIGKILL mid-stage loses its lease (runner_lost) and the job completes on another runner", async () => {
+    const doomed = e.stack.startRunner({ RUNNER_ID: "doomed" });
+    const job = await submit();
+    await e.waitForJob(job.jobId, ["processing"], 30_000);
+    await stopChild(doomed, "SIGKILL");
+    e.stack.startRunner({ RUNNER_ID: "survivor" });
+
+    const done = await e.waitForJob(job.jobId, ["completed", "failed"], 60_000);
+    expect(done.status).toBe("completed");
+    expect(done.attemptCount).toBe(1);
+    const progress = await apiCall<{ attemptHistory: Array<{ error: { code: string } }> }>(e.stack.apiBaseUrl, "GET", `/v1/jobs/${job.jobId}/progress`, await consoleKey(e));
+    expect(progress.data.attemptHistory.map((a) => a.error.code)).toEqual(["runner_lost"]);
+    expect((done.resultSummary as { test: { runnerId: string } }).test.runnerId).toBe("survivor");
+  });
+});

@@ -1,0 +1,53 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { apiCall, bootstrap, type BootstrapResult } from "../../scripts/lib/api-client";
+import { LOCAL_ADMIN_SECRET, startStack, type Stack, type StackOptions } from "../../scripts/lib/stack";
+import { S3Client } from "../../contracts/s3-client";
+import type { Job } from "../../contracts/job";
+
+/** A fresh local stack per test file: its own state dir, API port and S3 server. */
+export interface E2E {
+  stack: Stack;
+  tenant: BootstrapResult;
+  s3: S3Client;
+  api<T>(method: string, p: string, body?: unknown): Promise<T>;
+  admin<T>(method: string, p: string, body?: unknown): Promise<T>;
+  waitForJob(jobId: string, statuses: Job["status"][], timeoutMs?: number): Promise<Job>;
+  close(): Promise<void>;
+}
+
+let nextPort = 18700 + (process.pid % 500) * 2;
+
+export async function startE2E(opts: StackOptions & { plan?: "free" | "pro" | "enterprise"; settings?: Record<string, unknown> } = {}): Promise<E2E> {
+  const stateDir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-e2e-"));
+  const stack = await startStack({ apiPort: nextPort++, stateDir, vars: { ALLOW_TEST_PIPELINES: "true", ...(opts.vars ?? {}) }, ...opts });
+  const tenant = await bootstrap({ apiBaseUrl: stack.apiBaseUrl, adminSecret: LOCAL_ADMIN_SECRET, name: "e2e", plan: opts.plan ?? "pro", bucket: stack.bucket, s3: stack.s3, ...(opts.settings ? { settings: opts.settings } : {}) });
+  const api = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(stack.apiBaseUrl, method, p, tenant.projectKey, body)).data;
+  const admin = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(stack.apiBaseUrl, method, `/admin/v1${p}`, LOCAL_ADMIN_SECRET, body)).data;
+  return {
+    stack,
+    tenant,
+    s3: new S3Client({ endpoint: stack.s3.endpoint, region: stack.s3.region, accessKeyId: stack.s3.accessKeyId, secretAccessKey: stack.s3.secretAccessKey, forcePathStyle: true }),
+    api,
+    admin,
+    async waitForJob(jobId, statuses, timeoutMs = 120_000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const job = await api<Job>("GET", `/v1/jobs/${jobId}`);
+        if (statuses.includes(job.status)) return job;
+        if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms (wanted ${statuses.join("/")}); lastError=${JSON.stringify(job.lastError)}\n${stack.logs().slice(-3000)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    },
+    async close() {
+      await stack.close();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function consoleKey(e: E2E): Promise<string> {
+  const r = await apiCall<{ secret: string }>(e.stack.apiBaseUrl, "POST", "/v1/console/sessions", e.tenant.workspaceKey, { projectId: e.tenant.projectId, userHandle: "e2e" });
+  return r.data.secret;
+}
