@@ -49,7 +49,7 @@ export const OutputPrefixSchema = z
   .max(512)
   .refine((v) => !v.startsWith("/"), custom("leadingSlash", "outputPrefix must be relative: no leading slash"))
   .refine((v) => !v.split("/").includes(".."), custom("dotDotSegment", "outputPrefix must not contain `..` segments"))
-  .refine((v) => !v.split("/").slice(0, -1).includes(""), custom("emptySegment", "outputPrefix must not contain empty path segments"))
+  .refine((v) => !v.replace(/^\/+/, "").split("/").slice(0, -1).includes(""), custom("emptySegment", "outputPrefix must not contain empty path segments"))
   .refine((v) => !/[\u0000-\u001f\u007f\\]/.test(v), custom("invalidFormat", "outputPrefix contains control characters or backslashes"));
 
 export const ObjectKeySchema = z

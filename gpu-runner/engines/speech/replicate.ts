@@ -1,4 +1,4 @@
-import { openAsBlob } from "node:fs";
+import { readFile } from "node:fs/promises";
 import Replicate from "replicate";
 import { z } from "zod";
 import { StepFailure } from "../../handler";
@@ -12,7 +12,8 @@ import { wordsFromSegments } from "./segments";
  * Replicate's hosted Whisper (`openai/whisper`) through the `replicate` package. The model answers
  * `{ detected_language, transcription, segments: [{ start, end, text, avg_logprob, … }] }` with
  * segment times only, so word times are interpolated within segments. Audio goes inline as a data
- * URI (chunks are compressed and bounded), which avoids a separate file-upload round trip.
+ * URI (chunks are compressed and bounded by maxChunkSec, so this is a few hundred kilobytes in
+ * memory), which avoids a separate file-upload round trip.
  */
 export interface ReplicateConfig {
   apiToken: string;
@@ -79,13 +80,16 @@ export class ReplicateEngine implements SpeechEngine {
     const client = new Replicate({
       auth: this.config.apiToken,
       ...(this.config.baseUrl ? { baseUrl: this.config.baseUrl } : {}),
-      fileEncodingStrategy: "data-uri",
+      // replicate@1.4.0's "data-uri" strategy encodes the client object instead of the inputs, so
+      // the audio is passed as a ready-made data URI string and the default strategy (which only
+      // touches Blob inputs) leaves it alone.
+      fileEncodingStrategy: "default",
       useFileOutput: false,
       // Every request the package makes gets the per-call timeout and the task's abort signal.
       fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.any([opts.signal, AbortSignal.timeout(retry.timeoutMs)]) }),
     });
     const input = {
-      audio: await openAsBlob(audioPath, { type: this.config.inputFormat === "ogg" ? "audio/ogg" : "audio/mpeg" }),
+      audio: `data:${this.config.inputFormat === "ogg" ? "audio/ogg" : "audio/mpeg"};base64,${(await readFile(audioPath)).toString("base64")}`,
       model: this.config.whisperModel,
       transcription: "plain text",
       ...(opts.language ? { language: primaryLanguage(opts.language) } : {}),

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS } from "../../contracts/settings";
+import { StepFailure } from "../../gpu-runner/handler";
+import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
+import { parsePocketSphinxTimes } from "../../gpu-runner/engines/speech/local-pocketsphinx";
+import { LIBRIVOX_0880 } from "../support/media-fixtures";
+
+const engine = () => createSpeechEngine(DEFAULT_SETTINGS.transcription, {});
+
+describe("local PocketSphinx engine", () => {
+  it("is the default engine", () => {
+    expect(engine()).toMatchObject({ name: "local-pocketsphinx", inputFormat: "wav", detectsLanguage: false, languages: ["en"] });
+  });
+
+  it("recognises sensible words with increasing times and confidences on a LibriVox recording", async () => {
+    // Reference: "he was not an ill disposed young man"
+    const r = await engine().transcribe(LIBRIVOX_0880, { signal: AbortSignal.timeout(30_000) });
+    expect(r.language).toBe("en");
+    const text = r.words.map((w) => w.word).join(" ");
+    expect(text).toMatch(/^he was not .* young man$/);
+    for (let i = 1; i < r.words.length; i++) expect(r.words[i]!.start).toBeGreaterThanOrEqual(r.words[i - 1]!.end);
+    expect(r.words.every((w) => w.confidence !== undefined && w.confidence >= 0 && w.confidence <= 1)).toBe(true);
+    expect(r.words.at(-1)!.end).toBeLessThanOrEqual(3);
+  });
+
+  it("fails other languages as not supported by the configured engine", async () => {
+    const err = await engine()
+      .transcribe(LIBRIVOX_0880, { language: "es", signal: AbortSignal.timeout(5_000) })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StepFailure);
+    expect(err).toMatchObject({ code: "unsupported_language", retryable: false, message: "language es is not supported by the configured engine local-pocketsphinx (supported: en)" });
+  });
+
+  it("fails with a retryable error when the decoder cannot run", async () => {
+    const broken = createSpeechEngine(DEFAULT_SETTINGS.transcription, { POCKETSPHINX_HMM: "/nonexistent/model" });
+    const err = await broken.transcribe(LIBRIVOX_0880, { signal: AbortSignal.timeout(10_000) }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "processing_failed", retryable: true });
+  });
+
+  it("stops the decoder when the signal is aborted", async () => {
+    const started = Date.now();
+    const err = await engine().transcribe(LIBRIVOX_0880, { signal: AbortSignal.timeout(100) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+});
+
+describe("parsing PocketSphinx -time output", () => {
+  const OUTPUT = [
+    "he was not an illness those young man",
+    "<s> 7.250 7.270 0.999700",
+    "he 7.280 7.380 0.998601",
+    "was(2) 7.390 7.600 0.999700",
+    "<sil> 8.040 8.170 0.648593",
+    "[NOISE] 8.170 8.180 0.5",
+    "++BREATH++ 8.180 8.200 0.5",
+    "young 9.120 9.370 0.829509",
+    "</s> 9.790 10.020 1.000000",
+  ].join("\n");
+
+  it("keeps words with their times and posterior confidences", () => {
+    expect(parsePocketSphinxTimes(OUTPUT)[0]).toEqual({ word: "he", start: 7.28, end: 7.38, confidence: 0.998601 });
+  });
+
+  it("drops fillers and maps alternate pronunciations to the base word", () => {
+    expect(parsePocketSphinxTimes(OUTPUT).map((w) => w.word)).toEqual(["he", "was", "young"]);
+  });
+
+  it("ignores hypothesis lines", () => {
+    expect(parsePocketSphinxTimes("hello world 1 2")).toEqual([]);
+  });
+});
