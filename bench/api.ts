@@ -1,0 +1,120 @@
+import { performance } from "node:perf_hooks";
+import { bootstrap } from "../scripts/lib/api-client";
+import { LOCAL_ADMIN_SECRET } from "../scripts/lib/stack";
+import { S3Client } from "../contracts/s3-client";
+import { fmt, machineInfo, summarize, table, withFreshStack } from "./lib";
+
+/**
+ * API benchmark: p50/p99 latency and requests/s for POST /v1/jobs, GET /v1/jobs/{id} and
+ * GET /v1/jobs?limit=20 at a fixed concurrency on a fresh local stack, beside a bare Hono route on
+ * the same local workerd (`/__bench/bare`, local only) as the ceiling.
+ *
+ *   npx tsx bench/api.ts            # defaults: 20 clients, 2000 requests or 20 s per endpoint
+ *   BENCH_CONCURRENCY=20 BENCH_REQUESTS=2000 BENCH_SECONDS=20 BENCH_API_PORT=18990 npx tsx bench/api.ts
+ *
+ * The clients are Node's fetch (undici, keep-alive pool) in this process. Note: the local S3
+ * server (s3rver) runs in this same process, and every create does S3 probes against it.
+ */
+
+const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 20);
+const MAX_REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? 2000);
+const MAX_SECONDS = Number(process.env["BENCH_SECONDS"] ?? 20);
+const WARMUP = 50;
+const API_PORT = Number(process.env["BENCH_API_PORT"] ?? 18990);
+
+interface RunResult {
+  name: string;
+  requests: number;
+  errors: number;
+  latencies: number[];
+  wallMs: number;
+  firstError?: string;
+}
+
+type MakeRequest = (i: number) => { url: string; init: RequestInit; expect: number };
+
+/** N clients, each sending one request at a time, until the request budget or time budget runs out. */
+async function load(name: string, make: MakeRequest, opts: { requests: number; seconds: number; concurrency: number }): Promise<RunResult> {
+  const latencies: number[] = [];
+  let issued = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const start = performance.now();
+  const deadline = start + opts.seconds * 1000;
+  const client = async () => {
+    while (issued < opts.requests && performance.now() < deadline) {
+      const i = issued++;
+      const { url, init, expect } = make(i);
+      const t0 = performance.now();
+      try {
+        const res = await fetch(url, init);
+        const body = await res.text();
+        const ms = performance.now() - t0;
+        if (res.status === expect) latencies.push(ms);
+        else {
+          errors++;
+          firstError ??= `${res.status} ${body.slice(0, 300)}`;
+        }
+      } catch (err) {
+        errors++;
+        firstError ??= String(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, client));
+  return { name, requests: issued, errors, latencies, wallMs: performance.now() - start, ...(firstError ? { firstError } : {}) };
+}
+
+await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
+  const base = stack.apiBaseUrl;
+  const tenant = await bootstrap({ apiBaseUrl: base, adminSecret: LOCAL_ADMIN_SECRET, name: "bench", plan: "enterprise", bucket: stack.bucket, s3: stack.s3 });
+  const s3 = new S3Client({ endpoint: stack.s3.endpoint, region: stack.s3.region, accessKeyId: stack.s3.accessKeyId, secretAccessKey: stack.s3.secretAccessKey, forcePathStyle: true });
+  const sourceKey = "bench/in.mp4";
+  await s3.putObject(tenant.bucket, sourceKey, new TextEncoder().encode("stand-in media for the API benchmark"), "video/mp4");
+
+  const auth = { authorization: `Bearer ${tenant.projectKey}` };
+  const createBody = JSON.stringify({ serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: tenant.connectionId, bucket: tenant.bucket, sourceKey } });
+  const createReq: MakeRequest = () => ({ url: `${base}/v1/jobs`, init: { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: createBody }, expect: 201 });
+
+  // Find the status create answers, and seed one job for the GET.
+  const probe = await fetch(createReq(0).url, createReq(0).init);
+  const probeBody = (await probe.json()) as { data?: { jobId?: string } };
+  if (probe.status < 200 || probe.status > 299 || !probeBody.data?.jobId) throw new Error(`create failed: ${probe.status} ${JSON.stringify(probeBody)}`);
+  const jobId = probeBody.data.jobId;
+  const createStatus = probe.status;
+
+  const endpoints: Array<{ name: string; make: MakeRequest }> = [
+    { name: "GET /__bench/bare (ceiling)", make: () => ({ url: `${base}/__bench/bare`, init: {}, expect: 200 }) },
+    { name: "POST /v1/jobs", make: (i) => ({ ...createReq(i), expect: createStatus }) },
+    { name: "GET /v1/jobs/{id}", make: () => ({ url: `${base}/v1/jobs/${jobId}`, init: { headers: auth }, expect: 200 }) },
+    { name: "GET /v1/jobs?limit=20", make: () => ({ url: `${base}/v1/jobs?limit=20`, init: { headers: auth }, expect: 200 }) },
+  ];
+
+  console.log(machineInfo());
+  console.log(`stack: wrangler dev (local workerd) on ${base}, local S3 (s3rver, in this process) on ${stack.s3.endpoint}, no runners`);
+  console.log(`load: ${CONCURRENCY} concurrent keep-alive clients (Node fetch/undici), up to ${MAX_REQUESTS} requests or ${MAX_SECONDS} s per endpoint, after ${WARMUP} warm-up requests`);
+  console.log("POST /v1/jobs body: transcription, s3_direct source (a 36-byte stand-in object); each create does 5 S3 calls: 1 ranged GET (probe) + 4 empty PUTs (output keys)\n");
+
+  const results: RunResult[] = [];
+  for (const e of endpoints) {
+    await load(e.name, e.make, { requests: WARMUP, seconds: 30, concurrency: Math.min(CONCURRENCY, 10) });
+    const r = await load(e.name, e.make, { requests: MAX_REQUESTS, seconds: MAX_SECONDS, concurrency: CONCURRENCY });
+    results.push(r);
+    const s = summarize(r.latencies);
+    console.log(`  ${e.name}: ${r.requests} requests in ${fmt(r.wallMs / 1000, 2)} s, p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, ${r.errors} errors${r.firstError ? ` (first: ${r.firstError})` : ""}`);
+  }
+
+  const bare = results[0] as RunResult;
+  const bareRps = bare.latencies.length / (bare.wallMs / 1000);
+  const rows = results.map((r) => {
+    const s = summarize(r.latencies);
+    const rps = r.latencies.length / (r.wallMs / 1000);
+    return [r.name, String(r.requests), String(CONCURRENCY), fmt(s.p50), fmt(s.p99), fmt(rps, 0), r === bare ? "1.00" : fmt(rps / bareRps, 3), String(r.errors)];
+  });
+  console.log(`\n${table(["endpoint", "requests", "concurrency", "p50 ms", "p99 ms", "req/s", "req/s vs bare", "errors"], rows)}`);
+  const jobs = await fetch(`${base}/v1/jobs?limit=1`, { headers: auth }).then((r) => r.json() as Promise<{ metadata: { pagination?: { total?: number } } }>);
+  console.log(`\njobs in the project after the run: ${jobs.metadata.pagination?.total ?? "?"} (GET /v1/jobs?limit=20 ran against this many rows, newest first)`);
+
+  const failed = results.filter((r) => r.errors > 0);
+  if (failed.length > 0) throw new Error(`requests failed: ${failed.map((r) => `${r.name} ${r.errors} (${r.firstError ?? ""})`).join("; ")}`);
+});

@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { startStack, type Stack, type StackOptions } from "../scripts/lib/stack";
+
+/**
+ * Shared by the benchmarks: a fresh local stack in a temporary directory that is always torn down
+ * (on success, on error, on SIGINT/SIGTERM), plus the small statistics and table helpers.
+ */
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] as number;
+}
+
+export function summarize(values: number[]): { n: number; p50: number; p99: number; min: number; max: number; mean: number } {
+  const s = [...values].sort((a, b) => a - b);
+  const mean = s.reduce((a, b) => a + b, 0) / (s.length || 1);
+  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), min: s[0] ?? Number.NaN, max: s[s.length - 1] ?? Number.NaN, mean };
+}
+
+export const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ")} |`;
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? ":" : "-") + "-".repeat(w) + (i === 0 ? "-" : ":")).join("|")}|`, ...rows.map(line)].join("\n");
+}
+
+export function machineInfo(): string {
+  const cpus = os.cpus();
+  return [
+    `machine: ${os.availableParallelism()} cores (${cpus[0]?.model.trim() ?? "unknown cpu"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}`,
+    `node ${process.version}; load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+  ].join("\n");
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Runs `body` against a fresh stack in a temporary state dir and always stops everything the
+ * stack started (wrangler/workerd, runners, the in-process S3) and removes the dir. A signal
+ * also tears down before exiting. Exits non-zero when the body throws.
+ */
+export async function withFreshStack(opts: StackOptions, body: (stack: Stack) => Promise<void>): Promise<void> {
+  const stateDir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-bench-"));
+  let stack: Stack | undefined;
+  let closing: Promise<void> | undefined;
+  const teardown = () => {
+    closing ??= (async () => {
+      await stack?.close();
+      await rm(stateDir, { recursive: true, force: true });
+    })();
+    return closing;
+  };
+  const onSignal = (sig: NodeJS.Signals) => {
+    console.error(`\n${sig}: stopping the stack`);
+    void teardown().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  let failed = false;
+  try {
+    stack = await startStack({ ...opts, stateDir });
+    await body(stack);
+  } catch (err) {
+    failed = true;
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    if (stack) console.error(`--- last stack logs ---\n${stack.logs().slice(-3000)}`);
+  } finally {
+    await teardown();
+  }
+  if (failed) process.exit(1);
+}
