@@ -15,7 +15,8 @@ import { createTenant, unique, type Tenant } from "./helpers/tenant";
 
 let t: Tenant;
 beforeAll(async () => {
-  t = await createTenant();
+  // Pro: the free plan's 10 transcription jobs a month would run out in this file.
+  t = await createTenant({ plan: "pro" });
   await useTestPipeline("transcription", [{ stages: ["download", "probe"] }]);
   await patchSettings({ retry: { maxAttempts: 1, baseDelaySeconds: 0 } });
 });
