@@ -44,6 +44,7 @@ interface ChildReport {
   segments: number;
   durationSec: number;
   timeline: string[];
+  stageMs: Record<string, number>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -70,6 +71,7 @@ async function child(job: ChildJob): Promise<void> {
       segments: result.segments.length,
       durationSec: result.durationSec,
       timeline: ctx.report.timeline(),
+      stageMs: ctx.report.durations(),
     };
     process.stdout.write(JSON.stringify(report) + "\n");
   } finally {
@@ -202,7 +204,8 @@ async function main(): Promise<void> {
       ["handler, single pass (default settings)", fmtPct(werOf(single.text).wer), String(werOf(single.text).errors), fmtS(single.wallMs), `${(single.wallMs / cli.wallMs).toFixed(2)}×`, `${single.peakRssMb.toFixed(0)} MB`],
       ["handler, chunked (maxChunkSec 10)", fmtPct(werOf(chunked.text).wer), String(werOf(chunked.text).errors), fmtS(chunked.wallMs), `${(chunked.wallMs / cli.wallMs).toFixed(2)}×`, `${chunked.peakRssMb.toFixed(0)} MB`],
     ]);
-    console.log("(handler wall time covers download, probe, extract, denoise, transcription, video analysis and the four uploads)\n");
+    console.log("(handler wall time covers download, probe, extract, denoise, transcription, video analysis and the four uploads)");
+    console.log(`single-pass stage times (ms): ${JSON.stringify(single.stageMs)}\n`);
 
     // 2. Chunk parallelism on a long source.
     if (!values["skip-parallel"]) {

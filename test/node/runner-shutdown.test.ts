@@ -1,13 +1,16 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { rm } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeRunnerApi } from "../support/fake-runner-api";
 import { listTree, makeTempDir } from "../support/runner-harness";
 
 /**
- * Shutdown, with the runner as a real child process (`npx tsx gpu-runner/main.ts`) so signals
- * and exit codes are the real ones.
+ * Shutdown, with the runner as a real child process (`tsx gpu-runner/main.ts`) so signals and
+ * exit codes are the real ones. Not through `npx` or `npm run`: npm does not forward SIGTERM to
+ * its child (it exits and orphans the runner), so a supervisor must signal tsx/node directly.
  */
+const TSX_CLI = fileURLToPath(import.meta.resolve("tsx/cli"));
 
 interface RunnerProcess {
   child: ChildProcess;
@@ -17,7 +20,7 @@ interface RunnerProcess {
 }
 
 function spawnRunner(api: FakeRunnerApi, workDir: string, env: Record<string, string>): RunnerProcess {
-  const child = spawn("npx", ["tsx", "gpu-runner/main.ts"], {
+  const child = spawn(process.execPath, [TSX_CLI, "gpu-runner/main.ts"], {
     cwd: process.cwd(),
     env: {
       ...process.env,
@@ -98,11 +101,14 @@ describe("runner shutdown", () => {
 
   it("SIGTERM lets a task that finishes within the grace period complete, then exits 0", async () => {
     const { task, proc } = await startedTask(400, { RUNNER_SHUTDOWN_GRACE_MS: "10000" });
+    const signalledAt = api.now();
     proc.child.kill("SIGTERM");
     const exit = await proc.exited;
     expect(exit).toEqual({ code: 0, signal: null });
     expect(api.outcome(task.taskId)).toBe("complete");
-    expect(api.calls.filter((c) => c.route === "lease" && c.at > (api.calls.at(-1)?.at ?? 0))).toEqual([]);
+    expect(api.callsFor(task.taskId).map((c) => c.route)).not.toContain("release");
+    // Busy at concurrency 1 when signalled, and no new lease after it.
+    expect(api.calls.filter((c) => c.route === "lease" && c.at > signalledAt)).toEqual([]);
   });
 
   it("a second signal exits at once", async () => {

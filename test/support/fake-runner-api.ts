@@ -134,6 +134,11 @@ export class FakeRunnerApi {
     this.injected.set(route, [...(this.injected.get(route) ?? []), ...statuses]);
   }
 
+  /** The fake's clock, on the same scale as `RecordedCall.at`. */
+  now(): number {
+    return Date.now() - this.t0;
+  }
+
   callsFor(taskId: string): RecordedCall[] {
     return this.calls.filter((c) => c.taskId === taskId);
   }

@@ -16,27 +16,50 @@ export type RecordedEvent = Omit<ProgressEntry, "at">;
 
 export class RecordingReporter implements StageReporter {
   readonly events: RecordedEvent[] = [];
+  /** Milliseconds since the reporter was created, one per event (for timing breakdowns). */
+  readonly times: number[] = [];
+  private readonly t0 = performance.now();
 
   async stage<T>(name: string, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T> {
-    this.events.push({ stage: name, event: "started" });
+    this.record({ stage: name, event: "started" });
     let result: T;
     try {
       result = await fn();
     } catch (err) {
       const { code, message } = errorToJobError(err);
-      this.events.push({ stage: name, event: "failed", error: { code, message } });
+      this.record({ stage: name, event: "failed", error: { code, message } });
       throw err;
     }
-    this.events.push({ stage: name, event: "completed", ...(details ? { details: details(result) } : {}) });
+    this.record({ stage: name, event: "completed", ...(details ? { details: details(result) } : {}) });
     return result;
   }
 
   async skip(name: string, reason: string): Promise<void> {
-    this.events.push({ stage: name, event: "skipped", details: { reason } });
+    this.record({ stage: name, event: "skipped", details: { reason } });
   }
 
   async event(entry: RecordedEvent): Promise<void> {
+    this.record(entry);
+  }
+
+  private record(entry: RecordedEvent): void {
     this.events.push(entry);
+    this.times.push(performance.now() - this.t0);
+  }
+
+  /** Duration of each completed stage in ms, e.g. `{ probe: 41 }` (parallel chunks summed). */
+  durations(): Record<string, number> {
+    const open = new Map<string, number[]>();
+    const out: Record<string, number> = {};
+    this.events.forEach((e, i) => {
+      if (e.event === "started") open.set(e.stage, [...(open.get(e.stage) ?? []), this.times[i]!]);
+      if (e.event === "completed" || e.event === "failed") {
+        const starts = open.get(e.stage) ?? [];
+        const t = starts.shift();
+        if (t !== undefined) out[e.stage] = Math.round((out[e.stage] ?? 0) + this.times[i]! - t);
+      }
+    });
+    return out;
   }
 
   /** `stage:event` strings in order, e.g. `probe:failed`: compact to assert on. */

@@ -6,7 +6,7 @@ const csvOf = <T extends string>(values: readonly T[], what: string) =>
   z
     .string()
     .transform((s) => s.split(",").map((v) => v.trim()).filter(Boolean))
-    .refine((list) => list.every((v) => (values as readonly string[]).includes(v)), { message: `${what} must be a comma-separated list of: ${values.join(", ")}` });
+    .refine((list) => list.every((v) => (values as readonly string[]).includes(v)), { message: `${what} must be a comma-separated list of: ${values.join(", ")}`, params: { issue: "invalidValue" } });
 
 const intParam = (def: number, min: number, max: number, name: string) =>
   z

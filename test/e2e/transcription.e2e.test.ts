@@ -1,0 +1,77 @@
+import { readFile } from "node:fs/promises";
+import { parseSync } from "subtitle";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Job } from "../../contracts/job";
+import { startE2E, type E2E } from "../support/e2e-stack";
+import { garbageFile, overLimitFile, speechVideo } from "../support/media-fixtures";
+
+/**
+ * Transcription through the whole local stack: the public API, the JobDO, the queue, a real
+ * gpu-runner with ffmpeg and PocketSphinx, and the local S3 bucket.
+ */
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E({ runners: 1, runnerConcurrency: 2 });
+});
+afterAll(async () => e?.close());
+
+async function upload(file: string, key: string): Promise<string> {
+  await e.s3.putObject(e.tenant.bucket, key, await readFile(file), "video/mp4");
+  return key;
+}
+
+const submit = (sourceKey: string) =>
+  e.api<Job>("POST", "/v1/jobs", { serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey } });
+
+describe("transcription end to end", () => {
+  it("a video in the bucket becomes four output files and a transcript readable through the API", async () => {
+    const job = await submit(await upload(await speechVideo(), "e2e/speech.mp4"));
+    const done = await e.waitForJob(job.jobId, ["completed", "failed"], 180_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+
+    const summary = done.resultSummary as { textSourceId: string; segmentCount: number; durationSec: number; textPreview: string };
+    expect(summary.textSourceId).toBe(job.input["textSourceId"]);
+    expect(summary.segmentCount).toBeGreaterThan(0);
+    expect(summary.durationSec).toBeGreaterThan(25);
+
+    const keys = job.input["resolvedOutputKeys"] as Record<"fullText" | "segments" | "srt" | "vtt", string>;
+    const text = await (await e.s3.getObject(e.tenant.bucket, keys.fullText)).text();
+    expect(text).toMatch(/consider how much there might be/);
+    const doc = JSON.parse(await (await e.s3.getObject(e.tenant.bucket, keys.segments)).text()) as { engine: string; segments: unknown[] };
+    expect(doc.segments.length).toBe(summary.segmentCount);
+    expect(doc.engine).toBe("local-pocketsphinx");
+    const srt = parseSync(await (await e.s3.getObject(e.tenant.bucket, keys.srt)).text()).filter((n) => n.type === "cue");
+    const vtt = parseSync(await (await e.s3.getObject(e.tenant.bucket, keys.vtt)).text()).filter((n) => n.type === "cue");
+    expect(srt.length).toBeGreaterThan(0);
+    expect(vtt.length).toBe(srt.length);
+
+    const transcript = await e.api<{ engine: string; model: string; language: string; revision: number; segments: Array<{ text: string }>; raw: unknown[]; glossary: unknown[]; visualChunks: unknown[] }>(
+      "GET",
+      `/v1/transcriptions/${summary.textSourceId}`,
+    );
+    expect(transcript.engine).toBe("local-pocketsphinx");
+    expect(transcript.model).toBeTruthy();
+    expect(transcript.language).toBe("en");
+    expect(transcript.revision).toBe(1);
+    expect(transcript.raw).toHaveLength(summary.segmentCount);
+    expect(transcript.glossary).toHaveLength(summary.segmentCount);
+    expect(transcript.visualChunks.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a source longer than 3600 s fails with duration_exceeded, naming both durations, without retries", async () => {
+    const job = await submit(await upload(await overLimitFile(), "e2e/over-limit.mp4"));
+    const done = await e.waitForJob(job.jobId, ["completed", "failed"], 120_000);
+    expect(done.status).toBe("failed");
+    expect(done.error?.code).toBe("duration_exceeded");
+    expect(done.error?.message).toMatch(/3601(\.\d+)? s.*3600 s/);
+    expect(done.attemptCount).toBe(0);
+  });
+
+  it("a garbage file fails clearly and is not retried", async () => {
+    const job = await submit(await upload(await garbageFile(), "e2e/garbage.mp4"));
+    const done = await e.waitForJob(job.jobId, ["completed", "failed"], 120_000);
+    expect(done.status).toBe("failed");
+    expect(done.error?.code).toBe("unsupported_media");
+    expect(done.attemptCount).toBe(0);
+  });
+});
