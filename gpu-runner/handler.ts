@@ -23,7 +23,11 @@ export interface HandlerContext {
   report: StageReporter;
   /** A fresh directory for this task; the runner deletes it afterwards, whatever happens. */
   workDir: string;
-  /** Aborted when the lease is lost or the runner is shutting down hard. */
+  /**
+   * Aborted when the lease is lost or the runner is shutting down hard. Every child process the
+   * handler starts must be tied to it (`spawnChild`/`runChild` in child-process.ts, or node's
+   * `spawn(..., { signal })`), so aborting the work also kills ffmpeg, engines and the like.
+   */
   signal: AbortSignal;
   /** Cores this handler may use for parallel work. */
   cores: number;

@@ -14,6 +14,30 @@ const tooLarge = (limit: number) => () => {
   throw new ApiError("payloadTooLarge", `request body exceeds ${limit} bytes`);
 };
 
+/** A Hono route path (`/v1/jobs/:jobId/cancel`) as a regex over request paths. */
+function routePattern(path: string): RegExp {
+  const body = path
+    .replace(/\/+$/, "")
+    .split("/")
+    .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${body}/?$`);
+}
+
+/**
+ * Methods the app serves on a path. Hono answers a known path with the wrong method through
+ * notFound; this lets that answer be 405 with an `Allow` header instead of 404.
+ */
+function allowedMethods(app: Hono<AppBindings>): (pathname: string) => string[] {
+  let table: Array<{ method: string; pattern: RegExp }> | null = null;
+  return (pathname) => {
+    table ??= app.routes.filter((r) => r.method !== "ALL").map((r) => ({ method: r.method, pattern: routePattern(r.path) }));
+    const methods = new Set(table.filter((r) => r.pattern.test(pathname)).map((r) => r.method));
+    if (methods.has("GET")) methods.add("HEAD");
+    return [...methods].sort();
+  };
+}
+
 export function buildApp() {
   const app = new Hono<AppBindings>();
   // Ceiling for bench/api.ts: the cheapest possible route on the same workerd, registered before
@@ -42,7 +66,16 @@ export function buildApp() {
   app.route("/v1/thumbnails", routes.thumbnails);
   app.route("/v1/glossary", routes.glossary);
 
-  app.notFound((c) => c.json(errorBody("notFound", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
+  const allowed = allowedMethods(app);
+  app.notFound((c) => {
+    const { pathname } = new URL(c.req.url);
+    const methods = allowed(pathname);
+    if (methods.length > 0) {
+      c.header("Allow", methods.join(", "));
+      return c.json(errorBody("methodNotAllowed", `${c.req.method} is not allowed on ${pathname}; allowed: ${methods.join(", ")}`, [{ path: "method", issue: "methodNotAllowed" }]), 405);
+    }
+    return c.json(errorBody("notFound", `no route for ${c.req.method} ${pathname}`), 404);
+  });
   app.onError(renderError);
   return app;
 }
