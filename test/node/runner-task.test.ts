@@ -113,6 +113,18 @@ describe("runner: one task", () => {
     expect(api.callsFor(task.taskId).filter((c) => c.status !== 200)).toHaveLength(1);
     expect(api.timeline(task.taskId)).toEqual(["events:one:started", "events:one:completed", "events:two:started"]);
     expect(r.logs.some((l) => l.event === "lease_lost")).toBe(true);
+    expect(await listTree(r.workRoot)).toEqual([]);
+  });
+
+  it("a lease lost on an events call aborts the task and nothing more is reported", async () => {
+    // Heartbeats far apart: the loss is learned when stage one reports completed.
+    const task = api.addTask({ heartbeatIntervalSec: 60, step: { stages: ["one", "two"], params: { stageMs: 100 } } });
+    const r = await start();
+    await api.waitForEvent(task.taskId, "events:one:started");
+    api.loseLease(task.taskId);
+    await api.waitFor(() => r.runner.activeTasks === 0, "the task to stop");
+    await delay(50);
+    expect(api.callsFor(task.taskId).map((c) => `${c.route}:${c.status}`)).toEqual(["events:200", "events:409"]);
   });
 
   it("deletes the work directory after success", async () => {
