@@ -1,3 +1,4 @@
+import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { bootstrap } from "../scripts/lib/api-client";
 import { LOCAL_ADMIN_SECRET } from "../scripts/lib/stack";
@@ -20,10 +21,14 @@ const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 20);
 const MAX_REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? 2000);
 const MAX_SECONDS = Number(process.env["BENCH_SECONDS"] ?? 20);
 const WARMUP = 50;
+/** The unloaded latency: one client, a short run, before each loaded run. */
+const SERIAL_REQUESTS = 100;
+const SERIAL_SECONDS = 5;
 const API_PORT = Number(process.env["BENCH_API_PORT"] ?? 18990);
 
 interface RunResult {
   name: string;
+  concurrency: number;
   requests: number;
   errors: number;
   latencies: number[];
@@ -32,9 +37,20 @@ interface RunResult {
 }
 
 type MakeRequest = (i: number) => { url: string; init: RequestInit; expect: number };
+/** One operation; resolves to null when it succeeded, else to an error description. */
+type Op = (i: number) => Promise<string | null>;
 
-/** N clients, each sending one request at a time, until the request budget or time budget runs out. */
-async function load(name: string, make: MakeRequest, opts: { requests: number; seconds: number; concurrency: number }): Promise<RunResult> {
+const httpOp =
+  (make: MakeRequest): Op =>
+  async (i) => {
+    const { url, init, expect } = make(i);
+    const res = await fetch(url, init);
+    const body = await res.text();
+    return res.status === expect ? null : `${res.status} ${body.slice(0, 300)}`;
+  };
+
+/** N clients, each running one operation at a time, until the request budget or time budget runs out. */
+async function load(name: string, op: Op, opts: { requests: number; seconds: number; concurrency: number }): Promise<RunResult> {
   const latencies: number[] = [];
   let issued = 0;
   let errors = 0;
@@ -44,25 +60,22 @@ async function load(name: string, make: MakeRequest, opts: { requests: number; s
   const client = async () => {
     while (issued < opts.requests && performance.now() < deadline) {
       const i = issued++;
-      const { url, init, expect } = make(i);
       const t0 = performance.now();
+      let error: string | null;
       try {
-        const res = await fetch(url, init);
-        const body = await res.text();
-        const ms = performance.now() - t0;
-        if (res.status === expect) latencies.push(ms);
-        else {
-          errors++;
-          firstError ??= `${res.status} ${body.slice(0, 300)}`;
-        }
+        error = await op(i);
       } catch (err) {
+        error = String(err);
+      }
+      if (error === null) latencies.push(performance.now() - t0);
+      else {
         errors++;
-        firstError ??= String(err);
+        firstError ??= error;
       }
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, client));
-  return { name, requests: issued, errors, latencies, wallMs: performance.now() - start, ...(firstError ? { firstError } : {}) };
+  return { name, concurrency: opts.concurrency, requests: issued, errors, latencies, wallMs: performance.now() - start, ...(firstError ? { firstError } : {}) };
 }
 
 await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
@@ -83,38 +96,55 @@ await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
   const jobId = probeBody.data.jobId;
   const createStatus = probe.status;
 
-  const endpoints: Array<{ name: string; make: MakeRequest }> = [
-    { name: "GET /__bench/bare (ceiling)", make: () => ({ url: `${base}/__bench/bare`, init: {}, expect: 200 }) },
-    { name: "POST /v1/jobs", make: (i) => ({ ...createReq(i), expect: createStatus }) },
-    { name: "GET /v1/jobs/{id}", make: () => ({ url: `${base}/v1/jobs/${jobId}`, init: { headers: auth }, expect: 200 }) },
-    { name: "GET /v1/jobs?limit=20", make: () => ({ url: `${base}/v1/jobs?limit=20`, init: { headers: auth }, expect: 200 }) },
+  const endpoints: Array<{ name: string; op: Op }> = [
+    { name: "GET /__bench/bare (ceiling)", op: httpOp(() => ({ url: `${base}/__bench/bare`, init: {}, expect: 200 })) },
+    { name: "POST /v1/jobs", op: httpOp((i) => ({ ...createReq(i), expect: createStatus })) },
+    { name: "GET /v1/jobs/{id}", op: httpOp(() => ({ url: `${base}/v1/jobs/${jobId}`, init: { headers: auth }, expect: 200 })) },
+    { name: "GET /v1/jobs?limit=20", op: httpOp(() => ({ url: `${base}/v1/jobs?limit=20`, init: { headers: auth }, expect: 200 })) },
+    {
+      // What the create's S3 checks cost by themselves: the same 5 calls, from here, against the same local S3.
+      name: "S3 only: create's 1 ranged GET + 4 PUTs",
+      op: async (i) => {
+        await s3.probeObject(tenant.bucket, sourceKey, 1024);
+        for (const f of ["a", "b", "c", "d"]) await s3.putObject(tenant.bucket, `bench/s3only/${i}/${f}`, new Uint8Array(0), "application/octet-stream", 0);
+        return null;
+      },
+    },
   ];
 
   console.log(machineInfo());
-  console.log(`stack: wrangler dev (local workerd) on ${base}, local S3 (s3rver, in this process) on ${stack.s3.endpoint}, no runners`);
-  console.log(`load: ${CONCURRENCY} concurrent keep-alive clients (Node fetch/undici), up to ${MAX_REQUESTS} requests or ${MAX_SECONDS} s per endpoint, after ${WARMUP} warm-up requests`);
-  console.log("POST /v1/jobs body: transcription, s3_direct source (a 36-byte stand-in object); each create does 5 S3 calls: 1 ranged GET (probe) + 4 empty PUTs (output keys)\n");
+  console.log(`stack: wrangler dev (local workerd) on ${base}, local S3 (s3rver, in this process) on ${stack.s3.endpoint}, no runners (the dispatch consumer still runs for every created job)`);
+  console.log(`load: ${CONCURRENCY} concurrent keep-alive clients (Node fetch/undici), up to ${MAX_REQUESTS} requests or ${MAX_SECONDS} s per endpoint, after ${WARMUP} warm-up requests; each preceded by 1 client, up to ${SERIAL_REQUESTS} requests or ${SERIAL_SECONDS} s`);
+  console.log("POST /v1/jobs body: transcription, s3_direct source (a 36-byte stand-in object); each create makes 5 S3 calls: 1 ranged GET (probe) + 4 empty PUTs (output keys)\n");
 
   const results: RunResult[] = [];
   for (const e of endpoints) {
-    await load(e.name, e.make, { requests: WARMUP, seconds: 30, concurrency: Math.min(CONCURRENCY, 10) });
-    const r = await load(e.name, e.make, { requests: MAX_REQUESTS, seconds: MAX_SECONDS, concurrency: CONCURRENCY });
-    results.push(r);
-    const s = summarize(r.latencies);
-    console.log(`  ${e.name}: ${r.requests} requests in ${fmt(r.wallMs / 1000, 2)} s, p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, ${r.errors} errors${r.firstError ? ` (first: ${r.firstError})` : ""}`);
+    await load(e.name, e.op, { requests: WARMUP, seconds: 30, concurrency: Math.min(CONCURRENCY, 10) });
+    for (const [concurrency, requests, seconds] of [
+      [1, SERIAL_REQUESTS, SERIAL_SECONDS],
+      [CONCURRENCY, MAX_REQUESTS, MAX_SECONDS],
+    ] as const) {
+      const r = await load(e.name, e.op, { requests, seconds, concurrency });
+      results.push(r);
+      const s = summarize(r.latencies);
+      console.log(
+        `  ${e.name} x${concurrency}: ${r.requests} in ${fmt(r.wallMs / 1000, 2)} s, p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, ${r.errors} errors, load average ${os.loadavg()[0]?.toFixed(2)}${r.firstError ? ` (first error: ${r.firstError})` : ""}`,
+      );
+    }
   }
 
-  const bare = results[0] as RunResult;
-  const bareRps = bare.latencies.length / (bare.wallMs / 1000);
+  const rps = (r: RunResult) => r.latencies.length / (r.wallMs / 1000);
+  const bareAt = (c: number) => results.find((r) => r.name.startsWith("GET /__bench/bare") && r.concurrency === c) as RunResult;
   const rows = results.map((r) => {
     const s = summarize(r.latencies);
-    const rps = r.latencies.length / (r.wallMs / 1000);
-    return [r.name, String(r.requests), String(CONCURRENCY), fmt(s.p50), fmt(s.p99), fmt(rps, 0), r === bare ? "1.00" : fmt(rps / bareRps, 3), String(r.errors)];
+    const bare = bareAt(r.concurrency);
+    return [r.name, String(r.requests), String(r.concurrency), fmt(s.p50), fmt(s.p99), fmt(rps(r), 0), r === bare ? "1.00" : fmt(rps(r) / rps(bare), 3), String(r.errors)];
   });
   console.log(`\n${table(["endpoint", "requests", "concurrency", "p50 ms", "p99 ms", "req/s", "req/s vs bare", "errors"], rows)}`);
   const jobs = await fetch(`${base}/v1/jobs?limit=1`, { headers: auth }).then((r) => r.json() as Promise<{ metadata: { pagination?: { total?: number } } }>);
-  console.log(`\njobs in the project after the run: ${jobs.metadata.pagination?.total ?? "?"} (GET /v1/jobs?limit=20 ran against this many rows, newest first)`);
+  console.log(`\njobs in the project when the list ran: ~${jobs.metadata.pagination?.total ?? "?"} (GET /v1/jobs?limit=20 counts them all for pagination.total)`);
+  console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (other work on the machine shares the ${os.availableParallelism()} cores)`);
 
   const failed = results.filter((r) => r.errors > 0);
-  if (failed.length > 0) throw new Error(`requests failed: ${failed.map((r) => `${r.name} ${r.errors} (${r.firstError ?? ""})`).join("; ")}`);
+  if (failed.length > 0) throw new Error(`requests failed: ${failed.map((r) => `${r.name} x${r.concurrency}: ${r.errors} (${r.firstError ?? ""})`).join("; ")}`);
 });

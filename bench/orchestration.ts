@@ -1,4 +1,5 @@
 import { readdir } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { apiCall, bootstrap, type BootstrapResult } from "../scripts/lib/api-client";
 import { LOCAL_ADMIN_SECRET, type Stack } from "../scripts/lib/stack";
@@ -26,6 +27,8 @@ const API_PORT = Number(process.env["BENCH_API_PORT"] ?? 18991);
 const RUNNER_CONCURRENCY = Number(process.env["BENCH_RUNNER_CONCURRENCY"] ?? 4);
 const POLL = { RUNNER_POLL_MIN_MS: process.env["BENCH_RUNNER_POLL_MIN_MS"] ?? "200", RUNNER_POLL_MAX_MS: process.env["BENCH_RUNNER_POLL_MAX_MS"] ?? "1000" };
 const GET_POLL_MS = 50;
+/** The stage's own work: test.work sleeps stageMs per stage (and writes a tiny file); this is what is subtracted. */
+const STAGE_MS = 0;
 
 interface Sample {
   jobId: string;
@@ -78,7 +81,7 @@ await withFreshStack(
       s3: stack.s3,
       settings: {
         webhooks: { allowLoopbackHttp: true },
-        testPipelines: { transcription: [{ name: "noop", executor: "runner", handler: "test.work", stages: ["work"], params: { stageMs: 0 } }] },
+        testPipelines: { transcription: [{ name: "noop", executor: "runner", handler: "test.work", stages: ["work"], params: { stageMs: STAGE_MS } }] },
       },
     });
     const base = stack.apiBaseUrl;
@@ -171,12 +174,12 @@ await withFreshStack(
           ["runner lease poll: task row → startedAt (lease)", (s) => t(s.job?.startedAt) - (s.taskCreatedAt ?? Number.NaN)],
           ["createdAt → startedAt (queue + poll)", (s) => t(s.job?.startedAt) - t(s.job?.createdAt)],
           ["runner run: startedAt → completedAt", (s) => t(s.job?.completedAt) - t(s.job?.startedAt)],
-          ["  of which the stage itself (progress started → completed)", (s) => s.stageMs ?? 0],
+          ["  of which progress started.at → completed.at (the awaited `started` event POST + the 0 ms stage)", (s) => s.stageMs ?? 0],
           ["completedAt → webhook received (webhook queue)", (s) => (s.webhookAt ?? Number.NaN) - t(s.job?.completedAt)],
           ...(withPoll ? ([["completedAt → seen by 50 ms GET poll", (s: Sample) => (s.observedAt ?? Number.NaN) - t(s.job?.completedAt)]] as Array<[string, (s: Sample) => number]>) : []),
-          ["submit → completedAt (server), minus stage", (s) => t(s.job?.completedAt) - s.submitAt - (s.stageMs ?? 0)],
-          ...(withPoll ? ([["submit → seen by GET poll, minus stage", (s: Sample) => (s.observedAt ?? Number.NaN) - s.submitAt - (s.stageMs ?? 0)]] as Array<[string, (s: Sample) => number]>) : []),
-          ["submit → webhook received, minus stage", (s) => (s.webhookAt ?? Number.NaN) - s.submitAt - (s.stageMs ?? 0)],
+          ["OVERHEAD submit → completedAt (server) − stage work", (s) => t(s.job?.completedAt) - s.submitAt - STAGE_MS],
+          ...(withPoll ? ([["OVERHEAD submit → seen by GET poll − stage work", (s: Sample) => (s.observedAt ?? Number.NaN) - s.submitAt - STAGE_MS]] as Array<[string, (s: Sample) => number]>) : []),
+          ["OVERHEAD submit → webhook received − stage work", (s) => (s.webhookAt ?? Number.NaN) - s.submitAt - STAGE_MS],
         ];
         console.log(`\n${label}`);
         console.log(
@@ -194,6 +197,7 @@ await withFreshStack(
       console.log(
         `\nburst: all ${JOBS} creates answered in ${burstSubmitted - burstStart} ms; last webhook ${burstDone - burstStart} ms after the first submit (${fmt((JOBS * 1000) / (burstDone - burstStart), 2)} jobs/s end to end)`,
       );
+      console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (other work on the machine shares the ${os.availableParallelism()} cores)`);
     } finally {
       await receiver.close();
     }
