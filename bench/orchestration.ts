@@ -16,7 +16,7 @@ import { fmt, machineInfo, sleep, summarize, table, withFreshStack } from "./lib
  * `job.completed` webhook on a loopback receiver. Per job the time is split with the server's own
  * timestamps: create call, dispatch queue (job created → runner task row written by the dispatch
  * consumer, read from the local D1 file), runner lease poll (task row → lease), runner run
- * (lease → completed, of which the stage itself is the progress events' started → completed).
+ * (lease → completed; the progress events' started → completed is the awaited `started` POST plus the stage).
  *
  *   npx tsx bench/orchestration.ts
  *   BENCH_JOBS=30 BENCH_RUNNER_CONCURRENCY=4 BENCH_API_PORT=18991 npx tsx bench/orchestration.ts
@@ -118,7 +118,7 @@ await withFreshStack(
       console.log(machineInfo());
       console.log(`stack: wrangler dev on ${base}; 1 gpu-runner, RUNNER_CONCURRENCY=${RUNNER_CONCURRENCY}, RUNNER_POLL_MIN_MS=${POLL.RUNNER_POLL_MIN_MS}, RUNNER_POLL_MAX_MS=${POLL.RUNNER_POLL_MAX_MS} (idle backoff min·2^n capped at max, equal jitter; polls again at once after getting work)`);
       console.log("queues (wrangler.toml): dispatch and webhooks consumers max_batch_size = 10, max_batch_timeout = 1 s");
-      console.log(`pipeline: transcription → test pipeline, 1 runner step (test.work), 1 stage, stageMs 0; ${JOBS} jobs sequential, then ${JOBS} at once\n`);
+      console.log(`pipeline: transcription → test pipeline, 1 runner step (test.work), 1 stage, stageMs ${STAGE_MS} (the stage work subtracted); ${JOBS} jobs sequential, then ${JOBS} at once\n`);
 
       // Warm-up: one job end to end (first DO, first queue batch, runner's first lease).
       const warm = await submit();

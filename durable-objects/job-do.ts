@@ -8,8 +8,9 @@ import type { Env } from "../worker/env";
 import { getDb } from "../worker/db/client";
 import { loadSettings } from "../worker/platform/settings";
 import { nowIso } from "../worker/platform/clock";
-import { applyStepResult } from "../worker/pipelines/results";
+import { applyJobEnded, applyStepResult } from "../worker/pipelines/results";
 import { insertJobRow, mirrorJobRow, markRunnerTask, enqueueRunnerTask } from "./job-mirror";
+import type { WebhookMessage } from "../queues/messages";
 import { nextStatus, type Trigger } from "./job-state-machine";
 
 /**
@@ -44,8 +45,13 @@ interface JobState {
   steps: StepSpec[];
   stepIndex: number;
   lease: Lease | null;
-  /** Task ids already completed, so a repeated `complete` is answered ok without side effects. */
-  completedTasks: string[];
+  /**
+   * Tasks whose final report (complete, fail, cancelled, release) was accepted: a runner retrying
+   * that report after a lost answer gets ok again, with no second side effect.
+   */
+  finishedTasks: string[];
+  /** Webhook events not yet handed to the queue; flushed after each change and by the alarm. */
+  outbox: WebhookMessage[];
   /** Result fields gathered step by step; published as `resultSummary` only on completion. */
   summary: Record<string, unknown>;
   webhookSeq: number;
@@ -83,7 +89,7 @@ export class JobDO extends DurableObject<Env> {
   /** Creates the job (idempotent: a second call returns the stored job) and puts it on the queue. */
   async create(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<Job> {
     if (this.state) return this.state.job;
-    this.state = { job, version: 1, progress: [], attemptHistory: [], steps, stepIndex: 0, lease: null, completedTasks: [], summary: {}, webhookSeq: 0 };
+    this.state = { job, version: 1, progress: [], attemptHistory: [], steps, stepIndex: 0, lease: null, finishedTasks: [], outbox: [], summary: {}, webhookSeq: 0 };
     await this.ctx.storage.put(STATE_KEY, this.state);
     await insertJobRow(this.env.DB, job, 1, search);
     await this.enqueueCurrentStep(0);
@@ -177,26 +183,35 @@ export class JobDO extends DurableObject<Env> {
 
   async recordEvents(taskId: string, token: string, events: Array<Omit<ProgressEntry, "at"> & { at?: string }>): Promise<LeaseCheck<{ cancelRequested: boolean }>> {
     const s = this.state;
-    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    const lease = this.leaseFor(taskId, token);
+    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    // Any report is a sign of life: it extends the lease like a heartbeat (in-Worker steps rely on it).
+    const settings = await loadSettings(getDb(this.env.DB));
+    lease.until = new Date(Date.now() + settings.runner.leaseSeconds * 1000).toISOString();
+    s.job.processingLeaseUntil = lease.until;
     for (const e of events) {
+      // A runner retrying a report whose answer was lost sends the same entry again.
+      const last = s.progress[s.progress.length - 1];
+      if (e.at && last && last.at === e.at && last.stage === e.stage && last.event === e.event) continue;
       const entry: ProgressEntry = { ...e, at: e.at ?? nowIso() };
       s.progress.push(entry);
       if (e.event === "started") s.job.currentStage = e.stage;
       else if (s.job.currentStage === e.stage) s.job.currentStage = null;
     }
     await this.persist(false);
+    await this.scheduleAlarm();
     return { ok: true, value: { cancelRequested: s.job.status === "cancelling" } };
   }
 
   async completeStep(taskId: string, token: string, result: Record<string, unknown>): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
-    if (s?.completedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
+    if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
     if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; the result was not accepted" };
     const step = s.steps[s.stepIndex] as StepSpec;
     s.lease = null;
     s.job.processingLeaseUntil = null;
     s.job.currentStage = null;
-    s.completedTasks.push(taskId);
+    this.finish(taskId);
     await markRunnerTask(this.env.DB, taskId, "done");
     if (s.job.status === "cancelling") {
       await this.transition("stageBoundaryCancel");
@@ -223,7 +238,9 @@ export class JobDO extends DurableObject<Env> {
 
   async failStep(taskId: string, token: string, error: JobError & { retryable: boolean }): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
+    if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
     if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; the failure was not recorded" };
+    this.finish(taskId);
     await markRunnerTask(this.env.DB, taskId, "dead");
     s.lease = null;
     await this.failAttempt({ code: error.code, message: error.message }, error.retryable);
@@ -233,7 +250,9 @@ export class JobDO extends DurableObject<Env> {
   /** The runner stopped after a stage because a cancel was requested. */
   async ackCancelled(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
+    if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
     if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost" };
+    this.finish(taskId);
     await markRunnerTask(this.env.DB, taskId, "dead");
     s.lease = null;
     s.job.processingLeaseUntil = null;
@@ -246,7 +265,9 @@ export class JobDO extends DurableObject<Env> {
   /** A runner shutting down gives the task back: same attempt, back to its lane, no failure counted. */
   async release(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
+    if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
     if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost" };
+    this.finish(taskId);
     await markRunnerTask(this.env.DB, taskId, "dead");
     s.lease = null;
     s.job.processingLeaseUntil = null;
@@ -269,6 +290,7 @@ export class JobDO extends DurableObject<Env> {
       await this.failAttempt({ code: "runner_lost", message: `runner ${lost.runnerId} stopped heartbeating; its lease expired at ${lost.until}` }, true);
     }
     if (s.job.status === "pending") await this.enqueueCurrentStep(0);
+    if (s.outbox.length > 0) await this.flushOutbox();
     await this.scheduleAlarm();
   }
 
@@ -363,6 +385,7 @@ export class JobDO extends DurableObject<Env> {
       if (to !== "failed") s.job.error = null;
     }
     await this.persist(from !== to);
+    if (isTerminal(to) && from !== to) await applyJobEnded(this.env, s.job);
     await this.scheduleAlarm();
   }
 
@@ -373,23 +396,39 @@ export class JobDO extends DurableObject<Env> {
     s.version += 1;
     s.job.updatedAt = nowIso();
     if (notify) s.webhookSeq += 1;
+    if (notify) {
+      s.outbox.push({ eventId: `msg_${s.job.jobId}_${s.webhookSeq}`, jobId: s.job.jobId, projectId: s.job.projectId, event: s.job.status, job: structuredClone(s.job), occurredAt: s.job.updatedAt });
+    }
     await this.ctx.storage.put(STATE_KEY, s);
     await mirrorJobRow(this.env.DB, s.job, s.version);
-    if (notify) {
-      await this.env.WEBHOOK_QUEUE.send({
-        eventId: `msg_${s.job.jobId}_${s.webhookSeq}`,
-        jobId: s.job.jobId,
-        projectId: s.job.projectId,
-        event: s.job.status,
-        job: structuredClone(s.job),
-        occurredAt: s.job.updatedAt,
-      });
+    if (s.outbox.length > 0) await this.flushOutbox();
+  }
+
+  /** Hands pending webhook events to the queue in order; what fails stays for the alarm to retry. */
+  private async flushOutbox(): Promise<void> {
+    const s = this.mustState();
+    try {
+      while (s.outbox.length > 0) {
+        await this.env.WEBHOOK_QUEUE.send(s.outbox[0] as WebhookMessage);
+        s.outbox.shift();
+      }
+    } catch (err) {
+      console.error(JSON.stringify({ level: "warn", msg: "webhook enqueue failed; will retry", jobId: s.job.jobId, error: String(err) }));
     }
+    await this.ctx.storage.put(STATE_KEY, s);
+    if (s.outbox.length > 0) await this.ctx.storage.setAlarm(Date.now() + PENDING_RETRY_MS);
+  }
+
+  private finish(taskId: string): void {
+    const s = this.mustState();
+    s.finishedTasks.push(taskId);
+    // Bounded: only the most recent tasks can still be retried by a runner.
+    if (s.finishedTasks.length > 50) s.finishedTasks.splice(0, s.finishedTasks.length - 50);
   }
 
   private async scheduleAlarm(): Promise<void> {
     const s = this.mustState();
     if (s.lease) await this.ctx.storage.setAlarm(Date.parse(s.lease.until) + 250);
-    else if (s.job.status !== "pending") await this.ctx.storage.deleteAlarm();
+    else if (s.job.status !== "pending" && s.outbox.length === 0) await this.ctx.storage.deleteAlarm();
   }
 }

@@ -10,7 +10,7 @@ const app = buildApp();
 
 export default {
   fetch: app.fetch,
-  async queue(batch, env) {
+  async queue(batch, env, _ctx) {
     if (batch.queue.startsWith("media-jobs-dispatch")) await handleDispatchBatch(batch as MessageBatch<DispatchMessage>, env);
     else if (batch.queue.startsWith("media-jobs-webhooks")) await handleWebhookBatch(batch as MessageBatch<WebhookMessage>, env);
     else for (const m of batch.messages) m.ack();

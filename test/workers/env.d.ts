@@ -6,6 +6,9 @@ declare global {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
     }
+    interface GlobalProps {
+      mainModule: typeof import("../../worker/index");
+    }
   }
 }
 export {};

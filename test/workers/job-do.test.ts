@@ -10,7 +10,7 @@ import { createTenant, type Tenant } from "./helpers/tenant";
 
 let t: Tenant;
 beforeAll(async () => {
-  t = await createTenant();
+  t = await createTenant({ plan: "pro" });
   await useTestPipeline("transcription", [{ stages: ["download"] }]);
   await patchSettings({ retry: { maxAttempts: 3, baseDelaySeconds: 0 }, runner: { leaseSeconds: 2, heartbeatIntervalSeconds: 1 } });
 });
@@ -163,5 +163,40 @@ describe("steps that run in the Worker", () => {
     const done = await getJob(ws, job.jobId);
     expect(done.status).toBe("completed");
     await useTestPipeline("transcription", [{ stages: ["download"] }]);
+  });
+});
+
+describe("repeated runner reports", () => {
+  it.each([
+    ["fail", (task: Parameters<typeof fakeRunner.fail>[0]) => fakeRunner.fail(task)],
+    ["release", (task: Parameters<typeof fakeRunner.release>[0]) => fakeRunner.release(task)],
+  ] as const)("a repeated %s after the first was accepted is answered ok and changes nothing", async (_name, report) => {
+    const job = await submitTranscription(t);
+    const task = await fakeRunner.leaseWhenReady(job.jobId);
+    await report(task);
+    const before = await getJob(t, job.jobId);
+    const again = await report(task);
+    expect(again.status).toBe(200);
+    const after = await getJob(t, job.jobId);
+    expect(after.attemptCount).toBe(before.attemptCount);
+    expect(after.updatedAt).toBe(before.updatedAt);
+  });
+
+  it("a repeated progress event (same stage, event and time) is recorded once", async () => {
+    const job = await submitTranscription(t);
+    const task = await fakeRunner.leaseWhenReady(job.jobId);
+    const at = new Date().toISOString();
+    await fakeRunner.events(task, [{ stage: "download", event: "started", at }]);
+    await fakeRunner.events(task, [{ stage: "download", event: "started", at }]);
+    const view = await jobStub(env, job.jobId).getProgress();
+    expect(view?.progress.filter((p) => p.stage === "download")).toHaveLength(1);
+  });
+
+  it("a progress report extends the lease like a heartbeat", async () => {
+    const job = await submitTranscription(t);
+    const task = await fakeRunner.leaseWhenReady(job.jobId);
+    await sleep(50);
+    await fakeRunner.events(task, [{ stage: "download", event: "started" }]);
+    expect(Date.parse((await getJob(t, job.jobId)).processingLeaseUntil ?? "")).toBeGreaterThan(Date.parse(task.leaseUntil));
   });
 });

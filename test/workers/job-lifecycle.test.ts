@@ -5,7 +5,7 @@ import { createTenant, type Tenant } from "./helpers/tenant";
 
 let t: Tenant;
 beforeAll(async () => {
-  t = await createTenant();
+  t = await createTenant({ plan: "pro" });
   await useTestPipeline("transcription", [{ stages: ["download", "probe"] }]);
   await patchSettings({ retry: { maxAttempts: 3, baseDelaySeconds: 0 } });
 });

@@ -108,12 +108,14 @@ interface Case {
   expected: () => Rejection;
   tenant?: () => Tenant;
 }
-const run = (c: Case) => expectRejected(c.tenant?.() ?? f.t, c.body(), c.expected());
+const run = async (c: Case) => {
+  await expectRejected(c.tenant?.() ?? f.t, c.body(), c.expected());
+};
 
 describe("POST /v1/jobs: envelope fields, every service type", () => {
-  it.each([...SERVICE_TYPES])("%s: priority must not be sent (the plan sets it)", (serviceType) =>
-    expectRejected(f.t, body(serviceType, {}, { priority: "high" }), invalid("priority", "notAllowed")),
-  );
+  it.each([...SERVICE_TYPES])("%s: priority must not be sent (the plan sets it)", async (serviceType) => {
+    await expectRejected(f.t, body(serviceType, {}, { priority: "high" }), invalid("priority", "notAllowed"));
+  });
 
   it.each<Case>([
     { rule: "serviceType is required", body: () => ({ input: validInput("metadata") }), expected: () => invalid("serviceType", "required") },
@@ -129,9 +131,9 @@ describe("POST /v1/jobs: envelope fields, every service type", () => {
 });
 
 describe("POST /v1/jobs: transcription", () => {
-  it.each(["sourceType", "connectionId", "bucket", "sourceKey"])("input.%s is required", (field) =>
-    expectRejected(f.t, body("transcription", { [field]: undefined }), invalid(`input.${field}`, "required")),
-  );
+  it.each(["sourceType", "connectionId", "bucket", "sourceKey"])("input.%s is required", async (field) => {
+    await expectRejected(f.t, body("transcription", { [field]: undefined }), invalid(`input.${field}`, "required"));
+  });
 
   it.each<Case>([
     { rule: "sourceType must be s3_direct", body: () => body("transcription", { sourceType: "s3_presigned" }), expected: () => invalid("input.sourceType", "invalidValue") },
@@ -269,13 +271,14 @@ describe("POST /v1/jobs: service types whose pipeline is not built", () => {
     expect(res.body.error?.message).toContain(serviceType);
   });
 
-  it("a summarization referencing the transcription job id is valid too (refused only as not built)", () =>
-    expectRejected(f.t, body("summarization", { textSourceJobId: f.txtJobId }), { status: 422, code: "serviceNotAvailable", details: [{ path: "serviceType", issue: "serviceNotAvailable:summarization" }] }),
-  );
+  it("a summarization referencing the transcription job id is valid too (refused only as not built)", async () => {
+    await expectRejected(f.t, body("summarization", { textSourceJobId: f.txtJobId }), { status: 422, code: "serviceNotAvailable", details: [{ path: "serviceType", issue: "serviceNotAvailable:summarization" }] });
+  });
 
-  it("enterprise: a thumbnail with a valid 16:9 size passes validation (refused only as not built)", () =>
-    expectRejected(f.ent, { serviceType: "thumbnail", input: { textSourceId: f.entTxt, options: { ratioWidth: 16, ratioHeight: 9, resolution: 1080 } } }, { status: 422, code: "serviceNotAvailable", details: [{ path: "serviceType", issue: "serviceNotAvailable:thumbnail" }] }),
-  );
+  it("enterprise: a thumbnail with a valid 16:9 size passes validation (refused only as not built)", async () => {
+    const valid = { serviceType: "thumbnail", input: { textSourceId: f.entTxt, options: { ratioWidth: 16, ratioHeight: 9, resolution: 1080 } } };
+    await expectRejected(f.ent, valid, { status: 422, code: "serviceNotAvailable", details: [{ path: "serviceType", issue: "serviceNotAvailable:thumbnail" }] });
+  });
 });
 
 describe("POST /v1/jobs: credits", () => {

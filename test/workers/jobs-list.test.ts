@@ -70,8 +70,9 @@ beforeAll(async () => {
 
   f.otherJob = await create(f.other.projectKey, transcriptionBody(f.other, await putSource(`${unique("podcasts")}/episode-42.mp4`), { userMetadata: { customerJobRef: "ref-beta" } }));
 
-  [f.completed, f.queued, f.cancelled, f.failed, f.processing] = await Promise.all([completedId, f.queued.jobId, byCarol.jobId, metadataJob.jobId, summaryJob.jobId].map((id) => getJob(t, id)));
-  f.all = [f.completed, f.queued, f.cancelled, f.failed, f.processing];
+  const current = await Promise.all([completedId, f.queued.jobId, byCarol.jobId, metadataJob.jobId, summaryJob.jobId].map((id) => getJob(t, id)));
+  [f.completed, f.queued, f.cancelled, f.failed, f.processing] = current as [Job, Job, Job, Job, Job];
+  f.all = current;
 }, 60_000);
 
 const list = (query: string, key = f.t.projectKey) => call<Job[]>("GET", `/v1/jobs${query ? `?${query}` : ""}`, { key });

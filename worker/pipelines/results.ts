@@ -42,3 +42,14 @@ export async function applyStepResult(env: Env, job: Job, step: StepSpec, result
   if (!sink) return { ok: false, error: { code: "processing_failed", message: `no result handler for step ${step.name}` } };
   return sink(env, job, result);
 }
+
+/**
+ * A job that ends without completing leaves its records in a final state too, so nothing reads
+ * as "pending" forever (a transcription's transcript becomes `failed`).
+ */
+export async function applyJobEnded(env: Env, job: Job): Promise<void> {
+  if (job.serviceType !== "transcription" || job.status === "completed") return;
+  const id = job.input["textSourceId"];
+  if (typeof id !== "string") return;
+  await env.DB.prepare("UPDATE transcripts SET status = 'failed', updated_at = ? WHERE id = ? AND status = 'pending'").bind(new Date().toISOString(), id).run();
+}

@@ -7,9 +7,3 @@ export default async function setup(project: TestProject) {
   project.provide("s3", { endpoint: s3.endpoint, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
   return async () => s3.close();
 }
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    s3: { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string };
-  }
-}

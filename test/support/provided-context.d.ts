@@ -1,0 +1,7 @@
+/** Values the Node-side global setup hands to tests (vitest `provide` / `inject`). */
+declare module "vitest" {
+  export interface ProvidedContext {
+    s3: { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string };
+  }
+}
+export {};
