@@ -37,7 +37,10 @@ async function main(): Promise<void> {
   });
   const stack = await localStack();
   const apiBaseUrl = values["api-url"] ?? process.env["MEDIA_JOBS_API_URL"] ?? stack.apiBaseUrl ?? "http://127.0.0.1:8787";
-  const adminSecret = process.env["MEDIA_JOBS_ADMIN_SECRET"] ?? LOCAL_ADMIN_SECRET;
+  // The local stack's well-known secret is a fallback for loopback only; a deployed service needs the real one.
+  const loopback = /^http:\/\/(127\.\d+\.\d+\.\d+|localhost)(:\d+)?(\/|$)/.test(apiBaseUrl);
+  const adminSecret = process.env["MEDIA_JOBS_ADMIN_SECRET"] ?? (loopback ? LOCAL_ADMIN_SECRET : undefined);
+  if (!adminSecret) throw new Error(`MEDIA_JOBS_ADMIN_SECRET is required for ${apiBaseUrl}`);
   const plan = values.plan as "free" | "pro" | "enterprise";
   if (!["free", "pro", "enterprise"].includes(plan)) throw new Error(`--plan must be free, pro or enterprise`);
   const [cmd, sub] = positionals;
