@@ -147,6 +147,11 @@ async function timeCli(wav: string): Promise<{ wallMs: number; text: string; pea
 
 // ---------------------------------------------------------------------------------------------
 
+/** The run with the median wall time (the runs' texts are identical: decoding is deterministic). */
+function median<T extends { wallMs: number }>(runs: T[]): T {
+  return [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs.length / 2)]!;
+}
+
 const fmtS = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const fmtPct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
@@ -173,6 +178,7 @@ async function main(): Promise<void> {
       "rss-minutes": { type: "string", default: "60" },
       "skip-parallel": { type: "boolean", default: false },
       "skip-rss": { type: "boolean", default: false },
+      repeat: { type: "string", default: "3" },
     },
   });
   const dir = path.resolve(values.samples);
@@ -193,11 +199,22 @@ async function main(): Promise<void> {
     const sampleKey = await upload(set.video);
     const wav = path.join(dir, "sample.extracted.wav");
     await extractAudio(set.video, wav);
-    const cli = await timeCli(wav);
-    const single = await runChild({ endpoint: s3.endpoint, key: sampleKey, cores: 2, settings: {} });
-    const chunked = await runChild({ endpoint: s3.endpoint, key: sampleKey, cores: 2, settings: { singlePassMaxSec: 0, maxChunkSec: 10 } });
+    // Runs alternate (CLI, single, chunked, CLI, …) and the median wall time is kept, so a burst of
+    // load on the machine does not land on one contender only.
+    const repeat = Math.max(1, Number(values.repeat));
+    const clis: Awaited<ReturnType<typeof timeCli>>[] = [];
+    const singles: Awaited<ReturnType<typeof runChild>>[] = [];
+    const chunkeds: Awaited<ReturnType<typeof runChild>>[] = [];
+    for (let i = 0; i < repeat; i++) {
+      clis.push(await timeCli(wav));
+      singles.push(await runChild({ endpoint: s3.endpoint, key: sampleKey, cores: 2, settings: {} }));
+      chunkeds.push(await runChild({ endpoint: s3.endpoint, key: sampleKey, cores: 2, settings: { singlePassMaxSec: 0, maxChunkSec: 10 } }));
+    }
+    const cli = median(clis);
+    const single = median(singles);
+    const chunked = median(chunkeds);
     const werOf = (t: string) => wordErrorRate(reference, t);
-    console.log(`Accuracy and speed, sample video (${single.durationSec.toFixed(1)} s of LibriVox speech, ${werOf("").referenceWords} reference words)`);
+    console.log(`Accuracy and speed, sample video (${single.durationSec.toFixed(1)} s of LibriVox speech, ${werOf("").referenceWords} reference words; median of ${repeat} alternating runs)`);
     table([
       ["path", "WER", "errors", "wall time", "vs CLI", "peak RSS"],
       ["pocketsphinx_continuous on the extracted WAV", fmtPct(werOf(cli.text).wer), String(werOf(cli.text).errors), fmtS(cli.wallMs), "1.00×", `${cli.peakRssMb.toFixed(0)} MB`],

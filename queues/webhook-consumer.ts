@@ -7,6 +7,7 @@ import { webhookDeliveries } from "../worker/db/schema";
 import type { Env } from "../worker/env";
 import { nowIso } from "../worker/platform/clock";
 import { loadSettings } from "../worker/platform/settings";
+import { webhookUrlRefusal } from "../worker/platform/outbound-url";
 import type { WebhookMessage } from "./messages";
 
 /**
@@ -30,21 +31,8 @@ export function webhookPayload(m: WebhookMessage) {
   };
 }
 
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-export function deliverable(url: string, settings: Settings, environment: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return "webhook URL is not a valid URL";
-  }
-  if (u.protocol === "https:") return null;
-  if (u.protocol === "http:" && environment === "local" && settings.webhooks.allowLoopbackHttp && isLoopback(u.hostname)) return null;
-  return "webhook URL must be https (plain http only to loopback when the local configuration allows it)";
-}
+/** Kept as a named export for tests: the same rule the API applies at create. */
+export const deliverable = webhookUrlRefusal;
 
 export function retryDelaySeconds(attempt: number, settings: Settings): number {
   return Math.min(settings.webhooks.retryMaxDelaySeconds, settings.webhooks.retryBaseDelaySeconds * 2 ** Math.max(0, attempt - 1));

@@ -81,7 +81,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     }));
 
     const rawAudio = join(ctx.workDir, "audio.wav");
-    await report.stage("extract_audio", () => ffmpegStep(() => extractAudio(sourcePath, rawAudio, signal)), () => ({ sampleRate: 16000, channels: 1 }));
+    await report.stage("extract_audio", () => ffmpegStep(signal, () => extractAudio(sourcePath, rawAudio, signal)), () => ({ sampleRate: 16000, channels: 1 }));
 
     let audio = rawAudio;
     if (t.denoise) {
@@ -90,7 +90,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       await report.stage(
         "denoise_audio",
         () =>
-          ffmpegStep(async () => {
+          ffmpegStep(signal, async () => {
             const plan = planDenoise(await measureNoiseFloor(input, signal), engine.reducesNoise);
             await denoise(input, out, plan.filter, signal);
             return plan;
@@ -104,7 +104,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
 
     if (t.separateVocals) {
       const out = join(ctx.workDir, "audio.vocals.wav");
-      await report.stage("separate_vocals", () => ffmpegStep(() => separateVocals(audio, out, signal)), () => ({ method: "mid channel, speech band-pass, level normalisation" }));
+      await report.stage("separate_vocals", () => ffmpegStep(signal, () => separateVocals(audio, out, signal)), () => ({ method: "mid channel, speech band-pass, level normalisation" }));
       audio = out;
     } else {
       await report.skip("separate_vocals", "vocal separation disabled in platform settings");
@@ -113,17 +113,26 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const singlePass = media.durationSec <= t.singlePassMaxSec;
     // A single-pass transcription keeps one core busy; scene analysis uses the other meanwhile.
     // Its stage is still reported in pipeline order, when its result is taken.
-    const early = singlePass && ctx.cores > 1 ? runVideoAnalysis(sourcePath, media, ctx) : null;
+    // If transcription fails first, the early analysis is stopped rather than left running into a
+    // work directory the runner is about to delete.
+    const earlyAbort = new AbortController();
+    const early = singlePass && ctx.cores > 1 ? runVideoAnalysis(sourcePath, media, ctx, AbortSignal.any([signal, earlyAbort.signal])) : null;
     early?.catch(() => undefined);
+    let transcript: Transcript;
+    let detected: string;
+    try {
+      transcript = await report.stage(
+        "transcribe",
+        () => (singlePass ? transcribeFile(ctx, engine, audio, media, language) : transcribeChunked(ctx, engine, audio, media, t, language)),
+        (r) => ({ engine: engine.name, model: engine.model, language: r.language, segments: r.segments.length, mode: singlePass ? "single_pass" : "chunked" }),
+      );
+      detected = checkDetectedLanguage(transcript.language, t);
+    } catch (err) {
+      earlyAbort.abort(err);
+      throw err;
+    }
 
-    const transcript = await report.stage(
-      "transcribe",
-      () => (singlePass ? transcribeFile(ctx, engine, audio, media, language) : transcribeChunked(ctx, engine, audio, media, t, language)),
-      (r) => ({ engine: engine.name, model: engine.model, language: r.language, segments: r.segments.length, mode: singlePass ? "single_pass" : "chunked" }),
-    );
-    const detected = checkDetectedLanguage(transcript.language, t);
-
-    const visualChunks = await report.stage("video_analysis", () => early ?? runVideoAnalysis(sourcePath, media, ctx), (v) => ({
+    const visualChunks = await report.stage("video_analysis", () => early ?? runVideoAnalysis(sourcePath, media, ctx, signal), (v) => ({
       scenes: v.length,
       ...(media.hasVideo ? {} : { reason: "source has no video stream" }),
     }));
@@ -237,12 +246,15 @@ async function probeSource(path: string, t: TranscriptionSettings, signal: Abort
   return media;
 }
 
-/** ffmpeg failing on a file that probed fine is unexpected: worth one more attempt. */
-async function ffmpegStep<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * ffmpeg failing on a file that probed fine is unexpected: worth one more attempt. An abort (lease
+ * lost, cancel, a failed sibling chunk) passes through as it is.
+ */
+async function ffmpegStep<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof StepFailure || (err as Error).name === "AbortError") throw err;
+    if (err instanceof StepFailure || signal.aborted) throw err;
     throw new StepFailure("processing_failed", (err as Error).message, true);
   }
 }
@@ -265,7 +277,7 @@ async function transcribeFile(ctx: HandlerContext, engine: SpeechEngine, audio: 
       if (engine.inputFormat !== "wav") {
         const format = engine.inputFormat;
         const out = join(ctx.workDir, `audio.${format}`);
-        await report.stage("compress_chunk", () => ffmpegStep(() => compressChunk(audio, out, format, signal)), () => ({ chunks: 1, format }));
+        await report.stage("compress_chunk", () => ffmpegStep(signal, () => compressChunk(audio, out, format, signal)), () => ({ chunks: 1, format }));
         input = out;
       }
       const r = await engine.transcribe(input, { language, signal });
@@ -292,7 +304,7 @@ async function transcribeChunked(
   const chunks = await report.stage(
     "split_chunk",
     () =>
-      ffmpegStep(async () => {
+      ffmpegStep(signal, async () => {
         const silences = await detectSilences(audio, { signal });
         const ranges = planChunks(media.durationSec, silences, { maxChunkSec: t.maxChunkSec });
         const files = ranges.map((r) => ({ range: r, path: join(dir, `chunk-${String(r.index).padStart(4, "0")}.wav`) }));
@@ -307,7 +319,7 @@ async function transcribeChunked(
     const format = engine.inputFormat;
     inputs = await report.stage(
       "compress_chunk",
-      () => ffmpegStep(() => mapLimit(chunks, ctx.cores, signal, async (c) => ({ range: c.range, path: await compressTo(c.path, format, signal) }))),
+      () => ffmpegStep(signal, () => mapLimit(chunks, ctx.cores, signal, async (c) => ({ range: c.range, path: await compressTo(c.path, format, signal) }))),
       () => ({ chunks: chunks.length, format }),
     );
   } else {
@@ -370,11 +382,11 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, parent: AbortS
   return results;
 }
 
-async function runVideoAnalysis(source: string, media: ProbeResult, ctx: HandlerContext): Promise<VisualChunk[]> {
+async function runVideoAnalysis(source: string, media: ProbeResult, ctx: HandlerContext, signal: AbortSignal): Promise<VisualChunk[]> {
   if (!media.hasVideo) return [];
   const dir = join(ctx.workDir, "video");
   await mkdir(dir, { recursive: true });
-  return ffmpegStep(() => analyseVideo(source, dir, media.durationSec, { signal: ctx.signal }));
+  return ffmpegStep(signal, () => analyseVideo(source, dir, media.durationSec, { signal }));
 }
 
 async function upload(s3: S3Client, bucket: string, key: string, body: string, contentType: string): Promise<void> {

@@ -12,8 +12,9 @@ import type { Env } from "../env";
 import { ApiError, validationError, zodDetails, zodMessage } from "../errors";
 import { nowIso } from "../platform/clock";
 import { loadSettings } from "../platform/settings";
+import { webhookUrlRefusal } from "../platform/outbound-url";
 import { pipelineFor } from "../pipelines/registry";
-import { charge, creditsFor, METER_BY_SERVICE, refund } from "./credits";
+import { assertQuotaLeft, charge, creditsFor, METER_BY_SERVICE, refund } from "./credits";
 import { resolveReferences } from "./references";
 import { jobStub } from "./stubs";
 
@@ -29,15 +30,8 @@ export function parseCreateRequest(body: unknown): CreateJobRequest {
   throw validationError(zodMessage(r.error), details);
 }
 
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-function checkWebhookUrl(url: string | undefined, settings: Settings, environment: string): void {
-  if (!url || url.startsWith("https://")) return;
-  const host = new URL(url).hostname;
-  // Plain http only for loopback receivers on a local stack whose settings allow it.
-  if (environment === "local" && settings.webhooks.allowLoopbackHttp && isLoopback(host)) return;
+export function checkWebhookUrl(url: string | null | undefined, settings: Settings, environment: string): void {
+  if (!url || !webhookUrlRefusal(url, settings, environment)) return;
   throw validationError("webhookUrl must start with https://", [{ path: "webhookUrl", issue: "httpsRequired" }]);
 }
 
@@ -61,6 +55,7 @@ export async function createJob(env: Env, principal: Principal, body: unknown): 
   const settings = await loadSettings(db);
   checkWebhookUrl(req.webhookUrl, settings, env.ENVIRONMENT);
   const projectId = principal.projectId as string;
+  await assertQuotaLeft(env.DB, principal.workspaceId, principal.plan, METER_BY_SERVICE[req.serviceType], creditsFor(req, {}));
   const resolved = await resolveReferences(db, env.ENCRYPTION_KEY, projectId, principal.plan, req, settings);
 
   const steps = pipelineFor(req.serviceType, settings, env);

@@ -38,6 +38,17 @@ export function creditsFor(req: CreateJobRequest, resolved: { maxClips?: number;
   }
 }
 
+function quotaExceeded(plan: Plan, meter: string, limit: number, used: number, amount: number): ApiError {
+  const resetsAt = periodResetsAt();
+  return new ApiError(
+    "quotaExceeded",
+    `${plan} plan limit reached for ${meter}: ${used} of ${limit} used this billing period, this request needs ${amount}; the limit resets at ${resetsAt}`,
+    [{ path: "serviceType", issue: `quotaExceeded:${meter}` }],
+    { quota: { meter, limit, used, requested: amount, resetsAt } },
+    { "Retry-After": String(Math.max(1, Math.ceil((Date.parse(resetsAt) - Date.now()) / 1000))) },
+  );
+}
+
 export interface Charge {
   workspaceId: string;
   period: string;
@@ -63,15 +74,21 @@ export async function charge(db: D1Database, workspaceId: string, plan: Plan, me
     .first<{ used: number }>();
   if (!row) {
     const used = await db.prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?").bind(workspaceId, period, meter).first<{ used: number }>();
-    const resetsAt = periodResetsAt();
-    throw new ApiError(
-      "quotaExceeded",
-      `${plan} plan limit reached for ${meter}: ${used?.used ?? 0} of ${limit} used this billing period, this request needs ${amount}; the limit resets at ${resetsAt}`,
-      [{ path: "serviceType", issue: `quotaExceeded:${meter}` }],
-      { quota: { meter, limit, used: used?.used ?? 0, requested: amount, resetsAt } },
-    );
+    throw quotaExceeded(plan, meter, limit ?? 0, used?.used ?? 0, amount);
   }
   return { workspaceId, period, meter, amount };
+}
+
+/**
+ * A read-only look before the create does expensive work (S3 probes): a request that would be
+ * refused for quota anyway is refused first. The charge itself stays atomic in `charge`.
+ */
+export async function assertQuotaLeft(db: D1Database, workspaceId: string, plan: Plan, meter: string, amount: number): Promise<void> {
+  const limit = PLAN_LIMITS[plan][meter];
+  if (limit === undefined) return;
+  const row = await db.prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?").bind(workspaceId, billingPeriod(), meter).first<{ used: number }>();
+  const used = row?.used ?? 0;
+  if (used + amount > limit) throw quotaExceeded(plan, meter, limit, used, amount);
 }
 
 /** Gives a charge back when the job could not be created after all (nothing was accepted). */

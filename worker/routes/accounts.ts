@@ -13,6 +13,8 @@ import { conflict, notFound } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { usageFor } from "../jobs/credits";
+import { checkWebhookUrl } from "../jobs/create";
+import { loadSettings } from "../platform/settings";
 
 const CreateProjectSchema = z.strictObject({ name: z.string().min(1).max(120), webhookUrl: WebhookUrlSchema.nullable().optional() });
 const UpdateProjectSchema = z.strictObject({ webhookUrl: WebhookUrlSchema.nullable() });
@@ -50,6 +52,7 @@ export const projectRoutes = new Hono<AppBindings>()
     const p = requireAuth(c, { key: "workspace", permission: "project:create" });
     const body = await jsonBody(c, CreateProjectSchema);
     const db = getDb(c.env.DB);
+    checkWebhookUrl(body.webhookUrl, await loadSettings(db), c.env.ENVIRONMENT);
     const dup = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.workspaceId, p.workspaceId), eq(projects.name, body.name))).get();
     if (dup) throw conflict(`a project named ${body.name} already exists: ${dup.id}`, [{ path: "name", issue: "duplicate" }]);
     return ok(c, await createProject(db, c.env.ENCRYPTION_KEY, p.workspaceId, body.name, body.webhookUrl ?? null), {}, 201);
@@ -64,6 +67,7 @@ export const projectRoutes = new Hono<AppBindings>()
     const p = requireAuth(c, { key: "workspace", permission: "project:update" });
     const project = await ownedProject(c, p.workspaceId);
     const body = await jsonBody(c, UpdateProjectSchema);
+    checkWebhookUrl(body.webhookUrl, await loadSettings(getDb(c.env.DB)), c.env.ENVIRONMENT);
     const rows = await getDb(c.env.DB).update(projects).set({ webhookUrl: body.webhookUrl }).where(eq(projects.id, project.id)).returning();
     return ok(c, publicProject(rows[0] ?? project));
   })

@@ -12,6 +12,7 @@ import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { nowIso } from "../platform/clock";
 import { seal } from "../platform/crypto";
+import { isLoopbackHost } from "../platform/outbound-url";
 import { connectionLocation, publicConnection } from "../storage/connections";
 
 export const CreateConnectionSchema = z.strictObject({
@@ -34,6 +35,11 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
   .post("/", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "storage_connection:create" });
     const body = await jsonBody(c, CreateConnectionSchema);
+    // Credentials travel to this endpoint: plain http only to loopback on a local stack.
+    const endpoint = new URL(body.endpoint);
+    if (endpoint.protocol !== "https:" && !(c.env.ENVIRONMENT === "local" && isLoopbackHost(endpoint.hostname))) {
+      throw validationError("endpoint must be https:// (plain http only to a loopback store on a local stack)", [{ path: "endpoint", issue: "httpsRequired" }]);
+    }
     const now = nowIso();
     const s3 = new S3Client({ endpoint: body.endpoint, region: body.region, forcePathStyle: body.forcePathStyle, accessKeyId: body.accessKeyId, secretAccessKey: body.secretAccessKey }, 10_000);
     // Credentials are checked against the store now, so a job never fails later on a typo.
