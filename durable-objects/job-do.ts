@@ -204,76 +204,59 @@ export class JobDO extends DurableObject<Env> {
   }
 
   async completeStep(taskId: string, token: string, result: Record<string, unknown>): Promise<LeaseCheck<{ status: JobStatus }>> {
-    const s = this.state;
-    if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
-    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; the result was not accepted" };
-    const step = s.steps[s.stepIndex] as StepSpec;
-    s.lease = null;
-    s.job.processingLeaseUntil = null;
-    s.job.currentStage = null;
-    this.finish(taskId);
-    await markRunnerTask(this.env.DB, taskId, "done");
-    if (s.job.status === "cancelling") {
-      await this.transition("stageBoundaryCancel");
-      return { ok: true, value: { status: s.job.status } };
-    }
-    const applied = await applyStepResult(this.env, s.job, step, result);
-    if (!applied.ok) {
-      await this.failAttempt(applied.error, false);
-      return { ok: true, value: { status: s.job.status } };
-    }
-    s.summary = { ...s.summary, ...applied.summary };
-    if (s.stepIndex + 1 < s.steps.length) {
-      s.stepIndex += 1;
-      await this.transition("stepSucceeded");
-      await this.enqueueCurrentStep(0);
-    } else {
+    return this.finalReport(taskId, token, "done", async (s) => {
+      const step = s.steps[s.stepIndex] as StepSpec;
+      if (s.job.status === "cancelling") return this.transition("stageBoundaryCancel");
+      const applied = await applyStepResult(this.env, s.job, step, result);
+      if (!applied.ok) return this.failAttempt(applied.error, false);
+      s.summary = { ...s.summary, ...applied.summary };
+      if (s.stepIndex + 1 < s.steps.length) {
+        s.stepIndex += 1;
+        await this.transition("stepSucceeded");
+        await this.enqueueCurrentStep(0);
+        return;
+      }
       s.job.resultSummary = s.summary;
       s.job.error = null;
       s.job.lastError = null;
       await this.transition("lastStepSucceeded");
-    }
-    return { ok: true, value: { status: s.job.status } };
+    });
   }
 
   async failStep(taskId: string, token: string, error: JobError & { retryable: boolean }): Promise<LeaseCheck<{ status: JobStatus }>> {
-    const s = this.state;
-    if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
-    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; the failure was not recorded" };
-    this.finish(taskId);
-    await markRunnerTask(this.env.DB, taskId, "dead");
-    s.lease = null;
-    await this.failAttempt({ code: error.code, message: error.message }, error.retryable);
-    return { ok: true, value: { status: s.job.status } };
+    return this.finalReport(taskId, token, "dead", () => this.failAttempt({ code: error.code, message: error.message }, error.retryable));
   }
 
   /** The runner stopped after a stage because a cancel was requested. */
   async ackCancelled(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
-    const s = this.state;
-    if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
-    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost" };
-    this.finish(taskId);
-    await markRunnerTask(this.env.DB, taskId, "dead");
-    s.lease = null;
-    s.job.processingLeaseUntil = null;
-    s.job.currentStage = null;
-    if (s.job.status === "cancelling") await this.transition("stageBoundaryCancel");
-    else await this.persist(false);
-    return { ok: true, value: { status: s.job.status } };
+    return this.finalReport(taskId, token, "dead", async (s) => {
+      if (s.job.status === "cancelling") await this.transition("stageBoundaryCancel");
+      else await this.persist(false);
+    });
   }
 
   /** A runner shutting down gives the task back: same attempt, back to its lane, no failure counted. */
   async release(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, "dead", async (s) => {
+      await this.transition("released");
+      if (s.job.status === "queued") await this.enqueueCurrentStep(0);
+    });
+  }
+
+  /**
+   * The shared frame of the four final reports: a repeat of an accepted report is answered ok,
+   * a report without the current lease is refused, otherwise the lease ends and `apply` runs.
+   */
+  private async finalReport(taskId: string, token: string, taskState: "done" | "dead", apply: (s: JobState) => Promise<void>): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
     if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
-    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost" };
+    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task (the report was not accepted)" };
     this.finish(taskId);
-    await markRunnerTask(this.env.DB, taskId, "dead");
+    await markRunnerTask(this.env.DB, taskId, taskState);
     s.lease = null;
     s.job.processingLeaseUntil = null;
     s.job.currentStage = null;
-    await this.transition("released");
-    if (s.job.status === "queued") await this.enqueueCurrentStep(0);
+    await apply(s);
     return { ok: true, value: { status: s.job.status } };
   }
 

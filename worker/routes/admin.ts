@@ -6,11 +6,11 @@ import { createKey, createWorkspace } from "../accounts/service";
 import { WorkspaceGrantSchema } from "../auth/permissions";
 import { getDb } from "../db/client";
 import { workspaces } from "../db/schema";
+import { requireSecret } from "../auth/middleware";
 import type { AppBindings } from "../env";
-import { notFound, unauthorized } from "../errors";
+import { notFound } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
-import { safeEqual } from "../platform/crypto";
 import { loadSettings, updateSettings } from "../platform/settings";
 
 /**
@@ -22,11 +22,7 @@ const UpdateWorkspaceSchema = z.strictObject({ plan: PlanSchema });
 const CreateWorkspaceKeySchema = z.strictObject({ name: z.string().min(1).max(120), permissions: z.array(WorkspaceGrantSchema).min(1).optional() });
 
 export const adminRoutes = new Hono<AppBindings>()
-  .use(async (c, next) => {
-    const m = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
-    if (!m?.[1] || !safeEqual(m[1], c.env.ADMIN_SECRET)) throw unauthorized("admin routes need `Authorization: Bearer <ADMIN_SECRET>`");
-    await next();
-  })
+  .use(requireSecret("ADMIN_SECRET", "admin routes"))
   .post("/workspaces", async (c) => {
     const body = await jsonBody(c, CreateWorkspaceSchema);
     const { workspace, created } = await createWorkspace(getDb(c.env.DB), body.name, body.plan);

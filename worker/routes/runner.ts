@@ -15,12 +15,12 @@ import type { Job } from "../../contracts/job";
 import type { LeaseCheck } from "../../durable-objects/job-do";
 import { getDb } from "../db/client";
 import { storageConnections } from "../db/schema";
+import { requireSecret } from "../auth/middleware";
 import type { AppBindings, Env } from "../env";
-import { ApiError, unauthorized } from "../errors";
+import { ApiError } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { nowIso } from "../platform/clock";
-import { safeEqual } from "../platform/crypto";
 import { loadSettings } from "../platform/settings";
 import { jobStub } from "../jobs/stubs";
 import { connectionLocation } from "../storage/connections";
@@ -75,11 +75,7 @@ function unwrap<T>(r: LeaseCheck<T>): T {
 }
 
 export const runnerRoutes = new Hono<AppBindings>()
-  .use(async (c, next) => {
-    const m = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
-    if (!m?.[1] || !safeEqual(m[1], c.env.RUNNER_TOKEN)) throw unauthorized("runner routes need `Authorization: Bearer <RUNNER_TOKEN>`");
-    await next();
-  })
+  .use(requireSecret("RUNNER_TOKEN", "runner routes"))
   .post("/lease", async (c) => {
     const body = await jsonBody(c, LeaseRequestSchema);
     const lanes = PRIORITIES.filter((l) => body.lanes.includes(l));
