@@ -207,6 +207,12 @@ describe.each(["clip_generation", "thumbnail"] as const)("POST /v1/jobs: %s refe
     { rule: "the transcription job must be completed", body: () => body(serviceType, { textSourceId: f.queuedTxt }), expected: () => invalid(path, "jobNotCompleted") },
     { rule: "sourceType must be s3_direct", body: () => body(serviceType, { sourceType: "upload" }), expected: () => invalid("input.sourceType", "invalidValue") },
     { rule: "outputPrefix must not start with a slash", body: () => body(serviceType, { outputPrefix: "/out/" }), expected: () => invalid("input.outputPrefix", "leadingSlash") },
+    {
+      rule: "an explicit connection of another project is not found",
+      body: () => body(serviceType, { connectionId: f.otherConnectionId, bucket: f.t.bucket }),
+      expected: () => notFound("input.connectionId", `notFound:${f.otherConnectionId}`, `storage connection not found: ${f.otherConnectionId}`),
+    },
+    { rule: "an explicit bucket must be in the connection's buckets", body: () => body(serviceType, { connectionId: f.t.connectionId, bucket: "media-other" }), expected: () => invalid("input.bucket", "bucketNotAllowed") },
   ])("$rule", run);
 });
 

@@ -68,16 +68,7 @@ export const TRANSCRIPT_FILES = { fullText: "transcript.txt", segments: "segment
 
 async function resolveTranscription(db: Db, encryptionKey: string, projectId: string, req: Extract<CreateJobRequest, { serviceType: "transcription" }>, settings: Settings): Promise<Resolved> {
   const input = req.input;
-  const conn = await db
-    .select()
-    .from(storageConnections)
-    .where(and(eq(storageConnections.id, input.connectionId), eq(storageConnections.projectId, projectId)))
-    .get();
-  if (!conn) throw notFound(`storage connection not found: ${input.connectionId}`, [{ path: "input.connectionId", issue: `notFound:${input.connectionId}` }]);
-  if (conn.status !== "active") throw validationError(`storage connection ${conn.id} is not active`, [{ path: "input.connectionId", issue: "connectionInactive" }]);
-  if (!conn.buckets.includes(input.bucket)) {
-    throw validationError(`bucket ${input.bucket} is not in the connection's buckets (${conn.buckets.join(", ")})`, [{ path: "input.bucket", issue: "bucketNotAllowed" }]);
-  }
+  const conn = await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
   const ext = extensionOf(input.sourceKey);
   if (!settings.transcription.allowedExtensions.includes(ext)) {
     throw validationError(`sourceKey must have a supported video extension (${settings.transcription.allowedExtensions.join(", ")}); got ${ext ? "." + ext : "none"}`, [
@@ -124,6 +115,27 @@ async function resolveTranscription(db: Db, encryptionKey: string, projectId: st
     sourceDisplayName: displayNameOf(input.sourceKey),
     newTranscript: { id: textSourceId, connectionId: conn.id, bucket: input.bucket, sourceKey: input.sourceKey, outputKeys },
   };
+}
+
+/** The connection exists in the project, is active, and allows the bucket. */
+async function requireUsableConnection(db: Db, projectId: string, connectionId: string, bucket: string) {
+  const conn = await db.select().from(storageConnections).where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId))).get();
+  if (!conn) throw notFound(`storage connection not found: ${connectionId}`, [{ path: "input.connectionId", issue: `notFound:${connectionId}` }]);
+  if (conn.status !== "active") throw validationError(`storage connection ${conn.id} is not active`, [{ path: "input.connectionId", issue: "connectionInactive" }]);
+  if (!conn.buckets.includes(bucket)) {
+    throw validationError(`bucket ${bucket} is not in the connection's buckets (${conn.buckets.join(", ")})`, [{ path: "input.bucket", issue: "bucketNotAllowed" }]);
+  }
+  return conn;
+}
+
+/**
+ * Clip and thumbnail sources: fields sent explicitly are checked like a transcription's; omitted
+ * ones are resolved from the transcription job.
+ */
+async function checkedSource<T extends { connectionId?: string; bucket?: string; sourceKey?: string; sourceType?: string }>(db: Db, projectId: string, input: T, t: TranscriptRow): Promise<T> {
+  const resolved = sourceFromTranscript(input, t);
+  if ((input.connectionId || input.bucket) && resolved.connectionId && resolved.bucket) await requireUsableConnection(db, projectId, resolved.connectionId, resolved.bucket);
+  return resolved;
 }
 
 /** Resolves the clip/thumbnail source fields from the transcription's job when omitted. */
@@ -180,7 +192,7 @@ export async function resolveReferences(db: Db, encryptionKey: string, projectId
       if (o.categoryOverride && (!policy.allowCategoryOverride || !policy.supportedCategories.includes(o.categoryOverride))) {
         throw validationError(`categoryOverride ${o.categoryOverride} is not allowed (${policy.allowCategoryOverride ? policy.supportedCategories.join(", ") : "overrides are disabled"})`, [{ path: "input.options.categoryOverride", issue: "unsupportedCategory" }]);
       }
-      return { input: { ...sourceFromTranscript(req.input, t), options: { ...o, maxClips }, analysis: { vision: true, category: true } }, maxClips };
+      return { input: { ...(await checkedSource(db, projectId, req.input, t)), options: { ...o, maxClips }, analysis: { vision: true, category: true } }, maxClips };
     }
     case "thumbnail": {
       const t = await requireClipSource(db, projectId, req.input.textSourceId);
@@ -188,7 +200,7 @@ export async function resolveReferences(db: Db, encryptionKey: string, projectId
       const o = req.input.options ?? {};
       if (o.ratioWidth !== undefined && o.ratioHeight !== undefined && o.resolution !== undefined) checkThumbnailSize(plan, o.ratioWidth, o.ratioHeight, o.resolution);
       const thumbnailCount = Math.min(o.thumbnailCount ?? policy.defaultThumbnailCount, 3);
-      return { input: { ...sourceFromTranscript(req.input, t), options: { ...o, thumbnailCount, nonAiThumbnailCount: o.nonAiThumbnailCount ?? policy.maxNonAiThumbnailCount } }, thumbnailCount };
+      return { input: { ...(await checkedSource(db, projectId, req.input, t)), options: { ...o, thumbnailCount, nonAiThumbnailCount: o.nonAiThumbnailCount ?? policy.maxNonAiThumbnailCount } }, thumbnailCount };
     }
   }
 }
