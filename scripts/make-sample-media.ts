@@ -52,14 +52,17 @@ export async function buildSpeechWav(out: string, opts: { repeat?: number; gapSe
   return order.map((u) => u.text).join("\n") + "\n";
 }
 
-/** Test cards that differ strongly from each other, so every cut scores well above 0.3. */
+/**
+ * Test cards that differ strongly from each other, so every cut scores well above 0.3. Mostly
+ * static pictures: a long looped source stays small (tens of MB for an hour).
+ */
 const CARDS = [
   "testsrc2=s=320x180:r=10",
   "smptebars=s=320x180:r=10",
-  "color=c=0x1f3b8c:s=320x180:r=10,noise=alls=20:allf=t",
-  "color=c=0xd2691e:s=320x180:r=10,noise=alls=20:allf=t",
+  "color=c=0x1f3b8c:s=320x180:r=10",
+  "color=c=0xd2691e:s=320x180:r=10",
   "rgbtestsrc=s=320x180:r=10",
-  "color=c=0x2e8b57:s=320x180:r=10,noise=alls=20:allf=t",
+  "color=c=0x2e8b57:s=320x180:r=10",
 ];
 
 /** A silent card reel: `cards` cards of `sceneSec` seconds each, h264 at 320x180, 10 fps. */
@@ -68,7 +71,7 @@ export async function buildCardReel(out: string, opts: { cards?: number; sceneSe
   const scene = opts.sceneSec ?? 10;
   const inputs = Array.from({ length: n }, (_, i) => ["-f", "lavfi", "-t", String(scene), "-i", CARDS[i % CARDS.length]!]).flat();
   const graph = `${Array.from({ length: n }, (_, i) => `[${i}:v]format=yuv420p,setsar=1[v${i}]`).join(";")};${Array.from({ length: n }, (_, i) => `[v${i}]`).join("")}concat=n=${n}:v=1:a=0[out]`;
-  await runToolOk("ffmpeg", [...FF, ...inputs, "-filter_complex", graph, "-map", "[out]", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-pix_fmt", "yuv420p", out]);
+  await runToolOk("ffmpeg", [...FF, ...inputs, "-filter_complex", graph, "-map", "[out]", "-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-g", "50", "-pix_fmt", "yuv420p", out]);
 }
 
 /**

@@ -9,7 +9,7 @@ import { buildAudioOnly, buildCardReel, buildOverLimit, buildSpeechWav, buildVid
  * in the temp directory (parallel test files race harmlessly: each builds to a private name and
  * renames into place).
  */
-const CACHE = path.join(os.tmpdir(), "media-jobs-test-fixtures-v1");
+const CACHE = path.join(os.tmpdir(), "media-jobs-test-fixtures-v2");
 
 async function cached(name: string, build: (out: string) => Promise<void>): Promise<string> {
   const target = path.join(CACHE, name);

@@ -47,7 +47,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
       try {
         await s3.checkBucket(bucket);
       } catch (err) {
-        throw validationError(`credentials could not list bucket ${bucket}: ${err instanceof Error ? err.message : String(err)}`, [{ path: `buckets.${i}`, issue: "credentialsRejected" }]);
+        throw validationError(`credentials could not access bucket ${bucket}: ${err instanceof Error ? err.message : String(err)}`, [{ path: `buckets.${i}`, issue: "credentialsRejected" }]);
       }
     }
     const row = {
