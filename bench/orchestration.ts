@@ -1,8 +1,9 @@
+import { readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { apiCall, bootstrap, type BootstrapResult } from "../scripts/lib/api-client";
-import { LOCAL_ADMIN_SECRET, type Stack } from "../scripts/lib/stack";
+import { LOCAL_ADMIN_SECRET, ROOT, type Stack } from "../scripts/lib/stack";
 import { S3Client } from "../contracts/s3-client";
 import type { Job, JobProgressView } from "../contracts/job";
 import { startWebhookReceiver } from "../test/support/webhook-receiver";
@@ -117,7 +118,8 @@ await withFreshStack(
 
       console.log(machineInfo());
       console.log(`stack: wrangler dev on ${base}; 1 gpu-runner, RUNNER_CONCURRENCY=${RUNNER_CONCURRENCY}, RUNNER_POLL_MIN_MS=${POLL.RUNNER_POLL_MIN_MS}, RUNNER_POLL_MAX_MS=${POLL.RUNNER_POLL_MAX_MS} (idle backoff min·2^n capped at max, equal jitter; polls again at once after getting work)`);
-      console.log("queues (wrangler.toml): dispatch and webhooks consumers max_batch_size = 10, max_batch_timeout = 1 s");
+      const timeouts = [...readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").matchAll(/^max_batch_timeout = (\d+)/gm)].map((m) => m[1]);
+      console.log(`queues (wrangler.toml): consumers max_batch_size = 10, max_batch_timeout = ${[...new Set(timeouts)].join("/")} s`);
       console.log(`pipeline: transcription → test pipeline, 1 runner step (test.work), 1 stage, stageMs ${STAGE_MS} (the stage work subtracted); ${JOBS} jobs sequential, then ${JOBS} at once\n`);
 
       // Warm-up: one job end to end (first DO, first queue batch, runner's first lease).

@@ -75,5 +75,7 @@ export const NON_RETRYABLE_CODES = new Set([
   "unsupported_media",
   "unsupported_language",
   "source_not_found",
+  "source_access_denied",
+  "invalid_input",
   "index_rollback",
 ]);

@@ -101,14 +101,15 @@ async function resolveTranscription(db: Db, encryptionKey: string, projectId: st
       [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
     );
   }
-  for (const key of Object.values(outputKeys)) {
-    try {
-      await s3.putObject(input.bucket, key, new Uint8Array(0), "application/octet-stream", 0);
-    } catch (err) {
-      throw validationError(`output key is not writable: s3://${input.bucket}/${key} (${err instanceof Error ? err.message : String(err)})`, [
-        { path: input.outputPrefix ? "input.outputPrefix" : "input.bucket", issue: "outputNotWritable" },
-      ]);
-    }
+  // The four probes are independent: run them together (the create's slowest part otherwise).
+  const probes = await Promise.allSettled(Object.values(outputKeys).map((key) => s3.putObject(input.bucket, key, new Uint8Array(0), "application/octet-stream", 0).then(() => key)));
+  const refused = probes.findIndex((p) => p.status === "rejected");
+  if (refused >= 0) {
+    const key = Object.values(outputKeys)[refused];
+    const err = (probes[refused] as PromiseRejectedResult).reason as unknown;
+    throw validationError(`output key is not writable: s3://${input.bucket}/${key} (${err instanceof Error ? err.message : String(err)})`, [
+      { path: input.outputPrefix ? "input.outputPrefix" : "input.bucket", issue: "outputNotWritable" },
+    ]);
   }
   return {
     input: { ...input, textSourceId, resolvedOutputPrefix: prefix, resolvedOutputKeys: outputKeys, options: { ...(input.options ?? {}), preprocessing: { extract: true, denoise: settings.transcription.denoise, separateVocals: settings.transcription.separateVocals } } },
