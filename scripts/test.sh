@@ -7,4 +7,13 @@ npm run -s typecheck
 npm run -s lint
 # Catches broken bindings before any test runs (bundles only; uploads nothing).
 npx wrangler deploy --dry-run --env production --outdir .wrangler/dry-run >/dev/null
-npx vitest run --project workers --project node --project e2e
+mkdir -p .local
+status=0
+npx vitest run --project workers --project node --project e2e --reporter=default --reporter=json --outputFile=.local/test-results.json || status=$?
+# One plain closing line for CI, whatever the reporter printed.
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(".local/test-results.json", "utf8"));
+  const skipped = r.numPendingTests + r.numTodoTests;
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' || true
+exit $status
