@@ -20,10 +20,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm ci only when node_modules is missing or older than the lockfile.
+# Install only when node_modules is missing or older than the lockfile. `npm install` rather than
+# `npm ci`: npm 11 writes lockfiles without the other platforms' optional workerd binaries and then
+# refuses them in `npm ci`; `npm install` still installs exactly the locked versions.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 if [ "${1:-}" != "--deps-only" ]; then
