@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startStack, type Stack, type StackOptions } from "../scripts/lib/stack";
+import { runToolOk } from "../gpu-runner/media/spawn";
 
 /**
  * Shared by the benchmarks: a fresh local stack in a temporary directory that is always torn down
@@ -72,4 +73,20 @@ export async function withFreshStack(opts: StackOptions, body: (stack: Stack) =>
     await teardown();
   }
   if (failed) process.exit(1);
+}
+
+/** The baseline of the transcription benchmarks: the PocketSphinx command-line tool on a WAV, timed, with its peak RSS. */
+export async function timeCli(wav: string): Promise<{ wallMs: number; text: string; peakRssMb: number }> {
+  const started = performance.now();
+  const lines: string[] = [];
+  await runToolOk("/usr/bin/time", ["-f", "maxrss=%M", "pocketsphinx_continuous", "-infile", wav, "-logfn", "/dev/null"], {
+    onStdoutLine: (l) => lines.push(l),
+    onStderrLine: (l) => {
+      const m = /^maxrss=(\d+)/.exec(l);
+      if (m?.[1]) lines.push(`\u0000${m[1]}`);
+    },
+  });
+  const wallMs = performance.now() - started;
+  const rss = Number(lines.find((l) => l.startsWith("\u0000"))?.slice(1) ?? 0) / 1024;
+  return { wallMs, text: lines.filter((l) => !l.startsWith("\u0000")).join(" "), peakRssMb: rss };
 }

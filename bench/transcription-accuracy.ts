@@ -9,11 +9,11 @@ import { S3Client } from "../contracts/s3-client";
 import { TranscriptionResultSchema } from "../contracts/transcript";
 import { createTranscriptionHandler } from "../gpu-runner/handlers/transcription";
 import { extractAudio } from "../gpu-runner/media/ffmpeg";
-import { runToolOk } from "../gpu-runner/media/spawn";
 import { wordErrorRate } from "../gpu-runner/transcription/wer";
 import { buildCardReel, buildVideo, makeSamples } from "../scripts/make-sample-media";
 import { makeHandlerContext, storageGrant } from "../test/support/handler-context";
 import { startLocalS3 } from "../test/support/local-s3";
+import { timeCli } from "./lib";
 
 /**
  * Transcription benchmark: accuracy and speed of the runner's transcription path against the
@@ -128,21 +128,6 @@ async function runChild(job: ChildJob): Promise<ChildReport & { peakRssMb: numbe
   if (code !== 0) throw new Error(`bench child exited with ${code}`);
   const report = JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as ChildReport;
   return { ...report, peakRssMb: peakKb / 1024 };
-}
-
-async function timeCli(wav: string): Promise<{ wallMs: number; text: string; peakRssMb: number }> {
-  const started = performance.now();
-  const lines: string[] = [];
-  await runToolOk("/usr/bin/time", ["-f", "maxrss=%M", "pocketsphinx_continuous", "-infile", wav, "-logfn", "/dev/null"], {
-    onStdoutLine: (l) => lines.push(l),
-    onStderrLine: (l) => {
-      const m = /^maxrss=(\d+)/.exec(l);
-      if (m?.[1]) lines.push(`\u0000${m[1]}`);
-    },
-  });
-  const wallMs = performance.now() - started;
-  const rss = Number(lines.find((l) => l.startsWith("\u0000"))?.slice(1) ?? 0) / 1024;
-  return { wallMs, text: lines.filter((l) => !l.startsWith("\u0000")).join(" "), peakRssMb: rss };
 }
 
 // ---------------------------------------------------------------------------------------------
