@@ -24,7 +24,7 @@ let s3: LocalS3;
 let client: S3Client;
 
 beforeAll(async () => {
-  s3 = await startLocalS3({ buckets: [BUCKET] });
+  s3 = await startLocalS3({ buckets: [BUCKET], readOnlyPrefixes: [`${BUCKET}/read-only/`] });
   client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
   const uploads: [string, Promise<string>][] = [
     ["src/speech.mp4", speechVideo()],
@@ -79,6 +79,7 @@ interface RunOptions {
   engine?: SpeechEngine;
   cores?: number;
   storage?: "valid" | "wrong-secret";
+  outputKeys?: typeof OUTPUT_KEYS;
 }
 
 interface RunOutcome {
@@ -94,7 +95,7 @@ async function runHandler(opts: RunOptions = {}): Promise<RunOutcome> {
       sourceType: "s3_direct",
       bucket: BUCKET,
       sourceKey: opts.sourceKey ?? "src/speech.mp4",
-      resolvedOutputKeys: OUTPUT_KEYS,
+      resolvedOutputKeys: opts.outputKeys ?? OUTPUT_KEYS,
       ...(opts.language ? { options: { language: opts.language } } : {}),
     },
     storage: opts.storage === "wrong-secret" ? { ...grant, secretAccessKey: "wrong" } : grant,
@@ -239,6 +240,14 @@ describe("transcription handler stages", () => {
 });
 
 describe("transcription handler failures", () => {
+  it("fails upload_full_text with a non-retryable processing_failed when the bucket refuses the write, after every earlier stage completed", async () => {
+    const readOnly = { fullText: "read-only/full.txt", segments: "read-only/segments.json", srt: "read-only/t.srt", vtt: "read-only/t.vtt" };
+    const outcome = await runHandler({ outputKeys: readOnly, engine: new ScriptedEngine() });
+    const f = expectFailure(outcome, "processing_failed", false);
+    expect(f.message).toMatch(/upload of customer-media\/read-only\/full\.txt failed: .*403 AccessDenied/);
+    expect(outcome.ctx.report.timeline().slice(-3)).toEqual(["video_analysis:completed", "upload_full_text:started", "upload_full_text:failed"]);
+  });
+
   it("fails probe with non-retryable duration_exceeded naming both durations for a 3601-second source", async () => {
     const outcome = await runHandler({ sourceKey: "src/over-limit.mp4", engine: new ScriptedEngine() });
     const f = expectFailure(outcome, "duration_exceeded", false);

@@ -29,6 +29,11 @@ export interface LocalS3Options {
   /** Storage directory; a fresh temporary one (removed on close) when omitted. */
   dir?: string;
   buckets: string[];
+  /**
+   * Object key prefixes (`bucket/prefix`) that refuse writes with 403 AccessDenied, as a bucket
+   * policy would: lets tests make an upload fail after the download succeeded.
+   */
+  readOnlyPrefixes?: string[];
 }
 
 /** s3rver's built-in account: the only credentials it knows. */
@@ -45,6 +50,8 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   const server = createServer((req, res) => {
     const problem = verifySigV4(req);
     if (problem) return deny(res, problem.code, problem.message);
+    const target = decodeURIComponent(new URL(req.url ?? "/", "http://local").pathname.slice(1));
+    if (req.method === "PUT" && opts.readOnlyPrefixes?.some((p) => target.startsWith(p))) return deny(res, "AccessDenied", "Access Denied");
     handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call } from "./helpers/api";
 import { createTenant, type Tenant } from "./helpers/tenant";
-import { completedTranscript } from "./helpers/transcripts";
+import { fakeRunner, getJob, submitTranscription } from "./helpers/jobs";
+import { completedTranscript, TRANSCRIPTION_HANDLER, transcriptionResult } from "./helpers/transcripts";
+import { TRANSCRIPT_LAYER_MAX_BYTES } from "../../worker/transcripts/store";
 
 let t: Tenant;
 beforeAll(async () => {
@@ -60,6 +62,23 @@ describe("transcripts", () => {
     const res = await getTranscript(textSourceId, other.projectKey);
     expect(res.status).toBe(404);
     expect(res.body.error?.message).toBe(`transcription not found: ${textSourceId}`);
+  });
+});
+
+describe("transcript size limit", () => {
+  it("a transcript whose layer exceeds the documented limit fails the job with transcript_too_large, without retries", async () => {
+    const job = await submitTranscription(t);
+    const task = await fakeRunner.leaseWhenReady(job.jobId, TRANSCRIPTION_HANDLER);
+    const result = transcriptionResult(job, 1);
+    result.segments[0]!.text = "x".repeat(TRANSCRIPT_LAYER_MAX_BYTES + 1);
+    await fakeRunner.complete(task, result as unknown as Record<string, unknown>);
+    const failed = await getJob(t, job.jobId);
+    expect(failed.status).toBe("failed");
+    expect(failed.error?.code).toBe("transcript_too_large");
+    expect(failed.error?.message).toMatch(/limit is 8388608 bytes per layer/);
+    expect(failed.attemptCount).toBe(0);
+    const transcript = await getTranscript(String(job.input["textSourceId"]));
+    expect(transcript.body.data).toMatchObject({ status: "failed" });
   });
 });
 
