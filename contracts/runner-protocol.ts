@@ -60,6 +60,12 @@ export const EventsRequestSchema = LeaseTokenBodySchema.extend({
 });
 export type EventsRequest = z.infer<typeof EventsRequestSchema>;
 
+export const EventsResponseSchema = z.object({ cancelRequested: z.boolean() });
+export type EventsResponse = z.infer<typeof EventsResponseSchema>;
+
+/** The answer to complete, fail, cancelled and release. */
+export const OkResponseSchema = z.object({ ok: z.literal(true) });
+
 export const CompleteRequestSchema = LeaseTokenBodySchema.extend({
   result: z.record(z.string(), z.unknown()),
 });

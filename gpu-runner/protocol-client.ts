@@ -2,12 +2,15 @@ import { z } from "zod";
 import {
   CompleteRequestSchema,
   EventsRequestSchema,
+  EventsResponseSchema,
+  OkResponseSchema,
   FailRequestSchema,
   HeartbeatResponseSchema,
   LeaseRequestSchema,
   LeaseResponseSchema,
   LeaseTokenBodySchema,
   type EventsRequest,
+  type EventsResponse,
   type HeartbeatResponse,
   type LeaseRequest,
   type LeasedTask,
@@ -27,10 +30,7 @@ import {
  */
 
 /** The events route answers with the cancel flag (not in contracts/runner-protocol.ts yet). */
-export const EventsResponseSchema = z.object({ cancelRequested: z.boolean() });
-export type EventsResponse = z.infer<typeof EventsResponseSchema>;
 /** complete / fail / cancelled / release answer `{ ok: true }`. */
-export const OkResponseSchema = z.object({ ok: z.literal(true) });
 
 const ErrorEnvelopeSchema = z.object({
   data: z.null().optional(),
