@@ -23,7 +23,7 @@ async function submit(): Promise<Job> {
   return e.api<Job>("POST", "/v1/jobs", { serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey: key } });
 }
 
-describe("runner failover", () => {
+describe("runners on the real stack", () => {
   it("a runner killed with SIGKILL mid-stage loses its lease (runner_lost) and the job completes on another runner", async () => {
     const doomed = e.stack.startRunner({ RUNNER_ID: "doomed" });
     const job = await submit();
@@ -37,5 +37,21 @@ describe("runner failover", () => {
     const progress = await apiCall<{ attemptHistory: Array<{ error: { code: string } }> }>(e.stack.apiBaseUrl, "GET", `/v1/jobs/${job.jobId}/progress`, await consoleKey(e));
     expect(progress.data.attemptHistory.map((a) => a.error.code)).toEqual(["runner_lost"]);
     expect((done.resultSummary as { test: { runnerId: string } }).test.runnerId).toBe("survivor");
+  });
+
+  it("a graceful cancel stops a real runner after its current stage: cancelling, then cancelled", async () => {
+    const job = await submit();
+    await e.waitForJob(job.jobId, ["processing"], 30_000);
+    const cancelling = await e.api<Job>("POST", `/v1/jobs/${job.jobId}/cancel`);
+    expect(cancelling.status).toBe("cancelling");
+    expect(cancelling.cancelMode).toBe("graceful");
+    const done = await e.waitForJob(job.jobId, ["cancelled", "completed", "failed"], 30_000);
+    expect(done.status).toBe("cancelled");
+    expect(done.completedAt).not.toBeNull();
+    const progress = await apiCall<{ progress: Array<{ stage: string; event: string }> }>(e.stack.apiBaseUrl, "GET", `/v1/jobs/${job.jobId}/progress`, await consoleKey(e));
+    const events = progress.data.progress.map((p) => `${p.stage}:${p.event}`);
+    // The stage in flight finished; no stage started after the cancel was seen.
+    expect(events.at(-1)).toMatch(/:completed$/);
+    expect(events.length).toBeLessThan(6);
   });
 });
