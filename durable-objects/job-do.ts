@@ -173,9 +173,7 @@ export class JobDO extends DurableObject<Env> {
     const s = this.state;
     const lease = this.leaseFor(taskId, token);
     if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
-    const settings = await loadSettings(getDb(this.env.DB));
-    lease.until = new Date(Date.now() + settings.runner.leaseSeconds * 1000).toISOString();
-    s.job.processingLeaseUntil = lease.until;
+    await this.extendLease(lease);
     await this.persist(false);
     await this.scheduleAlarm();
     return { ok: true, value: { leaseUntil: lease.until, cancelRequested: s.job.status === "cancelling" } };
@@ -186,9 +184,7 @@ export class JobDO extends DurableObject<Env> {
     const lease = this.leaseFor(taskId, token);
     if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
     // Any report is a sign of life: it extends the lease like a heartbeat (in-Worker steps rely on it).
-    const settings = await loadSettings(getDb(this.env.DB));
-    lease.until = new Date(Date.now() + settings.runner.leaseSeconds * 1000).toISOString();
-    s.job.processingLeaseUntil = lease.until;
+    await this.extendLease(lease);
     for (const e of events) {
       // A runner retrying a report whose answer was lost sends the same entry again.
       const last = s.progress[s.progress.length - 1];
@@ -289,6 +285,12 @@ export class JobDO extends DurableObject<Env> {
     if (!lease || lease.taskId !== taskId || lease.token !== token) return null;
     if (Date.parse(lease.until) <= Date.now()) return null;
     return lease;
+  }
+
+  private async extendLease(lease: Lease): Promise<void> {
+    const settings = await loadSettings(getDb(this.env.DB));
+    lease.until = new Date(Date.now() + settings.runner.leaseSeconds * 1000).toISOString();
+    this.mustState().job.processingLeaseUntil = lease.until;
   }
 
   private async beginLease(claim: Omit<Lease, "until">, leaseSeconds: number): Promise<Lease> {

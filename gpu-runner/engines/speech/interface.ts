@@ -54,3 +54,33 @@ export interface EngineFactoryOptions {
   /** Upper bound for one HTTP call; the handler passes something shorter than the lease. */
   requestTimeoutMs?: number;
 }
+
+/**
+ * The common shape of engines reached over the network (hosted Whisper-class models): they detect
+ * the language, take any language, do their own noise handling only as far as the model does, and
+ * read model, audio format and concurrency from their configuration.
+ */
+export abstract class NetworkSpeechEngine<C extends { model: string; maxConcurrency: number; inputFormat: "wav" | CompressedFormat }> implements SpeechEngine {
+  abstract readonly name: string;
+  readonly detectsLanguage = true;
+  readonly reducesNoise = false;
+  readonly languages = null;
+
+  constructor(protected readonly config: C) {}
+
+  get model(): string {
+    return this.config.model;
+  }
+  get inputFormat(): C["inputFormat"] {
+    return this.config.inputFormat;
+  }
+  get maxConcurrency(): number {
+    return this.config.maxConcurrency;
+  }
+
+  supportsLanguage(): boolean {
+    return true;
+  }
+
+  abstract transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript>;
+}

@@ -5,7 +5,7 @@ import type { Word } from "../../../contracts/transcript";
 import { StepFailure } from "../../handler";
 import type { CompressedFormat } from "../../media/ffmpeg";
 import { fetchWithRetry, type RetryPolicy } from "./http";
-import type { EngineSegment, EngineTranscript, SpeechEngine, TranscribeOptions } from "./interface";
+import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 
 /**
@@ -51,27 +51,8 @@ export function parseVerboseJson(body: unknown, fallbackLanguage: string): Engin
   return { language: normaliseLanguage(v.language, fallbackLanguage), words, segments, ...(typeof v.duration === "number" ? { durationSec: v.duration } : {}) };
 }
 
-export class OpenAICompatibleEngine implements SpeechEngine {
+export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatibleConfig> {
   readonly name = "openai-compatible";
-  readonly detectsLanguage = true;
-  readonly reducesNoise = false;
-  readonly languages = null;
-
-  constructor(private readonly config: OpenAICompatibleConfig) {}
-
-  get model(): string {
-    return this.config.model;
-  }
-  get inputFormat(): OpenAICompatibleConfig["inputFormat"] {
-    return this.config.inputFormat;
-  }
-  get maxConcurrency(): number {
-    return this.config.maxConcurrency;
-  }
-
-  supportsLanguage(): boolean {
-    return true;
-  }
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
     const url = `${this.config.baseUrl.replace(/\/+$/, "")}/v1/audio/transcriptions`;

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { StepFailure } from "../../handler";
 import type { CompressedFormat } from "../../media/ffmpeg";
 import { backoffDelay, isRetryableStatus, sleep, type RetryPolicy } from "./http";
-import type { EngineSegment, EngineTranscript, SpeechEngine, TranscribeOptions } from "./interface";
+import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 import { wordsFromSegments } from "./segments";
 
@@ -53,27 +53,8 @@ interface HttpFailure {
   response?: { status: number; headers: Headers };
 }
 
-export class ReplicateEngine implements SpeechEngine {
+export class ReplicateEngine extends NetworkSpeechEngine<ReplicateConfig> {
   readonly name = "replicate";
-  readonly detectsLanguage = true;
-  readonly reducesNoise = false;
-  readonly languages = null;
-
-  constructor(private readonly config: ReplicateConfig) {}
-
-  get model(): string {
-    return this.config.model;
-  }
-  get inputFormat(): CompressedFormat {
-    return this.config.inputFormat;
-  }
-  get maxConcurrency(): number {
-    return this.config.maxConcurrency;
-  }
-
-  supportsLanguage(): boolean {
-    return true;
-  }
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
     const { retry } = this.config;
