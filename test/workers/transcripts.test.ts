@@ -48,6 +48,19 @@ describe("transcripts", () => {
     expect(after.body.data.revision).toBe(2);
   });
 
+  it("two edits racing from the same revision: exactly one lands, whole, and the other is 409", async () => {
+    const { textSourceId } = await completedTranscript(t, 2);
+    const [a, b] = await Promise.all([
+      patchSegments(textSourceId, { revision: 1, segments: [{ id: 0, text: "edit A" }, { id: 1, text: "edit A" }] }),
+      patchSegments(textSourceId, { revision: 1, segments: [{ id: 0, text: "edit B" }, { id: 1, text: "edit B" }] }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const winner = a.status === 200 ? "edit A" : "edit B";
+    const after = await getTranscript(textSourceId);
+    expect(after.body.data.revision).toBe(2);
+    expect(after.body.data.segments.map((s) => s.text)).toEqual([winner, winner]);
+  });
+
   it("an edit of a segment id that does not exist is 422 and changes nothing", async () => {
     const { textSourceId } = await completedTranscript(t, 1);
     const res = await patchSegments(textSourceId, { revision: 1, segments: [{ id: 7, text: "x" }] });

@@ -188,6 +188,8 @@ export const transcripts = sqliteTable(
     engine: text("engine"),
     model: text("model"),
     revision: integer("revision").notNull().default(0),
+    /** Set by the edit that won a revision, so only its layer write lands (see replaceSegments). */
+    editNonce: text("edit_nonce"),
     segmentCount: integer("segment_count").notNull().default(0),
     thumbnails: text("thumbnails", { mode: "json" }).$type<unknown[]>().notNull().default(sql`'[]'`),
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown> | null>(),

@@ -1,4 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
+import { randomToken } from "../../contracts/ids";
 import type { Segment, VisualChunk } from "../../contracts/transcript";
 import type { Db } from "../db/client";
 import { glossaryTerms, transcriptLayers, transcripts } from "../db/schema";
@@ -16,13 +17,18 @@ export class TranscriptTooLargeError extends Error {
   }
 }
 
-function layerStatements(db: Db, transcriptId: string, layer: Layer, value: unknown) {
+/** A layer as JSON split into row-sized parts; refuses one over the documented limit. */
+function layerParts(value: unknown): string[] {
   const json = JSON.stringify(value);
   const bytes = new TextEncoder().encode(json).length;
   if (bytes > TRANSCRIPT_LAYER_MAX_BYTES) throw new TranscriptTooLargeError(bytes);
   const parts: string[] = [];
   for (let i = 0; i < json.length; i += PART_CHARS) parts.push(json.slice(i, i + PART_CHARS));
-  if (parts.length === 0) parts.push("[]");
+  return parts.length === 0 ? ["[]"] : parts;
+}
+
+function layerStatements(db: Db, transcriptId: string, layer: Layer, value: unknown) {
+  const parts = layerParts(value);
   return [
     db.delete(transcriptLayers).where(and(eq(transcriptLayers.transcriptId, transcriptId), eq(transcriptLayers.layer, layer))),
     ...parts.map((data, part) => db.insert(transcriptLayers).values({ transcriptId, layer, part, data })),
@@ -80,18 +86,26 @@ export async function rebuildGlossaryLayer(db: Db, transcriptId: string, project
   return layer;
 }
 
-/** Replaces the current layer if the revision still matches: one conditional UPDATE guards it. */
+/**
+ * Replaces the current layer if the revision still matches, in one D1 batch (one transaction):
+ * the conditional UPDATE bumps the revision and stamps a nonce, and the layer rows are replaced
+ * only where that nonce stands, so a stale edit changes nothing and a winning one lands whole.
+ */
 export async function replaceSegments(db: Db, transcriptId: string, expectedRevision: number, segments: Segment[]): Promise<number | null> {
-  const now = new Date().toISOString();
-  const bumped = await db
-    .update(transcripts)
-    .set({ revision: expectedRevision + 1, segmentCount: segments.length, updatedAt: now })
-    .where(and(eq(transcripts.id, transcriptId), eq(transcripts.revision, expectedRevision)))
-    .returning({ revision: transcripts.revision });
-  if (bumped.length === 0) return null;
-  const [first, ...rest] = layerStatements(db, transcriptId, "segments", segments);
-  if (first) await db.batch([first, ...rest]);
-  return bumped[0]?.revision ?? null;
+  const parts = layerParts(segments);
+  const d1 = db.$client;
+  const nonce = randomToken(16);
+  const won = "(SELECT edit_nonce FROM transcripts WHERE id = ?) = ?";
+  const [bump] = await d1.batch([
+    d1
+      .prepare("UPDATE transcripts SET revision = revision + 1, segment_count = ?, updated_at = ?, edit_nonce = ? WHERE id = ? AND revision = ?")
+      .bind(segments.length, new Date().toISOString(), nonce, transcriptId, expectedRevision),
+    d1.prepare(`DELETE FROM transcript_layers WHERE transcript_id = ? AND layer = 'segments' AND ${won}`).bind(transcriptId, transcriptId, nonce),
+    ...parts.map((data, part) =>
+      d1.prepare(`INSERT INTO transcript_layers (transcript_id, layer, part, data) SELECT ?, 'segments', ?, ? WHERE ${won}`).bind(transcriptId, part, data, transcriptId, nonce),
+    ),
+  ]);
+  return bump && bump.meta.changes > 0 ? expectedRevision + 1 : null;
 }
 
 export { layerStatements };

@@ -1,0 +1,1 @@
+ALTER TABLE `transcripts` ADD `edit_nonce` text;
