@@ -59,6 +59,7 @@ export function createSpeechEngine(settings: Settings["transcription"], env: Eng
         apiToken: required(env, "CLOUDFLARE_API_TOKEN"),
         model: settings.speechModel ?? WORKERS_AI_DEFAULT_MODEL,
         maxConcurrency: intEnv("WORKERS_AI_MAX_CONCURRENCY", 4),
+        inputFormat: "mp3",
         retry,
       });
     case "replicate":

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Word } from "../../../contracts/transcript";
 import { StepFailure } from "../../handler";
 import { fetchWithRetry, type RetryPolicy } from "./http";
-import type { EngineSegment, EngineTranscript, SpeechEngine, TranscribeOptions } from "./interface";
+import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 
 /**
@@ -20,6 +20,8 @@ export interface WorkersAIConfig {
   apiToken: string;
   model: string;
   maxConcurrency: number;
+  /** Workers AI takes base64 audio in JSON: the compact mp3 keeps chunks small. */
+  inputFormat: "mp3";
   retry: RetryPolicy;
 }
 
@@ -63,25 +65,8 @@ function toWord(w: z.infer<typeof WordSchema>): Word | null {
   return word ? { word, start: Math.max(0, w.start), end: Math.max(0, w.start, w.end) } : null;
 }
 
-export class WorkersAIEngine implements SpeechEngine {
+export class WorkersAIEngine extends NetworkSpeechEngine<WorkersAIConfig> {
   readonly name = "workers-ai";
-  readonly inputFormat = "mp3";
-  readonly detectsLanguage = true;
-  readonly reducesNoise = false;
-  readonly languages = null;
-
-  constructor(private readonly config: WorkersAIConfig) {}
-
-  get model(): string {
-    return this.config.model;
-  }
-  get maxConcurrency(): number {
-    return this.config.maxConcurrency;
-  }
-
-  supportsLanguage(): boolean {
-    return true;
-  }
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
     const base = this.config.baseUrl.replace(/\/+$/, "");
