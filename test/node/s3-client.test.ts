@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Client, S3Error } from "../../contracts/s3-client";
 import { startLocalS3, type LocalS3 } from "../support/local-s3";
+import { rejectionOf } from "../support/rejection";
 
 const BUCKET = "media-in";
 let s3: LocalS3;
@@ -22,14 +23,7 @@ function client(overrides: { accessKeyId?: string; secretAccessKey?: string } = 
   });
 }
 
-async function failureOf(p: Promise<unknown>): Promise<S3Error> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(S3Error);
-  return err as S3Error;
-}
+const failureOf = (p: Promise<unknown>) => rejectionOf(p, S3Error);
 
 describe("S3Client against the local S3", () => {
   it("checkBucket succeeds on an existing bucket", async () => {

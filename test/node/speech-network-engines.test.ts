@@ -7,6 +7,7 @@ import { StepFailure } from "../../gpu-runner/handler";
 import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
 import type { SpeechEngine } from "../../gpu-runner/engines/speech/interface";
 import { startFakeSpeechServer, type FakeSpeechServer } from "../support/fake-speech-server";
+import { rejectionOf } from "../support/rejection";
 
 /** Network engines against a local fake that speaks each documented request/response format. */
 let fake: FakeSpeechServer;
@@ -37,14 +38,7 @@ function engine(kind: (typeof DEFAULT_SETTINGS.transcription)["speechEngine"], e
 
 const transcribe = (e: SpeechEngine, language?: string) => e.transcribe(audio, { signal: AbortSignal.timeout(20_000), ...(language ? { language } : {}) });
 
-async function failureOf(p: Promise<unknown>): Promise<StepFailure> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(StepFailure);
-  return err as StepFailure;
-}
+const failureOf = (p: Promise<unknown>) => rejectionOf(p, StepFailure);
 
 describe("openai-compatible engine", () => {
   const VERBOSE_JSON = {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
-import { call, type ApiResponse } from "./helpers/api";
+import { call, expectError } from "./helpers/api";
 import { submitTranscription, transcriptionBody } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { createTenant, projectKey, unique, type Tenant } from "./helpers/tenant";
@@ -43,14 +43,6 @@ beforeAll(async () => {
   f.revokedKey = doomed.secret;
   f.consoleKey = await consoleSession(f.t);
 });
-
-/** Asserts the error envelope `{ data: null, error: { code, message, details[] } }` with this status and code. */
-function expectError(res: ApiResponse<unknown>, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.data).toBeNull();
-  expect(res.body.error).toEqual({ code, message: expect.any(String), details: expect.any(Array) });
-  expect(res.body.error?.message.length).toBeGreaterThan(0);
-}
 
 type KeyKind = "project" | "workspace" | "console" | "any";
 interface Route {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
-import { call, type ApiResponse } from "./helpers/api";
+import { call, expectError } from "./helpers/api";
 import { submitTranscription, transcriptionBody } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
@@ -15,11 +15,6 @@ let t: Tenant;
 beforeAll(async () => {
   t = await createTenant({ plan: "pro" });
 });
-
-function expectError(res: ApiResponse<unknown>, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ data: null, error: { code, message: expect.any(String), details: expect.any(Array) }, metadata: expect.any(Object) });
-}
 
 describe("routing", () => {
   it.each([

@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { exports } from "cloudflare:workers";
 import { env } from "cloudflare:workers";
 
@@ -25,3 +26,10 @@ export async function call<T = Record<string, unknown>>(method: string, path: st
 export const admin = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => call<T>(method, `/admin/v1${path}`, { key: env.ADMIN_SECRET, ...(body !== undefined ? { body } : {}) });
 
 export const runnerCall = <T = Record<string, unknown>>(path: string, body: unknown) => call<T>("POST", `/runner/v1${path}`, { key: env.RUNNER_TOKEN, body });
+
+/** Asserts the error envelope `{ data: null, error: { code, message, details[] }, metadata }` with this status and code. */
+export function expectError(res: ApiResponse<unknown>, status: number, code: string): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ data: null, error: { code, message: expect.any(String), details: expect.any(Array) }, metadata: expect.any(Object) });
+  expect(res.body.error?.message.length).toBeGreaterThan(0);
+}
