@@ -7,12 +7,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { S3Client } from "../contracts/s3-client";
 import { TranscriptionResultSchema } from "../contracts/transcript";
-import { createTranscriptionHandler } from "../gpu-runner/handlers/transcription";
+import { createTranscriptionHandler } from "../gpu-runner/services/transcription/handler";
 import { extractAudio } from "../gpu-runner/media/ffmpeg";
-import { wordErrorRate } from "../gpu-runner/transcription/wer";
+import { wordErrorRate } from "../gpu-runner/services/transcription/wer";
 import { buildCardReel, buildVideo, makeSamples } from "../scripts/make-sample-media";
 import { makeHandlerContext, storageGrant } from "../test/support/handler-context";
-import { startLocalS3 } from "../test/support/local-s3";
+import { startLocalS3 } from "../scripts/lib/local-s3";
 import { timeCli } from "./lib";
 
 /**

@@ -3,7 +3,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Job } from "../contracts/job";
 import { S3Client } from "../contracts/s3-client";
-import { wordErrorRate } from "../gpu-runner/transcription/wer";
+import { wordErrorRate } from "../gpu-runner/services/transcription/wer";
 import { apiCall, bootstrap } from "../scripts/lib/api-client";
 import { LOCAL_ADMIN_SECRET, ROOT } from "../scripts/lib/stack";
 import { makeSamples } from "../scripts/make-sample-media";

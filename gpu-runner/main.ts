@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, type RunnerConfig } from "./config";
-import { buildHandlerRegistry } from "./handlers/index";
+import { buildHandlerRegistry } from "./services/index";
 import { jsonLogger } from "./log";
 import { Runner } from "./runner";
 

@@ -15,7 +15,7 @@ import { TaskRun } from "./task-runner";
  */
 
 export interface RunnerDeps {
-  /** The handler registry (see handlers/index.ts); the runner leases only these handlers. */
+  /** The handler registry (see services/index.ts); the runner leases only these handlers. */
   handlers: Record<string, StepHandler>;
   client?: ProtocolClient;
   log?: Logger;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { startLocalS3, type LocalS3 } from "../../test/support/local-s3";
+import { startLocalS3, type LocalS3 } from "./local-s3";
 
 /**
  * The local stack: `wrangler dev` (local D1, Durable Objects and Queues persisted under one

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Client, S3Error } from "../../contracts/s3-client";
-import { startLocalS3, type LocalS3 } from "../support/local-s3";
+import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { rejectionOf } from "../support/rejection";
 
 const BUCKET = "media-in";

@@ -5,11 +5,11 @@ import { S3Client } from "../../contracts/s3-client";
 import { TranscriptionResultSchema, type TranscriptionResult, type Word } from "../../contracts/transcript";
 import { StepFailure } from "../../gpu-runner/handler";
 import type { EngineTranscript, SpeechEngine, TranscribeOptions } from "../../gpu-runner/engines/speech/interface";
-import { createTranscriptionHandler, type TranscriptionHandlerDeps } from "../../gpu-runner/handlers/transcription";
+import { createTranscriptionHandler, type TranscriptionHandlerDeps } from "../../gpu-runner/services/transcription/handler";
 import { makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
-import { startLocalS3, type LocalS3 } from "../support/local-s3";
+import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { librivoxUtterances } from "../../scripts/make-sample-media";
-import { wordErrorRate } from "../../gpu-runner/transcription/wer";
+import { wordErrorRate } from "../../gpu-runner/services/transcription/wer";
 import { garbageFile, overLimitFile, speechAudioOnly, speechVideo } from "../support/media-fixtures";
 
 const BUCKET = "customer-media";

@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { parseSync, type NodeCue } from "subtitle";
 import { describe, expect, it } from "vitest";
 import type { Segment, Word } from "../../contracts/transcript";
-import { buildSegments } from "../../gpu-runner/transcription/merge";
-import { buildCues, formatTimestamp, toFullText, toSegmentsJson, toSrt, toVtt, wrapLines } from "../../gpu-runner/transcription/subtitles";
+import { buildSegments } from "../../gpu-runner/services/transcription/merge";
+import { buildCues, formatTimestamp, toFullText, toSegmentsJson, toSrt, toVtt, wrapLines } from "../../gpu-runner/services/transcription/subtitles";
 
 /** Words of `text`, `wordSec` long each, separated by `gapSec`, starting at `start`. */
 function timedWords(text: string, start = 0, wordSec = 0.3, gapSec = 0.05): Word[] {

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { RunnerConfig } from "../../gpu-runner/config";
 import type { StepHandler } from "../../gpu-runner/handler";
-import { createTestHandlers } from "../../gpu-runner/handlers/test-handlers";
+import { createTestHandlers } from "../../gpu-runner/services/test/handler";
 import type { LogLevel } from "../../gpu-runner/log";
 import { ProtocolClient } from "../../gpu-runner/protocol-client";
 import { Runner } from "../../gpu-runner/runner";

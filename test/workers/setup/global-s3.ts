@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startLocalS3 } from "../../support/local-s3";
+import { startLocalS3 } from "../../../scripts/lib/local-s3";
 
 /** One real S3-compatible server on loopback for the workerd tests (runs in Node). */
 export default async function setup(project: TestProject) {

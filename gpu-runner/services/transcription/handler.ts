@@ -5,14 +5,14 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { z } from "zod";
-import { S3Client, S3Error } from "../../contracts/s3-client";
-import { SettingsSchema, type Settings } from "../../contracts/settings";
-import { TranscriptionResultSchema, type Segment, type TranscriptionResult, type VisualChunk, type Word } from "../../contracts/transcript";
-import { StepFailure, type HandlerContext, type StepHandler } from "../handler";
-import { createSpeechEngine } from "../engines/speech/factory";
-import type { EngineEnv, EngineTranscript, SpeechEngine } from "../engines/speech/interface";
-import { primaryLanguage } from "../engines/speech/languages";
-import { wordsFromSegments } from "../engines/speech/segments";
+import { S3Client, S3Error } from "../../../contracts/s3-client";
+import { SettingsSchema, type Settings } from "../../../contracts/settings";
+import { TranscriptionResultSchema, type Segment, type TranscriptionResult, type VisualChunk, type Word } from "../../../contracts/transcript";
+import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
+import { createSpeechEngine } from "../../engines/speech/factory";
+import type { EngineEnv, EngineTranscript, SpeechEngine } from "../../engines/speech/interface";
+import { primaryLanguage } from "../../engines/speech/languages";
+import { wordsFromSegments } from "../../engines/speech/segments";
 import {
   analyseVideo,
   compressChunk,
@@ -28,9 +28,9 @@ import {
   UnreadableMediaError,
   type ChunkRange,
   type ProbeResult,
-} from "../media/ffmpeg";
-import { buildSegments, mergeChunkWords } from "../transcription/merge";
-import { toFullText, toSegmentsJson, toSrt, toVtt } from "../transcription/subtitles";
+} from "../../media/ffmpeg";
+import { buildSegments, mergeChunkWords } from "./merge";
+import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";
 
 /**
  * The transcription step: a media file in the customer's bucket becomes a transcript and four

@@ -1,6 +1,6 @@
 import type { StepHandler } from "../handler";
-import { createTestHandlers } from "./test-handlers";
-import { transcriptionHandler } from "./transcription";
+import { createTestHandlers } from "./test/handler";
+import { transcriptionHandler } from "./transcription/handler";
 
 /**
  * The runner's handler registry, keyed by `StepSpec.handler` (contracts/pipelines.ts). The runner

@@ -1,4 +1,4 @@
-import type { Segment, Word } from "../../contracts/transcript";
+import type { Segment, Word } from "../../../contracts/transcript";
 import { isSentenceEnd, joinWords } from "./merge";
 
 /**

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { StepFailure, type StepHandler } from "../handler";
+import { StepFailure, type StepHandler } from "../../handler";
 
 /**
  * Test-only handlers, registered only when RUNNER_ENABLE_TEST_HANDLERS is true. They let the job

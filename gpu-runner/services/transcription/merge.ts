@@ -1,4 +1,4 @@
-import type { Segment, Word } from "../../contracts/transcript";
+import type { Segment, Word } from "../../../contracts/transcript";
 
 /**
  * Turns per-chunk engine output into one word list and then into segments. Chunks are cut at
