@@ -2,6 +2,7 @@ import { z } from "zod";
 import { JobErrorSchema, ProgressEntrySchema } from "./job";
 import { PrioritySchema } from "./service-types";
 import { StepSpecSchema } from "./pipelines";
+import { NON_RETRYABLE_CODES as SERVICE_NON_RETRYABLE } from "./services/index";
 
 /**
  * The gpu-runner protocol. Routes live under `/runner/v1/` and authenticate with a runner token
@@ -10,14 +11,22 @@ import { StepSpecSchema } from "./pipelines";
  */
 export const RUNNER_PROTOCOL_VERSION = 1;
 
+export const MAX_LEASE_WAIT_SECONDS = 20;
+
 export const LeaseRequestSchema = z.object({
   runnerId: z.string().min(1).max(128),
   /** Lanes this runner serves, highest priority first is implied by the server. */
   lanes: z.array(PrioritySchema).min(1).default(["high", "normal", "low"]),
   /** Handlers this runner can execute, e.g. `transcription`. */
   handlers: z.array(z.string().min(1)).min(1),
+  /**
+   * Long poll: when no task is available, the server holds the request up to this many seconds
+   * and answers as soon as one is, so an idle runner picks up work without waiting out a poll interval.
+   */
+  waitSeconds: z.number().min(0).max(MAX_LEASE_WAIT_SECONDS).default(0),
 });
-export type LeaseRequest = z.infer<typeof LeaseRequestSchema>;
+/** What a runner sends (defaults filled on the server). */
+export type LeaseRequest = z.input<typeof LeaseRequestSchema>;
 
 export const StorageGrantSchema = z.object({
   connectionId: z.string(),
@@ -43,8 +52,15 @@ export const LeasedTaskSchema = z.object({
   input: z.record(z.string(), z.unknown()),
   /** Credentials for the customer's bucket; the runner reads and writes it directly. */
   storage: StorageGrantSchema.nullable(),
-  /** Platform settings the handler needs (engine choice, limits). */
+  /** The slice of platform settings the step's service hands its runner steps (engine choice, limits, lease periods). */
   settings: z.record(z.string(), z.unknown()),
+  /** Outputs of the job's earlier steps, by step name (small JSON). */
+  outputs: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
+  /**
+   * Where the step may write artifacts for later steps in the job's bucket (deleted when the job
+   * ends, if the step names them in its result's `artifacts`); null when the job has no storage.
+   */
+  scratchPrefix: z.string().nullable().default(null),
 });
 export type LeasedTask = z.infer<typeof LeasedTaskSchema>;
 
@@ -74,14 +90,5 @@ export const FailRequestSchema = LeaseTokenBodySchema.extend({
   error: JobErrorSchema.extend({ retryable: z.boolean() }),
 });
 
-/** Non-retryable failure codes: a retry cannot change the outcome. */
-export const NON_RETRYABLE_CODES = new Set([
-  "duration_exceeded",
-  "transcript_too_large",
-  "unsupported_media",
-  "unsupported_language",
-  "source_not_found",
-  "source_access_denied",
-  "invalid_input",
-  "index_rollback",
-]);
+/** Non-retryable failure codes: every service's own (contracts/services), plus the protocol's. */
+export const NON_RETRYABLE_CODES: ReadonlySet<string> = new Set([...SERVICE_NON_RETRYABLE, "invalid_input"]);

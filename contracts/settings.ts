@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { StepSpecSchema } from "./pipelines";
+import { TestStepSpecSchema } from "./pipelines";
 
 /**
  * Platform settings: the operator's knobs (the spec's "platform admin settings"). Stored as one
@@ -100,7 +100,7 @@ export const SettingsSchema = z.object({
    * Test-only pipelines, honoured only when the Worker runs with ALLOW_TEST_PIPELINES=true. They let
    * the machinery be exercised on service types whose real pipeline is not built yet.
    */
-  testPipelines: z.record(z.string(), z.array(StepSpecSchema)).default({}),
+  testPipelines: z.record(z.string(), z.array(TestStepSpecSchema)).default({}),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 export type SettingsInput = z.input<typeof SettingsSchema>;

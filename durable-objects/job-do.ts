@@ -4,14 +4,14 @@ import type { StepSpec } from "../contracts/pipelines";
 import { NON_RETRYABLE_CODES } from "../contracts/runner-protocol";
 import { isTerminal, type ActorKind, type JobStatus } from "../contracts/service-types";
 import { randomToken } from "../contracts/ids";
-import type { Env } from "../worker/env";
-import { getDb } from "../worker/db/client";
-import { loadSettings } from "../worker/platform/settings";
-import { nowIso } from "../worker/platform/clock";
-import { applyJobEnded, applyStepResult } from "../worker/pipelines/results";
-import { insertJobRow, mirrorJobRow, markRunnerTask, enqueueRunnerTask } from "./job-mirror";
 import type { WebhookMessage } from "../queues/messages";
+import { completeTask, dropAvailableTasks, enqueueTask, expireTask, extendTask, failTask } from "../queues/runner-lane";
+import type { JobEnv } from "./env";
+import type { JobHooks } from "./hooks";
+import { insertJobRow, mirrorJobRow } from "./job-mirror";
 import { nextStatus, type Trigger } from "./job-state-machine";
+
+const nowIso = (): string => new Date().toISOString();
 
 /**
  * JobDO — one instance per job, the authority for that job.
@@ -22,7 +22,11 @@ import { nextStatus, type Trigger } from "./job-state-machine";
  * - attempts, retries with backoff, `attemptHistory[]` and stage `progress[]`;
  * - the runner lease (token + expiry) and the alarm that expires it (`runner_lost`);
  * - mirroring the public Job into D1 inside the same call, so reads after a write see it;
- * - one webhook event per status change.
+ * - one webhook event per status change;
+ * - the outputs steps hand to later steps, and the scratch artifacts to delete when the job ends.
+ *
+ * It knows no service: results, settings and end-of-job work go through `JobHooks`, which the
+ * Worker supplies by subclassing (worker/index.ts exports `JobDO`).
  *
  * Queues deliver at least once and runners may repeat calls: every method checks the attempt,
  * step and lease token it is given against the stored state, so a duplicate changes nothing.
@@ -35,6 +39,8 @@ interface Lease {
   runnerId: string;
   attempt: number;
   stepIndex: number;
+  /** Lease length at the claim; every extension uses it, so a heartbeat costs no settings read. */
+  seconds: number;
 }
 
 interface JobState {
@@ -54,7 +60,13 @@ interface JobState {
   outbox: WebhookMessage[];
   /** Result fields gathered step by step; published as `resultSummary` only on completion. */
   summary: Record<string, unknown>;
+  /** Each finished step's output, by step name: what later steps receive. Kept across attempts. */
+  outputs: Record<string, Record<string, unknown>>;
+  /** Scratch objects steps wrote; deleted when the job ends. */
+  artifacts: string[];
   webhookSeq: number;
+  /** The Job as last mirrored, without its clocks: `updatedAt` moves only when this changes. */
+  mirrored: string;
 }
 
 export interface Actor {
@@ -64,20 +76,36 @@ export interface Actor {
   apiKeyId: string | null;
 }
 
-export type LeaseCheck<T> = { ok: true; value: T } | { ok: false; reason: "leaseLost" | "conflict"; message: string };
+export type LeaseCheck<T> = { ok: true; value: T } | { ok: false; reason: "leaseLost" | "conflict" | "protocolError"; message: string };
 
-export type DispatchOutcome =
-  | { action: "none"; reason: string }
-  | { action: "runner_task"; taskId: string }
-  | { action: "run_in_worker"; taskId: string; token: string; step: StepSpec; job: Job; attempt: number };
+/** What a step is given when it starts: the job, its step, and the outputs of the steps before it. */
+export interface StepStart {
+  job: Job;
+  step: StepSpec;
+  attempt: number;
+  outputs: Record<string, Record<string, unknown>>;
+}
+
+export type DispatchOutcome = { action: "none"; reason: string } | { action: "runner_task"; taskId: string } | ({ action: "run_in_worker"; taskId: string; token: string } & StepStart);
+
+/** The JobDO's RPC surface. Every method is async and returns plain data. */
+export type JobRpc = Pick<JobDurableObject, "create" | "get" | "getProgress" | "cancel" | "dispatch" | "leaseStarted" | "heartbeat" | "recordEvents" | "completeStep" | "failStep" | "ackCancelled" | "release">;
 
 const STATE_KEY = "state";
 const PENDING_RETRY_MS = 5_000;
+/** Largest output one step may hand to the next through the DO; bigger artifacts go by object key. */
+export const MAX_STEP_OUTPUT_BYTES = 32 * 1024;
 
-export class JobDO extends DurableObject<Env> {
+/** The Job's fields that tell a client something changed (the lease clock is bookkeeping). */
+const changeKey = (job: Job): string => JSON.stringify({ ...job, updatedAt: null, processingLeaseUntil: null });
+
+export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends DurableObject<E> {
   private state: JobState | null = null;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  /** The services, as the Worker wires them. */
+  protected abstract hooks(): JobHooks;
+
+  constructor(ctx: DurableObjectState, env: E) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       this.state = (await ctx.storage.get<JobState>(STATE_KEY)) ?? null;
@@ -89,7 +117,7 @@ export class JobDO extends DurableObject<Env> {
   /** Creates the job (idempotent: a second call returns the stored job) and puts it on the queue. */
   async create(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<Job> {
     if (this.state) return this.state.job;
-    this.state = { job, version: 1, progress: [], attemptHistory: [], steps, stepIndex: 0, lease: null, finishedTasks: [], outbox: [], summary: {}, webhookSeq: 0 };
+    this.state = { job, version: 1, progress: [], attemptHistory: [], steps, stepIndex: 0, lease: null, finishedTasks: [], outbox: [], summary: {}, outputs: {}, artifacts: [], webhookSeq: 0, mirrored: changeKey(job) };
     await this.ctx.storage.put(STATE_KEY, this.state);
     await insertJobRow(this.env.DB, job, 1, search);
     await this.enqueueCurrentStep(0);
@@ -122,8 +150,10 @@ export class JobDO extends DurableObject<Env> {
       cancelRequestedByApiKeyId: actor.apiKeyId,
       cancelMode: "graceful",
     });
-    if (to === "cancelled") await this.releaseQueuedTask();
+    if (to === "cancelled") await dropAvailableTasks(this.env.DB, s.job.jobId);
     await this.transition("cancel");
+    // Between two steps nothing is running to reach a stage boundary: this is the boundary.
+    if (s.job.status === "cancelling" && !s.lease) await this.cancelBetweenSteps();
     return { ok: true, job: s.job };
   }
 
@@ -134,27 +164,28 @@ export class JobDO extends DurableObject<Env> {
     const s = this.state;
     if (!s) return { action: "none", reason: "unknown job" };
     if (s.job.status === "pending") await this.transition("enqueued");
+    if (s.job.status === "cancelling" && !s.lease) await this.cancelBetweenSteps();
     if (s.job.status !== "queued" && s.job.status !== "processing") return { action: "none", reason: `job is ${s.job.status}` };
     if (attempt !== s.job.attemptCount || stepIndex !== s.stepIndex) return { action: "none", reason: "stale dispatch message" };
     if (s.lease) return { action: "none", reason: "step already running" };
     const step = s.steps[stepIndex];
     if (!step) return { action: "none", reason: "no such step" };
     if (step.executor === "runner") {
-      const taskId = await enqueueRunnerTask(this.env.DB, { jobId: s.job.jobId, attempt, stepIndex, handler: step.handler, lane: s.job.priority });
+      const taskId = await enqueueTask(this.env.DB, { jobId: s.job.jobId, attempt, stepIndex, handler: step.handler, lane: s.job.priority });
       return { action: "runner_task", taskId };
     }
     // In-Worker steps hold a lease like a runner does, so a consumer that dies is noticed too.
     const taskId = `wrk_${s.job.jobId}_${attempt}_${stepIndex}`;
     const token = randomToken(24);
-    const settings = await loadSettings(getDb(this.env.DB));
-    await this.beginLease({ taskId, token, runnerId: "queue-consumer", attempt, stepIndex }, settings.runner.leaseSeconds);
-    return { action: "run_in_worker", taskId, token, step, job: s.job, attempt };
+    const settings = await this.hooks().settings();
+    await this.beginLease({ taskId, token, runnerId: "queue-consumer", attempt, stepIndex, seconds: settings.runner.leaseSeconds });
+    return { action: "run_in_worker", taskId, token, step, job: s.job, attempt, outputs: s.outputs };
   }
 
   // ---- runner lease protocol -------------------------------------------------------------------
 
   /** A runner claimed the task row in D1; bind the lease here. Refused if the task is stale. */
-  async leaseStarted(claim: { taskId: string; token: string; runnerId: string; attempt: number; stepIndex: number }): Promise<LeaseCheck<{ job: Job; step: StepSpec; leaseUntil: string }>> {
+  async leaseStarted(claim: { taskId: string; token: string; runnerId: string; attempt: number; stepIndex: number }): Promise<LeaseCheck<StepStart & { leaseUntil: string }>> {
     const s = this.state;
     if (!s) return { ok: false, reason: "conflict", message: "unknown job" };
     const stale =
@@ -163,17 +194,18 @@ export class JobDO extends DurableObject<Env> {
       claim.stepIndex !== s.stepIndex ||
       (s.lease !== null && s.lease.taskId !== claim.taskId);
     if (stale) return { ok: false, reason: "conflict", message: "task is no longer current" };
-    const settings = await loadSettings(getDb(this.env.DB));
-    const lease = await this.beginLease(claim, settings.runner.leaseSeconds);
+    const settings = await this.hooks().settings();
+    const lease = await this.beginLease({ ...claim, seconds: settings.runner.leaseSeconds });
     const step = s.steps[s.stepIndex] as StepSpec;
-    return { ok: true, value: { job: s.job, step, leaseUntil: lease.until } };
+    return { ok: true, value: { job: s.job, step, attempt: claim.attempt, outputs: s.outputs, leaseUntil: lease.until } };
   }
 
   async heartbeat(taskId: string, token: string): Promise<LeaseCheck<{ leaseUntil: string; cancelRequested: boolean }>> {
     const s = this.state;
     const lease = this.leaseFor(taskId, token);
     if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
-    await this.extendLease(lease);
+    this.extendLease(lease);
+    if (lease.taskId.startsWith("rtk_")) await extendTask(this.env.DB, lease.taskId, lease.until);
     await this.persist(false);
     await this.scheduleAlarm();
     return { ok: true, value: { leaseUntil: lease.until, cancelRequested: s.job.status === "cancelling" } };
@@ -183,8 +215,11 @@ export class JobDO extends DurableObject<Env> {
     const s = this.state;
     const lease = this.leaseFor(taskId, token);
     if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    const step = s.steps[lease.stepIndex] as StepSpec;
+    const unknown = events.find((e) => !step.stages.includes(e.stage));
+    if (unknown) return { ok: false, reason: "protocolError", message: `stage ${unknown.stage} is not a stage of step ${step.name} (${step.stages.join(", ")}); no event of this report was recorded` };
     // Any report is a sign of life: it extends the lease like a heartbeat (in-Worker steps rely on it).
-    await this.extendLease(lease);
+    this.extendLease(lease);
     for (const e of events) {
       // A runner retrying a report whose answer was lost sends the same entry again.
       const last = s.progress[s.progress.length - 1];
@@ -203,8 +238,15 @@ export class JobDO extends DurableObject<Env> {
     return this.finalReport(taskId, token, "done", async (s) => {
       const step = s.steps[s.stepIndex] as StepSpec;
       if (s.job.status === "cancelling") return this.transition("stageBoundaryCancel");
-      const applied = await applyStepResult(this.env, s.job, step, result);
+      const applied = await this.hooks().applyStepResult(s.job, step, result);
       if (!applied.ok) return this.failAttempt(applied.error, false);
+      if (applied.artifacts) s.artifacts.push(...applied.artifacts);
+      const output = applied.output ?? {};
+      const outputBytes = JSON.stringify(output).length;
+      if (outputBytes > MAX_STEP_OUTPUT_BYTES) {
+        return this.failAttempt({ code: "processing_failed", message: `step ${step.name} output is ${outputBytes} bytes (at most ${MAX_STEP_OUTPUT_BYTES}); pass large artifacts by object key` }, false);
+      }
+      s.outputs[step.name] = output;
       s.summary = { ...s.summary, ...applied.summary };
       if (s.stepIndex + 1 < s.steps.length) {
         s.stepIndex += 1;
@@ -248,7 +290,7 @@ export class JobDO extends DurableObject<Env> {
     if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
     if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task (the report was not accepted)" };
     this.finish(taskId);
-    await markRunnerTask(this.env.DB, taskId, taskState);
+    if (taskId.startsWith("rtk_")) await (taskState === "done" ? completeTask : failTask)(this.env.DB, taskId);
     s.lease = null;
     s.job.processingLeaseUntil = null;
     s.job.currentStage = null;
@@ -265,7 +307,7 @@ export class JobDO extends DurableObject<Env> {
     if (s.lease && Date.parse(s.lease.until) <= now) {
       const lost = s.lease;
       s.lease = null;
-      await markRunnerTask(this.env.DB, lost.taskId, "dead");
+      if (lost.taskId.startsWith("rtk_")) await expireTask(this.env.DB, lost.taskId);
       await this.failAttempt({ code: "runner_lost", message: `runner ${lost.runnerId} stopped heartbeating; its lease expired at ${lost.until}` }, true);
     }
     if (s.job.status === "pending") await this.enqueueCurrentStep(0);
@@ -287,15 +329,14 @@ export class JobDO extends DurableObject<Env> {
     return lease;
   }
 
-  private async extendLease(lease: Lease): Promise<void> {
-    const settings = await loadSettings(getDb(this.env.DB));
-    lease.until = new Date(Date.now() + settings.runner.leaseSeconds * 1000).toISOString();
+  private extendLease(lease: Lease): void {
+    lease.until = new Date(Date.now() + lease.seconds * 1000).toISOString();
     this.mustState().job.processingLeaseUntil = lease.until;
   }
 
-  private async beginLease(claim: Omit<Lease, "until">, leaseSeconds: number): Promise<Lease> {
+  private async beginLease(claim: Omit<Lease, "until">): Promise<Lease> {
     const s = this.mustState();
-    const lease: Lease = { ...claim, until: new Date(Date.now() + leaseSeconds * 1000).toISOString() };
+    const lease: Lease = { ...claim, until: new Date(Date.now() + claim.seconds * 1000).toISOString() };
     s.lease = lease;
     s.job.processingLeaseUntil = lease.until;
     if (!s.job.startedAt) s.job.startedAt = nowIso();
@@ -316,7 +357,7 @@ export class JobDO extends DurableObject<Env> {
       await this.transition("stageBoundaryCancel");
       return;
     }
-    const settings = await loadSettings(getDb(this.env.DB));
+    const settings = await this.hooks().settings();
     const canRetry = retryable && !NON_RETRYABLE_CODES.has(error.code) && s.job.attemptCount + 1 < settings.retry.maxAttempts;
     if (canRetry) {
       s.attemptHistory.push({ attempt: s.job.attemptCount, failedAt: now, error, progress: s.progress });
@@ -348,11 +389,13 @@ export class JobDO extends DurableObject<Env> {
     }
   }
 
-  private async releaseQueuedTask(): Promise<void> {
-    // A queued runner task for a cancelled job must not be leased; the lease check would refuse it
-    // anyway, this just keeps the lane clean.
-    const s = this.mustState();
-    await this.env.DB.prepare("UPDATE runner_tasks SET state = 'dead', updated_at = ? WHERE job_id = ? AND state = 'available'").bind(nowIso(), s.job.jobId).run();
+  /**
+   * A cancel that found the job between two steps (the last one done, the next not yet started):
+   * the next step must not run, so the job ends here, as it would at a stage boundary.
+   */
+  private async cancelBetweenSteps(): Promise<void> {
+    await dropAvailableTasks(this.env.DB, this.mustState().job.jobId);
+    await this.transition("stageBoundaryCancel");
   }
 
   private async transition(trigger: Trigger): Promise<void> {
@@ -370,7 +413,7 @@ export class JobDO extends DurableObject<Env> {
       if (to !== "failed") s.job.error = null;
     }
     await this.persist(from !== to);
-    if (isTerminal(to) && from !== to) await applyJobEnded(this.env, s.job);
+    if (isTerminal(to) && from !== to) await this.hooks().jobEnded(s.job, s.artifacts);
     await this.scheduleAlarm();
   }
 
@@ -379,7 +422,11 @@ export class JobDO extends DurableObject<Env> {
     const s = this.mustState();
     const notify = statusChanged && s.job.status !== "pending";
     s.version += 1;
-    s.job.updatedAt = nowIso();
+    const key = changeKey(s.job);
+    if (key !== s.mirrored) {
+      s.mirrored = key;
+      s.job.updatedAt = nowIso();
+    }
     if (notify) s.webhookSeq += 1;
     if (notify) {
       s.outbox.push({ eventId: `msg_${s.job.jobId}_${s.webhookSeq}`, jobId: s.job.jobId, projectId: s.job.projectId, event: s.job.status, job: structuredClone(s.job), occurredAt: s.job.updatedAt });

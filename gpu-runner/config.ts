@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { MAX_LEASE_WAIT_SECONDS } from "../contracts/runner-protocol";
 import { PrioritySchema, type Priority } from "../contracts/service-types";
 
 /**
@@ -17,6 +18,8 @@ export interface RunnerConfig {
   cores: number;
   pollMinMs: number;
   pollMaxMs: number;
+  /** Long-poll: how long the server may hold a lease request while no task is available (0 = plain polling). */
+  leaseWaitSeconds: number;
   shutdownGraceMs: number;
   enableTestHandlers: boolean;
 }
@@ -97,6 +100,7 @@ const EnvSchema = z
     RUNNER_CORES: intVar(os.availableParallelism(), 1, 4096),
     RUNNER_POLL_MIN_MS: intVar(500, 1),
     RUNNER_POLL_MAX_MS: intVar(10_000, 1),
+    RUNNER_LEASE_WAIT_SECONDS: intVar(10, 0),
     RUNNER_SHUTDOWN_GRACE_MS: intVar(30_000, 0),
     RUNNER_ENABLE_TEST_HANDLERS: boolVar(false),
   })
@@ -129,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
     cores: e.RUNNER_CORES,
     pollMinMs: e.RUNNER_POLL_MIN_MS,
     pollMaxMs: e.RUNNER_POLL_MAX_MS,
+    leaseWaitSeconds: Math.min(e.RUNNER_LEASE_WAIT_SECONDS, MAX_LEASE_WAIT_SECONDS),
     shutdownGraceMs: e.RUNNER_SHUTDOWN_GRACE_MS,
     enableTestHandlers: e.RUNNER_ENABLE_TEST_HANDLERS,
   };

@@ -5,22 +5,23 @@ import type { ProgressEntry } from "../contracts/job";
  * What a step handler on the runner sees. The runner loop owns leasing, heartbeats and reporting;
  * a handler only does the work and describes it through `stage()`.
  */
-export interface StageReporter {
+export interface StageReporter<Stage extends string = string> {
   /**
    * Runs `fn` as one progress stage: reports `started`, then `completed` (with the details `fn`
    * returns) or `failed`. After the stage ends, throws CancelledError if a cancel arrived, which
    * is how a graceful cancel stops work "after the current pipeline stage".
    */
-  stage<T>(name: string, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T>;
+  stage<T>(name: Stage, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T>;
   /** Reports a stage that did not run (`skipped`), with the reason in details. */
-  skip(name: string, reason: string): Promise<void>;
+  skip(name: Stage, reason: string): Promise<void>;
   /** Reports a raw event (rarely needed; prefer stage/skip). */
-  event(entry: Omit<ProgressEntry, "at">): Promise<void>;
+  event(entry: Omit<ProgressEntry, "at"> & { stage: Stage }): Promise<void>;
 }
 
-export interface HandlerContext {
+export interface HandlerContext<Stage extends string = string> {
   task: LeasedTask;
-  report: StageReporter;
+  /** Typed by the step's contract: a handler can only report the stages its step declares. */
+  report: StageReporter<Stage>;
   /** A fresh directory for this task; the runner deletes it afterwards, whatever happens. */
   workDir: string;
   /**
@@ -33,17 +34,8 @@ export interface HandlerContext {
   cores: number;
 }
 
-/** A failure the handler understands: `code` goes to the job's `error.code`. */
-export class StepFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = "StepFailure";
-  }
-}
+/** A failure the handler understands: `code` goes to the job's `error.code` (the same type the Worker's steps throw). */
+export { StepFailure } from "../contracts/step-failure";
 
 export class CancelledError extends Error {
   constructor() {
@@ -53,4 +45,4 @@ export class CancelledError extends Error {
 }
 
 /** A step handler returns the step's result, sent to the server as `result` on complete. */
-export type StepHandler = (ctx: HandlerContext) => Promise<Record<string, unknown>>;
+export type StepHandler<Stage extends string = string> = (ctx: HandlerContext<Stage>) => Promise<Record<string, unknown>>;

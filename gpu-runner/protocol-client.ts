@@ -93,6 +93,8 @@ export interface CallOptions {
   retries?: number;
   /** Stops further retries (and the wait before them) without cutting off a request in flight. */
   retrySignal?: AbortSignal;
+  /** Overrides the client's per-request timeout for this call. */
+  timeoutMs?: number;
 }
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
@@ -142,7 +144,11 @@ export class ProtocolClient {
   /** Leases the next task for these handlers and lanes, or null when every lane is empty. */
   async lease(req: LeaseRequest, opts?: CallOptions): Promise<LeasedTask | null> {
     const body = LeaseRequestSchema.parse(req);
-    const data = await this.call("/runner/v1/lease", body, LeaseResponseSchema, undefined, opts);
+    // A long poll is held by the server up to waitSeconds: the request may take that much longer.
+    const timeoutMs = (opts?.timeoutMs ?? this.timeoutMs) + body.waitSeconds * 1000;
+    // Plain polling sends no waitSeconds, so the request reads as it did before long polls existed.
+    const { waitSeconds, ...plain } = body;
+    const data = await this.call("/runner/v1/lease", waitSeconds > 0 ? body : plain, LeaseResponseSchema, undefined, { ...opts, timeoutMs });
     return data.task;
   }
 
@@ -193,7 +199,7 @@ export class ProtocolClient {
     const retries = opts?.retries ?? this.retries;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(path, body, schema, taskId, opts?.signal);
+        return await this.once(path, body, schema, taskId, opts?.signal, opts?.timeoutMs ?? this.timeoutMs);
       } catch (err) {
         const retryable = err instanceof RetryableStatus || err instanceof ProtocolNetworkError;
         if (!retryable || opts?.signal?.aborted || opts?.retrySignal?.aborted) throw this.finalError(err);
@@ -224,8 +230,9 @@ export class ProtocolClient {
     schema: z.ZodType<T>,
     taskId: string | undefined,
     signal: AbortSignal | undefined,
+    timeoutMs: number,
   ): Promise<T> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     let text: string;

@@ -93,10 +93,12 @@ export class Runner {
         continue;
       }
       let task: LeasedTask | null;
+      const asked = Date.now();
       try {
         task = await this.client.lease(
-          { runnerId: this.config.runnerId, lanes: this.config.lanes, handlers: handlerNames },
-          { retries: 2, retrySignal: this.stopController.signal },
+          { runnerId: this.config.runnerId, lanes: this.config.lanes, handlers: handlerNames, waitSeconds: this.config.leaseWaitSeconds },
+          // Stopping aborts a long poll at once: no task can be handed to a runner that is leaving.
+          { retries: 2, retrySignal: this.stopController.signal, signal: this.stopController.signal },
         );
       } catch (err) {
         if (!this.stopping) this.log("warn", "lease_failed", { error: String(err) });
@@ -104,7 +106,9 @@ export class Runner {
         continue;
       }
       if (task === null) {
-        await this.idle(this.backoffMs(idlePolls++));
+        // A server that held the long poll already waited for us; one that answered at once did not.
+        const held = this.config.leaseWaitSeconds > 0 && Date.now() - asked >= this.config.leaseWaitSeconds * 500;
+        if (!held) await this.idle(this.backoffMs(idlePolls++));
         continue;
       }
       idlePolls = 0;

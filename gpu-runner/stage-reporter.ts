@@ -1,5 +1,6 @@
 import type { ProgressEntry } from "../contracts/job";
-import { CancelledError, StepFailure, type StageReporter } from "./handler";
+import { toStepError } from "../contracts/step-failure";
+import { CancelledError, type StageReporter } from "./handler";
 import { LeaseLostError, type ProgressEventInput, type ProtocolClient } from "./protocol-client";
 
 /**
@@ -17,30 +18,12 @@ export interface TaskControl {
   onLeaseLost(err: LeaseLostError): void;
 }
 
-/** Longest error message sent to the server (the job's `error.message`). */
-const MAX_MESSAGE = 1000;
 
-export function errorToJobError(err: unknown): { code: string; message: string; retryable: boolean } {
-  if (isStepFailure(err)) return { code: err.code, message: truncate(err.message), retryable: err.retryable };
-  const message = err instanceof Error ? err.message || err.name : String(err);
-  return { code: "processing_failed", message: truncate(message || "processing failed"), retryable: true };
-}
-
-export function isStepFailure(err: unknown): err is StepFailure {
-  return (
-    err instanceof StepFailure ||
-    (err instanceof Error &&
-      err.name === "StepFailure" &&
-      typeof (err as Partial<StepFailure>).code === "string" &&
-      typeof (err as Partial<StepFailure>).retryable === "boolean")
-  );
-}
 
 export function isCancelled(err: unknown): err is CancelledError {
   return err instanceof CancelledError || (err instanceof Error && err.name === "CancelledError");
 }
 
-const truncate = (s: string): string => (s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE - 1)}…` : s);
 
 /**
  * The StageReporter handed to handlers. Events are posted one at a time, in order, and awaited,
@@ -63,7 +46,7 @@ export class TaskStageReporter implements StageReporter {
       // Lost lease or release: the server no longer wants to hear from this task.
       // A cancel raised by a nested stage already ended cleanly: pass it through.
       if (!this.control.signal.aborted && !isCancelled(err)) {
-        const { code, message } = errorToJobError(err);
+        const { code, message } = toStepError(err);
         await this.post({ stage: name, event: "failed", error: { code, message } }).catch(() => undefined);
       }
       throw err;

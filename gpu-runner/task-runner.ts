@@ -4,7 +4,8 @@ import type { LeasedTask } from "../contracts/runner-protocol";
 import { StepFailure, type HandlerContext, type StepHandler } from "./handler";
 import type { Logger } from "./log";
 import { LeaseLostError, type CallOptions, type ProtocolClient } from "./protocol-client";
-import { TaskStageReporter, errorToJobError, isCancelled, type TaskControl } from "./stage-reporter";
+import { toStepError } from "../contracts/step-failure";
+import { TaskStageReporter, isCancelled, type TaskControl } from "./stage-reporter";
 
 /**
  * Runs one leased task, start to finish:
@@ -140,7 +141,7 @@ export class TaskRun {
     if (isCancelled(err)) {
       return this.report("cancelled", (o) => this.deps.client.cancelled(this.task.taskId, this.task.leaseToken, o));
     }
-    const error = errorToJobError(err);
+    const error = toStepError(err);
     return this.report("failed", (o) => this.deps.client.fail(this.task.taskId, this.task.leaseToken, error, o), {
       code: error.code,
       retryable: error.retryable,

@@ -5,6 +5,7 @@ import { authenticate } from "./auth/middleware";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
 import { routes } from "./routes/index";
+import { SERVICE_ROUTES } from "./services/index";
 
 /** Bodies above this are refused with 413 before they are read (runner results carry transcripts). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -62,9 +63,7 @@ export function buildApp() {
   app.route("/v1/projects", routes.projects);
   app.route("/v1/console", routes.console);
   app.route("/v1/storage-connections", routes.storageConnections);
-  app.route("/v1/transcriptions", routes.transcripts);
-  app.route("/v1/thumbnails", routes.thumbnails);
-  app.route("/v1/glossary", routes.glossary);
+  for (const [path, sub] of SERVICE_ROUTES) app.route(`/v1${path}`, sub);
 
   const allowed = allowedMethods(app);
   app.notFound((c) => {

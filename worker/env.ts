@@ -1,12 +1,9 @@
-import type { JobDO } from "../durable-objects/job-do";
-import type { DispatchMessage } from "../queues/messages";
-import type { WebhookMessage } from "../queues/messages";
+import type { JobEnv } from "../durable-objects/env";
+import type { JobDurableObject } from "../durable-objects/job-do";
+import type { Principal } from "./auth/principal";
 
-export interface Env {
-  DB: D1Database;
-  JOBS: DurableObjectNamespace<JobDO>;
-  DISPATCH_QUEUE: Queue<DispatchMessage>;
-  WEBHOOK_QUEUE: Queue<WebhookMessage>;
+export interface Env extends JobEnv {
+  JOBS: DurableObjectNamespace<JobDurableObject>;
   ENVIRONMENT: string;
   /** "true" lets platform settings define test-only pipelines (tests and local experiments). */
   ALLOW_TEST_PIPELINES: string;
@@ -18,4 +15,4 @@ export interface Env {
   ENCRYPTION_KEY: string;
 }
 
-export type AppBindings = { Bindings: Env; Variables: { auth: import("./auth/principal").Principal } };
+export type AppBindings = { Bindings: Env; Variables: { auth: Principal } };

@@ -21,6 +21,7 @@ export const ErrorCodeSchema = z.enum([
   "serviceNotAvailable",
   "idempotencyKeyReused",
   "leaseLost",
+  "protocolError",
   "internalError",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
@@ -30,6 +31,7 @@ export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
     case "validationError":
     case "serviceNotAvailable":
     case "idempotencyKeyReused":
+    case "protocolError":
       return 422;
     case "notFound":
       return 404;

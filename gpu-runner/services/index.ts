@@ -1,19 +1,23 @@
 import type { StepHandler } from "../handler";
-import { createTestHandlers } from "./test/handler";
+import { createTestHandler } from "./test/handler";
 import { transcriptionHandler } from "./transcription/handler";
+import type { RunnerHandlers } from "./types";
 
 /**
- * The runner's handler registry, keyed by `StepSpec.handler` (contracts/pipelines.ts). The runner
- * advertises exactly these names when it leases, so it is only handed steps it can run.
- * Adding a runner step = writing a StepHandler and registering it here.
+ * The runner's handlers, one line per runner step, keyed by `StepSpec.handler`. The runner
+ * advertises exactly these names when it leases, so it is only handed steps it can run; the test
+ * service's handler only when RUNNER_ENABLE_TEST_HANDLERS is true.
  */
-export const PRODUCTION_HANDLERS: Readonly<Record<string, StepHandler>> = {
-  transcription: transcriptionHandler,
-};
+function handlers(opts: { runnerId: string }) {
+  return {
+    transcription: transcriptionHandler,
+    "test.work": createTestHandler(opts),
+  } satisfies RunnerHandlers;
+}
+
+const TEST_HANDLERS: readonly string[] = ["test.work"];
 
 export function buildHandlerRegistry(opts: { enableTestHandlers: boolean; runnerId: string }): Record<string, StepHandler> {
-  return {
-    ...PRODUCTION_HANDLERS,
-    ...(opts.enableTestHandlers ? createTestHandlers({ runnerId: opts.runnerId }) : {}),
-  };
+  const all: Record<string, StepHandler> = handlers(opts) as unknown as Record<string, StepHandler>;
+  return Object.fromEntries(Object.entries(all).filter(([name]) => opts.enableTestHandlers || !TEST_HANDLERS.includes(name)));
 }

@@ -100,6 +100,7 @@ export class FakeRunnerApi {
       attempt: init.attempt ?? 0,
       serviceType: "transcription",
       step: {
+        service: "test",
         name: "work",
         executor: "runner",
         handler: "test.work",
@@ -110,6 +111,8 @@ export class FakeRunnerApi {
       input: init.input ?? { n: this.seq },
       storage: null,
       settings: {},
+      outputs: {},
+      scratchPrefix: null,
     };
     const state: TaskState = { task, cancelRequested: false, cancelVia: "both", lost: false, outcome: null };
     this.queue.push(state);

@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import type { ProgressEntry } from "../../contracts/job";
 import type { LeasedTask, StorageGrant } from "../../contracts/runner-protocol";
-import { TRANSCRIPTION_STAGES } from "../../contracts/pipelines";
+import { TRANSCRIPTION_STAGES } from "../../contracts/services/transcription";
 import type { HandlerContext, StageReporter } from "../../gpu-runner/handler";
-import { errorToJobError } from "../../gpu-runner/stage-reporter";
+import { toStepError } from "../../contracts/step-failure";
 
 /**
  * A HandlerContext for calling step handlers directly: a StageReporter that records every event in
@@ -26,7 +26,7 @@ export class RecordingReporter implements StageReporter {
     try {
       result = await fn();
     } catch (err) {
-      const { code, message } = errorToJobError(err);
+      const { code, message } = toStepError(err);
       this.record({ stage: name, event: "failed", error: { code, message } });
       throw err;
     }
@@ -98,10 +98,12 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
     leaseToken: "lease-test",
     leaseUntil: new Date(Date.now() + 60_000).toISOString(),
     heartbeatIntervalSec: 15,
+    outputs: {},
+    scratchPrefix: null,
     jobId: "job_test",
     attempt: 0,
     serviceType: "transcription",
-    step: { name: "transcribe", executor: "runner", handler: "transcription", stages: [...TRANSCRIPTION_STAGES], params: {} },
+    step: { service: "transcription", name: "transcribe", executor: "runner", handler: "transcription", stages: [...TRANSCRIPTION_STAGES], params: {} },
     input: opts.input,
     storage: opts.storage,
     settings: opts.settings ?? {},

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { RunnerConfig } from "../../gpu-runner/config";
 import type { StepHandler } from "../../gpu-runner/handler";
-import { createTestHandlers } from "../../gpu-runner/services/test/handler";
+import { createTestHandler } from "../../gpu-runner/services/test/handler";
 import type { LogLevel } from "../../gpu-runner/log";
 import { ProtocolClient } from "../../gpu-runner/protocol-client";
 import { Runner } from "../../gpu-runner/runner";
@@ -33,6 +33,7 @@ export function testConfig(api: FakeRunnerApi, workRoot: string, overrides: Part
     workDir: workRoot,
     cores: 2,
     pollMinMs: 10,
+    leaseWaitSeconds: 0,
     pollMaxMs: 40,
     shutdownGraceMs: 1_000,
     enableTestHandlers: true,
@@ -54,7 +55,7 @@ export async function startTestRunner(
   const runner = new Runner(config, {
     client: testClient(api),
     // The test handlers only: the production registry pulls in the media stack.
-    handlers: opts.handlers ?? createTestHandlers({ runnerId: config.runnerId }),
+    handlers: opts.handlers ?? { "test.work": createTestHandler({ runnerId: config.runnerId }) },
     ...(opts.random ? { random: opts.random } : {}),
     log: (level, event, fields = {}) => logs.push({ level, event, fields }),
   });

@@ -1,4 +1,3 @@
-import { eq } from "drizzle-orm";
 import { CreateJobSchema, type CreateJobRequest } from "../../contracts/job-requests";
 import type { Job } from "../../contracts/job";
 import { newId } from "../../contracts/ids";
@@ -7,15 +6,14 @@ import type { Settings } from "../../contracts/settings";
 import type { Principal } from "../auth/principal";
 import { actorOf } from "../auth/principal";
 import { getDb } from "../db/client";
-import { transcripts } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, validationError, zodDetails, zodMessage } from "../errors";
 import { nowIso } from "../platform/clock";
 import { loadSettings } from "../platform/settings";
 import { webhookUrlRefusal } from "../platform/outbound-url";
-import { pipelineFor } from "../pipelines/registry";
-import { assertQuotaLeft, charge, creditsFor, METER_BY_SERVICE, refund } from "./credits";
-import { resolveReferences } from "./references";
+import { workerService } from "../services/index";
+import { pipelineFor } from "../services/pipelines";
+import { assertQuotaLeft, charge, refund } from "./credits";
 import { jobStub } from "./stubs";
 
 /** Summarization's detail path is `textSourceJobId` (no `input.` prefix), as the spec writes it. */
@@ -25,7 +23,9 @@ function specPath(path: string): string {
 
 export function parseCreateRequest(body: unknown): CreateJobRequest {
   const r = CreateJobSchema.safeParse(body, { reportInput: true });
-  if (r.success) return r.data;
+  // The union is built from the service index, so zod infers it loosely; the contracts' input
+  // schemas are what it checked, and `CreateJobRequest` is the same union spelled per service type.
+  if (r.success) return r.data as CreateJobRequest;
   const details = zodDetails(r.error).map((d) => ({ ...d, path: specPath(d.path) }));
   throw validationError(zodMessage(r.error), details);
 }
@@ -45,9 +45,10 @@ function searchColumns(job: Job): { userSearch: string; inputSearch: string } {
 }
 
 /**
- * POST /v1/jobs: validate the body, check references (no charge yet), refuse unbuilt pipelines,
- * charge credits atomically, then hand the job to its Durable Object, which mirrors it to D1
- * and puts it on the queue. A failure after charging refunds.
+ * POST /v1/jobs, in this order (docs/api.md, "Create: order of checks"): the body (zod), the
+ * references (the service's checks, no charge), whether the service's pipeline is built, the quota,
+ * the S3 probes, then the atomic charge. The job is then handed to its Durable Object, which mirrors
+ * it to D1 and puts it on the queue. A failure after charging refunds.
  */
 export async function createJob(env: Env, principal: Principal, body: unknown): Promise<Job> {
   const req = parseCreateRequest(body);
@@ -55,8 +56,8 @@ export async function createJob(env: Env, principal: Principal, body: unknown): 
   const settings = await loadSettings(db);
   checkWebhookUrl(req.webhookUrl, settings, env.ENVIRONMENT);
   const projectId = principal.projectId as string;
-  await assertQuotaLeft(env.DB, principal.workspaceId, principal.plan, METER_BY_SERVICE[req.serviceType], creditsFor(req, {}));
-  const resolved = await resolveReferences(db, env.ENCRYPTION_KEY, projectId, principal.plan, req, settings);
+  const service = workerService(req.serviceType);
+  const resolved = await service.resolve({ env, db, projectId, plan: principal.plan, settings }, req.input as never);
 
   const steps = pipelineFor(req.serviceType, settings, env);
   if (!steps) {
@@ -65,9 +66,10 @@ export async function createJob(env: Env, principal: Principal, body: unknown): 
     ]);
   }
 
-  const meter = METER_BY_SERVICE[req.serviceType];
-  const amount = creditsFor(req, resolved);
-  const charged = await charge(env.DB, principal.workspaceId, principal.plan, meter, amount);
+  const meter = service.meter as string;
+  await assertQuotaLeft(env.DB, principal.workspaceId, principal.plan, meter, resolved.credits);
+  await resolved.probe?.();
+  const charged = await charge(env.DB, principal.workspaceId, principal.plan, meter, resolved.credits);
 
   try {
     const now = nowIso();
@@ -107,25 +109,11 @@ export async function createJob(env: Env, principal: Principal, body: unknown): 
       userMetadata: req.userMetadata ?? null,
       processingLeaseUntil: null,
     };
-    if (resolved.newTranscript) {
-      const t = resolved.newTranscript;
-      await db.insert(transcripts).values({
-        id: t.id,
-        projectId,
-        jobId,
-        status: "pending",
-        connectionId: t.connectionId,
-        bucket: t.bucket,
-        sourceKey: t.sourceKey,
-        outputKeys: t.outputKeys,
-        createdAt: now,
-        updatedAt: now,
-      });
-    }
+    await resolved.record?.insert(jobId, now);
     return await jobStub(env, jobId).create(job, steps, searchColumns(job));
   } catch (err) {
     await refund(env.DB, charged);
-    if (resolved.newTranscript) await db.delete(transcripts).where(eq(transcripts.id, resolved.newTranscript.id));
+    await resolved.record?.remove();
     throw err;
   }
 }

@@ -1,42 +1,17 @@
-import type { CreateJobRequest } from "../../contracts/job-requests";
-import type { Plan, ServiceType } from "../../contracts/service-types";
+import type { Plan } from "../../contracts/service-types";
 import { ApiError } from "../errors";
 import { billingPeriod, periodResetsAt } from "../platform/clock";
 
 /**
- * Credits and quotas, per workspace and calendar month (UTC). Free-plan limits are the spec's
- * Limits table; other plans have no cap here (the spec does not state theirs) but are metered.
+ * Credits and quotas, per workspace and calendar month (UTC). Each service names its meter and
+ * what a request costs (worker/services); free-plan limits are the spec's Limits table; other plans
+ * have no cap here (the spec does not state theirs) but are metered.
  */
-export const METER_BY_SERVICE: Record<ServiceType, string> = {
-  transcription: "transcription_jobs",
-  clip_generation: "clip_credits",
-  thumbnail: "thumbnail_credits",
-  indexer: "indexing_credits",
-  metadata: "metadata_credits",
-  summarization: "summarization_credits",
-  translation: "translation_jobs",
-  dubbing: "dubbing_jobs",
-};
-
 export const PLAN_LIMITS: Record<Plan, Partial<Record<string, number>>> = {
   free: { transcription_jobs: 10, clip_credits: 1000, thumbnail_credits: 100 },
   pro: {},
   enterprise: {},
 };
-
-/** Credits a request costs, from its (defaulted) input. */
-export function creditsFor(req: CreateJobRequest, resolved: { maxClips?: number; thumbnailCount?: number }): number {
-  switch (req.serviceType) {
-    case "clip_generation":
-      return resolved.maxClips ?? 1;
-    case "thumbnail":
-      return resolved.thumbnailCount ?? 1;
-    case "indexer":
-      return new Set(req.input.textSourceIds).size;
-    default:
-      return 1;
-  }
-}
 
 function quotaExceeded(plan: Plan, meter: string, limit: number, used: number, amount: number): ApiError {
   const resetsAt = periodResetsAt();
@@ -99,11 +74,12 @@ export async function refund(db: D1Database, c: Charge): Promise<void> {
     .run();
 }
 
-export async function usageFor(db: D1Database, workspaceId: string, plan: Plan) {
+/** Every meter, in service order (the usage report lists them all, used or not). */
+export async function usageFor(db: D1Database, workspaceId: string, plan: Plan, meterNames: readonly string[]) {
   const period = billingPeriod();
   const rows = await db.prepare("SELECT meter, used FROM usage WHERE workspace_id = ? AND period = ?").bind(workspaceId, period).all<{ meter: string; used: number }>();
   const used = new Map(rows.results.map((r) => [r.meter, r.used]));
-  const meters = Object.values(METER_BY_SERVICE).map((meter) => {
+  const meters = meterNames.map((meter) => {
     const limit = PLAN_LIMITS[plan][meter] ?? null;
     const u = used.get(meter) ?? 0;
     return { meter, used: u, limit, remaining: limit === null ? null : Math.max(0, limit - u) };

@@ -1,8 +1,5 @@
-import type { JobDO } from "../../durable-objects/job-do";
+import type { JobRpc } from "../../durable-objects/job-do";
 import type { Env } from "../env";
-
-/** The JobDO's RPC surface. Every method is async and returns plain data. */
-export type JobRpc = Pick<JobDO, "create" | "get" | "getProgress" | "cancel" | "dispatch" | "leaseStarted" | "heartbeat" | "recordEvents" | "completeStep" | "failStep" | "ackCancelled" | "release">;
 
 /**
  * One Durable Object per job, addressed by the job id. The stub is viewed as the class's own

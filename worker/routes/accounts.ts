@@ -13,6 +13,7 @@ import { conflict, notFound } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { usageFor } from "../jobs/credits";
+import { METERS } from "../services/index";
 import { checkWebhookUrl } from "../jobs/create";
 import { loadSettings } from "../platform/settings";
 
@@ -32,7 +33,7 @@ export const workspaceRoutes = new Hono<AppBindings>().get("/", async (c) => {
   if (p.keyKind === "workspace") requireAuth(c, { key: "workspace", permission: "workspace:read" });
   const ws = await getDb(c.env.DB).select().from(workspaces).where(eq(workspaces.id, p.workspaceId)).get();
   if (!ws) throw notFound("workspace not found");
-  return ok(c, { workspaceId: ws.id, name: ws.name, plan: ws.plan, createdAt: ws.createdAt, usage: await usageFor(c.env.DB, ws.id, ws.plan) });
+  return ok(c, { workspaceId: ws.id, name: ws.name, plan: ws.plan, createdAt: ws.createdAt, usage: await usageFor(c.env.DB, ws.id, ws.plan, METERS) });
 });
 
 async function ownedProject(c: Parameters<typeof requireAuth>[0], workspaceId: string) {

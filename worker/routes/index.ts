@@ -4,19 +4,15 @@ import { jobRoutes } from "./jobs";
 import { policyRoutes } from "./policy";
 import { runnerRoutes } from "./runner";
 import { storageConnectionRoutes } from "./storage-connections";
-import { glossaryRoutes, thumbnailRoutes, transcriptRoutes } from "./transcripts";
 
-/** Every sub-app, wired to its path in worker/app.ts. */
+/** Every platform sub-app, wired to its path in worker/app.ts (services bring their own record routes). */
 export const routes = {
   admin: adminRoutes,
   console: consoleRoutes,
-  glossary: glossaryRoutes,
   jobs: jobRoutes,
   policy: policyRoutes,
   projects: projectRoutes,
   runner: runnerRoutes,
   storageConnections: storageConnectionRoutes,
-  thumbnails: thumbnailRoutes,
-  transcripts: transcriptRoutes,
   workspace: workspaceRoutes,
 };

@@ -1,77 +1,68 @@
-import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { PRIORITIES } from "../../contracts/service-types";
 import { randomToken } from "../../contracts/ids";
-import {
-  CompleteRequestSchema,
-  EventsRequestSchema,
-  FailRequestSchema,
-  LeaseRequestSchema,
-  LeaseTokenBodySchema,
-  type LeasedTask,
-  type StorageGrant,
-} from "../../contracts/runner-protocol";
-import type { Job } from "../../contracts/job";
+import { CompleteRequestSchema, EventsRequestSchema, FailRequestSchema, LeaseRequestSchema, LeaseTokenBodySchema, type LeasedTask } from "../../contracts/runner-protocol";
+import { PRIORITIES } from "../../contracts/service-types";
 import type { LeaseCheck } from "../../durable-objects/job-do";
-import { getDb } from "../db/client";
-import { storageConnections } from "../db/schema";
+import { claimTask, failTask, jobOfTask } from "../../queues/runner-lane";
 import { requireSecret } from "../auth/middleware";
+import { getDb } from "../db/client";
 import type { AppBindings, Env } from "../env";
 import { ApiError } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
-import { nowIso } from "../platform/clock";
-import { loadSettings } from "../platform/settings";
+import { scratchPrefix, storageGrantFor } from "../jobs/scratch";
 import { jobStub } from "../jobs/stubs";
-import { connectionLocation } from "../storage/connections";
+import { loadSettings } from "../platform/settings";
+import { workerService } from "../services/index";
 
 /**
- * The gpu-runner protocol (contracts/runner-protocol.ts). The D1 row is the lane; the JobDO is
- * the authority on whether a claimed task is still current and owns its lease from then on.
+ * The gpu-runner protocol (contracts/runner-protocol.ts). The D1 row is the lane
+ * (queues/runner-lane.ts); the JobDO is the authority on whether a claimed task is still current
+ * and owns its lease from then on.
  */
 
 const MAX_CLAIMS_PER_LEASE_CALL = 5;
-
-interface ClaimedRow {
-  id: string;
-  job_id: string;
-  attempt: number;
-  step_index: number;
-}
-
-/** One atomic statement: pick the best available task (lane, then age) and lease it. */
-async function claimNext(db: D1Database, runnerId: string, lanes: string[], handlers: string[], token: string): Promise<ClaimedRow | null> {
-  const now = nowIso();
-  return db
-    .prepare(
-      `UPDATE runner_tasks SET state = 'leased', lease_token = ?, runner_id = ?, updated_at = ?
-       WHERE id = (
-         SELECT id FROM runner_tasks
-         WHERE state = 'available' AND handler IN (${handlers.map(() => "?").join(",")}) AND lane IN (${lanes.map(() => "?").join(",")})
-         ORDER BY lane_rank ASC, created_at ASC LIMIT 1
-       ) AND state = 'available'
-       RETURNING id, job_id, attempt, step_index`,
-    )
-    .bind(token, runnerId, now, ...handlers, ...lanes)
-    .first<ClaimedRow>();
-}
-
-async function storageGrant(env: Env, job: Job): Promise<StorageGrant | null> {
-  const connectionId = job.input["connectionId"];
-  const bucket = job.input["bucket"];
-  if (typeof connectionId !== "string" || typeof bucket !== "string") return null;
-  const conn = await getDb(env.DB)
-    .select()
-    .from(storageConnections)
-    .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, job.projectId)))
-    .get();
-  if (!conn) return null;
-  return { connectionId, bucket, ...(await connectionLocation(conn, env.ENCRYPTION_KEY)) };
-}
+/** How often a long-polling lease looks at the lane again. */
+const LEASE_POLL_MS = 100;
 
 function unwrap<T>(r: LeaseCheck<T>): T {
   if (r.ok) return r.value;
-  throw new ApiError(r.reason === "leaseLost" ? "leaseLost" : "conflict", r.message);
+  throw new ApiError(r.reason === "leaseLost" ? "leaseLost" : r.reason === "protocolError" ? "protocolError" : "conflict", r.message);
+}
+
+/** Claims the best available task and binds its lease in the JobDO; stale rows are dropped on the way. */
+async function leaseOne(env: Env, runnerId: string, lanes: readonly string[], handlers: readonly string[]): Promise<LeasedTask | null> {
+  for (let i = 0; i < MAX_CLAIMS_PER_LEASE_CALL; i++) {
+    const token = randomToken(32);
+    const row = await claimTask(env.DB, { runnerId, lanes, handlers, token });
+    if (!row) return null;
+    const started = await jobStub(env, row.job_id).leaseStarted({ taskId: row.id, token, runnerId, attempt: row.attempt, stepIndex: row.step_index });
+    if (!started.ok) {
+      // Stale work (cancelled job, superseded attempt): drop it and look for the next task.
+      await failTask(env.DB, row.id);
+      continue;
+    }
+    const { job, step, outputs, leaseUntil } = started.value;
+    const settings = await loadSettings(getDb(env.DB));
+    const storage = await storageGrantFor(env, job);
+    return {
+      taskId: row.id,
+      leaseToken: token,
+      leaseUntil,
+      heartbeatIntervalSec: settings.runner.heartbeatIntervalSeconds,
+      jobId: job.jobId,
+      attempt: row.attempt,
+      serviceType: job.serviceType,
+      step,
+      input: job.input,
+      storage,
+      // Each service hands its steps only the settings they need (its slice plus the runner's periods).
+      settings: workerService(step.service).runnerSettings(settings),
+      outputs,
+      scratchPrefix: storage ? scratchPrefix(job.jobId) : null,
+    };
+  }
+  return null;
 }
 
 export const runnerRoutes = new Hono<AppBindings>()
@@ -79,34 +70,12 @@ export const runnerRoutes = new Hono<AppBindings>()
   .post("/lease", async (c) => {
     const body = await jsonBody(c, LeaseRequestSchema);
     const lanes = PRIORITIES.filter((l) => body.lanes.includes(l));
-    const settings = await loadSettings(getDb(c.env.DB));
-    for (let i = 0; i < MAX_CLAIMS_PER_LEASE_CALL; i++) {
-      const token = randomToken(32);
-      const row = await claimNext(c.env.DB, body.runnerId, lanes, body.handlers, token);
-      if (!row) break;
-      const started = await jobStub(c.env, row.job_id).leaseStarted({ taskId: row.id, token, runnerId: body.runnerId, attempt: row.attempt, stepIndex: row.step_index });
-      if (!started.ok) {
-        // Stale work (cancelled job, superseded attempt): drop it and look for the next task.
-        await c.env.DB.prepare("UPDATE runner_tasks SET state = 'dead', updated_at = ? WHERE id = ?").bind(nowIso(), row.id).run();
-        continue;
-      }
-      const { job, step, leaseUntil } = started.value;
-      const task: LeasedTask = {
-        taskId: row.id,
-        leaseToken: token,
-        leaseUntil,
-        heartbeatIntervalSec: settings.runner.heartbeatIntervalSeconds,
-        jobId: job.jobId,
-        attempt: row.attempt,
-        serviceType: job.serviceType,
-        step,
-        input: job.input,
-        storage: await storageGrant(c.env, job),
-        settings: { transcription: settings.transcription },
-      };
-      return ok(c, { task });
+    const deadline = Date.now() + body.waitSeconds * 1000;
+    for (;;) {
+      const task = await leaseOne(c.env, body.runnerId, lanes, body.handlers);
+      if (task || Date.now() + LEASE_POLL_MS > deadline) return ok(c, { task });
+      await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
     }
-    return ok(c, { task: null });
   })
   .post("/tasks/:taskId/heartbeat", async (c) => {
     const body = await jsonBody(c, LeaseTokenBodySchema);
@@ -144,7 +113,7 @@ export const runnerRoutes = new Hono<AppBindings>()
   });
 
 async function stubForTask(env: Env, taskId: string) {
-  const row = await env.DB.prepare("SELECT job_id FROM runner_tasks WHERE id = ?").bind(taskId).first<{ job_id: string }>();
-  if (!row) throw new ApiError("leaseLost", `unknown task ${taskId}; stop work on it`);
-  return jobStub(env, row.job_id);
+  const jobId = await jobOfTask(env.DB, taskId);
+  if (!jobId) throw new ApiError("leaseLost", `unknown task ${taskId}; stop work on it`);
+  return jobStub(env, jobId);
 }

@@ -3,6 +3,7 @@ import { randomToken } from "../../contracts/ids";
 import type { Segment, VisualChunk } from "../../contracts/transcript";
 import type { Db } from "../db/client";
 import { glossaryTerms, transcriptLayers, transcripts } from "../db/schema";
+import { notFound } from "../errors";
 import { applyGlossary } from "./glossary";
 
 export type Layer = "raw" | "glossary" | "segments" | "visual";
@@ -74,6 +75,21 @@ export async function saveTranscription(
     ...layerStatements(db, t.id, "segments", glossaryLayer),
     ...layerStatements(db, t.id, "visual", t.visualChunks),
   ]);
+}
+
+/** A transcript whose job ended without completing: `failed`, so it never reads `pending` forever. */
+export async function markTranscriptFailed(db: Db, id: string): Promise<void> {
+  await db
+    .update(transcripts)
+    .set({ status: "failed", updatedAt: new Date().toISOString() })
+    .where(and(eq(transcripts.id, id), eq(transcripts.status, "pending")));
+}
+
+/** The transcript, if it belongs to the project; else the spec's 404. */
+export async function ownedTranscript(db: Db, projectId: string, id: string) {
+  const t = await db.select().from(transcripts).where(and(eq(transcripts.id, id), eq(transcripts.projectId, projectId))).get();
+  if (!t) throw notFound(`transcription not found: ${id}`, [{ path: "transcriptionId", issue: `notFound:${id}` }]);
+  return t;
 }
 
 /** Rebuilds the glossary layer from `raw` after the glossary changed; `segments` keeps user edits. */

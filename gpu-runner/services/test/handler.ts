@@ -1,10 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { S3Client } from "../../../contracts/s3-client";
 import { StepFailure, type StepHandler } from "../../handler";
 
 /**
- * Test-only handlers, registered only when RUNNER_ENABLE_TEST_HANDLERS is true. They let the job
+ * The test service's runner step (contracts/services/test.ts), registered only when
+ * RUNNER_ENABLE_TEST_HANDLERS is true. They let the job
  * machinery (retries, cancel, a runner killed mid-stage, shutdown) be exercised end to end
  * without ffmpeg or models.
  *
@@ -14,16 +16,20 @@ import { StepFailure, type StepHandler } from "../../handler";
  *    `failAttempts` (number, default 0): while `task.attempt < failAttempts`, the first stage
  *    (or `failStage` when given) fails with that code;
  *  - `failStage` (string): the stage that fails.
- * Each stage writes a small file into the work directory, so cleanup is observable.
- * Result: `{ echo: task.input, attempt: task.attempt, runnerId }`.
+ *  - `artifact` (boolean): write a small object under the task's scratch prefix and name it in the
+ *    result (`artifactKey`, `artifacts`), as a real step hands a large artifact to a later one.
+ * Each stage writes a small file into the work directory, so cleanup is observable. Every artifact
+ * named by an earlier step's output is read back from the bucket (`readArtifacts`).
+ * Result: `{ echo: task.input, attempt: task.attempt, runnerId }`, plus `sawOutputs` and
+ * `readArtifacts` when earlier steps handed it outputs.
  */
 
 const num = (v: unknown, def: number): number => (typeof v === "number" && Number.isFinite(v) ? v : def);
 const bool = (v: unknown, def: boolean): boolean => (typeof v === "boolean" ? v : def);
 const str = (v: unknown, def: string): string => (typeof v === "string" && v !== "" ? v : def);
 
-export function createTestHandlers(opts: { runnerId: string }): Record<string, StepHandler> {
-  const work: StepHandler = async ({ task, report, workDir, signal }) => {
+export function createTestHandler(opts: { runnerId: string }): StepHandler {
+  return async ({ task, report, workDir, signal }) => {
     const p = task.step.params;
     const stageMs = num(p.stageMs, 50);
     const failAttempts = num(p.failAttempts, 0);
@@ -47,7 +53,17 @@ export function createTestHandlers(opts: { runnerId: string }): Record<string, S
         (r) => r,
       );
     }
-    return { echo: task.input, attempt: task.attempt, runnerId: opts.runnerId };
+    const s3 = task.storage ? new S3Client(task.storage, 10_000) : null;
+    const readArtifacts: Record<string, string> = {};
+    for (const output of Object.values(task.outputs)) {
+      const key = output["artifactKey"];
+      if (typeof key === "string" && s3 && task.storage) readArtifacts[key] = await (await s3.getObject(task.storage.bucket, key)).text();
+    }
+    const earlier = Object.keys(task.outputs);
+    const result = { echo: task.input, attempt: task.attempt, runnerId: opts.runnerId, ...(earlier.length > 0 ? { sawOutputs: earlier, readArtifacts } : {}) };
+    if (p.artifact !== true || !s3 || !task.storage || !task.scratchPrefix) return result;
+    const artifactKey = `${task.scratchPrefix}${task.step.name}-${task.attempt}.txt`;
+    await s3.putObject(task.storage.bucket, artifactKey, `artifact of ${task.step.name} attempt ${task.attempt}`, "text/plain");
+    return { ...result, artifactKey, artifacts: [artifactKey] };
   };
-  return { "test.work": work };
 }

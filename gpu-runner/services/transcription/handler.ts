@@ -7,6 +7,7 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { z } from "zod";
 import { S3Client, S3Error } from "../../../contracts/s3-client";
 import { SettingsSchema, type Settings } from "../../../contracts/settings";
+import { TRANSCRIPTION_STAGES } from "../../../contracts/services/transcription";
 import { TranscriptionResultSchema, type Segment, type TranscriptionResult, type VisualChunk, type Word } from "../../../contracts/transcript";
 import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
 import { createSpeechEngine } from "../../engines/speech/factory";
@@ -32,6 +33,9 @@ import {
 import { buildSegments, mergeChunkWords } from "./merge";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";
 
+type TranscriptionStage = (typeof TRANSCRIPTION_STAGES)[number];
+type Ctx = HandlerContext<TranscriptionStage>;
+
 /**
  * The transcription step: a media file in the customer's bucket becomes a transcript and four
  * output files next to it. Every stage of the spec is reported through `ctx.report`, in pipeline
@@ -56,7 +60,7 @@ export interface TranscriptionHandlerDeps {
 /** Downloads are single streamed GETs; the S3 client's default 30 s would cut off a large source. */
 const DOWNLOAD_TIMEOUT_MS = 60 * 60 * 1000;
 
-export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}): StepHandler {
+export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}): StepHandler<TranscriptionStage> {
   const makeEngine = deps.createEngine ?? ((s, env, timeout) => createSpeechEngine(s, env, { requestTimeoutMs: timeout }));
   return async (ctx) => {
     const input = parseInput(ctx.task.input);
@@ -139,7 +143,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
 
     const doc = { language: detected, durationSec: round(media.durationSec), engine: engine.name, model: engine.model, segments: transcript.segments };
     const keys = input.resolvedOutputKeys;
-    const put = (stage: string, key: string, body: string, type: string) =>
+    const put = (stage: TranscriptionStage, key: string, body: string, type: string) =>
       report.stage(stage, () => upload(s3, input.bucket, key, body, type), () => ({ key, bytes: Buffer.byteLength(body) }));
     await put("upload_full_text", keys.fullText, toFullText(doc.segments), "text/plain; charset=utf-8");
     await put("upload_segments", keys.segments, toSegmentsJson(doc), "application/json");
@@ -151,7 +155,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
   };
 }
 
-export const transcriptionHandler: StepHandler = createTranscriptionHandler();
+export const transcriptionHandler: StepHandler<TranscriptionStage> = createTranscriptionHandler();
 
 function parseInput(raw: Record<string, unknown>): TranscriptionInput {
   const parsed = InputSchema.safeParse(raw);
@@ -166,7 +170,7 @@ function parseSettings(raw: Record<string, unknown>): Settings {
   return parsed.data;
 }
 
-function storageClient(ctx: HandlerContext): S3Client {
+function storageClient(ctx: Ctx): S3Client {
   const g = ctx.task.storage;
   if (!g) throw new StepFailure("processing_failed", "the task carries no storage grant for the source bucket", false);
   return new S3Client({ endpoint: g.endpoint, region: g.region, forcePathStyle: g.forcePathStyle, accessKeyId: g.accessKeyId, secretAccessKey: g.secretAccessKey });
@@ -268,7 +272,7 @@ function engineWords(r: EngineTranscript): Word[] {
   return r.words.length ? r.words : wordsFromSegments(r.segments ?? []);
 }
 
-async function transcribeFile(ctx: HandlerContext, engine: SpeechEngine, audio: string, media: ProbeResult, language: string | undefined): Promise<Transcript> {
+async function transcribeFile(ctx: Ctx, engine: SpeechEngine, audio: string, media: ProbeResult, language: string | undefined): Promise<Transcript> {
   const { report, signal } = ctx;
   return report.stage(
     "transcribe_file",
@@ -289,7 +293,7 @@ async function transcribeFile(ctx: HandlerContext, engine: SpeechEngine, audio: 
 }
 
 async function transcribeChunked(
-  ctx: HandlerContext,
+  ctx: Ctx,
   engine: SpeechEngine,
   audio: string,
   media: ProbeResult,
@@ -382,7 +386,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, parent: AbortS
   return results;
 }
 
-async function runVideoAnalysis(source: string, media: ProbeResult, ctx: HandlerContext, signal: AbortSignal): Promise<VisualChunk[]> {
+async function runVideoAnalysis(source: string, media: ProbeResult, ctx: Ctx, signal: AbortSignal): Promise<VisualChunk[]> {
   if (!media.hasVideo) return [];
   const dir = join(ctx.workDir, "video");
   await mkdir(dir, { recursive: true });

@@ -1,17 +1,17 @@
 import { and, asc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { newId } from "../../contracts/ids";
-import type { Segment } from "../../contracts/transcript";
-import { requireAuth, projectOf } from "../auth/middleware";
-import { getDb, type Db } from "../db/client";
-import { glossaryTerms, transcripts } from "../db/schema";
-import type { AppBindings } from "../env";
-import { conflict, notFound, validationError } from "../errors";
-import { ok } from "../http/envelope";
-import { jsonBody, queryWith } from "../http/validate";
-import { nowIso } from "../platform/clock";
-import { readLayer, rebuildGlossaryLayer, replaceSegments, TranscriptTooLargeError, type Layer } from "../transcripts/store";
+import { newId } from "../../../contracts/ids";
+import type { Segment } from "../../../contracts/transcript";
+import { requireAuth, projectOf } from "../../auth/middleware";
+import { getDb, type Db } from "../../db/client";
+import { glossaryTerms, transcripts } from "../../db/schema";
+import type { AppBindings } from "../../env";
+import { conflict, notFound, validationError } from "../../errors";
+import { ok } from "../../http/envelope";
+import { jsonBody, queryWith } from "../../http/validate";
+import { nowIso } from "../../platform/clock";
+import { ownedTranscript, readLayer, rebuildGlossaryLayer, replaceSegments, TranscriptTooLargeError, type Layer } from "../../transcripts/store";
 
 const LAYERS = ["segments", "glossary", "raw", "visual"] as const;
 
@@ -39,12 +39,6 @@ const SegmentEditSchema = z.strictObject({
 });
 
 const GlossaryTermSchema = z.strictObject({ term: z.string().trim().min(1).max(200), preferred: z.string().trim().min(1).max(200) });
-
-async function ownedTranscript(db: Db, projectId: string, id: string) {
-  const t = await db.select().from(transcripts).where(and(eq(transcripts.id, id), eq(transcripts.projectId, projectId))).get();
-  if (!t) throw notFound(`transcription not found: ${id}`, [{ path: "transcriptionId", issue: `notFound:${id}` }]);
-  return t;
-}
 
 export const transcriptRoutes = new Hono<AppBindings>()
   .get("/:transcriptionId", async (c) => {
@@ -111,12 +105,6 @@ export const transcriptRoutes = new Hono<AppBindings>()
     if (revision === null) throw conflict("the transcript changed while this edit was applied; reload and retry", [{ path: "revision", issue: "staleRevision" }]);
     return ok(c, { transcriptionId: t.id, revision, segments: updated });
   });
-
-export const thumbnailRoutes = new Hono<AppBindings>().get("/:transcriptionId", async (c) => {
-  const p = requireAuth(c, { key: "project", permission: "transcript:read" });
-  const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
-  return ok(c, { transcriptionId: t.id, thumbnails: t.thumbnails });
-});
 
 /** Rebuilds every completed transcript's glossary layer in the project after a glossary change. */
 async function rebuildProjectGlossary(db: Db, projectId: string): Promise<number> {

@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+/**
+ * Field schemas shared by the request shapes of `POST /v1/jobs` (each service's input schema lives
+ * in its contract under `contracts/services/`). Objects are strict: a field the spec says must not
+ * be sent (`priority`, `options.preprocessing`, `options.analysis`, model options) is an
+ * unrecognised key, answered 422 with issue `notAllowed` on its path.
+ */
+
+export const custom = (issue: string, message: string) => ({ message, params: { issue } });
+
+export const CUSTOMER_JOB_REF_MAX = 120;
+
+export const UserMetadataSchema = z
+  .object({
+    customerJobRef: z
+      .string()
+      .max(CUSTOMER_JOB_REF_MAX, { message: `customerJobRef must be at most ${CUSTOMER_JOB_REF_MAX} characters` })
+      .regex(/^[A-Za-z0-9_-]+$/, { message: "customerJobRef may contain only letters, digits, hyphen and underscore" })
+      .optional(),
+  })
+  .catchall(z.unknown())
+  .refine((v) => JSON.stringify(v).length <= 16_384, custom("tooBig", "userMetadata must be at most 16 KiB as JSON"));
+
+/** An absolute http(s) URL; plain http is decided later against settings (loopback, local stacks). */
+export const WebhookUrlSchema = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === "https:" || u.protocol === "http:";
+    } catch {
+      return false;
+    }
+  }, custom("invalidFormat", "webhookUrl must be an absolute URL starting with https://"));
+
+export const Id = (prefix: string) =>
+  z
+    .string({ message: "required" })
+    .min(1, { message: "must not be empty", abort: true })
+    .max(128)
+    .refine((v) => v.startsWith(prefix), custom("invalidFormat", `must be an id starting with ${prefix}`));
+
+/** Object keys: no leading slash, no `..` segments, no empty segments, printable. */
+export const OutputPrefixSchema = z
+  .string()
+  .min(1)
+  .max(512)
+  .refine((v) => !v.startsWith("/"), custom("leadingSlash", "outputPrefix must be relative: no leading slash"))
+  .refine((v) => !v.split("/").includes(".."), custom("dotDotSegment", "outputPrefix must not contain `..` segments"))
+  .refine((v) => !v.replace(/^\/+/, "").split("/").slice(0, -1).includes(""), custom("emptySegment", "outputPrefix must not contain empty path segments"))
+  .refine((v) => !/[\u0000-\u001f\u007f\\]/.test(v), custom("invalidFormat", "outputPrefix contains control characters or backslashes"));
+
+export const ObjectKeySchema = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), custom("invalidFormat", "sourceKey contains control characters"));
+
+export const LanguageCodeSchema = z
+  .string()
+  .regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, { message: "must be a language code such as `en` or `pt-BR`, not a display name" });
+
+export const SOURCE_LAYERS = ["current", "glossary", "raw"] as const;
+
+export const s3Source = {
+  sourceType: z.literal("s3_direct").optional(),
+  connectionId: z.string().min(1).max(128).optional(),
+  bucket: z.string().min(1).max(255).optional(),
+  sourceKey: ObjectKeySchema.optional(),
+};

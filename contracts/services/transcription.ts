@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { LanguageCodeSchema, ObjectKeySchema, OutputPrefixSchema } from "../request-fields";
+import { TranscriptionResultSchema } from "../transcript";
+import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+
+/**
+ * Transcription: a media file in the customer's bucket becomes a transcript record and four output
+ * files (full text, segments JSON, SRT, VTT). One runner step does all the heavy work.
+ */
+
+export const TranscriptionInputSchema = z.strictObject({
+  sourceType: z.literal("s3_direct", { message: "sourceType must be s3_direct" }),
+  connectionId: z.string().min(1).max(128),
+  bucket: z.string().min(1).max(255),
+  sourceKey: ObjectKeySchema,
+  outputPrefix: OutputPrefixSchema.optional(),
+  options: z.strictObject({ language: LanguageCodeSchema.optional() }).optional(),
+});
+
+export const TRANSCRIPTION_STAGES = [
+  "download",
+  "probe",
+  "extract_audio",
+  "denoise_audio",
+  "separate_vocals",
+  "transcribe",
+  "split_chunk",
+  "compress_chunk",
+  "transcribe_chunk",
+  "merge",
+  "transcribe_file",
+  "video_analysis",
+  "upload_full_text",
+  "upload_segments",
+  "upload_transcript_srt",
+  "upload_transcript_vtt",
+] as const;
+
+export const transcribeStep = defineStep({
+  name: "transcribe",
+  executor: "runner",
+  handler: "transcription",
+  stages: TRANSCRIPTION_STAGES,
+  result: TranscriptionResultSchema,
+});
+
+export const transcriptionService = defineService({
+  serviceType: "transcription",
+  input: TranscriptionInputSchema,
+  stages: TRANSCRIPTION_STAGES,
+  steps: [transcribeStep],
+  failureCodes: [
+    ...COMMON_FAILURE_CODES,
+    "duration_exceeded",
+    "transcript_too_large",
+    "unsupported_media",
+    "unsupported_language",
+    "source_not_found",
+    "source_access_denied",
+  ],
+  nonRetryableCodes: ["duration_exceeded", "transcript_too_large", "unsupported_media", "unsupported_language", "source_not_found", "source_access_denied"],
+});

@@ -1,0 +1,17 @@
+import type { Job, JobError } from "../contracts/job";
+import type { StepSpec } from "../contracts/pipelines";
+import type { Settings } from "../contracts/settings";
+
+/**
+ * What the JobDO asks of the services, without knowing any of them: the Worker implements this
+ * over its service modules (worker/jobs/job-hooks.ts) and hands it to the DO class it exports.
+ */
+export type StepApplied = { ok: true; summary: Record<string, unknown>; output?: Record<string, unknown>; artifacts?: string[] } | { ok: false; error: JobError };
+
+export interface JobHooks {
+  settings(): Promise<Settings>;
+  /** Validates and stores a step's result (the step's service sink). */
+  applyStepResult(job: Job, step: StepSpec, result: Record<string, unknown>): Promise<StepApplied>;
+  /** Once, when the job reaches a terminal status: records left final, scratch artifacts deleted. */
+  jobEnded(job: Job, artifacts: readonly string[]): Promise<void>;
+}

@@ -1,0 +1,25 @@
+import type { Job } from "../../contracts/job";
+import type { StepSpec } from "../../contracts/pipelines";
+import type { JobHooks, StepApplied } from "../../durable-objects/hooks";
+import { getDb } from "../db/client";
+import type { Env } from "../env";
+import { loadSettings } from "../platform/settings";
+import { workerService } from "../services/index";
+import { deleteScratch } from "./scratch";
+
+/** The JobDO's view of the services (durable-objects/hooks.ts), over the Worker's service modules. */
+export function jobHooks(env: Env): JobHooks {
+  const db = getDb(env.DB);
+  return {
+    settings: () => loadSettings(db),
+    async applyStepResult(job: Job, step: StepSpec, result: Record<string, unknown>): Promise<StepApplied> {
+      const sink = workerService(step.service).sinks[step.handler];
+      if (!sink) return { ok: false, error: { code: "processing_failed", message: `no result handler for step ${step.name} of ${step.service}` } };
+      return sink({ env, db, job, step }, result);
+    },
+    async jobEnded(job: Job, artifacts: readonly string[]): Promise<void> {
+      await workerService(job.serviceType).onEnded?.({ env, db }, job);
+      await deleteScratch(env, job, artifacts);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { Hono } from "hono";
+import type { Job, JobError } from "../../contracts/job";
+import type { StepSpec } from "../../contracts/pipelines";
+import type { InputOf } from "../../contracts/services/index";
+import type { ServiceName } from "../../contracts/services/types";
+import type { Plan, ServiceType } from "../../contracts/service-types";
+import type { Settings } from "../../contracts/settings";
+import type { InWorkerStepContext } from "../../queues/worker-steps";
+import type { Db } from "../db/client";
+import type { AppBindings, Env } from "../env";
+
+/**
+ * What one service type needs from the Worker, in one module per service (`worker/services/<name>`),
+ * collected by `worker/services/index.ts`. The job machinery (create, the JobDO's hooks, the policy
+ * route, the runner routes, the usage report) reads these and never branches on `serviceType`.
+ */
+
+export interface CreateContext {
+  env: Env;
+  db: Db;
+  projectId: string;
+  plan: Plan;
+  settings: Settings;
+}
+
+/** The outcome of a create's reference checks: what the job stores and what it costs. */
+export interface Resolved {
+  /** Input as stored on the job (defaults filled, ids assigned). */
+  input: Record<string, unknown>;
+  sourceDisplayName?: string;
+  credits: number;
+  /**
+   * Checks that cost a network round trip (S3 probes). Run after the quota check, so a request
+   * refused for quota does no expensive work; they throw the spec's errors like the references do.
+   */
+  probe?: () => Promise<void>;
+  /** A record created with the job (e.g. the transcript), and removed again if the create fails. */
+  record?: { insert(jobId: string, now: string): Promise<void>; remove(): Promise<void> };
+}
+
+/**
+ * A step's result, validated and stored: its part of the job's `resultSummary`, its output for later
+ * steps (small JSON, kept by the JobDO), and the scratch objects it wrote (deleted when the job ends).
+ */
+export type Applied = { ok: true; summary: Record<string, unknown>; output?: Record<string, unknown>; artifacts?: string[] } | { ok: false; error: JobError };
+
+export interface StepResultContext {
+  env: Env;
+  db: Db;
+  job: Job;
+  step: StepSpec;
+}
+
+export type ResultSink = (ctx: StepResultContext, result: Record<string, unknown>) => Promise<Applied>;
+
+/** An in-Worker step (executor `worker`), run by the dispatch consumer under a lease like a runner's. */
+export type WorkerStepHandler = (ctx: InWorkerStepContext & { env: Env }) => Promise<Record<string, unknown>>;
+
+export interface WorkerService<T extends ServiceName = ServiceName> {
+  /** The usage meter its credits are charged to; null for a service no client can create. */
+  readonly meter: string | null;
+  /** Reference checks of `POST /v1/jobs`, with the spec's messages; charge nothing. */
+  resolve(ctx: CreateContext, input: T extends ServiceType ? InputOf<T> : never): Promise<Resolved>;
+  /** The `GET /v1/jobs/policy` payload, for the service types the spec lists there. */
+  policy?(settings: Settings): Record<string, unknown>;
+  /** Result handling per step handler (`StepSpec.handler`). */
+  readonly sinks: Readonly<Record<string, ResultSink>>;
+  /** Handlers of its `worker` steps, by handler name. */
+  readonly workerSteps?: Readonly<Record<string, WorkerStepHandler>>;
+  /** A job that ended without completing leaves its records in a final state too. */
+  onEnded?(ctx: { env: Env; db: Db }, job: Job): Promise<void>;
+  /** The slice of platform settings its runner steps receive as `task.settings`. */
+  runnerSettings(settings: Settings): Record<string, unknown>;
+  /** Its record routes, mounted under `/v1` (e.g. `/transcriptions`). */
+  readonly routes?: Readonly<Record<string, Hono<AppBindings>>>;
+}
+
+export function defineWorkerService<T extends ServiceName>(service: WorkerService<T>): WorkerService<T> {
+  return service;
+}
+
+/** The runner settings every service's steps receive (lease and heartbeat periods). */
+export const runnerBase = (s: Settings) => ({ runner: s.runner });
