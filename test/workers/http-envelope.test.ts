@@ -99,6 +99,25 @@ describe("free plan quota", () => {
   });
 });
 
+describe("create: order of checks (body, references, availability, quota, probes, charge)", () => {
+  it("a free workspace at its limit that sends an unknown connectionId gets 404, not 429", async () => {
+    const free = await createTenant({ plan: "free" });
+    for (let i = 0; i < 10; i++) await submitTranscription(free);
+    const source = await putSource(`${unique("quota")}/order.mp4`);
+    const body = transcriptionBody(free, source);
+    const res = await call<Job>("POST", "/v1/jobs", { key: free.projectKey, body: { ...body, input: { ...body.input, connectionId: "stc_nope" } } });
+    expectError(res, 404, "notFound");
+    expect(res.body.error?.details).toEqual([{ path: "input.connectionId", issue: "notFound:stc_nope" }]);
+  });
+
+  it("a free workspace at its limit whose source object is missing gets 429: quota comes before the S3 probes", async () => {
+    const free = await createTenant({ plan: "free" });
+    for (let i = 0; i < 10; i++) await submitTranscription(free);
+    const res = await call<Job>("POST", "/v1/jobs", { key: free.projectKey, body: transcriptionBody(free, `${unique("missing")}/nothing-here.mp4`) });
+    expectError(res, 429, "quotaExceeded");
+  });
+});
+
 describe("GET /v1/workspace", () => {
   it("reports usage per meter with the plan's limits and when the period resets", async () => {
     const free = await createTenant({ plan: "free" });

@@ -48,6 +48,19 @@ describe("JobDO leases and at-least-once delivery", () => {
     expect((await getJob(t, job.jobId)).processingLeaseUntil).toBe(hb.body.data.leaseUntil);
   });
 
+  it("a heartbeat moves processingLeaseUntil but not updatedAt: updatedAt changes only when another field does", async () => {
+    const job = await submitTranscription(t);
+    const task = await fakeRunner.leaseWhenReady(job.jobId);
+    const before = await getJob(t, job.jobId);
+    await sleep(20);
+    await fakeRunner.heartbeat(task);
+    const after = await getJob(t, job.jobId);
+    expect(after.processingLeaseUntil).not.toBe(before.processingLeaseUntil);
+    expect(after.updatedAt).toBe(before.updatedAt);
+    await fakeRunner.events(task, [{ stage: "download", event: "started" }]);
+    expect((await getJob(t, job.jobId)).updatedAt).not.toBe(before.updatedAt);
+  });
+
   it("a runner whose lease was lost is answered 409 leaseLost and its result is not accepted", async () => {
     const job = await submitTranscription(t);
     const task = await fakeRunner.leaseWhenReady(job.jobId);

@@ -89,14 +89,14 @@ describe("cancel a queued job", () => {
     expect((await getJob(t, job.jobId)).status).toBe("cancelled");
   });
 
-  it("from a console session, cancelRequestedByKind is user with the user's id", async () => {
+  it("from a console session, cancelRequestedByKind is console (the spec's kind for the dashboard) with the user's id", async () => {
     const session = await consoleSession();
     const job = await submitTranscription(t);
     const res = await cancel(job.jobId, session.secret);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
       status: "cancelled",
-      cancelRequestedByKind: "user",
+      cancelRequestedByKind: "console",
       cancelRequestedByLabel: session.userHandle,
       cancelRequestedByUserId: session.userId,
       cancelRequestedByApiKeyId: null,

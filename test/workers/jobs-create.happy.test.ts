@@ -90,6 +90,21 @@ describe("POST /v1/jobs (transcription, s3_direct)", () => {
     expect((await create(t)).webhookUrl).toBeNull();
   });
 
+  it("webhookUrl: null and userMetadata: null are accepted and read as null on the Job", async () => {
+    const job = await create(t, "nulls.mp4", { webhookUrl: null, userMetadata: null });
+    expect(job.webhookUrl).toBeNull();
+    expect(job.userMetadata).toBeNull();
+  });
+
+  it("from a console session, createdByKind is console and the session id has the cse_ prefix", async () => {
+    const session = await call<{ secret: string; sessionId: string; userId: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: "ana" } });
+    expect(session.body.data.sessionId).toMatch(/^cse_/);
+    const key = await putSource(`${unique("in")}/console.mp4`);
+    const res = await call<Job>("POST", "/v1/jobs", { key: session.body.data.secret, body: transcriptionBody(t, key) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data).toMatchObject({ createdByKind: "console", createdByLabel: "ana", isConsoleKey: true, apiKeyLabel: null, apiKeyId: session.body.data.sessionId });
+  });
+
   it.each([
     { plan: "free", priority: "low" },
     { plan: "pro", priority: "normal" },

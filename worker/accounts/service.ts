@@ -41,7 +41,8 @@ export async function createKey(
   const minted = await mintSecret(k.kind);
   const defaults = k.kind === "workspace" ? [...WORKSPACE_PERMISSIONS] : [...PROJECT_PERMISSIONS];
   const row = {
-    id: newId("apiKey"),
+    // Console sessions are keys too, named by the prefix the spec's dashboard sessions get.
+    id: newId(k.kind === "console" ? "consoleSession" : "apiKey"),
     workspaceId: k.workspaceId,
     projectId: k.projectId,
     kind: k.kind,
