@@ -19,14 +19,19 @@ import { fmt, machineInfo, sleep, summarize, table, withFreshStack } from "./lib
  * consumer, read from the local D1 file), runner lease poll (task row → lease), runner run
  * (lease → completed; the progress events' started → completed is the awaited `started` POST plus the stage).
  *
+ * Then the same sequential run on a three-step pipeline (runner, Worker, runner; every step
+ * free), beside the one-step figure measured in the same run: the overhead per step.
+ *
  *   npx tsx bench/orchestration.ts
  *   BENCH_JOBS=30 BENCH_RUNNER_CONCURRENCY=4 BENCH_API_PORT=18991 npx tsx bench/orchestration.ts
+ *   BENCH_LEASE_WAIT_SECONDS=0 npx tsx bench/orchestration.ts   # plain lease polling instead of the long poll
  */
 
 const JOBS = Number(process.env["BENCH_JOBS"] ?? 30);
 const API_PORT = Number(process.env["BENCH_API_PORT"] ?? 18991);
 const RUNNER_CONCURRENCY = Number(process.env["BENCH_RUNNER_CONCURRENCY"] ?? 4);
 const POLL = { RUNNER_POLL_MIN_MS: process.env["BENCH_RUNNER_POLL_MIN_MS"] ?? "200", RUNNER_POLL_MAX_MS: process.env["BENCH_RUNNER_POLL_MAX_MS"] ?? "1000" };
+const LEASE_WAIT_SECONDS = process.env["BENCH_LEASE_WAIT_SECONDS"] ?? "10";
 const GET_POLL_MS = 50;
 /** The stage's own work: test.work sleeps stageMs per stage (and writes a tiny file); this is what is subtracted. */
 const STAGE_MS = 0;
@@ -70,7 +75,7 @@ await withFreshStack(
     vars: { ALLOW_TEST_PIPELINES: "true" },
     runners: 1,
     runnerConcurrency: RUNNER_CONCURRENCY,
-    runnerEnv: { RUNNER_ENABLE_TEST_HANDLERS: "true", ...POLL },
+    runnerEnv: { RUNNER_ENABLE_TEST_HANDLERS: "true", RUNNER_LEASE_WAIT_SECONDS: LEASE_WAIT_SECONDS, ...POLL },
   },
   async (stack) => {
     const tenant: BootstrapResult = await bootstrap({
@@ -117,7 +122,7 @@ await withFreshStack(
       };
 
       console.log(machineInfo());
-      console.log(`stack: wrangler dev on ${base}; 1 gpu-runner, RUNNER_CONCURRENCY=${RUNNER_CONCURRENCY}, RUNNER_POLL_MIN_MS=${POLL.RUNNER_POLL_MIN_MS}, RUNNER_POLL_MAX_MS=${POLL.RUNNER_POLL_MAX_MS} (idle backoff min·2^n capped at max, equal jitter; polls again at once after getting work)`);
+      console.log(`stack: wrangler dev on ${base}; 1 gpu-runner, RUNNER_CONCURRENCY=${RUNNER_CONCURRENCY}, RUNNER_POLL_MIN_MS=${POLL.RUNNER_POLL_MIN_MS}, RUNNER_POLL_MAX_MS=${POLL.RUNNER_POLL_MAX_MS} (idle backoff min·2^n capped at max, equal jitter; polls again at once after getting work), RUNNER_LEASE_WAIT_SECONDS=${LEASE_WAIT_SECONDS} (${LEASE_WAIT_SECONDS === "0" ? "plain polling" : "long poll: the server holds an empty lease request until work arrives"})`);
       const timeouts = [...readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").matchAll(/^max_batch_timeout = (\d+)/gm)].map((m) => m[1]);
       console.log(`queues (wrangler.toml): consumers max_batch_size = 10, max_batch_timeout = ${[...new Set(timeouts)].join("/")} s`);
       console.log(`pipeline: transcription → test pipeline, 1 runner step (test.work), 1 stage, stageMs ${STAGE_MS} (the stage work subtracted); ${JOBS} jobs sequential, then ${JOBS} at once\n`);
@@ -198,6 +203,41 @@ await withFreshStack(
       report(`Burst: ${JOBS} jobs submitted at once`, burst, false);
       console.log(
         `\nburst: all ${JOBS} creates answered in ${burstSubmitted - burstStart} ms; last webhook ${burstDone - burstStart} ms after the first submit (${fmt((JOBS * 1000) / (burstDone - burstStart), 2)} jobs/s end to end)`,
+      );
+      // Three steps (runner, Worker, runner), all free: the overhead per step beside the one-step run above.
+      const patched = await fetch(`${base}/admin/v1/settings`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${LOCAL_ADMIN_SECRET}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          testPipelines: {
+            transcription: [
+              { name: "first", executor: "runner", handler: "test.work", stages: ["work"], params: { stageMs: STAGE_MS } },
+              { name: "middle", executor: "worker", handler: "test.work", stages: ["work"], params: {} },
+              { name: "last", executor: "runner", handler: "test.work", stages: ["work"], params: { stageMs: STAGE_MS } },
+            ],
+          },
+        }),
+      });
+      if (!patched.ok) throw new Error(`settings PATCH failed: ${patched.status} ${await patched.text()}`);
+      const threeStep: number[] = [];
+      for (let i = 0; i < JOBS; i++) {
+        const s = await submit();
+        await waitFor(() => hookAt.has(s.jobId), `webhook for ${s.jobId}`);
+        const job = await api<Job>("GET", `/v1/jobs/${s.jobId}`);
+        if (job.status !== "completed") throw new Error(`job ${s.jobId} is ${job.status}`);
+        threeStep.push(t(job.completedAt) - s.submitAt);
+      }
+      const one = summarize(sequential.map((s) => t(s.job?.completedAt) - s.submitAt));
+      const three = summarize(threeStep);
+      console.log(`\nOverhead per step: ${JOBS} jobs one at a time, submit → completedAt (server), every step free`);
+      console.log(
+        table(
+          ["pipeline", "steps", "p50 ms", "p99 ms", "p50 per step", "p50 per added step"],
+          [
+            ["1 step (runner)", "1", fmt(one.p50, 0), fmt(one.p99, 0), fmt(one.p50, 0), "—"],
+            ["3 steps (runner, Worker, runner)", "3", fmt(three.p50, 0), fmt(three.p99, 0), fmt(three.p50 / 3, 0), fmt((three.p50 - one.p50) / 2, 0)],
+          ],
+        ),
       );
       console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (other work on the machine shares the ${os.availableParallelism()} cores)`);
     } finally {
