@@ -8,6 +8,7 @@ import type { WebhookMessage } from "../queues/messages";
 import { completeTask, dropAvailableTasks, enqueueTask, expireTask, extendTask, failTask } from "../queues/runner-lane";
 import type { JobEnv } from "./env";
 import type { JobHooks } from "./hooks";
+import { laneSignal } from "./lane-signal";
 import { insertJobRow, mirrorJobRow } from "./job-mirror";
 import { nextStatus, type Trigger } from "./job-state-machine";
 
@@ -172,6 +173,10 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (!step) return { action: "none", reason: "no such step" };
     if (step.executor === "runner") {
       const taskId = await enqueueTask(this.env.DB, { jobId: s.job.jobId, attempt, stepIndex, handler: step.handler, lane: s.job.priority });
+      // Wakes a runner that is long-polling for work; a lost signal only costs it one wait.
+      await laneSignal(this.env.LANE)
+        .notify()
+        .catch(() => undefined);
       return { action: "runner_task", taskId };
     }
     // In-Worker steps hold a lease like a runner does, so a consumer that dies is noticed too.

@@ -9,6 +9,8 @@ import { jobHooks } from "./jobs/job-hooks";
 import { jobStub } from "./jobs/stubs";
 import { workerStepHandler } from "./services/index";
 
+export { LaneSignal } from "../durable-objects/lane-signal";
+
 /** The JobDO bound in wrangler.toml: the job machinery, wired to this Worker's services. */
 export class JobDO extends JobDurableObject<Env> {
   protected override hooks(): JobHooks {

@@ -3,6 +3,7 @@ import { randomToken } from "../../contracts/ids";
 import { CompleteRequestSchema, EventsRequestSchema, FailRequestSchema, LeaseRequestSchema, LeaseTokenBodySchema, type LeasedTask } from "../../contracts/runner-protocol";
 import { PRIORITIES } from "../../contracts/service-types";
 import type { LeaseCheck } from "../../durable-objects/job-do";
+import { laneSignal } from "../../durable-objects/lane-signal";
 import { claimTask, failTask, jobOfTask } from "../../queues/runner-lane";
 import { requireSecret } from "../auth/middleware";
 import { getDb } from "../db/client";
@@ -22,8 +23,8 @@ import { workerService } from "../services/index";
  */
 
 const MAX_CLAIMS_PER_LEASE_CALL = 5;
-/** How often a long-polling lease looks at the lane again. */
-const LEASE_POLL_MS = 100;
+/** A long poll looks at the lane again at least this often, signal or not (a safety net). */
+const LEASE_RECHECK_MS = 2_000;
 
 function unwrap<T>(r: LeaseCheck<T>): T {
   if (r.ok) return r.value;
@@ -70,11 +71,16 @@ export const runnerRoutes = new Hono<AppBindings>()
   .post("/lease", async (c) => {
     const body = await jsonBody(c, LeaseRequestSchema);
     const lanes = PRIORITIES.filter((l) => body.lanes.includes(l));
+    if (body.waitSeconds === 0) return ok(c, { task: await leaseOne(c.env, body.runnerId, lanes, body.handlers) });
+    // Long poll: read the lane signal before looking, so work enqueued in between wakes us at once.
+    const signal = laneSignal(c.env.LANE);
     const deadline = Date.now() + body.waitSeconds * 1000;
     for (;;) {
+      const seen = await signal.current();
       const task = await leaseOne(c.env, body.runnerId, lanes, body.handlers);
-      if (task || Date.now() + LEASE_POLL_MS > deadline) return ok(c, { task });
-      await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
+      const left = deadline - Date.now();
+      if (task || left <= 0) return ok(c, { task });
+      await signal.waitAfter(seen, Math.min(left, LEASE_RECHECK_MS));
     }
   })
   .post("/tasks/:taskId/heartbeat", async (c) => {
