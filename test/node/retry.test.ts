@@ -174,7 +174,13 @@ describe("withRetry", () => {
   it("hands the signal to the attempt so it can stop work in flight", async () => {
     const ac = new AbortController();
     const seen: (AbortSignal | undefined)[] = [];
-    await withRetry((_n, signal) => (seen.push(signal), Promise.resolve(1)), { ...opts, signal: ac.signal });
+    await withRetry(
+      (_n, signal) => {
+        seen.push(signal);
+        return Promise.resolve(1);
+      },
+      { ...opts, signal: ac.signal },
+    );
     expect(seen).toEqual([ac.signal]);
   });
 

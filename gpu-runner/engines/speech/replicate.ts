@@ -19,8 +19,8 @@ import { wordsFromSegments } from "./segments";
  * memory), which avoids a separate file-upload round trip.
  *
  * A prediction that fails is retried with a new one (within the policy's attempts); each HTTP call
- * has the shared client's own retries. When the task is cancelled while a prediction runs, the
- * prediction is cancelled too (best effort), so the GPU stops billing.
+ * has the shared client's own retries. When the task is cancelled (or polling gives up) while a
+ * prediction runs, the prediction is cancelled too (best effort), so the GPU stops billing.
  */
 export interface ReplicateConfig {
   apiToken: string;
@@ -126,7 +126,8 @@ export class ReplicateEngine extends NetworkSpeechEngine<ReplicateConfig> {
         p = this.prediction(await this.http.json(`/predictions/${encodeURIComponent(p.id)}`, { signal }));
       }
     } catch (err) {
-      if (signal.aborted) this.cancel(p.id);
+      // Cancelled task, lost lease, or a poll that kept failing: nobody will read this prediction.
+      this.cancel(p.id);
       throw err;
     }
     if (p.status !== "succeeded") throw new PredictionFailed(`prediction ${p.id} ${p.status}`, typeof p.error === "string" ? p.error.replace(/\s+/g, " ").trim().slice(0, 200) : "");
