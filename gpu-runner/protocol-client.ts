@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withRetry } from "../contracts/retry";
 import {
   CompleteRequestSchema,
   EventsRequestSchema,
@@ -21,8 +22,8 @@ import {
  * runner token; answers come in the `{ data, metadata }` / `{ data: null, error }` envelope and
  * `data` is parsed with the contract's zod schemas.
  *
- * Network errors, timeouts, 5xx and 429 are retried with exponential backoff and full jitter;
- * other 4xx are not (retrying cannot change them). A 409 `leaseLost` becomes a LeaseLostError:
+ * Network errors, timeouts, 5xx and 429 are retried with capped exponential backoff, full jitter
+ * and Retry-After (contracts/retry.ts); other 4xx are not (retrying cannot change them). A 409 `leaseLost` becomes a LeaseLostError:
  * the task's work must stop and nothing more may be reported for it.
  *
  * Delivery is at-least-once: a call whose answer was lost is sent again, so the server must
@@ -97,26 +98,13 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-
 class RetryableStatus extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly retryAfterMs: number | undefined,
+    /** The Retry-After header, as sent. */
+    readonly retryAfter: string | null,
   ) {
     super(message);
   }
@@ -196,26 +184,20 @@ export class ProtocolClient {
     taskId: string | undefined,
     opts: CallOptions | undefined,
   ): Promise<T> {
-    const retries = opts?.retries ?? this.retries;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.once(path, body, schema, taskId, opts?.signal, opts?.timeoutMs ?? this.timeoutMs);
-      } catch (err) {
-        const retryable = err instanceof RetryableStatus || err instanceof ProtocolNetworkError;
-        if (!retryable || opts?.signal?.aborted || opts?.retrySignal?.aborted) throw this.finalError(err);
-        if (attempt >= retries) throw this.finalError(err);
-        const cap = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** attempt);
-        const jittered = Math.random() * cap;
-        const delay = err instanceof RetryableStatus && err.retryAfterMs !== undefined
-          ? Math.min(Math.max(err.retryAfterMs, jittered), this.retryMaxMs)
-          : jittered;
-        const waitSignal = opts?.signal && opts.retrySignal ? AbortSignal.any([opts.signal, opts.retrySignal]) : (opts?.signal ?? opts?.retrySignal);
-        try {
-          await sleep(delay, waitSignal);
-        } catch {
-          throw opts?.signal?.aborted ? (opts.signal.reason ?? err) : this.finalError(err);
-        }
-      }
+    try {
+      return await withRetry(() => this.once(path, body, schema, taskId, opts?.signal, opts?.timeoutMs ?? this.timeoutMs), {
+        retries: opts?.retries ?? this.retries,
+        baseMs: this.retryBaseMs,
+        maxMs: this.retryMaxMs,
+        // Full jitter: many runners polling one Worker should not retry in step.
+        jitter: "full",
+        signal: opts?.signal,
+        stopSignal: opts?.retrySignal,
+        shouldRetry: (err) => err instanceof RetryableStatus || err instanceof ProtocolNetworkError,
+        retryAfter: (err) => (err instanceof RetryableStatus ? err.retryAfter : undefined),
+      });
+    } catch (err) {
+      throw this.finalError(err);
     }
   }
 
@@ -250,7 +232,7 @@ export class ProtocolClient {
       text = await res.text();
     } catch (err) {
       if (signal?.aborted) throw signal.reason ?? err;
-      const what = timeout.aborted ? `timed out after ${this.timeoutMs} ms` : describe(err);
+      const what = timeout.aborted ? `timed out after ${timeoutMs} ms` : describe(err);
       throw new ProtocolNetworkError(`POST ${path}: ${what}`, { cause: err });
     }
 
@@ -267,7 +249,7 @@ export class ProtocolClient {
       const message = env.success ? env.data.error.message : `POST ${path} answered ${res.status}`;
       if (res.status === 409 && code === "leaseLost" && taskId !== undefined) throw new LeaseLostError(taskId, message);
       if (res.status >= 500 || res.status === 429) {
-        throw new RetryableStatus(res.status, code, message, retryAfterMs(res.headers.get("retry-after")));
+        throw new RetryableStatus(res.status, code, message, res.headers.get("retry-after"));
       }
       throw new ProtocolError(res.status, code, message, env.success ? (env.data.error.details ?? []) : []);
     }
@@ -280,14 +262,6 @@ export class ProtocolClient {
     }
     return data.data;
   }
-}
-
-function retryAfterMs(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const secs = Number(header);
-  if (Number.isFinite(secs) && secs >= 0) return secs * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 function describe(err: unknown): string {

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { startE2E, type E2E } from "../support/e2e-stack";
-import { startFakeSpeechServer, type FakeSpeechServer } from "../support/fake-speech-server";
+import { FakeOpenAICompatible } from "../support/fakes/openai-compatible";
 import { speechVideo } from "../support/media-fixtures";
 
 /**
@@ -11,24 +11,31 @@ import { speechVideo } from "../support/media-fixtures";
  * the documented verbose_json format), and the transcript records that engine and model.
  */
 let e: E2E;
-let fake: FakeSpeechServer;
+let fake: FakeOpenAICompatible;
 
-const VERBOSE_JSON = {
-  task: "transcribe",
-  language: "english",
+/** What the GPU server "hears" in every chunk. */
+const SPOKEN = {
+  language: "en",
   duration: 28.8,
-  text: "And Mister John Dashwood had then leisure to consider.",
-  words: [
-    { word: " And", start: 0.2, end: 0.4, probability: 0.9 },
-    { word: " Mister", start: 0.4, end: 0.8, probability: 0.9 },
-    { word: " John", start: 0.8, end: 1.1, probability: 0.95 },
-    { word: " Dashwood", start: 1.1, end: 1.7, probability: 0.8 },
+  segments: [
+    {
+      start: 0.2,
+      end: 1.7,
+      text: "And Mister John Dashwood",
+      avgLogprob: -0.2,
+      words: [
+        { word: "And", start: 0.2, end: 0.4, probability: 0.9 },
+        { word: "Mister", start: 0.4, end: 0.8, probability: 0.9 },
+        { word: "John", start: 0.8, end: 1.1, probability: 0.95 },
+        { word: "Dashwood", start: 1.1, end: 1.7, probability: 0.8 },
+      ],
+    },
   ],
-  segments: [{ id: 0, seek: 0, start: 0.2, end: 1.7, text: " And Mister John Dashwood", tokens: [1], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0.01 }],
 };
 
 beforeAll(async () => {
-  fake = await startFakeSpeechServer();
+  fake = await FakeOpenAICompatible.start({ apiKey: "sk-gpu-box" });
+  fake.transcript = SPOKEN;
   e = await startE2E({
     runners: 1,
     runnerEnv: { OPENAI_COMPAT_BASE_URL: fake.url, OPENAI_COMPAT_API_KEY: "sk-gpu-box", SPEECH_HTTP_BACKOFF_MS: "50", SPEECH_HTTP_MAX_BACKOFF_MS: "100" },
@@ -42,8 +49,7 @@ afterAll(async () => {
 
 describe("transcription on an OpenAI-compatible GPU server", () => {
   it("the configured network engine transcribes, retrying a transient 503, and the transcript records its engine and model", async () => {
-    fake.script({ status: 503, json: { error: "warming up" } });
-    fake.fallback({ status: 200, json: VERBOSE_JSON });
+    fake.fail({ status: 503, message: "warming up" });
     await e.s3.putObject(e.tenant.bucket, "gpu/speech.mp4", await readFile(await speechVideo()), "video/mp4");
     const job = await e.api<Job>("POST", "/v1/jobs", {
       serviceType: "transcription",
@@ -55,7 +61,7 @@ describe("transcription on an OpenAI-compatible GPU server", () => {
     const posts = fake.requests.filter((r) => r.path === "/v1/audio/transcriptions");
     expect(posts.length).toBeGreaterThanOrEqual(2);
     expect(posts[0]?.headers["authorization"]).toBe("Bearer sk-gpu-box");
-    const form = await posts.at(-1)!.asRequest().formData();
+    const form = await posts.at(-1)!.formData();
     expect(form.get("model")).toBe("Systran/faster-whisper-large-v3");
     expect(form.get("response_format")).toBe("verbose_json");
 

@@ -94,7 +94,8 @@ export class LocalPocketSphinxEngine implements SpeechEngine {
       },
     );
     if (res.code !== 0) {
-      throw new StepFailure("processing_failed", `pocketsphinx exited with ${res.code}: ${res.stderrTail.slice(-2).join(" | ") || "no output"}`, true);
+      const why = res.stderrTail.slice(-2).join(" | ") || "no output";
+      throw new StepFailure("processing_failed", `${this.name} (${this.model}): pocketsphinx_continuous exited with ${res.code}: ${why}`, true);
     }
     return { language: "en", words: parsePocketSphinxTimes(lines.join("\n")) };
   }

@@ -2,9 +2,9 @@ import { openAsBlob } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
 import type { Word } from "../../../contracts/transcript";
-import { StepFailure } from "../../handler";
+import type { StepFailure } from "../../handler";
 import type { CompressedFormat } from "../../media/ffmpeg";
-import { fetchWithRetry, type RetryPolicy } from "./http";
+import type { RetryPolicy } from "../http";
 import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 
@@ -35,9 +35,10 @@ export type VerboseJson = z.infer<typeof VerboseJsonSchema>;
 
 const MIME: Record<OpenAICompatibleConfig["inputFormat"], string> = { wav: "audio/wav", mp3: "audio/mpeg", ogg: "audio/ogg" };
 
-export function parseVerboseJson(body: unknown, fallbackLanguage: string): EngineTranscript {
+/** `fail` builds the error for an answer of the wrong shape (the engine's client names engine and model). */
+export function parseVerboseJson(body: unknown, fallbackLanguage: string, fail: (message: string) => StepFailure): EngineTranscript {
   const parsed = VerboseJsonSchema.safeParse(body);
-  if (!parsed.success) throw new StepFailure("processing_failed", `speech engine answered an unexpected verbose_json: ${parsed.error.issues[0]?.message ?? ""}`, true);
+  if (!parsed.success) throw fail(`answered an unexpected verbose_json: ${parsed.error.issues[0]?.message ?? ""}`);
   const v = parsed.data;
   const words: Word[] = (v.words ?? [])
     .filter((w) => w.word.trim() !== "")
@@ -53,14 +54,11 @@ export function parseVerboseJson(body: unknown, fallbackLanguage: string): Engin
 
 export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatibleConfig> {
   readonly name = "openai-compatible";
+  private readonly http = this.httpClient(this.config.baseUrl, this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {});
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
-    const url = `${this.config.baseUrl.replace(/\/+$/, "")}/v1/audio/transcriptions`;
-    const headers: Record<string, string> = {};
-    if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
-    const res = await fetchWithRetry(
-      this.name,
-      url,
+    const body = await this.http.multipart(
+      "/v1/audio/transcriptions",
       async () => {
         // openAsBlob reads from disk as the body is sent: the chunk is never copied into memory.
         const file = await openAsBlob(audioPath, { type: MIME[this.config.inputFormat] });
@@ -71,12 +69,10 @@ export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatible
         form.append("timestamp_granularities[]", "word");
         form.append("timestamp_granularities[]", "segment");
         if (opts.language) form.set("language", primaryLanguage(opts.language));
-        return { method: "POST", headers, body: form };
+        return form;
       },
-      this.config.retry,
-      opts.signal,
+      { signal: opts.signal },
     );
-    const body: unknown = await res.json().catch(() => null);
-    return parseVerboseJson(body, opts.language ? primaryLanguage(opts.language) : "und");
+    return parseVerboseJson(body, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
   }
 }

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Word } from "../../../contracts/transcript";
-import { StepFailure } from "../../handler";
-import { fetchWithRetry, type RetryPolicy } from "./http";
+import type { StepFailure } from "../../handler";
+import type { RetryPolicy } from "../http";
 import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 
@@ -25,7 +25,7 @@ export interface WorkersAIConfig {
   retry: RetryPolicy;
 }
 
-export const WORKERS_AI_DEFAULT_BASE_URL = "https://api.cloudflare.com/client/v4";
+export { WORKERS_AI_DEFAULT_BASE_URL } from "../config";
 export const WORKERS_AI_DEFAULT_MODEL = "@cf/openai/whisper-large-v3-turbo";
 
 const WordSchema = z.object({ word: z.string(), start: z.number(), end: z.number() });
@@ -42,11 +42,12 @@ const ResponseSchema = z.object({
     .nullish(),
 });
 
-export function parseWorkersAIResponse(body: unknown, fallbackLanguage: string): EngineTranscript {
+/** `fail` builds the error for an answer of the wrong shape (the engine's client names engine and model). */
+export function parseWorkersAIResponse(body: unknown, fallbackLanguage: string, fail: (message: string) => StepFailure): EngineTranscript {
   const parsed = ResponseSchema.safeParse(body);
   if (!parsed.success || !parsed.data.result) {
-    const reason = parsed.success ? (parsed.data.errors?.map((e) => e.message).join("; ") ?? "no result") : (parsed.error.issues[0]?.message ?? "");
-    throw new StepFailure("processing_failed", `Workers AI answered without a transcription: ${reason}`, true);
+    const reason = parsed.success ? (parsed.data.errors?.map((e) => e.message).join("; ") || "no result") : (parsed.error.issues[0]?.message ?? "");
+    throw fail(`answered without a transcription: ${reason}`);
   }
   const r = parsed.data.result;
   const segments: EngineSegment[] = (r.segments ?? []).map((s) => ({
@@ -67,20 +68,15 @@ function toWord(w: z.infer<typeof WordSchema>): Word | null {
 
 export class WorkersAIEngine extends NetworkSpeechEngine<WorkersAIConfig> {
   readonly name = "workers-ai";
+  private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
-    const base = this.config.baseUrl.replace(/\/+$/, "");
-    const url = `${base}/accounts/${encodeURIComponent(this.config.accountId)}/ai/run/${this.config.model}`;
     const audio = (await readFile(audioPath)).toString("base64");
-    const payload = JSON.stringify({ audio, ...(opts.language ? { language: primaryLanguage(opts.language) } : {}) });
-    const res = await fetchWithRetry(
-      this.name,
-      url,
-      () => ({ method: "POST", headers: { authorization: `Bearer ${this.config.apiToken}`, "content-type": "application/json" }, body: payload }),
-      this.config.retry,
-      opts.signal,
-    );
-    const body: unknown = await res.json().catch(() => null);
-    return parseWorkersAIResponse(body, opts.language ? primaryLanguage(opts.language) : "und");
+    const body = await this.http.json(`/accounts/${encodeURIComponent(this.config.accountId)}/ai/run/${this.config.model}`, {
+      method: "POST",
+      body: { audio, ...(opts.language ? { language: primaryLanguage(opts.language) } : {}) },
+      signal: opts.signal,
+    });
+    return parseWorkersAIResponse(body, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
   }
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS } from "../../contracts/settings";
-import { StepFailure } from "../../gpu-runner/handler";
-import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
-import { parsePocketSphinxTimes } from "../../gpu-runner/engines/speech/local-pocketsphinx";
-import { LIBRIVOX_0880 } from "../support/media-fixtures";
+import { DEFAULT_SETTINGS } from "../../../contracts/settings";
+import { StepFailure } from "../../../gpu-runner/handler";
+import { createSpeechEngine } from "../../../gpu-runner/engines/speech/factory";
+import { parsePocketSphinxTimes } from "../../../gpu-runner/engines/speech/local-pocketsphinx";
+import { LIBRIVOX_0880 } from "../../support/media-fixtures";
 
 const engine = () => createSpeechEngine(DEFAULT_SETTINGS.transcription, {});
 
@@ -12,13 +12,9 @@ describe("local PocketSphinx engine", () => {
     expect(engine()).toMatchObject({ name: "local-pocketsphinx", inputFormat: "wav", detectsLanguage: false, languages: ["en"] });
   });
 
-  it("recognises sensible words with increasing times and confidences on a LibriVox recording", async () => {
-    // Reference: "he was not an ill disposed young man"
+  it("gives every word a posterior confidence and keeps within the recording", async () => {
+    // Words and their order are checked in speech.conformance.test.ts.
     const r = await engine().transcribe(LIBRIVOX_0880, { signal: AbortSignal.timeout(30_000) });
-    expect(r.language).toBe("en");
-    const text = r.words.map((w) => w.word).join(" ");
-    expect(text).toMatch(/^he was not .* young man$/);
-    for (let i = 1; i < r.words.length; i++) expect(r.words[i]!.start).toBeGreaterThanOrEqual(r.words[i - 1]!.end);
     expect(r.words.every((w) => w.confidence !== undefined && w.confidence >= 0 && w.confidence <= 1)).toBe(true);
     expect(r.words.at(-1)!.end).toBeLessThanOrEqual(3);
   });
@@ -29,19 +25,6 @@ describe("local PocketSphinx engine", () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StepFailure);
     expect(err).toMatchObject({ code: "unsupported_language", retryable: false, message: "language es is not supported by the configured engine local-pocketsphinx (supported: en)" });
-  });
-
-  it("fails with a retryable error when the decoder cannot run", async () => {
-    const broken = createSpeechEngine(DEFAULT_SETTINGS.transcription, { POCKETSPHINX_HMM: "/nonexistent/model" });
-    const err = await broken.transcribe(LIBRIVOX_0880, { signal: AbortSignal.timeout(10_000) }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: "processing_failed", retryable: true });
-  });
-
-  it("stops the decoder when the signal is aborted", async () => {
-    const started = Date.now();
-    const err = await engine().transcribe(LIBRIVOX_0880, { signal: AbortSignal.timeout(100) }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(Error);
-    expect(Date.now() - started).toBeLessThan(1_500);
   });
 });
 

@@ -1,0 +1,80 @@
+import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
+import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } from "./speech";
+
+/**
+ * A fake OpenAI-compatible server (OpenAI's API as speaches, vLLM or whisper.cpp's server serve it),
+ * written from OpenAI's API reference:
+ *
+ *   POST /v1/audio/transcriptions   multipart: file, model, response_format (json | text |
+ *                                   verbose_json), timestamp_granularities[] (word, segment), language
+ *
+ * verbose_json carries `task, language (Whisper's English name), duration, text, segments` and
+ * `words` only when word granularity was asked for. Errors are `{ error: { message, type, param,
+ * code } }`. Other endpoints (`/v1/chat/completions`, `/v1/embeddings`, `/v1/audio/speech`, …) are
+ * added the same way: a `this.route(...)` in the constructor and a handler rendering the format.
+ */
+export class FakeOpenAICompatible extends FakeHttpServer {
+  /** What the model hears in any audio (back to HELLO_WORLD on reset). */
+  transcript: SpokenTranscript = HELLO_WORLD;
+
+  constructor(readonly apiKey?: string) {
+    super();
+    this.route("POST", "/v1/audio/transcriptions", (req) => this.transcriptions(req));
+  }
+
+  static start(opts: { apiKey?: string } = {}): Promise<FakeOpenAICompatible> {
+    return new FakeOpenAICompatible(opts.apiKey).listen();
+  }
+
+  override reset(): void {
+    super.reset();
+    this.transcript = HELLO_WORLD;
+  }
+
+  protected errorBody(status: number, message: string): unknown {
+    const type = status === 401 ? "invalid_request_error" : status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error";
+    return { error: { message, type, param: null, code: status === 401 ? "invalid_api_key" : null } };
+  }
+
+  private async transcriptions(req: RecordedRequest): Promise<Reply> {
+    if (!hasBearer(req, this.apiKey)) return this.error(401, "Incorrect API key provided.");
+    const form = await req.formData();
+    const file = form.get("file");
+    if (!(file instanceof File) || file.size === 0) return this.error(400, "file: a non-empty audio file is required");
+    if (!form.get("model")) return this.error(400, "model: a model is required");
+    const format = String(form.get("response_format") ?? "json");
+    const t = this.transcript;
+    if (format === "text") return { status: 200, text: fullText(t) };
+    if (format === "json") return { status: 200, json: { text: fullText(t) } };
+    if (format !== "verbose_json") return this.error(400, `response_format: ${format} is not supported here`);
+    const granularities = form.getAll("timestamp_granularities[]").map(String);
+    const withWords = granularities.includes("word");
+    const withSegments = granularities.length === 0 || granularities.includes("segment");
+    return {
+      status: 200,
+      json: {
+        task: "transcribe",
+        language: whisperLanguageName(t.language),
+        duration: t.duration,
+        text: fullText(t),
+        ...(withWords ? { words: t.segments.flatMap((s) => s.words.map((w) => ({ word: ` ${w.word}`, start: w.start, end: w.end, ...(w.probability !== undefined ? { probability: w.probability } : {}) }))) } : {}),
+        ...(withSegments
+          ? {
+              segments: t.segments.map((s, id) => ({
+                id,
+                seek: 0,
+                start: s.start,
+                end: s.end,
+                text: ` ${s.text}`,
+                tokens: [50364, 2425, 1002],
+                temperature: 0,
+                avg_logprob: s.avgLogprob ?? -0.3,
+                compression_ratio: 1,
+                no_speech_prob: 0.01,
+              })),
+            }
+          : {}),
+      },
+    };
+  }
+}

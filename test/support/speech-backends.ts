@@ -1,0 +1,142 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { DEFAULT_SETTINGS } from "../../contracts/settings";
+import type { EngineEnv } from "../../gpu-runner/engines/config";
+import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
+import type { SpeechEngine, SpeechEngineName } from "../../gpu-runner/engines/speech/interface";
+import { REPLICATE_DEFAULT_MODEL } from "../../gpu-runner/engines/speech/replicate";
+import { WORKERS_AI_DEFAULT_MODEL } from "../../gpu-runner/engines/speech/workers-ai";
+import { fastRetryEnv } from "./engine-conformance";
+import type { FakeHttpServer } from "./fakes/fake-http";
+import { FakeOpenAICompatible } from "./fakes/openai-compatible";
+import { FakeReplicate } from "./fakes/replicate";
+import { FakeWorkersAI } from "./fakes/workers-ai";
+import { LIBRIVOX_0880 } from "./media-fixtures";
+
+/**
+ * Every speech backend, each with what it talks to: the local PocketSphinx decoder on a LibriVox
+ * recording, the hosted ones against their fake APIs. The conformance suite runs over this list;
+ * the per-backend format tests take one entry.
+ */
+export interface SpeechHarness {
+  /** An engine for this backend; `env` adds or overrides variables. */
+  engine(env?: EngineEnv): SpeechEngine;
+  /** A file to transcribe. */
+  audio: string;
+  /** What the engine must recognise in it. */
+  expectedText: RegExp;
+  /** Whether the engine returns segments as well as words. */
+  segments: boolean;
+  /** Makes the next transcription take long enough to be cancelled. */
+  hang(): void;
+  /** Makes every transcription fail; returns the variables the engine must be built with. */
+  breakIt(): EngineEnv;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface HostedSpeechHarness<F extends FakeHttpServer = FakeHttpServer> extends SpeechHarness {
+  fake: F;
+  /** The variables the fake is reached with (base URL, credentials). */
+  env: EngineEnv;
+  wrongCredentials: EngineEnv;
+  /** The first variable the backend cannot do without. */
+  required: string;
+}
+
+export interface SpeechBackend<H extends SpeechHarness = SpeechHarness> {
+  name: SpeechEngineName;
+  /** The model the engine records. */
+  model: string;
+  start(): Promise<H>;
+}
+
+/** Bytes standing in for a compressed chunk: the fakes do not decode audio. */
+export const FAKE_AUDIO = Buffer.from("ID3-fake-mp3-bytes-for-the-request");
+
+export function speechEngine(name: SpeechEngineName, env: EngineEnv, speechModel?: string): SpeechEngine {
+  return createSpeechEngine({ ...DEFAULT_SETTINGS.transcription, speechEngine: name, ...(speechModel ? { speechModel } : {}) }, env);
+}
+
+function hosted<F extends FakeHttpServer>(
+  name: SpeechEngineName,
+  model: string,
+  opts: { speechModel?: string; start: () => Promise<F>; env: (fake: F) => EngineEnv; wrongCredentials: EngineEnv; required: string },
+): SpeechBackend<HostedSpeechHarness<F>> {
+  return {
+    name,
+    model,
+    async start() {
+      const fake = await opts.start();
+      const dir = await mkdtemp(path.join(os.tmpdir(), `speech-${name}-`));
+      const audio = path.join(dir, "chunk-0001.mp3");
+      await writeFile(audio, FAKE_AUDIO);
+      const env = opts.env(fake);
+      return {
+        fake,
+        env,
+        wrongCredentials: opts.wrongCredentials,
+        required: opts.required,
+        engine: (overrides = {}) => speechEngine(name, { ...fastRetryEnv("SPEECH"), ...env, ...overrides }, opts.speechModel),
+        audio,
+        expectedText: /^Hello world\.$/,
+        segments: true,
+        hang: () => fake.fail({ delayMs: 5_000 }),
+        breakIt: () => {
+          fake.failAlways({ status: 503, message: "model is loading" });
+          return {};
+        },
+        reset: () => fake.reset(),
+        async close() {
+          await fake.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+export const OPENAI_COMPATIBLE = hosted("openai-compatible", "Systran/faster-whisper-small", {
+  speechModel: "Systran/faster-whisper-small",
+  start: () => FakeOpenAICompatible.start({ apiKey: "sk-test" }),
+  env: (fake) => ({ OPENAI_COMPAT_BASE_URL: fake.url, OPENAI_COMPAT_API_KEY: "sk-test" }),
+  wrongCredentials: { OPENAI_COMPAT_API_KEY: "sk-wrong" },
+  required: "OPENAI_COMPAT_BASE_URL",
+});
+
+export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_DEFAULT_MODEL, {
+  start: () => FakeWorkersAI.start({ accountId: "acc123", apiToken: "cf-token" }),
+  env: (fake) => ({ WORKERS_AI_BASE_URL: `${fake.url}/client/v4`, CLOUDFLARE_ACCOUNT_ID: "acc123", CLOUDFLARE_API_TOKEN: "cf-token" }),
+  wrongCredentials: { CLOUDFLARE_API_TOKEN: "cf-wrong" },
+  required: "CLOUDFLARE_ACCOUNT_ID",
+});
+
+export const REPLICATE = hosted("replicate", REPLICATE_DEFAULT_MODEL, {
+  start: () => FakeReplicate.start({ apiToken: "r8-token" }),
+  // Polling every 20 ms keeps tests of running predictions short.
+  env: (fake) => ({ REPLICATE_API_TOKEN: "r8-token", REPLICATE_BASE_URL: `${fake.url}/v1`, REPLICATE_POLL_INTERVAL_MS: "20" }),
+  wrongCredentials: { REPLICATE_API_TOKEN: "r8-wrong" },
+  required: "REPLICATE_API_TOKEN",
+});
+
+export const LOCAL_POCKETSPHINX: SpeechBackend = {
+  name: "local-pocketsphinx",
+  model: "cmusphinx-en-us-ptm-5prealpha",
+  start: () =>
+    Promise.resolve({
+      engine: (env = {}) => speechEngine("local-pocketsphinx", env),
+      audio: LIBRIVOX_0880,
+      // Reference: "he was not an ill disposed young man"
+      expectedText: /^he was not .* young man$/,
+      segments: false,
+      // Decoding the recording takes far longer than the cancel test waits.
+      hang: () => undefined,
+      breakIt: () => ({ POCKETSPHINX_HMM: "/nonexistent/model" }),
+      reset: () => undefined,
+      close: () => Promise.resolve(),
+    }),
+};
+
+export const HOSTED_SPEECH_BACKENDS: SpeechBackend<HostedSpeechHarness>[] = [OPENAI_COMPATIBLE, WORKERS_AI, REPLICATE];
+export const SPEECH_BACKENDS: SpeechBackend[] = [LOCAL_POCKETSPHINX, ...HOSTED_SPEECH_BACKENDS];
