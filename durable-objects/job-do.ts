@@ -171,14 +171,7 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (s.lease) return { action: "none", reason: "step already running" };
     const step = s.steps[stepIndex];
     if (!step) return { action: "none", reason: "no such step" };
-    if (step.executor === "runner") {
-      const taskId = await enqueueTask(this.env.DB, { jobId: s.job.jobId, attempt, stepIndex, handler: step.handler, lane: s.job.priority });
-      // Wakes a runner that is long-polling for work; a lost signal only costs it one wait.
-      await laneSignal(this.env.LANE)
-        .notify()
-        .catch(() => undefined);
-      return { action: "runner_task", taskId };
-    }
+    if (step.executor === "runner") return { action: "runner_task", taskId: await this.putInLane(step) };
     // In-Worker steps hold a lease like a runner does, so a consumer that dies is noticed too.
     const taskId = `wrk_${s.job.jobId}_${attempt}_${stepIndex}`;
     const token = randomToken(24);
@@ -377,15 +370,34 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     await this.transition("attemptFailedFinal");
   }
 
+  /** The current step as a row in the runner lane (idempotent), and a wake-up for long-polling runners. */
+  private async putInLane(step: StepSpec): Promise<string> {
+    const s = this.mustState();
+    const taskId = await enqueueTask(this.env.DB, { jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex, handler: step.handler, lane: s.job.priority });
+    // A lost signal only costs a waiting runner one wait.
+    await laneSignal(this.env.LANE)
+      .notify()
+      .catch(() => undefined);
+    return taskId;
+  }
+
+  /**
+   * Starts the current step: a runner step due now goes straight into the runner lane; a Worker step,
+   * or any step after a retry backoff, goes through the dispatch queue (whose consumer runs Worker
+   * steps and delays messages). Both paths are idempotent, so a duplicate start changes nothing.
+   */
   private async enqueueCurrentStep(delaySeconds: number): Promise<void> {
     const s = this.mustState();
+    const step = s.steps[s.stepIndex];
     try {
-      await this.env.DISPATCH_QUEUE.send(
-        { jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex },
-        delaySeconds > 0 ? { delaySeconds: Math.ceil(delaySeconds) } : undefined,
-      );
+      if (delaySeconds <= 0 && step?.executor === "runner") await this.putInLane(step);
+      else {
+        await this.env.DISPATCH_QUEUE.send(
+          { jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex },
+          delaySeconds > 0 ? { delaySeconds: Math.ceil(delaySeconds) } : undefined,
+        );
+      }
       if (s.job.status === "pending") await this.transition("enqueued");
-      else await this.persist(false);
     } catch (err) {
       // Stays pending (or queued); the alarm tries again shortly.
       console.error(JSON.stringify({ level: "warn", msg: "dispatch enqueue failed", jobId: s.job.jobId, error: String(err) }));
