@@ -91,4 +91,4 @@ export const FailRequestSchema = LeaseTokenBodySchema.extend({
 });
 
 /** Non-retryable failure codes: every service's own (contracts/services), plus the protocol's. */
-export const NON_RETRYABLE_CODES: ReadonlySet<string> = new Set([...SERVICE_NON_RETRYABLE, "invalid_input"]);
+export const NON_RETRYABLE_CODES: ReadonlySet<string> = new Set([...SERVICE_NON_RETRYABLE, "invalid_input", "storage_endpoint_refused"]);

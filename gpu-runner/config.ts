@@ -22,6 +22,8 @@ export interface RunnerConfig {
   leaseWaitSeconds: number;
   shutdownGraceMs: number;
   enableTestHandlers: boolean;
+  /** Local stacks only: the job's storage endpoint may be a loopback S3 server (never a private address). */
+  allowLoopbackStorage: boolean;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +105,7 @@ const EnvSchema = z
     RUNNER_LEASE_WAIT_SECONDS: intVar(10, 0),
     RUNNER_SHUTDOWN_GRACE_MS: intVar(30_000, 0),
     RUNNER_ENABLE_TEST_HANDLERS: boolVar(false),
+    RUNNER_ALLOW_LOOPBACK_STORAGE: boolVar(false),
   })
   .refine((e) => e.RUNNER_POLL_MAX_MS >= e.RUNNER_POLL_MIN_MS, {
     path: ["RUNNER_POLL_MAX_MS"],
@@ -136,5 +139,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
     leaseWaitSeconds: Math.min(e.RUNNER_LEASE_WAIT_SECONDS, MAX_LEASE_WAIT_SECONDS),
     shutdownGraceMs: e.RUNNER_SHUTDOWN_GRACE_MS,
     enableTestHandlers: e.RUNNER_ENABLE_TEST_HANDLERS,
+    allowLoopbackStorage: e.RUNNER_ALLOW_LOOPBACK_STORAGE,
   };
 }

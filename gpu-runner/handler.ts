@@ -1,5 +1,6 @@
 import type { LeasedTask } from "../contracts/runner-protocol";
 import type { ProgressEntry } from "../contracts/job";
+import type { S3Client } from "../contracts/s3-client";
 
 /**
  * What a step handler on the runner sees. The runner loop owns leasing, heartbeats and reporting;
@@ -32,6 +33,8 @@ export interface HandlerContext<Stage extends string = string> {
   signal: AbortSignal;
   /** Cores this handler may use for parallel work. */
   cores: number;
+  /** The job's bucket: the only way a handler reaches it (the endpoint's addresses are checked first, gpu-runner/storage.ts). */
+  openStorage(): Promise<S3Client>;
 }
 
 /** A failure the handler understands: `code` goes to the job's `error.code` (the same type the Worker's steps throw). */

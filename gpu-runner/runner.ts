@@ -135,6 +135,7 @@ export class Runner {
       handlers: this.handlers,
       workRoot: this.config.workDir,
       cores: Math.max(1, Math.floor(this.config.cores / this.config.concurrency)),
+      storageGuard: { allowLoopback: this.config.allowLoopbackStorage },
       log: this.log,
     });
     this.running.set(task.taskId, run);

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { LeasedTask } from "../contracts/runner-protocol";
 import { StepFailure, type HandlerContext, type StepHandler } from "./handler";
 import type { Logger } from "./log";
+import { openStorage, type StorageGuard } from "./storage";
 import { LeaseLostError, type CallOptions, type ProtocolClient } from "./protocol-client";
 import { toStepError } from "../contracts/step-failure";
 import { TaskStageReporter, isCancelled, type TaskControl } from "./stage-reporter";
@@ -30,6 +31,8 @@ export interface TaskRunDeps {
   workRoot: string;
   /** Cores handed to the handler (`ctx.cores`). */
   cores: number;
+  /** How `ctx.openStorage()` checks the job's storage endpoint. */
+  storageGuard: StorageGuard;
   log: Logger;
 }
 
@@ -133,6 +136,7 @@ export class TaskRun {
       workDir: this.workDir,
       signal: this.abort.signal,
       cores: this.deps.cores,
+      openStorage: () => openStorage(this.task.storage, this.deps.storageGuard),
     };
     return await handler(ctx);
   }

@@ -54,7 +54,7 @@ export async function deliverWebhook(env: Env, m: WebhookMessage, attempt: numbe
   };
   const refusal = deliverable(url, settings, env.ENVIRONMENT);
   if (refusal) {
-    await record("gave_up", null, refusal, 0, null);
+    await record("gave_up", null, refusal.message, 0, null);
     return { kind: "done" };
   }
   const body = JSON.stringify(webhookPayload(m));

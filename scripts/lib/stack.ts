@@ -133,6 +133,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         RUNNER_CONCURRENCY: String(opts.runnerConcurrency ?? 1),
         RUNNER_POLL_MIN_MS: "200",
         RUNNER_POLL_MAX_MS: "1000",
+        // The local S3 server is on loopback; a production runner refuses such endpoints.
+        RUNNER_ALLOW_LOOPBACK_STORAGE: "true",
         ...opts.runnerEnv,
         ...extra,
       },

@@ -6,6 +6,7 @@ import type { LeasedTask, StorageGrant } from "../../contracts/runner-protocol";
 import { TRANSCRIPTION_STAGES } from "../../contracts/services/transcription";
 import type { HandlerContext, StageReporter } from "../../gpu-runner/handler";
 import { toStepError } from "../../contracts/step-failure";
+import { openStorage } from "../../gpu-runner/storage";
 
 /**
  * A HandlerContext for calling step handlers directly: a StageReporter that records every event in
@@ -114,6 +115,8 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
     workDir,
     signal: abort.signal,
     cores: opts.cores ?? 2,
+    // The test S3 server is on loopback, as on a local stack.
+    openStorage: () => openStorage(task.storage, { allowLoopback: true }),
     abort,
     dispose: () => rm(workDir, { recursive: true, force: true }),
   };

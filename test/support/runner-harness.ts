@@ -37,6 +37,7 @@ export function testConfig(api: FakeRunnerApi, workRoot: string, overrides: Part
     pollMaxMs: 40,
     shutdownGraceMs: 1_000,
     enableTestHandlers: true,
+    allowLoopbackStorage: true,
     ...overrides,
   };
 }

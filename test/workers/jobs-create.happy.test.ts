@@ -86,7 +86,7 @@ describe("POST /v1/jobs (transcription, s3_direct)", () => {
   });
 
   it("webhookUrl is stored when https, and null when omitted", async () => {
-    expect((await create(t, "a.mp4", { webhookUrl: "https://127.0.0.1:9/hooks/media" })).webhookUrl).toBe("https://127.0.0.1:9/hooks/media");
+    expect((await create(t, "a.mp4", { webhookUrl: "https://hooks.example.com/media" })).webhookUrl).toBe("https://hooks.example.com/media");
     expect((await create(t)).webhookUrl).toBeNull();
   });
 

@@ -10,7 +10,7 @@ import type { Env } from "../env";
 import { ApiError, validationError, zodDetails, zodMessage } from "../errors";
 import { nowIso } from "../platform/clock";
 import { loadSettings } from "../platform/settings";
-import { webhookUrlRefusal } from "../platform/outbound-url";
+import { refusalDetail, webhookUrlRefusal } from "../platform/outbound-url";
 import { workerService } from "../services/index";
 import { pipelineFor } from "../services/pipelines";
 import { assertQuotaLeft, charge, refund } from "./credits";
@@ -31,8 +31,10 @@ export function parseCreateRequest(body: unknown): CreateJobRequest {
 }
 
 export function checkWebhookUrl(url: string | null | undefined, settings: Settings, environment: string): void {
-  if (!url || !webhookUrlRefusal(url, settings, environment)) return;
-  throw validationError("webhookUrl must start with https://", [{ path: "webhookUrl", issue: "httpsRequired" }]);
+  const refusal = url ? webhookUrlRefusal(url, settings, environment) : null;
+  if (!refusal) return;
+  // The spec's wording for the scheme rule; a refused host names why.
+  throw validationError(refusal.issue === "httpsRequired" ? "webhookUrl must start with https://" : refusal.message, refusalDetail("webhookUrl", refusal));
 }
 
 /** Everything the substring filters of GET /v1/jobs search, flattened once at create. */

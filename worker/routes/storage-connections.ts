@@ -2,7 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { newId } from "../../contracts/ids";
-import { S3Client } from "../../contracts/s3-client";
+import { S3Client, S3Error } from "../../contracts/s3-client";
 import { requireAuth, projectOf } from "../auth/middleware";
 import { getDb } from "../db/client";
 import { storageConnections } from "../db/schema";
@@ -12,7 +12,7 @@ import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { nowIso } from "../platform/clock";
 import { seal } from "../platform/crypto";
-import { isLoopbackHost } from "../platform/outbound-url";
+import { refusalDetail, storageEndpointRefusal } from "../platform/outbound-url";
 import { connectionLocation, publicConnection } from "../storage/connections";
 
 export const CreateConnectionSchema = z.strictObject({
@@ -35,11 +35,9 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
   .post("/", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "storage_connection:create" });
     const body = await jsonBody(c, CreateConnectionSchema);
-    // Credentials travel to this endpoint: plain http only to loopback on a local stack.
-    const endpoint = new URL(body.endpoint);
-    if (endpoint.protocol !== "https:" && !(c.env.ENVIRONMENT === "local" && isLoopbackHost(endpoint.hostname))) {
-      throw validationError("endpoint must be https:// (plain http only to a loopback store on a local stack)", [{ path: "endpoint", issue: "httpsRequired" }]);
-    }
+    // Credentials travel to this endpoint, and the service connects to it: https to a public host only.
+    const refused = storageEndpointRefusal(body.endpoint, c.env.ENVIRONMENT);
+    if (refused) throw validationError(refused.message, refusalDetail("endpoint", refused));
     const now = nowIso();
     const s3 = new S3Client({ endpoint: body.endpoint, region: body.region, forcePathStyle: body.forcePathStyle, accessKeyId: body.accessKeyId, secretAccessKey: body.secretAccessKey }, 10_000);
     // Credentials are checked against the store now, so a job never fails later on a typo.
@@ -47,7 +45,13 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
       try {
         await s3.checkBucket(bucket);
       } catch (err) {
-        throw validationError(`credentials could not access bucket ${bucket}: ${err instanceof Error ? err.message : String(err)}`, [{ path: `buckets.${i}`, issue: "credentialsRejected" }]);
+        // An S3 answer (AccessDenied, NoSuchBucket…) is named; a refused, timed-out or non-S3 answer reads
+        // the same whatever happened, so this cannot be used to learn which hosts exist or answer.
+        const code = err instanceof S3Error && err.s3Code ? err.s3Code : null;
+        throw validationError(
+          code ? `credentials could not access bucket ${bucket}: the store answered ${code}` : `could not verify bucket ${bucket} at the endpoint: check the endpoint, region, credentials and bucket name`,
+          [{ path: `buckets.${i}`, issue: "credentialsRejected" }],
+        );
       }
     }
     const row = {

@@ -1,7 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { S3Client } from "../../../contracts/s3-client";
 import { StepFailure, type StepHandler } from "../../handler";
 
 /**
@@ -29,7 +28,7 @@ const bool = (v: unknown, def: boolean): boolean => (typeof v === "boolean" ? v 
 const str = (v: unknown, def: string): string => (typeof v === "string" && v !== "" ? v : def);
 
 export function createTestHandler(opts: { runnerId: string }): StepHandler {
-  return async ({ task, report, workDir, signal }) => {
+  return async ({ task, report, workDir, signal, openStorage }) => {
     const p = task.step.params;
     const stageMs = num(p.stageMs, 50);
     const failAttempts = num(p.failAttempts, 0);
@@ -53,7 +52,7 @@ export function createTestHandler(opts: { runnerId: string }): StepHandler {
         (r) => r,
       );
     }
-    const s3 = task.storage ? new S3Client(task.storage, 10_000) : null;
+    const s3 = task.storage ? await openStorage() : null;
     const readArtifacts: Record<string, string> = {};
     for (const output of Object.values(task.outputs)) {
       const key = output["artifactKey"];

@@ -70,7 +70,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const requestTimeoutMs = Math.max(5_000, Math.floor(settings.runner.leaseSeconds * 1000 * 0.8));
     const engine = makeEngine(t, deps.env ?? process.env, requestTimeoutMs);
     const language = checkLanguageHint(input.options?.language, t, engine);
-    const s3 = storageClient(ctx);
+    const s3 = await ctx.openStorage();
     const { report, signal } = ctx;
     await mkdir(ctx.workDir, { recursive: true });
 
@@ -168,12 +168,6 @@ function parseSettings(raw: Record<string, unknown>): Settings {
   const parsed = SettingsSchema.safeParse({ transcription: raw["transcription"] ?? {}, runner: raw["runner"] ?? {} });
   if (!parsed.success) throw new StepFailure("processing_failed", `platform transcription settings are invalid: ${parsed.error.issues[0]?.message ?? "unknown"}`, false);
   return parsed.data;
-}
-
-function storageClient(ctx: Ctx): S3Client {
-  const g = ctx.task.storage;
-  if (!g) throw new StepFailure("processing_failed", "the task carries no storage grant for the source bucket", false);
-  return new S3Client({ endpoint: g.endpoint, region: g.region, forcePathStyle: g.forcePathStyle, accessKeyId: g.accessKeyId, secretAccessKey: g.secretAccessKey });
 }
 
 function unsupportedLanguage(lang: string, engine: SpeechEngine): StepFailure {
