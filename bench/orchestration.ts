@@ -92,7 +92,7 @@ await withFreshStack(
     });
     const base = stack.apiBaseUrl;
     const api = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(base, method, p, tenant.projectKey, body)).data;
-    const project = await apiCall<{ webhookSecret: string }>(base, "GET", `/v1/projects/${tenant.projectId}`, tenant.workspaceKey);
+    const project = await apiCall<{ webhookSecret: string }>(base, "POST", `/v1/projects/${tenant.projectId}/webhook-secret`, tenant.workspaceKey);
     const consoleKey = (await apiCall<{ secret: string }>(base, "POST", "/v1/console/sessions", tenant.workspaceKey, { projectId: tenant.projectId, userHandle: "bench" })).data.secret;
 
     const hookAt = new Map<string, number>();

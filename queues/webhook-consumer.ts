@@ -1,14 +1,28 @@
 import { Webhook } from "standardwebhooks";
-import { newId } from "../contracts/ids";
+import { webhookUrlRefusal } from "../contracts/outbound-address";
 import type { Settings } from "../contracts/settings";
-import { projectWebhookSecret } from "../worker/accounts/service";
-import { getDb } from "../worker/db/client";
-import { webhookDeliveries } from "../worker/db/schema";
-import type { Env } from "../worker/env";
-import { nowIso } from "../worker/platform/clock";
-import { loadSettings } from "../worker/platform/settings";
-import { webhookUrlRefusal } from "../worker/platform/outbound-url";
 import type { WebhookMessage } from "./messages";
+
+/** One delivery attempt as recorded (listable per job). */
+export interface DeliveryRecord {
+  message: WebhookMessage;
+  url: string;
+  attempt: number;
+  outcome: "delivered" | "failed" | "gave_up";
+  responseStatus: number | null;
+  errorMessage: string | null;
+  durationMs: number;
+  nextRetryAt: string | null;
+}
+
+/** What delivery needs from the Worker: settings, where and with which secrets, and a place to record attempts. */
+export interface WebhookDeps {
+  settings(): Promise<Settings>;
+  environment: string;
+  /** The project's URL and signing secrets (current first; the previous one during a rotation's overlap). */
+  destination(projectId: string): Promise<{ url: string | null; secrets: string[] } | null>;
+  record(r: DeliveryRecord): Promise<void>;
+}
 
 /**
  * Webhook delivery: one POST per status change, signed per Standard Webhooks (webhook-id,
@@ -34,32 +48,35 @@ export function webhookPayload(m: WebhookMessage) {
 /** Kept as a named export for tests: the same rule the API applies at create. */
 export const deliverable = webhookUrlRefusal;
 
+/**
+ * The `webhook-signature` header: one `v1,<base64>` entry per secret, space-separated, as Standard
+ * Webhooks allows, so a receiver holding either the new or the previous secret verifies it.
+ */
+export function signatures(secrets: readonly string[], eventId: string, at: Date, body: string): string {
+  return secrets.map((secret) => new Webhook(secret).sign(eventId, at, body)).join(" ");
+}
+
 export function retryDelaySeconds(attempt: number, settings: Settings): number {
   return Math.min(settings.webhooks.retryMaxDelaySeconds, settings.webhooks.retryBaseDelaySeconds * 2 ** Math.max(0, attempt - 1));
 }
 
 type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
 
-export async function deliverWebhook(env: Env, m: WebhookMessage, attempt: number): Promise<Outcome> {
-  const db = getDb(env.DB);
-  const settings = await loadSettings(db);
-  const hook = await projectWebhookSecret(db, env.ENCRYPTION_KEY, m.projectId);
+export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, attempt: number): Promise<Outcome> {
+  const settings = await deps.settings();
+  const hook = await deps.destination(m.projectId);
   const url = m.job.webhookUrl ?? hook?.url ?? null;
   if (!hook || !url) return { kind: "done" };
-  const record = async (outcome: "delivered" | "failed" | "gave_up", responseStatus: number | null, errorMessage: string | null, durationMs: number, nextRetryAt: string | null) => {
-    await db
-      .insert(webhookDeliveries)
-      .values({ id: newId("webhookDelivery"), jobId: m.jobId, projectId: m.projectId, eventId: m.eventId, event: m.event, url, attempt, outcome, responseStatus, errorMessage, durationMs, nextRetryAt, at: nowIso() })
-      .onConflictDoNothing();
-  };
-  const refusal = deliverable(url, settings, env.ENVIRONMENT);
+  const record = (outcome: DeliveryRecord["outcome"], responseStatus: number | null, errorMessage: string | null, durationMs: number, nextRetryAt: string | null) =>
+    deps.record({ message: m, url, attempt, outcome, responseStatus, errorMessage, durationMs, nextRetryAt });
+  const refusal = deliverable(url, settings, deps.environment);
   if (refusal) {
     await record("gave_up", null, refusal.message, 0, null);
     return { kind: "done" };
   }
   const body = JSON.stringify(webhookPayload(m));
   const sentAt = new Date();
-  const signature = new Webhook(hook.secret).sign(m.eventId, sentAt, body);
+  const signature = signatures(hook.secrets, m.eventId, sentAt, body);
   const started = Date.now();
   let status: number | null = null;
   let error: string | null = null;
@@ -97,10 +114,10 @@ export async function deliverWebhook(env: Env, m: WebhookMessage, attempt: numbe
   return { kind: "retry", delaySeconds };
 }
 
-export async function handleWebhookBatch(batch: MessageBatch<WebhookMessage>, env: Env): Promise<void> {
+export async function handleWebhookBatch(batch: MessageBatch<WebhookMessage>, deps: WebhookDeps): Promise<void> {
   for (const msg of batch.messages) {
     try {
-      const outcome = await deliverWebhook(env, msg.body, msg.attempts);
+      const outcome = await deliverWebhook(deps, msg.body, msg.attempts);
       if (outcome.kind === "retry") msg.retry({ delaySeconds: Math.ceil(outcome.delaySeconds) });
       else msg.ack();
     } catch (err) {

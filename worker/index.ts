@@ -7,6 +7,7 @@ import { buildApp } from "./app";
 import type { Env } from "./env";
 import { jobHooks } from "./jobs/job-hooks";
 import { jobStub } from "./jobs/stubs";
+import { webhookDeps } from "./jobs/webhook-deps";
 import { workerStepHandler } from "./services/index";
 
 export { LaneSignal } from "../durable-objects/lane-signal";
@@ -25,7 +26,7 @@ export default {
   async queue(batch, env, _ctx) {
     if (batch.queue.startsWith("media-jobs-dispatch")) {
       await handleDispatchBatch(batch as MessageBatch<DispatchMessage>, { job: (id) => jobStub(env, id), workerStep: (step) => workerStepHandler(step, env) });
-    } else if (batch.queue.startsWith("media-jobs-webhooks")) await handleWebhookBatch(batch as MessageBatch<WebhookMessage>, env);
+    } else if (batch.queue.startsWith("media-jobs-webhooks")) await handleWebhookBatch(batch as MessageBatch<WebhookMessage>, webhookDeps(env));
     else for (const m of batch.messages) m.ack();
   },
 } satisfies ExportedHandler<Env, DispatchMessage | WebhookMessage>;

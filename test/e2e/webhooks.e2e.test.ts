@@ -17,8 +17,9 @@ beforeAll(async () => {
       testPipelines: { transcription: [{ name: "work", executor: "runner", handler: "test.work", stages: ["download"], params: { stageMs: 10 } }] },
     },
   });
-  const project = await apiCall<{ webhookSecret: string }>(e.stack.apiBaseUrl, "GET", `/v1/projects/${e.tenant.projectId}`, e.tenant.workspaceKey);
-  secret = project.data.webhookSecret;
+  // The secret is shown once; a rotation shows a fresh one (the old one also signs for 24 h).
+  const rotated = await apiCall<{ webhookSecret: string }>(e.stack.apiBaseUrl, "POST", `/v1/projects/${e.tenant.projectId}/webhook-secret`, e.tenant.workspaceKey);
+  secret = rotated.data.webhookSecret;
   // The receiver refuses the first `completed` delivery, so the retry path runs too.
   receiver = await startWebhookReceiver(() => secret, (r, seen) => (r.body["event"] === "completed" && !seen.some((s) => s.body["event"] === "completed") ? 503 : 200));
 });

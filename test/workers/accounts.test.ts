@@ -10,14 +10,16 @@ describe("projects", () => {
     expect(res.body.error?.details).toEqual([{ path: "webhookUrl", issue: "httpsRequired" }]);
   });
 
-  it("a project is created with a Standard Webhooks secret the workspace can read", async () => {
+  it("a project is created with a Standard Webhooks secret, shown once: a read never shows it", async () => {
     const t = await createTenant({ withConnection: false });
     const res = await call<{ projectId: string; webhookSecret: string }>("POST", "/v1/projects", { key: t.workspaceKey, body: { name: unique("p"), webhookUrl: "https://hooks.example.com/media" } });
     expect(res.status).toBe(201);
     expect(res.body.data.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
-    const got = await call<{ webhookSecret: string; webhookUrl: string }>("GET", `/v1/projects/${res.body.data.projectId}`, { key: t.workspaceKey });
-    expect(got.body.data.webhookSecret).toBe(res.body.data.webhookSecret);
+    const got = await call<{ webhookSecret?: string; webhookUrl: string }>("GET", `/v1/projects/${res.body.data.projectId}`, { key: t.workspaceKey });
+    expect(got.body.data).not.toHaveProperty("webhookSecret");
     expect(got.body.data.webhookUrl).toBe("https://hooks.example.com/media");
+    const list = await call<Array<Record<string, unknown>>>("GET", "/v1/projects", { key: t.workspaceKey });
+    expect(list.body.data.every((p) => !("webhookSecret" in p))).toBe(true);
   });
 
   it("a duplicate project name in the workspace is 409 conflict", async () => {

@@ -65,6 +65,7 @@ const ROUTES: Route[] = [
   { name: "GET /v1/projects", method: "GET", path: () => "/v1/projects", kind: "workspace" },
   { name: "POST /v1/projects", method: "POST", path: () => "/v1/projects", kind: "workspace", body: () => ({ name: unique("p") }) },
   { name: "GET /v1/projects/:id", method: "GET", path: () => `/v1/projects/${f.t.projectId}`, kind: "workspace" },
+  { name: "POST /v1/projects/:id/webhook-secret", method: "POST", path: () => `/v1/projects/${f.t.projectId}/webhook-secret`, kind: "workspace" },
   { name: "GET /v1/projects/:id/api-keys", method: "GET", path: () => `/v1/projects/${f.t.projectId}/api-keys`, kind: "workspace" },
   { name: "POST /v1/projects/:id/api-keys", method: "POST", path: () => `/v1/projects/${f.t.projectId}/api-keys`, kind: "workspace", body: () => ({ name: unique("k") }) },
   { name: "POST /v1/console/sessions", method: "POST", path: () => "/v1/console/sessions", kind: "workspace", body: () => ({ projectId: f.t.projectId, userHandle: "ana" }) },

@@ -60,9 +60,14 @@ export async function createKey(
   return { ...publicKey(row), secret: minted.secret };
 }
 
+const newWebhookSecret = () => "whsec_" + btoa(randomToken(32));
+
+/** How long the secret before a rotation keeps signing deliveries beside the new one. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
 export async function createProject(db: Db, encryptionKey: string, workspaceId: string, name: string, webhookUrl: string | null) {
-  const secret = "whsec_" + btoa(randomToken(32));
-  const row = { id: newId("project"), workspaceId, name, webhookUrl, webhookSecretEnc: await seal(encryptionKey, secret), createdAt: nowIso() };
+  const secret = newWebhookSecret();
+  const row = { id: newId("project"), workspaceId, name, webhookUrl, webhookSecretEnc: await seal(encryptionKey, secret), webhookSecretPreviousEnc: null, webhookSecretPreviousUntil: null, createdAt: nowIso() };
   await db.insert(projects).values(row);
   return publicProject(row, secret);
 }
@@ -78,10 +83,30 @@ export function publicProject(p: typeof projects.$inferSelect, webhookSecret?: s
   };
 }
 
-export async function projectWebhookSecret(db: Db, encryptionKey: string, projectId: string): Promise<{ url: string | null; secret: string } | null> {
+/**
+ * The project's webhook URL and the secrets deliveries are signed with: the current one, then the one
+ * before the last rotation while its 24 h overlap lasts (receivers accept either signature).
+ */
+export async function projectWebhookSecrets(db: Db, encryptionKey: string, projectId: string): Promise<{ url: string | null; secrets: string[] } | null> {
   const p = await db.select().from(projects).where(eq(projects.id, projectId)).get();
   if (!p) return null;
-  return { url: p.webhookUrl, secret: await unseal(encryptionKey, p.webhookSecretEnc) };
+  const secrets = [await unseal(encryptionKey, p.webhookSecretEnc)];
+  if (p.webhookSecretPreviousEnc && p.webhookSecretPreviousUntil && Date.parse(p.webhookSecretPreviousUntil) > Date.now()) {
+    secrets.push(await unseal(encryptionKey, p.webhookSecretPreviousEnc));
+  }
+  return { url: p.webhookUrl, secrets };
+}
+
+/** A new signing secret, shown once; the old one keeps signing beside it for 24 h. */
+export async function rotateWebhookSecret(db: Db, encryptionKey: string, project: typeof projects.$inferSelect) {
+  const secret = newWebhookSecret();
+  const previousUntil = new Date(Date.now() + WEBHOOK_SECRET_OVERLAP_MS).toISOString();
+  const rows = await db
+    .update(projects)
+    .set({ webhookSecretEnc: await seal(encryptionKey, secret), webhookSecretPreviousEnc: project.webhookSecretEnc, webhookSecretPreviousUntil: previousUntil })
+    .where(eq(projects.id, project.id))
+    .returning();
+  return { ...publicProject(rows[0] ?? project, secret), previousSecretValidUntil: previousUntil };
 }
 
 export async function findProject(db: Db, workspaceId: string, projectId: string) {

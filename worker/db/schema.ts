@@ -22,6 +22,9 @@ export const projects = sqliteTable(
     webhookUrl: text("webhook_url"),
     /** AES-GCM encrypted Standard Webhooks secret (`whsec_…`). */
     webhookSecretEnc: text("webhook_secret_enc").notNull(),
+    /** The secret before the last rotation, still signing deliveries until `webhookSecretPreviousUntil`. */
+    webhookSecretPreviousEnc: text("webhook_secret_previous_enc"),
+    webhookSecretPreviousUntil: text("webhook_secret_previous_until"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("projects_workspace_name").on(t.workspaceId, t.name)],

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { WebhookUrlSchema } from "../../contracts/job-requests";
 import { newId } from "../../contracts/ids";
-import { createKey, createProject, findProject, projectWebhookSecret, publicKey, publicProject } from "../accounts/service";
+import { createKey, createProject, findProject, rotateWebhookSecret, publicKey, publicProject } from "../accounts/service";
 import { requireAuth } from "../auth/middleware";
 import { PROJECT_PERMISSIONS, ProjectGrantSchema } from "../auth/permissions";
 import { getDb } from "../db/client";
@@ -60,9 +60,13 @@ export const projectRoutes = new Hono<AppBindings>()
   })
   .get("/:projectId", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project:read" });
+    // The signing secret is shown once (at creation and on rotation), never on a read.
+    return ok(c, publicProject(await ownedProject(c, p.workspaceId)));
+  })
+  .post("/:projectId/webhook-secret", async (c) => {
+    const p = requireAuth(c, { key: "workspace", permission: "project:update" });
     const project = await ownedProject(c, p.workspaceId);
-    const hook = await projectWebhookSecret(getDb(c.env.DB), c.env.ENCRYPTION_KEY, project.id);
-    return ok(c, publicProject(project, hook?.secret));
+    return ok(c, await rotateWebhookSecret(getDb(c.env.DB), c.env.ENCRYPTION_KEY, project), { note: "the secret is shown once; store it now. The previous secret signs deliveries beside it until previousSecretValidUntil" }, 201);
   })
   .patch("/:projectId", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project:update" });
