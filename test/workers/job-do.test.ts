@@ -105,6 +105,17 @@ describe("JobDO leases and at-least-once delivery", () => {
     expect(again.attempt).toBe(0);
   });
 
+  it("a released task leased again is completed by its next runner (the same task id under a new lease)", async () => {
+    const job = await submitTranscription(t);
+    const first = await fakeRunner.leaseWhenReady(job.jobId);
+    await fakeRunner.release(first);
+    const again = await fakeRunner.leaseWhenReady(job.jobId);
+    expect((await fakeRunner.complete(again, { by: "next" })).status).toBe(200);
+    const done = await getJob(t, job.jobId);
+    expect(done.status).toBe("completed");
+    expect(done.resultSummary).toEqual({ test: { by: "next" } });
+  });
+
   it("runner routes refuse a customer key", async () => {
     const res = await call("POST", "/runner/v1/lease", { key: t.projectKey, body: { runnerId: "x", handlers: ["test.work"] } });
     expect(res.status).toBe(401);
