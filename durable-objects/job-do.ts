@@ -324,7 +324,8 @@ export class JobDO extends DurableObject<Env> {
       s.attemptHistory.push({ attempt: s.job.attemptCount, failedAt: now, error, progress: s.progress });
       s.progress = [];
       s.job.attemptCount += 1;
-      const delay = Math.min(settings.retry.maxDelaySeconds, settings.retry.baseDelaySeconds * 2 ** (s.job.attemptCount - 1));
+      // A lost runner is no fault of the work: resume it promptly instead of backing off.
+      const delay = error.code === "runner_lost" ? settings.retry.runnerLostDelaySeconds : Math.min(settings.retry.maxDelaySeconds, settings.retry.baseDelaySeconds * 2 ** (s.job.attemptCount - 1));
       await this.transition("attemptFailedRetry");
       await this.enqueueCurrentStep(delay);
       return;

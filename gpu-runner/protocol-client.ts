@@ -93,6 +93,8 @@ export interface CallOptions {
   retries?: number;
   /** Stops further retries (and the wait before them) without cutting off a request in flight. */
   retrySignal?: AbortSignal;
+  /** Overrides the client's per-request timeout for this call. */
+  timeoutMs?: number;
 }
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
@@ -193,7 +195,7 @@ export class ProtocolClient {
     const retries = opts?.retries ?? this.retries;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(path, body, schema, taskId, opts?.signal);
+        return await this.once(path, body, schema, taskId, opts?.signal, opts?.timeoutMs ?? this.timeoutMs);
       } catch (err) {
         const retryable = err instanceof RetryableStatus || err instanceof ProtocolNetworkError;
         if (!retryable || opts?.signal?.aborted || opts?.retrySignal?.aborted) throw this.finalError(err);
@@ -224,8 +226,9 @@ export class ProtocolClient {
     schema: z.ZodType<T>,
     taskId: string | undefined,
     signal: AbortSignal | undefined,
+    timeoutMs: number,
   ): Promise<T> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     let text: string;
@@ -243,7 +246,7 @@ export class ProtocolClient {
       text = await res.text();
     } catch (err) {
       if (signal?.aborted) throw signal.reason ?? err;
-      const what = timeout.aborted ? `timed out after ${this.timeoutMs} ms` : describe(err);
+      const what = timeout.aborted ? `timed out after ${timeoutMs} ms` : describe(err);
       throw new ProtocolNetworkError(`POST ${path}: ${what}`, { cause: err });
     }
 
