@@ -4,7 +4,7 @@ import { ListJobsQuerySchema } from "../../worker/jobs/list";
 import { call } from "./helpers/api";
 import { fakeRunner, getJob, transcriptionBody, useTestPipeline } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
-import { createTenant, unique, type Tenant } from "./helpers/tenant";
+import { consoleSession, createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript } from "./helpers/transcripts";
 
 /**
@@ -59,8 +59,7 @@ beforeAll(async () => {
   f.queued = await create(bob.secret, transcriptionBody(t, episode, { userMetadata: { customerJobRef: "ref-beta" } }));
 
   f.carol = unique("carol");
-  const session = await call<{ secret: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: f.carol } });
-  const byCarol = await create(session.body.data.secret, transcriptionBody(t, await putSource(`${unique("c")}/keynote.mov`)));
+  const byCarol = await create((await consoleSession(t, f.carol)).secret, transcriptionBody(t, await putSource(`${unique("c")}/keynote.mov`)));
   await call("POST", `/v1/jobs/${byCarol.jobId}/cancel`, { key: t.projectKey });
 
   const metadataJob = await create(t.projectKey, { serviceType: "metadata", input: { textSourceId }, userMetadata: { customerJobRef: "ref-delta" } });
@@ -131,8 +130,7 @@ describe("filters at their maximum length", () => {
     long.t = await createTenant({ plan: "pro" });
     const t = long.t;
     long.handle = unique("dana").padEnd(120, "x");
-    const session = await call<{ secret: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: long.handle } });
-    long.byHandle = await create(session.body.data.secret, transcriptionBody(t, await putSource(`${unique("d")}/interview.mp4`)));
+    long.byHandle = await create((await consoleSession(t, long.handle)).secret, transcriptionBody(t, await putSource(`${unique("d")}/interview.mp4`)));
     long.ref = unique("ref").replace(/[^A-Za-z0-9_-]/g, "_").padEnd(maxOf("customerJobRef"), "r");
     long.withRef = await create(t.projectKey, transcriptionBody(t, await putSource(`${unique("r")}/promo.mp4`), { userMetadata: { customerJobRef: long.ref } }));
     // The longest object key (1024), in segments short enough for the local S3 server's file names.
