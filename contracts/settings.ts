@@ -38,12 +38,21 @@ export const SettingsSchema = z.object({
       maxAttempts: z.number().int().min(1).max(20).default(3),
       baseDelaySeconds: z.number().min(0).max(3600).default(10),
       maxDelaySeconds: z.number().min(0).max(43200).default(600),
+      /**
+       * A `runner_lost` attempt is retried after this flat delay instead of the backoff: the work
+       * did not fail, its runner vanished, and another runner should resume it promptly.
+       */
+      runnerLostDelaySeconds: z.number().min(0).max(3600).default(2),
     })
     .prefault({}),
   runner: z
     .object({
-      leaseSeconds: z.number().int().min(2).max(3600).default(60),
-      heartbeatIntervalSeconds: z.number().min(0.5).max(600).default(15),
+      /**
+       * Lease 20 s, heartbeat every 5 s: three beats may be missed before the lease lapses, and a
+       * runner that dies is replaced within lease + runnerLostDelaySeconds (about 23 s).
+       */
+      leaseSeconds: z.number().int().min(2).max(3600).default(20),
+      heartbeatIntervalSeconds: z.number().min(0.5).max(600).default(5),
     })
     .prefault({}),
   transcription: z

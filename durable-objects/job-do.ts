@@ -53,8 +53,9 @@ interface JobState {
   stepIndex: number;
   lease: Lease | null;
   /**
-   * Tasks whose final report (complete, fail, cancelled, release) was accepted: a runner retrying
-   * that report after a lost answer gets ok again, with no second side effect.
+   * Leases (`taskId token`: a released task keeps its id when leased again) whose final report
+   * (complete, fail, cancelled, release) was accepted: a runner retrying that report after a lost
+   * answer gets ok again, with no second side effect.
    */
   finishedTasks: string[];
   /** Webhook events not yet handed to the queue; flushed after each change and by the alarm. */
@@ -285,9 +286,10 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    */
   private async finalReport(taskId: string, token: string, taskState: "done" | "dead", apply: (s: JobState) => Promise<void>): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
-    if (s?.finishedTasks.includes(taskId)) return { ok: true, value: { status: s.job.status } };
+    const leaseKey = `${taskId} ${token}`;
+    if (s?.finishedTasks.includes(leaseKey)) return { ok: true, value: { status: s.job.status } };
     if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task (the report was not accepted)" };
-    this.finish(taskId);
+    this.finish(leaseKey);
     if (taskId.startsWith("rtk_")) await (taskState === "done" ? completeTask : failTask)(this.env.DB, taskId);
     s.lease = null;
     s.job.processingLeaseUntil = null;
@@ -361,7 +363,8 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       s.attemptHistory.push({ attempt: s.job.attemptCount, failedAt: now, error, progress: s.progress });
       s.progress = [];
       s.job.attemptCount += 1;
-      const delay = Math.min(settings.retry.maxDelaySeconds, settings.retry.baseDelaySeconds * 2 ** (s.job.attemptCount - 1));
+      // A lost runner is no fault of the work: resume it promptly instead of backing off.
+      const delay = error.code === "runner_lost" ? settings.retry.runnerLostDelaySeconds : Math.min(settings.retry.maxDelaySeconds, settings.retry.baseDelaySeconds * 2 ** (s.job.attemptCount - 1));
       await this.transition("attemptFailedRetry");
       await this.enqueueCurrentStep(delay);
       return;
@@ -468,9 +471,9 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (s.outbox.length > 0) await this.ctx.storage.setAlarm(Date.now() + PENDING_RETRY_MS);
   }
 
-  private finish(taskId: string): void {
+  private finish(leaseKey: string): void {
     const s = this.mustState();
-    s.finishedTasks.push(taskId);
+    s.finishedTasks.push(leaseKey);
     // Bounded: only the most recent tasks can still be retried by a runner.
     if (s.finishedTasks.length > 50) s.finishedTasks.splice(0, s.finishedTasks.length - 50);
   }

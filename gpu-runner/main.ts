@@ -2,11 +2,13 @@ import { ConfigError, loadConfig, type RunnerConfig } from "./config";
 import { buildHandlerRegistry } from "./services/index";
 import { jsonLogger } from "./log";
 import { Runner } from "./runner";
+import { onStopSignals } from "./stop-signals";
 
 /**
  * Entry point: `npm run runner`. Configuration comes from the environment (see config.ts and
  * README.md). SIGTERM/SIGINT: stop leasing, let running tasks finish for up to
- * RUNNER_SHUTDOWN_GRACE_MS, release the rest, exit 0. A second signal exits at once.
+ * RUNNER_SHUTDOWN_GRACE_MS, release the rest, exit 0. A second signal exits at once; repeats of
+ * the first within half a second (one Ctrl-C under npm or tsx) do not count (stop-signals.ts).
  */
 let config: RunnerConfig;
 try {
@@ -23,18 +25,19 @@ const log = jsonLogger({ runnerId: config.runnerId });
 const handlers = buildHandlerRegistry({ enableTestHandlers: config.enableTestHandlers, runnerId: config.runnerId });
 const runner = new Runner(config, { log, handlers });
 
-let signals = 0;
-const onSignal = (signal: NodeJS.Signals): void => {
-  signals += 1;
-  if (signals > 1) {
+onStopSignals({
+  stop(signal) {
+    log("info", "signal", { signal });
+    void runner.shutdown();
+  },
+  duplicate(signal) {
+    log("info", "signal_repeated", { signal });
+  },
+  force(signal) {
     log("warn", "exit_now", { signal });
     process.exit(1);
-  }
-  log("info", "signal", { signal });
-  void runner.shutdown();
-};
-process.on("SIGTERM", onSignal);
-process.on("SIGINT", onSignal);
+  },
+});
 
 process.on("unhandledRejection", (reason) => {
   log("error", "unhandled_rejection", { error: String(reason) });

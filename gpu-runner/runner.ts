@@ -25,6 +25,17 @@ export interface RunnerDeps {
 
 /** How long released tasks get to settle (abort children, delete work dirs) before exit. */
 const RELEASE_SETTLE_MS = 5_000;
+/** Time for the release calls themselves: one request timeout of the protocol client. */
+const RELEASE_CALL_MS = 15_000;
+
+/**
+ * The longest a runner takes to exit after a stop signal, given its shutdown grace: the grace,
+ * the release calls, then the settle time. A supervisor must wait this long before SIGKILL, or
+ * running work is lost to a lease expiry (`runner_lost`) instead of being released.
+ */
+export function shutdownDeadlineMs(shutdownGraceMs: number): number {
+  return shutdownGraceMs + RELEASE_CALL_MS + RELEASE_SETTLE_MS;
+}
 
 export class Runner {
   readonly handlers: Record<string, StepHandler>;

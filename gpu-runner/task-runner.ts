@@ -45,6 +45,7 @@ export class TaskReleasedError extends Error {
 }
 
 const MIN_HEARTBEAT_MS = 10;
+const MIN_HEARTBEAT_TIMEOUT_MS = 1_000;
 
 export class TaskRun {
   /** Settles when the task is over and its work directory is gone. Never rejects. */
@@ -192,9 +193,12 @@ export class TaskRun {
     const beat = async (): Promise<void> => {
       if (stopper.signal.aborted || this.abort.signal.aborted) return;
       try {
+        // A beat that hangs is given up when the next one is due, so its retry still lands well
+        // inside the lease (the client's 15 s default would outlast a 20 s lease's margin).
         const res = await this.deps.client.heartbeat(this.task.taskId, this.task.leaseToken, {
           signal: stopper.signal,
           retries: 1,
+          timeoutMs: Math.max(MIN_HEARTBEAT_TIMEOUT_MS, intervalMs),
         });
         if (res.cancelRequested && !this.control.cancelRequested) {
           this.control.cancelRequested = true;

@@ -1,3 +1,4 @@
+import { onStopSignals } from "../gpu-runner/stop-signals";
 import { startStack } from "./lib/stack";
 
 /**
@@ -14,13 +15,19 @@ const stack = await startStack({
 process.stdout.write(
   `\nmedia-jobs local stack is up\n  API      ${stack.apiBaseUrl}\n  S3       ${stack.s3.endpoint} (bucket ${stack.bucket}, key S3RVER / S3RVER)\n  runners  ${stack.runners.length}\n\nNext: npm run --silent admin -- bootstrap\nCtrl-C stops everything.\n`,
 );
-let stopping = false;
-const stop = async () => {
-  if (stopping) process.exit(1);
-  stopping = true;
-  process.stdout.write("\nstopping the local stack…\n");
-  await stack.close();
-  process.exit(0);
-};
-process.on("SIGINT", () => void stop());
-process.on("SIGTERM", () => void stop());
+// One Ctrl-C reaches this process more than once (terminal, npm, tsx): onStopSignals counts it
+// once, so the runners get their grace to finish or release running work.
+onStopSignals({
+  stop() {
+    process.stdout.write("\nstopping the local stack: runners finish or release their work first (Ctrl-C again to kill everything now)…\n");
+    void stack.close().then(() => process.exit(0), (err: unknown) => {
+      process.stderr.write(`stopping failed: ${String(err)}\n`);
+      stack.kill();
+      process.exit(1);
+    });
+  },
+  force() {
+    stack.kill();
+    process.exit(1);
+  },
+});

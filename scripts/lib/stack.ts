@@ -2,6 +2,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadConfig } from "../../gpu-runner/config";
+import { shutdownDeadlineMs } from "../../gpu-runner/runner";
 import { startLocalS3, type LocalS3 } from "./local-s3";
 
 /**
@@ -14,7 +17,12 @@ import { startLocalS3, type LocalS3 } from "./local-s3";
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 const require = createRequire(import.meta.url);
 const WRANGLER = path.join(path.dirname(require.resolve("wrangler/package.json")), "bin/wrangler.js");
-const TSX = path.join(path.dirname(require.resolve("tsx/package.json")), "dist/cli.mjs");
+/**
+ * Runners run as `node --import <tsx loader>`, not through tsx's CLI: the CLI is a second process
+ * that relays signals to the real one, so a runner would see a stop signal twice (exiting at
+ * once), or be SIGKILLed when it is slow to acknowledge the relay.
+ */
+const TSX_LOADER = pathToFileURL(path.join(path.dirname(require.resolve("tsx/package.json")), "dist/loader.mjs")).href;
 
 export const LOCAL_ADMIN_SECRET = "local-admin-secret";
 export const LOCAL_RUNNER_TOKEN = "local-runner-token";
@@ -43,8 +51,16 @@ export interface Stack {
   stateDir: string;
   runners: ChildProcess[];
   startRunner(env?: Record<string, string>): ChildProcess;
+  /**
+   * Stops every runner as Ctrl-C on `npm run dev` does, first thing in close(): one SIGTERM each,
+   * then as long as the runner's shutdown grace and releases take before SIGKILL.
+   */
+  stopRunners(): Promise<void>;
   logs(): string;
+  /** Graceful: runners first (they release or finish their work through the API), then the API. */
   close(): Promise<void>;
+  /** Now: SIGKILL to every child's process group, e.g. on a second Ctrl-C. */
+  kill(): void;
 }
 
 function onExit(child: ChildProcess): Promise<void> {
@@ -54,20 +70,37 @@ function onExit(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Kills a child and its process group (wrangler starts workerd below itself). */
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000): Promise<void> {
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const kill = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-(child.pid as number), sig);
-    } catch {
-      child.kill(sig);
-    }
-  };
-  kill(signal);
-  const timer = setTimeout(() => kill("SIGKILL"), graceMs);
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+/**
+ * Stops a child started detached: `signal` to its process group (wrangler starts workerd below
+ * itself), or with `to: "process"` to the child alone (a runner stops its own children); after
+ * `graceMs`, SIGKILL to the whole group.
+ */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000, to: "group" | "process" = "group"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  if (to === "group") killGroup(child, signal);
+  else child.kill(signal);
+  const timer = setTimeout(() => killGroup(child, "SIGKILL"), graceMs);
   await onExit(child);
   clearTimeout(timer);
+}
+
+/** How long a runner with this environment may take to stop after SIGTERM. */
+function runnerStopDeadlineMs(env: NodeJS.ProcessEnv): number {
+  try {
+    return shutdownDeadlineMs(loadConfig(env).shutdownGraceMs);
+  } catch {
+    // An invalid configuration makes the runner exit at startup; there is nothing to wait for.
+    return shutdownDeadlineMs(0);
+  }
 }
 
 async function waitForHttp(url: string, timeoutMs: number, child: ChildProcess, logs: () => string): Promise<void> {
@@ -123,24 +156,29 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   wrangler.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
 
   const runners: ChildProcess[] = [];
+  const stopDeadlines = new Map<ChildProcess, number>();
   const startRunner = (extra: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, [TSX, path.join(ROOT, "gpu-runner/main.ts")], {
+    const runnerEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      RUNNER_API_URL: apiBaseUrl,
+      RUNNER_TOKEN: LOCAL_RUNNER_TOKEN,
+      RUNNER_CONCURRENCY: String(opts.runnerConcurrency ?? 1),
+      RUNNER_POLL_MIN_MS: "200",
+      RUNNER_POLL_MAX_MS: "1000",
+      // The local S3 server is on loopback; a production runner refuses such endpoints.
+      RUNNER_ALLOW_LOOPBACK_STORAGE: "true",
+      ...opts.runnerEnv,
+      ...extra,
+    };
+    // Detached: a Ctrl-C in the terminal reaches the stack's own process only; the stack then
+    // signals each runner exactly once (stopRunners).
+    const child = spawn(process.execPath, ["--import", TSX_LOADER, path.join(ROOT, "gpu-runner/main.ts")], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        RUNNER_API_URL: apiBaseUrl,
-        RUNNER_TOKEN: LOCAL_RUNNER_TOKEN,
-        RUNNER_CONCURRENCY: String(opts.runnerConcurrency ?? 1),
-        RUNNER_POLL_MIN_MS: "200",
-        RUNNER_POLL_MAX_MS: "1000",
-        // The local S3 server is on loopback; a production runner refuses such endpoints.
-        RUNNER_ALLOW_LOOPBACK_STORAGE: "true",
-        ...opts.runnerEnv,
-        ...extra,
-      },
+      env: runnerEnv,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    stopDeadlines.set(child, runnerStopDeadlineMs(runnerEnv));
     child.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
     child.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
     runners.push(child);
@@ -154,11 +192,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stateDir,
     runners,
     startRunner,
+    stopRunners: async () => {
+      await Promise.all(runners.map((r) => stopChild(r, "SIGTERM", stopDeadlines.get(r) ?? shutdownDeadlineMs(0), "process")));
+    },
     logs: () => log,
     close: async () => {
-      await Promise.all(runners.map((r) => stopChild(r)));
+      await stack.stopRunners();
       await stopChild(wrangler);
       await s3.close();
+    },
+    kill: () => {
+      for (const child of [...runners, wrangler]) killGroup(child, "SIGKILL");
     },
   };
   try {

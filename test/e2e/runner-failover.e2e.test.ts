@@ -4,13 +4,15 @@ import { stopChild } from "../../scripts/lib/stack";
 import type { Job } from "../../contracts/job";
 import { consoleKey, startE2E, type E2E } from "../support/e2e-stack";
 
+/** The promise: a runner that dies mid-stage has its work resumed elsewhere within this. */
+const RECOVERY_MS = 30_000;
+
 let e: E2E;
 beforeAll(async () => {
+  // The default lease, heartbeat and retry delays: recovery time is what an operator gets.
   e = await startE2E({
     runnerEnv: { RUNNER_ENABLE_TEST_HANDLERS: "true", RUNNER_POLL_MIN_MS: "100", RUNNER_POLL_MAX_MS: "300" },
     settings: {
-      runner: { leaseSeconds: 3, heartbeatIntervalSeconds: 1 },
-      retry: { maxAttempts: 3, baseDelaySeconds: 0 },
       testPipelines: { transcription: [{ name: "work", executor: "runner", handler: "test.work", stages: ["download", "probe", "transcribe"], params: { stageMs: 1500 } }] },
     },
   });
@@ -24,13 +26,17 @@ async function submit(): Promise<Job> {
 }
 
 describe("runners on the real stack", () => {
-  it("a runner killed with SIGKILL mid-stage loses its lease (runner_lost) and the job completes on another runner", async () => {
+  it("a runner killed with SIGKILL mid-stage loses its lease (runner_lost) and another runner resumes the work within 30 s", async () => {
     const doomed = e.stack.startRunner({ RUNNER_ID: "doomed" });
     const job = await submit();
     await e.waitForJob(job.jobId, ["processing"], 30_000);
-    await stopChild(doomed, "SIGKILL");
+    // Started once the job is leased, so it cannot take the first attempt; it idles until then.
     e.stack.startRunner({ RUNNER_ID: "survivor" });
+    await stopChild(doomed, "SIGKILL");
+    const killedAt = Date.now();
 
+    await e.waitForJobWhere(job.jobId, "the next attempt leased", (j) => j.attemptCount === 1 && j.status !== "queued", RECOVERY_MS);
+    expect(Date.now() - killedAt).toBeLessThan(RECOVERY_MS);
     const done = await e.waitForJob(job.jobId, ["completed", "failed"], 60_000);
     expect(done.status).toBe("completed");
     expect(done.attemptCount).toBe(1);

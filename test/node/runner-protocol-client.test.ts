@@ -73,4 +73,11 @@ describe("runner protocol client", () => {
     const client = new ProtocolClient({ baseUrl: api.url, token: api.token, retries: 0, timeoutMs: 50, fetch: hanging });
     await expect(lease(client)).rejects.toMatchObject({ name: "ProtocolNetworkError", message: expect.stringContaining("timed out") });
   });
+
+  it("a call's own timeoutMs overrides the client's", async () => {
+    const hanging: typeof fetch = (_input, init) =>
+      new Promise((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
+    const client = new ProtocolClient({ baseUrl: api.url, token: api.token, retries: 0, timeoutMs: 60_000, fetch: hanging });
+    await expect(client.heartbeat("tsk_1", "lt_tsk_1", { timeoutMs: 50 })).rejects.toMatchObject({ name: "ProtocolNetworkError", message: expect.stringContaining("timed out after 50 ms") });
+  });
 });

@@ -1,16 +1,16 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { rm } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DUPLICATE_SIGNAL_MS } from "../../gpu-runner/stop-signals";
 import { FakeRunnerApi } from "../support/fake-runner-api";
 import { listTree, makeTempDir } from "../support/runner-harness";
 
 /**
- * Shutdown, with the runner as a real child process (`tsx gpu-runner/main.ts`) so signals and
- * exit codes are the real ones. Not through `npx` or `npm run`: npm does not forward SIGTERM to
- * its child (it exits and orphans the runner), so a supervisor must signal tsx/node directly.
+ * Shutdown, with the runner as a real child process (`node --import tsx gpu-runner/main.ts`, as
+ * the local stack starts it) so signals and exit codes are the real ones. Not through `npx`,
+ * `npm run` or tsx's CLI: each is a process in between that repeats or swallows signals.
  */
-const TSX_CLI = fileURLToPath(import.meta.resolve("tsx/cli"));
+const TSX_LOADER = import.meta.resolve("tsx");
 
 interface RunnerProcess {
   child: ChildProcess;
@@ -20,7 +20,7 @@ interface RunnerProcess {
 }
 
 function spawnRunner(api: FakeRunnerApi, workDir: string, env: Record<string, string>): RunnerProcess {
-  const child = spawn(process.execPath, [TSX_CLI, "gpu-runner/main.ts"], {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, "gpu-runner/main.ts"], {
     cwd: process.cwd(),
     env: {
       ...process.env,
@@ -111,10 +111,22 @@ describe("runner shutdown", () => {
     expect(api.calls.filter((c) => c.route === "lease" && c.at > signalledAt)).toEqual([]);
   });
 
+  it("a signal repeated at once (one Ctrl-C, repeated by npm and tsx) counts once: the task is still released, exit 0", async () => {
+    const { task, proc } = await startedTask(60_000, { RUNNER_SHUTDOWN_GRACE_MS: "300" });
+    proc.child.kill("SIGINT");
+    proc.child.kill("SIGINT");
+    proc.child.kill("SIGTERM");
+    const exit = await proc.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(api.outcome(task.taskId)).toBe("release");
+    expect(proc.logs.map((l) => l.event)).not.toContain("exit_now");
+  });
+
   it("a second signal exits at once", async () => {
     const { proc } = await startedTask(60_000, { RUNNER_SHUTDOWN_GRACE_MS: "60000" });
     proc.child.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 200));
+    // A second Ctrl-C, not a repeat of the first one.
+    await new Promise((r) => setTimeout(r, DUPLICATE_SIGNAL_MS + 200));
     const t0 = Date.now();
     proc.child.kill("SIGTERM");
     const exit = await proc.exited;

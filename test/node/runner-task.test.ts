@@ -116,6 +116,32 @@ describe("runner: one task", () => {
     expect(await listTree(r.workRoot)).toEqual([]);
   });
 
+  it("a heartbeat that gets no answer is given up after the heartbeat interval, and its retry renews the lease", async () => {
+    // Only the first heartbeat hangs; with the client's 15 s default it would hold the next beat
+    // back past a 20 s lease.
+    let hungFor: number | undefined;
+    const firstHeartbeatHangs: typeof fetch = (input, init) => {
+      if (hungFor === undefined && String(input).endsWith("/heartbeat")) {
+        const from = Date.now();
+        hungFor = -1;
+        return new Promise((_resolve, reject) =>
+          init?.signal?.addEventListener("abort", () => {
+            hungFor = Date.now() - from;
+            reject(init.signal?.reason);
+          }),
+        );
+      }
+      return fetch(input, init);
+    };
+    const task = api.addTask({ heartbeatIntervalSec: 1, step: { stages: ["one"], params: { stageMs: 3_500 } } });
+    await start({ fetch: firstHeartbeatHangs });
+    await api.waitForOutcome(task.taskId);
+    expect(hungFor).toBeGreaterThanOrEqual(900);
+    expect(hungFor).toBeLessThan(2_000);
+    expect(api.callsFor(task.taskId).filter((c) => c.route === "heartbeat").map((c) => c.status)[0]).toBe(200);
+    expect(api.outcome(task.taskId)).toBe("complete");
+  });
+
   it("a lease lost on an events call aborts the task and nothing more is reported", async () => {
     // Heartbeats far apart: the loss is learned when stage one reports completed.
     const task = api.addTask({ heartbeatIntervalSec: 60, step: { stages: ["one", "two"], params: { stageMs: 100 } } });

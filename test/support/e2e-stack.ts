@@ -14,6 +14,8 @@ export interface E2E {
   api<T>(method: string, p: string, body?: unknown): Promise<T>;
   admin<T>(method: string, p: string, body?: unknown): Promise<T>;
   waitForJob(jobId: string, statuses: Job["status"][], timeoutMs?: number): Promise<Job>;
+  /** Polls the job until `done(job)` holds; `what` names the wait in the timeout error. */
+  waitForJobWhere(jobId: string, what: string, done: (job: Job) => boolean, timeoutMs?: number): Promise<Job>;
   close(): Promise<void>;
 }
 
@@ -25,26 +27,44 @@ export async function startE2E(opts: StackOptions & { plan?: "free" | "pro" | "e
   const tenant = await bootstrap({ apiBaseUrl: stack.apiBaseUrl, adminSecret: LOCAL_ADMIN_SECRET, name: "e2e", plan: opts.plan ?? "pro", bucket: stack.bucket, s3: stack.s3, ...(opts.settings ? { settings: opts.settings } : {}) });
   const api = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(stack.apiBaseUrl, method, p, tenant.projectKey, body)).data;
   const admin = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(stack.apiBaseUrl, method, `/admin/v1${p}`, LOCAL_ADMIN_SECRET, body)).data;
+  const waitForJobWhere: E2E["waitForJobWhere"] = async (jobId, what, done, timeoutMs = 120_000) => {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const job = await api<Job>("GET", `/v1/jobs/${jobId}`);
+      if (done(job)) return job;
+      if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms (wanted ${what}); lastError=${JSON.stringify(job.lastError)}\n${stack.logs().slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
   return {
     stack,
     tenant,
     s3: new S3Client({ endpoint: stack.s3.endpoint, region: stack.s3.region, accessKeyId: stack.s3.accessKeyId, secretAccessKey: stack.s3.secretAccessKey, forcePathStyle: true }),
     api,
     admin,
-    async waitForJob(jobId, statuses, timeoutMs = 120_000) {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const job = await api<Job>("GET", `/v1/jobs/${jobId}`);
-        if (statuses.includes(job.status)) return job;
-        if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms (wanted ${statuses.join("/")}); lastError=${JSON.stringify(job.lastError)}\n${stack.logs().slice(-3000)}`);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    },
+    waitForJob: (jobId, statuses, timeoutMs) => waitForJobWhere(jobId, statuses.join("/"), (job) => statuses.includes(job.status), timeoutMs),
+    waitForJobWhere,
     async close() {
       await stack.close();
       await rm(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/** JSON log lines the stack's runners wrote, for the runner with this RUNNER_ID. */
+export function runnerLogEvents(e: E2E, runnerId: string): string[] {
+  return e.stack
+    .logs()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .flatMap((line) => {
+      try {
+        const entry = JSON.parse(line) as { event?: string; runnerId?: string };
+        return entry.runnerId === runnerId && entry.event ? [entry.event] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 export async function consoleKey(e: E2E): Promise<string> {

@@ -42,19 +42,19 @@ export function testConfig(api: FakeRunnerApi, workRoot: string, overrides: Part
   };
 }
 
-export function testClient(api: FakeRunnerApi, opts: { retries?: number; timeoutMs?: number } = {}): ProtocolClient {
+export function testClient(api: FakeRunnerApi, opts: { retries?: number; timeoutMs?: number; fetch?: typeof fetch } = {}): ProtocolClient {
   return new ProtocolClient({ baseUrl: api.url, token: api.token, retryBaseMs: 5, retryMaxMs: 20, ...opts });
 }
 
 export async function startTestRunner(
   api: FakeRunnerApi,
-  opts: { config?: Partial<RunnerConfig>; handlers?: Record<string, StepHandler>; random?: () => number } = {},
+  opts: { config?: Partial<RunnerConfig>; handlers?: Record<string, StepHandler>; random?: () => number; fetch?: typeof fetch } = {},
 ): Promise<TestRunner> {
   const workRoot = await makeTempDir();
   const config = testConfig(api, workRoot, opts.config);
   const logs: TestRunner["logs"] = [];
   const runner = new Runner(config, {
-    client: testClient(api),
+    client: testClient(api, opts.fetch ? { fetch: opts.fetch } : {}),
     // The test handlers only: the production registry pulls in the media stack.
     handlers: opts.handlers ?? { "test.work": createTestHandler({ runnerId: config.runnerId }) },
     ...(opts.random ? { random: opts.random } : {}),

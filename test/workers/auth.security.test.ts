@@ -4,7 +4,7 @@ import type { Job } from "../../contracts/job";
 import { call, expectError } from "./helpers/api";
 import { submitTranscription, transcriptionBody } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
-import { createTenant, projectKey, unique, type Tenant } from "./helpers/tenant";
+import { consoleSession, createTenant, projectKey, unique, type Tenant } from "./helpers/tenant";
 
 /**
  * One shared table of security cases run against every authenticated route (missing, malformed,
@@ -23,12 +23,6 @@ interface Fixtures {
 }
 const f = {} as Fixtures;
 
-async function consoleSession(t: Tenant): Promise<string> {
-  const res = await call<{ secret: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: unique("user") } });
-  if (res.status !== 201) throw new Error(`console session failed: ${JSON.stringify(res.body)}`);
-  return res.body.data.secret;
-}
-
 async function revoke(t: Tenant, keyId: string) {
   const res = await call("POST", `/v1/projects/${t.projectId}/api-keys/${keyId}/revoke`, { key: t.workspaceKey });
   if (res.status !== 200) throw new Error(`revoke failed: ${JSON.stringify(res.body)}`);
@@ -41,7 +35,7 @@ beforeAll(async () => {
   const doomed = await projectKey(f.t);
   await revoke(f.t, doomed.apiKeyId);
   f.revokedKey = doomed.secret;
-  f.consoleKey = await consoleSession(f.t);
+  f.consoleKey = (await consoleSession(f.t)).secret;
 });
 
 type KeyKind = "project" | "workspace" | "console" | "any";

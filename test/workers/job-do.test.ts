@@ -1,41 +1,51 @@
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../worker/index";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import type { DispatchMessage } from "../../queues/messages";
 import { jobStub } from "../../worker/jobs/stubs";
 import { call, runnerCall } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, getJob, patchSettings, submitTranscription, useTestPipeline, waitFor, waitForStatus } from "./helpers/jobs";
-import { createTenant, type Tenant } from "./helpers/tenant";
+import { expireLease, runnerTaskStates, useMachineryTenant } from "./helpers/machinery";
+import { createTenant } from "./helpers/tenant";
 
-let t: Tenant;
-beforeAll(async () => {
-  t = await createTenant({ plan: "pro" });
-  await useTestPipeline("transcription", [{ stages: ["download"] }]);
-  await patchSettings({ retry: { maxAttempts: 3, baseDelaySeconds: 0 }, runner: { leaseSeconds: 2, heartbeatIntervalSeconds: 1 } });
-});
-afterEach(() => cancelUnfinished(t));
+const t = useMachineryTenant({ steps: [{ stages: ["download"] }], settings: { retry: { maxAttempts: 3, baseDelaySeconds: 0, runnerLostDelaySeconds: 0 } } });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const stubFor = (jobId: string) => env.JOBS.get(env.JOBS.idFromName(jobId));
-
-async function runnerTaskCount(jobId: string): Promise<number> {
-  const r = await env.DB.prepare("SELECT COUNT(*) AS n FROM runner_tasks WHERE job_id = ?").bind(jobId).first<{ n: number }>();
-  return r?.n ?? 0;
-}
+const runnerTaskCount = async (jobId: string) => (await runnerTaskStates(jobId)).length;
 
 describe("JobDO leases and at-least-once delivery", () => {
   it("an expired lease is a failed attempt with code runner_lost and the job goes back to its lane", async () => {
     const job = await submitTranscription(t);
     await fakeRunner.leaseWhenReady(job.jobId);
-    await sleep(2_300);
-    await runDurableObjectAlarm(stubFor(job.jobId));
+    await expireLease(job.jobId);
     const j = await getJob(t, job.jobId);
     expect(j.status).toBe("queued");
     expect(j.attemptCount).toBe(1);
     expect(j.lastError?.message).toMatch(/stopped heartbeating/);
     const again = await fakeRunner.leaseWhenReady(job.jobId);
     expect(again.attempt).toBe(1);
+  });
+
+  it("a runner_lost attempt is retried after retry.runnerLostDelaySeconds, not the failure backoff", async () => {
+    await patchSettings({ retry: { baseDelaySeconds: 3600 } });
+    try {
+      const job = await submitTranscription(t);
+      await fakeRunner.leaseWhenReady(job.jobId);
+      await expireLease(job.jobId);
+      const again = await fakeRunner.leaseWhenReady(job.jobId);
+      expect(again.attempt).toBe(1);
+    } finally {
+      await patchSettings({ retry: { baseDelaySeconds: 0 } });
+    }
+  });
+
+  it("by default a dead runner's work is back in its lane within 30 s, with heartbeats well inside the lease", () => {
+    const { runner, retry } = DEFAULT_SETTINGS;
+    // The alarm fires 250 ms after the lease expires; leasing again takes one runner poll more.
+    expect(runner.leaseSeconds + 0.25 + retry.runnerLostDelaySeconds).toBeLessThan(25);
+    expect(runner.heartbeatIntervalSeconds * 3).toBeLessThanOrEqual(runner.leaseSeconds);
   });
 
   it("a heartbeat extends the lease and processingLeaseUntil", async () => {
@@ -64,8 +74,7 @@ describe("JobDO leases and at-least-once delivery", () => {
   it("a runner whose lease was lost is answered 409 leaseLost and its result is not accepted", async () => {
     const job = await submitTranscription(t);
     const task = await fakeRunner.leaseWhenReady(job.jobId);
-    await sleep(2_300);
-    await runDurableObjectAlarm(stubFor(job.jobId));
+    await expireLease(job.jobId);
     const late = await fakeRunner.complete(task, { late: true });
     expect(late.status).toBe(409);
     expect(late.body.error?.code).toBe("leaseLost");
@@ -116,6 +125,17 @@ describe("JobDO leases and at-least-once delivery", () => {
     expect(j.attemptCount).toBe(0);
     const again = await fakeRunner.leaseWhenReady(job.jobId);
     expect(again.attempt).toBe(0);
+  });
+
+  it("a released task leased again is completed by its next runner (the same task id under a new lease)", async () => {
+    const job = await submitTranscription(t);
+    const first = await fakeRunner.leaseWhenReady(job.jobId);
+    await fakeRunner.release(first);
+    const again = await fakeRunner.leaseWhenReady(job.jobId);
+    expect((await fakeRunner.complete(again, { by: "next" })).status).toBe(200);
+    const done = await getJob(t, job.jobId);
+    expect(done.status).toBe("completed");
+    expect(done.resultSummary).toEqual({ test: { by: "next" } });
   });
 
   it("runner routes refuse a customer key", async () => {

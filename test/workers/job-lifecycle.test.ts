@@ -1,15 +1,10 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call } from "./helpers/api";
-import { cancelUnfinished, fakeRunner, getJob, patchSettings, submitTranscription, useTestPipeline, waitForStatus } from "./helpers/jobs";
-import { createTenant, type Tenant } from "./helpers/tenant";
+import { fakeRunner, getJob, submitTranscription, waitForStatus } from "./helpers/jobs";
+import { useMachineryTenant } from "./helpers/machinery";
+import { consoleSession } from "./helpers/tenant";
 
-let t: Tenant;
-beforeAll(async () => {
-  t = await createTenant({ plan: "pro" });
-  await useTestPipeline("transcription", [{ stages: ["download", "probe"] }]);
-  await patchSettings({ retry: { maxAttempts: 3, baseDelaySeconds: 0 } });
-});
-afterEach(() => cancelUnfinished(t));
+const t = useMachineryTenant({ steps: [{ stages: ["download", "probe"] }], settings: { retry: { maxAttempts: 3, baseDelaySeconds: 0 } } });
 
 describe("job lifecycle through a runner", () => {
   it("a leased job is processing and its lease is exposed as processingLeaseUntil", async () => {
@@ -81,8 +76,8 @@ describe("job lifecycle through a runner", () => {
     const task = await fakeRunner.leaseWhenReady(job.jobId);
     await fakeRunner.events(task, [{ stage: "download", event: "started" }, { stage: "download", event: "failed", error: { code: "processing_failed", message: "x" } }]);
     await fakeRunner.fail(task);
-    const session = await call<{ secret: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: "ana" } });
-    const progress = await call<any>("GET", `/v1/jobs/${job.jobId}/progress`, { key: session.body.data.secret });
+    const session = await consoleSession(t, "ana");
+    const progress = await call<any>("GET", `/v1/jobs/${job.jobId}/progress`, { key: session.secret });
     expect(progress.status).toBe(200);
     expect(progress.body.data.progress).toEqual([]);
     expect(progress.body.data.attemptHistory).toHaveLength(1);

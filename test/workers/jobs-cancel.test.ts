@@ -1,10 +1,10 @@
-import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import type { LeasedTask } from "../../contracts/runner-protocol";
 import { call, type ApiResponse } from "./helpers/api";
-import { cancelUnfinished, fakeRunner, getJob, patchSettings, submitTranscription, useTestPipeline, waitFor, waitForStatus } from "./helpers/jobs";
-import { createTenant, unique, type Tenant } from "./helpers/tenant";
+import { fakeRunner, getJob, submitTranscription, waitFor, waitForStatus } from "./helpers/jobs";
+import { runnerTaskStates, useMachineryTenant } from "./helpers/machinery";
+import { consoleSession, unique } from "./helpers/tenant";
 
 /**
  * POST /v1/jobs/{jobId}/cancel from every status: queued → cancelled at once; processing →
@@ -13,14 +13,7 @@ import { createTenant, unique, type Tenant } from "./helpers/tenant";
  * by a one-step test pipeline so the test can play the runner.
  */
 
-let t: Tenant;
-beforeAll(async () => {
-  // Pro: the free plan's 10 transcription jobs a month would run out in this file.
-  t = await createTenant({ plan: "pro" });
-  await useTestPipeline("transcription", [{ stages: ["download", "probe"] }]);
-  await patchSettings({ retry: { maxAttempts: 1, baseDelaySeconds: 0 } });
-});
-afterEach(() => cancelUnfinished(t));
+const t = useMachineryTenant({ steps: [{ stages: ["download", "probe"] }], settings: { retry: { maxAttempts: 1, baseDelaySeconds: 0 } } });
 
 const cancel = (jobId: string, key = t.projectKey) => call<Job>("POST", `/v1/jobs/${jobId}/cancel`, { key });
 
@@ -30,15 +23,6 @@ async function processingJob(): Promise<{ job: Job; task: LeasedTask }> {
   const task = await fakeRunner.leaseWhenReady(job.jobId);
   return { job: await getJob(t, job.jobId), task };
 }
-
-async function consoleSession(): Promise<{ secret: string; userId: string; userHandle: string }> {
-  const res = await call<{ secret: string; userId: string; userHandle: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: unique("ana") } });
-  if (res.status !== 201) throw new Error(`console session failed: ${JSON.stringify(res.body)}`);
-  return res.body.data;
-}
-
-const runnerTaskStates = async (jobId: string) =>
-  (await env.DB.prepare("SELECT state FROM runner_tasks WHERE job_id = ?").bind(jobId).all<{ state: string }>()).results.map((r) => r.state);
 
 function expectConflict(res: ApiResponse<Job>, status: string) {
   expect(res.status).toBe(409);
@@ -90,7 +74,7 @@ describe("cancel a queued job", () => {
   });
 
   it("from a console session, cancelRequestedByKind is console (the spec's kind for the dashboard) with the user's id", async () => {
-    const session = await consoleSession();
+    const session = await consoleSession(t, unique("ana"));
     const job = await submitTranscription(t);
     const res = await cancel(job.jobId, session.secret);
     expect(res.status).toBe(200);
@@ -159,7 +143,7 @@ describe("cancel is idempotent on cancelling and cancelled", () => {
   it("cancelled: a second cancel answers 200 with the job unchanged", async () => {
     const job = await submitTranscription(t);
     const first = await cancel(job.jobId);
-    const session = await consoleSession();
+    const session = await consoleSession(t, unique("ana"));
     const second = await cancel(job.jobId, session.secret);
     expect(second.status).toBe(200);
     expect(second.body.data).toEqual(first.body.data);

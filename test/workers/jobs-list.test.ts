@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
+import { ListJobsQuerySchema } from "../../worker/jobs/list";
 import { call } from "./helpers/api";
 import { fakeRunner, getJob, transcriptionBody, useTestPipeline } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
-import { createTenant, unique, type Tenant } from "./helpers/tenant";
+import { consoleSession, createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript } from "./helpers/transcripts";
 
 /**
@@ -58,8 +59,7 @@ beforeAll(async () => {
   f.queued = await create(bob.secret, transcriptionBody(t, episode, { userMetadata: { customerJobRef: "ref-beta" } }));
 
   f.carol = unique("carol");
-  const session = await call<{ secret: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: f.carol } });
-  const byCarol = await create(session.body.data.secret, transcriptionBody(t, await putSource(`${unique("c")}/keynote.mov`)));
+  const byCarol = await create((await consoleSession(t, f.carol)).secret, transcriptionBody(t, await putSource(`${unique("c")}/keynote.mov`)));
   await call("POST", `/v1/jobs/${byCarol.jobId}/cancel`, { key: t.projectKey });
 
   const metadataJob = await create(t.projectKey, { serviceType: "metadata", input: { textSourceId }, userMetadata: { customerJobRef: "ref-delta" } });
@@ -97,6 +97,7 @@ describe("filters", () => {
     { rule: "user matches every job of a key", query: () => "user=ci-key", expected: () => [f.completed, f.failed, f.processing] },
     { rule: "input matches a substring of the sourceKey", query: () => "input=episode-42", expected: () => [f.queued] },
     { rule: "input matches the bucket", query: () => "input=media-test", expected: () => [f.completed, f.queued, f.cancelled] },
+    { rule: "input matches a whole s3:// source URL, longer than LIKE's 50-byte pattern limit", query: () => `input=${encodeURIComponent(`s3://${f.queued.input["bucket"]}/${f.queued.input["sourceKey"]}`)}`, expected: () => [f.queued] },
     { rule: "input matches a referenced transcript id", query: () => `input=${String(f.completed.input["textSourceId"])}`, expected: () => [f.completed, f.failed, f.processing] },
     { rule: "statuses takes a comma-separated list", query: () => "statuses=completed,cancelled", expected: () => [f.completed, f.cancelled] },
     { rule: "statuses with one status", query: () => "statuses=processing", expected: () => [f.processing] },
@@ -113,6 +114,75 @@ describe("filters", () => {
     for (const query of ["", "customerJobRef=ref-beta", "input=episode-42", `jobId=${f.otherJob.jobId}`]) {
       expect(ids((await list(query)).body.data)).not.toContain(f.otherJob.jobId);
     }
+  });
+});
+
+describe("filters at their maximum length", () => {
+  /** The schema's maximum length of a string filter. */
+  const maxOf = (name: "jobId" | "customerJobRef" | "user" | "input") => {
+    const max = ListJobsQuerySchema.shape[name].unwrap().maxLength;
+    if (max === null) throw new Error(`${name} has no maximum length`);
+    return max;
+  };
+  const long = {} as { t: Tenant; handle: string; ref: string; url: string; byHandle: Job; withRef: Job; withLongKey: Job };
+
+  beforeAll(async () => {
+    long.t = await createTenant({ plan: "pro" });
+    const t = long.t;
+    long.handle = unique("dana").padEnd(120, "x");
+    long.byHandle = await create((await consoleSession(t, long.handle)).secret, transcriptionBody(t, await putSource(`${unique("d")}/interview.mp4`)));
+    long.ref = unique("ref").replace(/[^A-Za-z0-9_-]/g, "_").padEnd(maxOf("customerJobRef"), "r");
+    long.withRef = await create(t.projectKey, transcriptionBody(t, await putSource(`${unique("r")}/promo.mp4`), { userMetadata: { customerJobRef: long.ref } }));
+    // The longest object key (1024), in segments short enough for the local S3 server's file names.
+    const head = unique("deep").padEnd(24, "d");
+    const tail = "/episode-42-final.mp4";
+    const key = head + ("/" + "s".repeat(199)).repeat(6).slice(0, 1024 - head.length - tail.length) + tail;
+    long.withLongKey = await create(t.projectKey, transcriptionBody(t, await putSource(key)));
+    long.url = `s3://${t.bucket}/${key}`;
+  }, 60_000);
+
+  const listLong = (query: string) => list(query, long.t.projectKey);
+
+  it("the URL of the long-key fixture is longer than the input maximum", () => {
+    expect(long.url.length).toBeGreaterThan(maxOf("input"));
+  });
+
+  it.each(["jobId", "customerJobRef", "user", "input"] as const)("%s at its maximum length is searched, not refused", async (name) => {
+    const res = await listLong(`${name}=${"z".repeat(maxOf(name))}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toEqual([]);
+  });
+
+  it.each(["jobId", "customerJobRef", "user", "input"] as const)("%s one character past its maximum is 422", async (name) => {
+    const res = await listLong(`${name}=${"z".repeat(maxOf(name) + 1)}`);
+    expect(res.status).toBe(422);
+    expect(res.body.error?.details).toEqual([{ path: `query.${name}`, issue: "tooBig" }]);
+  });
+
+  it("input at its maximum length matches a substring of a long source URL", async () => {
+    const res = await listLong(`input=${encodeURIComponent(long.url.slice(0, maxOf("input")))}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(ids(res.body.data)).toEqual([long.withLongKey.jobId]);
+  });
+
+  it("input matching at the maximum ignores case", async () => {
+    const res = await listLong(`input=${encodeURIComponent(long.url.slice(-maxOf("input")).toUpperCase())}`);
+    expect(ids(res.body.data)).toEqual([long.withLongKey.jobId]);
+  });
+
+  it("user matches a whole console handle of the longest allowed length", async () => {
+    const res = await listLong(`user=${long.handle}`);
+    expect(ids(res.body.data)).toEqual([long.byHandle.jobId]);
+  });
+
+  it("customerJobRef at its maximum length matches exactly", async () => {
+    const res = await listLong(`customerJobRef=${long.ref}`);
+    expect(ids(res.body.data)).toEqual([long.withRef.jobId]);
+  });
+
+  it("jobId matches a whole job id", async () => {
+    const res = await listLong(`jobId=${long.byHandle.jobId}`);
+    expect(ids(res.body.data)).toEqual([long.byHandle.jobId]);
   });
 });
 

@@ -40,28 +40,36 @@ const SORT_COLUMN: Record<ListJobsQuery["sort"], string> = {
   created: "created_at",
 };
 
-function likeEscape(s: string): string {
-  return "%" + s.toLowerCase().replace(/[\\%_]/g, (m) => "\\" + m) + "%";
+/**
+ * Substring match by instr(), not LIKE: D1 refuses LIKE patterns longer than 50 bytes ("LIKE or
+ * GLOB pattern too complex"), and the filters accept up to 1024 characters. The search columns
+ * are lower-cased at create, so lower-casing the needle makes the match ignore case.
+ */
+function containsLower(column: string, needle: string): { sql: string; arg: string } {
+  return { sql: `instr(${column}, ?) > 0`, arg: needle.toLowerCase() };
 }
 
 export async function listJobs(db: D1Database, projectId: string, q: ListJobsQuery) {
   const where: string[] = ["project_id = ?"];
   const args: unknown[] = [projectId];
   if (q.jobId) {
-    where.push("lower(id) LIKE ? ESCAPE '\\'");
-    args.push(likeEscape(q.jobId));
+    const c = containsLower("lower(id)", q.jobId);
+    where.push(c.sql);
+    args.push(c.arg);
   }
   if (q.customerJobRef) {
     where.push("customer_job_ref = ?");
     args.push(q.customerJobRef);
   }
   if (q.user) {
-    where.push("user_search LIKE ? ESCAPE '\\'");
-    args.push(likeEscape(q.user));
+    const c = containsLower("user_search", q.user);
+    where.push(c.sql);
+    args.push(c.arg);
   }
   if (q.input) {
-    where.push("input_search LIKE ? ESCAPE '\\'");
-    args.push(likeEscape(q.input));
+    const c = containsLower("input_search", q.input);
+    where.push(c.sql);
+    args.push(c.arg);
   }
   if (q.statuses?.length) {
     where.push(`status IN (${q.statuses.map(() => "?").join(",")})`);

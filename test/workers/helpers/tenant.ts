@@ -49,3 +49,16 @@ export async function createConnection(projectKeySecret: string, extra: Record<s
   if (conn.status !== 201) throw new Error(`connection create failed: ${JSON.stringify(conn.body)}`);
   return conn.body.data.connectionId;
 }
+
+export interface ConsoleSession {
+  secret: string;
+  userId: string;
+  userHandle: string;
+}
+
+/** A console session key for the tenant's project, as user `userHandle` (a fresh one by default). */
+export async function consoleSession(t: Tenant, userHandle = unique("user")): Promise<ConsoleSession> {
+  const res = await call<ConsoleSession>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle } });
+  if (res.status !== 201) throw new Error(`console session failed: ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
