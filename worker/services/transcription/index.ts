@@ -1,4 +1,8 @@
+import type { Job } from "../../../contracts/job";
+import { S3Client } from "../../../contracts/s3-client";
 import { TranscriptionResultSchema } from "../../../contracts/transcript";
+import type { Env } from "../../env";
+import { storageGrantFor } from "../../jobs/scratch";
 import { PLAN_LIMITS } from "../../jobs/credits";
 import { markTranscriptFailed, saveTranscription, TranscriptTooLargeError } from "../../transcripts/store";
 import { defineWorkerService, runnerBase, type ResultSink } from "../types";
@@ -6,6 +10,23 @@ import { resolveTranscription } from "./resolve";
 import { glossaryRoutes, transcriptRoutes } from "./routes";
 
 const TEXT_PREVIEW_CHARS = 200;
+
+/**
+ * Puts the empty objects of create's writability probes back at the output keys. Best effort: a
+ * failure is logged (the job's outcome stands), and the keys then hold whatever the runner wrote.
+ */
+async function resetOutputs(env: Env, job: Job): Promise<void> {
+  const keys = job.input["resolvedOutputKeys"];
+  if (!keys || typeof keys !== "object") return;
+  try {
+    const grant = await storageGrantFor(env, job);
+    if (!grant) return;
+    const s3 = new S3Client(grant, 10_000);
+    await Promise.all(Object.values(keys as Record<string, string>).map((key) => s3.putObject(grant.bucket, key, new Uint8Array(0), "application/octet-stream", 0)));
+  } catch (err) {
+    console.error(JSON.stringify({ level: "warn", msg: "could not reset transcription outputs", jobId: job.jobId, error: String(err) }));
+  }
+}
 
 /** The runner's transcript becomes the transcript record (raw, glossary and segments layers). */
 const saveTranscript: ResultSink = async ({ db, job }, raw) => {
@@ -37,9 +58,12 @@ export const transcriptionWorker = defineWorkerService<"transcription">({
     plans: { free: { monthlyJobs: PLAN_LIMITS.free["transcription_jobs"] ?? null }, enterprise: { monthlyJobs: null } },
   }),
   sinks: { transcription: saveTranscript },
-  // A transcription that does not complete leaves its transcript `failed`, never `pending` forever.
-  onEnded: async ({ db }, job) => {
-    if (job.status !== "completed" && typeof job.input["textSourceId"] === "string") await markTranscriptFailed(db, job.input["textSourceId"]);
+  // A transcription that does not complete leaves its transcript `failed` (never `pending` forever)
+  // and its four output keys as they were at create: empty, never a half-written set.
+  onEnded: async ({ env, db }, job) => {
+    if (job.status === "completed") return;
+    if (typeof job.input["textSourceId"] === "string") await markTranscriptFailed(db, job.input["textSourceId"]);
+    await resetOutputs(env, job);
   },
   runnerSettings: (s) => ({ ...runnerBase(s), transcription: s.transcription }),
   routes: { "/transcriptions": transcriptRoutes, "/glossary": glossaryRoutes },
