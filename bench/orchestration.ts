@@ -31,7 +31,7 @@ const JOBS = Number(process.env["BENCH_JOBS"] ?? 30);
 const API_PORT = Number(process.env["BENCH_API_PORT"] ?? 18991);
 const RUNNER_CONCURRENCY = Number(process.env["BENCH_RUNNER_CONCURRENCY"] ?? 4);
 const POLL = { RUNNER_POLL_MIN_MS: process.env["BENCH_RUNNER_POLL_MIN_MS"] ?? "200", RUNNER_POLL_MAX_MS: process.env["BENCH_RUNNER_POLL_MAX_MS"] ?? "1000" };
-const LEASE_WAIT_SECONDS = process.env["BENCH_LEASE_WAIT_SECONDS"] ?? "10";
+const LEASE_WAIT_SECONDS = process.env["BENCH_LEASE_WAIT_SECONDS"] ?? "5";
 const GET_POLL_MS = 50;
 /** The stage's own work: test.work sleeps stageMs per stage (and writes a tiny file); this is what is subtracted. */
 const STAGE_MS = 0;

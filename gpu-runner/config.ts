@@ -102,7 +102,7 @@ const EnvSchema = z
     RUNNER_CORES: intVar(os.availableParallelism(), 1, 4096),
     RUNNER_POLL_MIN_MS: intVar(500, 1),
     RUNNER_POLL_MAX_MS: intVar(10_000, 1),
-    RUNNER_LEASE_WAIT_SECONDS: intVar(10, 0),
+    RUNNER_LEASE_WAIT_SECONDS: intVar(5, 0),
     RUNNER_SHUTDOWN_GRACE_MS: intVar(30_000, 0),
     RUNNER_ENABLE_TEST_HANDLERS: boolVar(false),
     RUNNER_ALLOW_LOOPBACK_STORAGE: boolVar(false),

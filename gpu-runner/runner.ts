@@ -108,8 +108,10 @@ export class Runner {
       try {
         task = await this.client.lease(
           { runnerId: this.config.runnerId, lanes: this.config.lanes, handlers: handlerNames, waitSeconds: this.config.leaseWaitSeconds },
-          // Stopping aborts a long poll at once: no task can be handed to a runner that is leaving.
-          { retries: 2, retrySignal: this.stopController.signal, signal: this.stopController.signal },
+          // A long poll in flight is not cut off when stopping begins: the server may already have
+          // claimed a task for it, which would then sit leased until it expired (runner_lost). It is
+          // answered within waitSeconds, and a task it brings is released just below.
+          { retries: 2, retrySignal: this.stopController.signal },
         );
       } catch (err) {
         if (!this.stopping) this.log("warn", "lease_failed", { error: String(err) });

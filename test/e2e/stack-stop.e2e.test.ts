@@ -59,7 +59,7 @@ describe("stopping the stack while a runner is mid-stage", () => {
     e.stack.startRunner({ RUNNER_ID: "next" });
     const done = await e.waitForJob(job.jobId, ["completed", "failed"], 60_000);
     expect(done.status).toBe("completed");
-    expect(done.attemptCount).toBe(0);
+    expect(done.attemptCount, JSON.stringify({ lastError: done.lastError, history: await attemptHistoryCodes(job.jobId), log: runnerLogEvents(e, "stopping-finish") })).toBe(0);
     expect((done.resultSummary as { test: { runnerId: string } }).test.runnerId).toBe("next");
     expect(await attemptHistoryCodes(job.jobId)).toEqual([]);
   });
