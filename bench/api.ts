@@ -75,24 +75,53 @@ async function load(name: string, op: Op, opts: { requests: number; seconds: num
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, client));
-  return { name, concurrency: opts.concurrency, requests: issued, errors, latencies, wallMs: performance.now() - start, ...(firstError ? { firstError } : {}) };
+  return {
+    name,
+    concurrency: opts.concurrency,
+    requests: issued,
+    errors,
+    latencies,
+    wallMs: performance.now() - start,
+    ...(firstError ? { firstError } : {}),
+  };
 }
 
 await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
   const base = stack.apiBaseUrl;
-  const tenant = await bootstrap({ apiBaseUrl: base, adminSecret: LOCAL_ADMIN_SECRET, name: "bench", plan: "enterprise", bucket: stack.bucket, s3: stack.s3 });
-  const s3 = new S3Client({ endpoint: stack.s3.endpoint, region: stack.s3.region, accessKeyId: stack.s3.accessKeyId, secretAccessKey: stack.s3.secretAccessKey, forcePathStyle: true });
+  const tenant = await bootstrap({
+    apiBaseUrl: base,
+    adminSecret: LOCAL_ADMIN_SECRET,
+    name: "bench",
+    plan: "enterprise",
+    bucket: stack.bucket,
+    s3: stack.s3,
+  });
+  const s3 = new S3Client({
+    endpoint: stack.s3.endpoint,
+    region: stack.s3.region,
+    accessKeyId: stack.s3.accessKeyId,
+    secretAccessKey: stack.s3.secretAccessKey,
+    forcePathStyle: true,
+  });
   const sourceKey = "bench/in.mp4";
   await s3.putObject(tenant.bucket, sourceKey, new TextEncoder().encode("stand-in media for the API benchmark"), "video/mp4");
 
   const auth = { authorization: `Bearer ${tenant.projectKey}` };
-  const createBody = JSON.stringify({ serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: tenant.connectionId, bucket: tenant.bucket, sourceKey } });
-  const createReq: MakeRequest = () => ({ url: `${base}/v1/jobs`, init: { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: createBody }, expect: 201 });
+  const createBody = JSON.stringify({
+    serviceType: "transcription",
+    input: { sourceType: "s3_direct", connectionId: tenant.connectionId, bucket: tenant.bucket, sourceKey },
+  });
+  const createReq: MakeRequest = () => ({
+    url: `${base}/v1/jobs`,
+    init: { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: createBody },
+    expect: 201,
+  });
 
   // Find the status create answers, and seed one job for the GET.
   const probe = await fetch(createReq(0).url, createReq(0).init);
   const probeBody = (await probe.json()) as { data?: { jobId?: string } };
-  if (probe.status < 200 || probe.status > 299 || !probeBody.data?.jobId) throw new Error(`create failed: ${probe.status} ${JSON.stringify(probeBody)}`);
+  if (probe.status < 200 || probe.status > 299 || !probeBody.data?.jobId)
+    throw new Error(`create failed: ${probe.status} ${JSON.stringify(probeBody)}`);
   const jobId = probeBody.data.jobId;
   const createStatus = probe.status;
 
@@ -106,16 +135,23 @@ await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
       name: "S3 only: create's 1 ranged GET + 4 PUTs",
       op: async (i) => {
         await s3.probeObject(tenant.bucket, sourceKey, 1024);
-        for (const f of ["a", "b", "c", "d"]) await s3.putObject(tenant.bucket, `bench/s3only/${i}/${f}`, new Uint8Array(0), "application/octet-stream", 0);
+        for (const f of ["a", "b", "c", "d"])
+          await s3.putObject(tenant.bucket, `bench/s3only/${i}/${f}`, new Uint8Array(0), "application/octet-stream", 0);
         return null;
       },
     },
   ];
 
   console.log(machineInfo());
-  console.log(`stack: wrangler dev (local workerd) on ${base}, local S3 (s3rver, in this process) on ${stack.s3.endpoint}, no runners (the dispatch consumer still runs for every created job)`);
-  console.log(`load: ${CONCURRENCY} concurrent keep-alive clients (Node fetch/undici), up to ${MAX_REQUESTS} requests or ${MAX_SECONDS} s per endpoint, after ${WARMUP} warm-up requests; each preceded by 1 client, up to ${SERIAL_REQUESTS} requests or ${SERIAL_SECONDS} s`);
-  console.log("POST /v1/jobs body: transcription, s3_direct source (a 36-byte stand-in object); each create makes 5 S3 calls: 1 ranged GET (probe) + 4 empty PUTs (output keys)\n");
+  console.log(
+    `stack: wrangler dev (local workerd) on ${base}, local S3 (s3rver, in this process) on ${stack.s3.endpoint}, no runners (the dispatch consumer still runs for every created job)`,
+  );
+  console.log(
+    `load: ${CONCURRENCY} concurrent keep-alive clients (Node fetch/undici), up to ${MAX_REQUESTS} requests or ${MAX_SECONDS} s per endpoint, after ${WARMUP} warm-up requests; each preceded by 1 client, up to ${SERIAL_REQUESTS} requests or ${SERIAL_SECONDS} s`,
+  );
+  console.log(
+    "POST /v1/jobs body: transcription, s3_direct source (a 36-byte stand-in object); each create makes 5 S3 calls: 1 ranged GET (probe) + 4 empty PUTs (output keys)\n",
+  );
 
   const results: RunResult[] = [];
   for (const e of endpoints) {
@@ -138,13 +174,32 @@ await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
   const rows = results.map((r) => {
     const s = summarize(r.latencies);
     const bare = bareAt(r.concurrency);
-    return [r.name, String(r.requests), String(r.concurrency), fmt(s.p50), fmt(s.p99), fmt(rps(r), 0), r === bare ? "1.00" : fmt(rps(r) / rps(bare), 3), String(r.errors)];
+    return [
+      r.name,
+      String(r.requests),
+      String(r.concurrency),
+      fmt(s.p50),
+      fmt(s.p99),
+      fmt(rps(r), 0),
+      r === bare ? "1.00" : fmt(rps(r) / rps(bare), 3),
+      String(r.errors),
+    ];
   });
   console.log(`\n${table(["endpoint", "requests", "concurrency", "p50 ms", "p99 ms", "req/s", "req/s vs bare", "errors"], rows)}`);
-  const jobs = await fetch(`${base}/v1/jobs?limit=1`, { headers: auth }).then((r) => r.json() as Promise<{ metadata: { pagination?: { total?: number } } }>);
-  console.log(`\njobs in the project when the list ran: ~${jobs.metadata.pagination?.total ?? "?"} (GET /v1/jobs?limit=20 counts them all for pagination.total)`);
-  console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (other work on the machine shares the ${os.availableParallelism()} cores)`);
+  const jobs = await fetch(`${base}/v1/jobs?limit=1`, { headers: auth }).then(
+    (r) => r.json() as Promise<{ metadata: { pagination?: { total?: number } } }>,
+  );
+  console.log(
+    `\njobs in the project when the list ran: ~${jobs.metadata.pagination?.total ?? "?"} (GET /v1/jobs?limit=20 counts them all for pagination.total)`,
+  );
+  console.log(
+    `load average at end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} (other work on the machine shares the ${os.availableParallelism()} cores)`,
+  );
 
   const failed = results.filter((r) => r.errors > 0);
-  if (failed.length > 0) throw new Error(`requests failed: ${failed.map((r) => `${r.name} x${r.concurrency}: ${r.errors} (${r.firstError ?? ""})`).join("; ")}`);
+  if (failed.length > 0)
+    throw new Error(`requests failed: ${failed.map((r) => `${r.name} x${r.concurrency}: ${r.errors} (${r.firstError ?? ""})`).join("; ")}`);
 });

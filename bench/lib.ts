@@ -25,15 +25,23 @@ export const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.to
 
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ")} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? ":" : "-") + "-".repeat(w) + (i === 0 ? "-" : ":")).join("|")}|`, ...rows.map(line)].join("\n");
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ")} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (i === 0 ? ":" : "-") + "-".repeat(w) + (i === 0 ? "-" : ":")).join("|")}|`,
+    ...rows.map(line),
+  ].join("\n");
 }
 
 export function machineInfo(): string {
   const cpus = os.cpus();
   return [
     `machine: ${os.availableParallelism()} cores (${cpus[0]?.model.trim() ?? "unknown cpu"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}`,
-    `node ${process.version}; load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+    `node ${process.version}; load average at start ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
   ].join("\n");
 }
 

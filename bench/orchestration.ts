@@ -30,7 +30,10 @@ import { fmt, machineInfo, sleep, summarize, table, withFreshStack } from "./lib
 const JOBS = Number(process.env["BENCH_JOBS"] ?? 30);
 const API_PORT = Number(process.env["BENCH_API_PORT"] ?? 18991);
 const RUNNER_CONCURRENCY = Number(process.env["BENCH_RUNNER_CONCURRENCY"] ?? 4);
-const POLL = { RUNNER_POLL_MIN_MS: process.env["BENCH_RUNNER_POLL_MIN_MS"] ?? "200", RUNNER_POLL_MAX_MS: process.env["BENCH_RUNNER_POLL_MAX_MS"] ?? "1000" };
+const POLL = {
+  RUNNER_POLL_MIN_MS: process.env["BENCH_RUNNER_POLL_MIN_MS"] ?? "200",
+  RUNNER_POLL_MAX_MS: process.env["BENCH_RUNNER_POLL_MAX_MS"] ?? "1000",
+};
 const LEASE_WAIT_SECONDS = process.env["BENCH_LEASE_WAIT_SECONDS"] ?? "5";
 const GET_POLL_MS = 50;
 /** The stage's own work: test.work sleeps stageMs per stage (and writes a tiny file); this is what is subtracted. */
@@ -87,13 +90,25 @@ await withFreshStack(
       s3: stack.s3,
       settings: {
         webhooks: { allowLoopbackHttp: true },
-        testPipelines: { transcription: [{ name: "noop", executor: "runner", handler: "test.work", stages: ["work"], params: { stageMs: STAGE_MS } }] },
+        testPipelines: {
+          transcription: [{ name: "noop", executor: "runner", handler: "test.work", stages: ["work"], params: { stageMs: STAGE_MS } }],
+        },
       },
     });
     const base = stack.apiBaseUrl;
     const api = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(base, method, p, tenant.projectKey, body)).data;
-    const project = await apiCall<{ webhookSecret: string }>(base, "POST", `/v1/projects/${tenant.projectId}/webhook-secret`, tenant.workspaceKey);
-    const consoleKey = (await apiCall<{ secret: string }>(base, "POST", "/v1/console/sessions", tenant.workspaceKey, { projectId: tenant.projectId, userHandle: "bench" })).data.secret;
+    const project = await apiCall<{ webhookSecret: string }>(
+      base,
+      "POST",
+      `/v1/projects/${tenant.projectId}/webhook-secret`,
+      tenant.workspaceKey,
+    );
+    const consoleKey = (
+      await apiCall<{ secret: string }>(base, "POST", "/v1/console/sessions", tenant.workspaceKey, {
+        projectId: tenant.projectId,
+        userHandle: "bench",
+      })
+    ).data.secret;
 
     const hookAt = new Map<string, number>();
     const receiver = await startWebhookReceiver(
@@ -105,12 +120,22 @@ await withFreshStack(
     );
 
     try {
-      const s3 = new S3Client({ endpoint: stack.s3.endpoint, region: stack.s3.region, accessKeyId: stack.s3.accessKeyId, secretAccessKey: stack.s3.secretAccessKey, forcePathStyle: true });
+      const s3 = new S3Client({
+        endpoint: stack.s3.endpoint,
+        region: stack.s3.region,
+        accessKeyId: stack.s3.accessKeyId,
+        secretAccessKey: stack.s3.secretAccessKey,
+        forcePathStyle: true,
+      });
       const sourceKey = "bench/orchestration.mp4";
       await s3.putObject(tenant.bucket, sourceKey, new TextEncoder().encode("stand-in media"), "video/mp4");
       const submit = async (): Promise<Sample> => {
         const submitAt = Date.now();
-        const job = await api<Job>("POST", "/v1/jobs", { serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: tenant.connectionId, bucket: tenant.bucket, sourceKey }, webhookUrl: receiver.url });
+        const job = await api<Job>("POST", "/v1/jobs", {
+          serviceType: "transcription",
+          input: { sourceType: "s3_direct", connectionId: tenant.connectionId, bucket: tenant.bucket, sourceKey },
+          webhookUrl: receiver.url,
+        });
         return { jobId: job.jobId, submitAt, createdResponseAt: Date.now() };
       };
       const waitFor = async (cond: () => boolean, what: string, timeoutMs = 60_000) => {
@@ -122,10 +147,16 @@ await withFreshStack(
       };
 
       console.log(machineInfo());
-      console.log(`stack: wrangler dev on ${base}; 1 gpu-runner, RUNNER_CONCURRENCY=${RUNNER_CONCURRENCY}, RUNNER_POLL_MIN_MS=${POLL.RUNNER_POLL_MIN_MS}, RUNNER_POLL_MAX_MS=${POLL.RUNNER_POLL_MAX_MS} (idle backoff min·2^n capped at max, equal jitter; polls again at once after getting work), RUNNER_LEASE_WAIT_SECONDS=${LEASE_WAIT_SECONDS} (${LEASE_WAIT_SECONDS === "0" ? "plain polling" : "long poll: the server holds an empty lease request until work arrives"})`);
-      const timeouts = [...readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").matchAll(/^max_batch_timeout = (\d+)/gm)].map((m) => m[1]);
+      console.log(
+        `stack: wrangler dev on ${base}; 1 gpu-runner, RUNNER_CONCURRENCY=${RUNNER_CONCURRENCY}, RUNNER_POLL_MIN_MS=${POLL.RUNNER_POLL_MIN_MS}, RUNNER_POLL_MAX_MS=${POLL.RUNNER_POLL_MAX_MS} (idle backoff min·2^n capped at max, equal jitter; polls again at once after getting work), RUNNER_LEASE_WAIT_SECONDS=${LEASE_WAIT_SECONDS} (${LEASE_WAIT_SECONDS === "0" ? "plain polling" : "long poll: the server holds an empty lease request until work arrives"})`,
+      );
+      const timeouts = [...readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").matchAll(/^max_batch_timeout = (\d+)/gm)].map(
+        (m) => m[1],
+      );
       console.log(`queues (wrangler.toml): consumers max_batch_size = 10, max_batch_timeout = ${[...new Set(timeouts)].join("/")} s`);
-      console.log(`pipeline: transcription → test pipeline, 1 runner step (test.work), 1 stage, stageMs ${STAGE_MS} (the stage work subtracted); ${JOBS} jobs sequential, then ${JOBS} at once\n`);
+      console.log(
+        `pipeline: transcription → test pipeline, 1 runner step (test.work), 1 stage, stageMs ${STAGE_MS} (the stage work subtracted); ${JOBS} jobs sequential, then ${JOBS} at once\n`,
+      );
 
       // Warm-up: one job end to end (first DO, first queue batch, runner's first lease).
       const warm = await submit();
@@ -141,7 +172,8 @@ await withFreshStack(
             s.observedAt = Date.now();
             break;
           }
-          if (job.status === "failed" || job.status === "cancelled") throw new Error(`job ${s.jobId} ${job.status}: ${JSON.stringify(job.error)}`);
+          if (job.status === "failed" || job.status === "cancelled")
+            throw new Error(`job ${s.jobId} ${job.status}: ${JSON.stringify(job.error)}`);
           if (Date.now() - s.submitAt > 60_000) throw new Error(`job ${s.jobId} still ${job.status} after 60 s`);
           await sleep(GET_POLL_MS);
         }
@@ -183,9 +215,17 @@ await withFreshStack(
           ["runner run: startedAt → completedAt", (s) => t(s.job?.completedAt) - t(s.job?.startedAt)],
           ["  of which progress started.at → completed.at (the awaited `started` event POST + the 0 ms stage)", (s) => s.stageMs ?? 0],
           ["completedAt → webhook received (webhook queue)", (s) => (s.webhookAt ?? Number.NaN) - t(s.job?.completedAt)],
-          ...(withPoll ? ([["completedAt → seen by 50 ms GET poll", (s: Sample) => (s.observedAt ?? Number.NaN) - t(s.job?.completedAt)]] as Array<[string, (s: Sample) => number]>) : []),
+          ...(withPoll
+            ? ([["completedAt → seen by 50 ms GET poll", (s: Sample) => (s.observedAt ?? Number.NaN) - t(s.job?.completedAt)]] as Array<
+                [string, (s: Sample) => number]
+              >)
+            : []),
           ["OVERHEAD submit → completedAt (server) − stage work", (s) => t(s.job?.completedAt) - s.submitAt - STAGE_MS],
-          ...(withPoll ? ([["OVERHEAD submit → seen by GET poll − stage work", (s: Sample) => (s.observedAt ?? Number.NaN) - s.submitAt - STAGE_MS]] as Array<[string, (s: Sample) => number]>) : []),
+          ...(withPoll
+            ? ([
+                ["OVERHEAD submit → seen by GET poll − stage work", (s: Sample) => (s.observedAt ?? Number.NaN) - s.submitAt - STAGE_MS],
+              ] as Array<[string, (s: Sample) => number]>)
+            : []),
           ["OVERHEAD submit → webhook received − stage work", (s) => (s.webhookAt ?? Number.NaN) - s.submitAt - STAGE_MS],
         ];
         console.log(`\n${label}`);
@@ -235,11 +275,23 @@ await withFreshStack(
           ["pipeline", "steps", "p50 ms", "p99 ms", "p50 per step", "p50 per added step"],
           [
             ["1 step (runner)", "1", fmt(one.p50, 0), fmt(one.p99, 0), fmt(one.p50, 0), "—"],
-            ["3 steps (runner, Worker, runner)", "3", fmt(three.p50, 0), fmt(three.p99, 0), fmt(three.p50 / 3, 0), fmt((three.p50 - one.p50) / 2, 0)],
+            [
+              "3 steps (runner, Worker, runner)",
+              "3",
+              fmt(three.p50, 0),
+              fmt(three.p99, 0),
+              fmt(three.p50 / 3, 0),
+              fmt((three.p50 - one.p50) / 2, 0),
+            ],
           ],
         ),
       );
-      console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (other work on the machine shares the ${os.availableParallelism()} cores)`);
+      console.log(
+        `load average at end: ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(" ")} (other work on the machine shares the ${os.availableParallelism()} cores)`,
+      );
     } finally {
       await receiver.close();
     }

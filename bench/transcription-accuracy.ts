@@ -56,7 +56,12 @@ async function child(job: ChildJob): Promise<void> {
     input: {
       bucket: BUCKET,
       sourceKey: job.key,
-      resolvedOutputKeys: { fullText: `out/${job.key}.txt`, segments: `out/${job.key}.json`, srt: `out/${job.key}.srt`, vtt: `out/${job.key}.vtt` },
+      resolvedOutputKeys: {
+        fullText: `out/${job.key}.txt`,
+        segments: `out/${job.key}.json`,
+        srt: `out/${job.key}.srt`,
+        vtt: `out/${job.key}.vtt`,
+      },
     },
     storage: storageGrant(s3, BUCKET),
     settings: { transcription: job.settings },
@@ -171,7 +176,13 @@ async function main(): Promise<void> {
   const set = await makeSamples(dir);
   const reference = await readFile(set.reference, "utf8");
   const s3 = await startLocalS3({ buckets: [BUCKET] });
-  const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+  });
   const upload = async (file: string) => {
     const key = `src/${path.basename(file)}`;
     await client.putObject(BUCKET, key, await readFile(file), "video/mp4");
@@ -193,18 +204,43 @@ async function main(): Promise<void> {
     for (let i = 0; i < repeat; i++) {
       clis.push(await timeCli(wav));
       singles.push(await runChild({ endpoint: s3.endpoint, key: sampleKey, cores: 2, settings: {} }));
-      chunkeds.push(await runChild({ endpoint: s3.endpoint, key: sampleKey, cores: 2, settings: { singlePassMaxSec: 0, maxChunkSec: 10 } }));
+      chunkeds.push(
+        await runChild({ endpoint: s3.endpoint, key: sampleKey, cores: 2, settings: { singlePassMaxSec: 0, maxChunkSec: 10 } }),
+      );
     }
     const cli = median(clis);
     const single = median(singles);
     const chunked = median(chunkeds);
     const werOf = (t: string) => wordErrorRate(reference, t);
-    console.log(`Accuracy and speed, sample video (${single.durationSec.toFixed(1)} s of LibriVox speech, ${werOf("").referenceWords} reference words; median of ${repeat} alternating runs)`);
+    console.log(
+      `Accuracy and speed, sample video (${single.durationSec.toFixed(1)} s of LibriVox speech, ${werOf("").referenceWords} reference words; median of ${repeat} alternating runs)`,
+    );
     table([
       ["path", "WER", "errors", "wall time", "vs CLI", "peak RSS"],
-      ["pocketsphinx_continuous on the extracted WAV", fmtPct(werOf(cli.text).wer), String(werOf(cli.text).errors), fmtS(cli.wallMs), "1.00×", `${cli.peakRssMb.toFixed(0)} MB`],
-      ["handler, single pass (default settings)", fmtPct(werOf(single.text).wer), String(werOf(single.text).errors), fmtS(single.wallMs), `${(single.wallMs / cli.wallMs).toFixed(2)}×`, `${single.peakRssMb.toFixed(0)} MB`],
-      ["handler, chunked (maxChunkSec 10)", fmtPct(werOf(chunked.text).wer), String(werOf(chunked.text).errors), fmtS(chunked.wallMs), `${(chunked.wallMs / cli.wallMs).toFixed(2)}×`, `${chunked.peakRssMb.toFixed(0)} MB`],
+      [
+        "pocketsphinx_continuous on the extracted WAV",
+        fmtPct(werOf(cli.text).wer),
+        String(werOf(cli.text).errors),
+        fmtS(cli.wallMs),
+        "1.00×",
+        `${cli.peakRssMb.toFixed(0)} MB`,
+      ],
+      [
+        "handler, single pass (default settings)",
+        fmtPct(werOf(single.text).wer),
+        String(werOf(single.text).errors),
+        fmtS(single.wallMs),
+        `${(single.wallMs / cli.wallMs).toFixed(2)}×`,
+        `${single.peakRssMb.toFixed(0)} MB`,
+      ],
+      [
+        "handler, chunked (maxChunkSec 10)",
+        fmtPct(werOf(chunked.text).wer),
+        String(werOf(chunked.text).errors),
+        fmtS(chunked.wallMs),
+        `${(chunked.wallMs / cli.wallMs).toFixed(2)}×`,
+        `${chunked.peakRssMb.toFixed(0)} MB`,
+      ],
     ]);
     console.log("(handler wall time covers download, probe, extract, denoise, transcription, video analysis and the four uploads)");
     console.log(`single-pass stage times (ms): ${JSON.stringify(single.stageMs)}\n`);

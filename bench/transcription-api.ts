@@ -26,7 +26,14 @@ async function main(): Promise<void> {
   const reference = await readFile(samples.reference, "utf8");
 
   await withFreshStack({ apiPort: Number(process.env["BENCH_API_PORT"] ?? 18992), runners: 1 }, async (stack) => {
-    const tenant = await bootstrap({ apiBaseUrl: stack.apiBaseUrl, adminSecret: LOCAL_ADMIN_SECRET, name: "bench", plan: "enterprise", bucket: stack.bucket, s3: stack.s3 });
+    const tenant = await bootstrap({
+      apiBaseUrl: stack.apiBaseUrl,
+      adminSecret: LOCAL_ADMIN_SECRET,
+      name: "bench",
+      plan: "enterprise",
+      bucket: stack.bucket,
+      s3: stack.s3,
+    });
     const s3 = new S3Client({ ...tenant.s3, forcePathStyle: true });
     await s3.putObject(tenant.bucket, "bench/sample.mp4", await readFile(samples.video), "video/mp4");
     console.log(`sample: ${path.relative(ROOT, samples.video)}; stack ${stack.apiBaseUrl}, 1 runner (RUNNER_CORES = all)\n`);
@@ -48,7 +55,12 @@ async function main(): Promise<void> {
       const wallMs = performance.now() - started;
       if (job.status !== "completed") throw new Error(`job ${job.jobId} ${job.status}: ${JSON.stringify(job.error)}`);
       const txt = String((job.resultSummary as { textSourceId: string }).textSourceId);
-      const t = await apiCall<{ segments: Array<{ text: string }> }>(stack.apiBaseUrl, "GET", `/v1/transcriptions/${txt}?layers=raw`, tenant.projectKey);
+      const t = await apiCall<{ segments: Array<{ text: string }> }>(
+        stack.apiBaseUrl,
+        "GET",
+        `/v1/transcriptions/${txt}?layers=raw`,
+        tenant.projectKey,
+      );
       const raw = (t.data as unknown as { raw: Array<{ text: string }> }).raw;
       api.push({ wallMs, text: raw.map((s) => s.text).join(" ") });
       console.log(`run ${i + 1}: CLI ${fmt(cli[i]!.wallMs / 1000)} s, API submit → completed ${fmt(wallMs / 1000)} s`);
@@ -63,12 +75,26 @@ async function main(): Promise<void> {
         table(
           ["path (median of " + runs + ")", "WER", "errors / words", "wall time", "vs CLI"],
           [
-            ["pocketsphinx_continuous on the speech WAV", `${fmt(werC.wer * 100)} %`, `${werC.errors} / ${werC.referenceWords}`, `${fmt(c.wallMs / 1000)} s`, "1.00×"],
-            ["POST /v1/jobs → completed (whole API path)", `${fmt(werA.wer * 100)} %`, `${werA.errors} / ${werA.referenceWords}`, `${fmt(a.wallMs / 1000)} s`, `${fmt(a.wallMs / c.wallMs, 2)}×`],
+            [
+              "pocketsphinx_continuous on the speech WAV",
+              `${fmt(werC.wer * 100)} %`,
+              `${werC.errors} / ${werC.referenceWords}`,
+              `${fmt(c.wallMs / 1000)} s`,
+              "1.00×",
+            ],
+            [
+              "POST /v1/jobs → completed (whole API path)",
+              `${fmt(werA.wer * 100)} %`,
+              `${werA.errors} / ${werA.referenceWords}`,
+              `${fmt(a.wallMs / 1000)} s`,
+              `${fmt(a.wallMs / c.wallMs, 2)}×`,
+            ],
           ],
         ),
     );
-    console.log("\nThe API path includes queueing, lease, download, probe, audio extraction, denoise, video analysis, the four uploads and the transcript write.");
+    console.log(
+      "\nThe API path includes queueing, lease, download, probe, audio extraction, denoise, video analysis, the four uploads and the transcript write.",
+    );
   });
 }
 

@@ -17,7 +17,8 @@ const common = {
   webhookUrl: WebhookUrlSchema.nullable().optional(),
 };
 
-const variant = (serviceType: ServiceType) => z.strictObject({ serviceType: z.literal(serviceType), input: SERVICE_CONTRACTS[serviceType].input, ...common });
+const variant = (serviceType: ServiceType) =>
+  z.strictObject({ serviceType: z.literal(serviceType), input: SERVICE_CONTRACTS[serviceType].input, ...common });
 const variants = SERVICE_TYPES.map(variant) as unknown as [ReturnType<typeof variant>, ...Array<ReturnType<typeof variant>>];
 
 export const CreateJobSchema = z.discriminatedUnion("serviceType", variants, {
@@ -26,6 +27,11 @@ export const CreateJobSchema = z.discriminatedUnion("serviceType", variants, {
 
 /** The parsed body, narrowed by `serviceType`. */
 export type CreateJobRequest = {
-  [T in ServiceType]: { serviceType: T; input: InputOf<T>; userMetadata?: z.infer<typeof UserMetadataSchema> | null; webhookUrl?: string | null };
+  [T in ServiceType]: {
+    serviceType: T;
+    input: InputOf<T>;
+    userMetadata?: z.infer<typeof UserMetadataSchema> | null;
+    webhookUrl?: string | null;
+  };
 }[ServiceType];
 export type CreateJobRequestOf<T extends ServiceType> = Extract<CreateJobRequest, { serviceType: T }>;

@@ -10,7 +10,8 @@ import type { Settings } from "./settings";
  * Worker (at create) and the runner (on the addresses a name resolves to).
  */
 
-export type AddressKind = "public" | "loopback" | "private" | "link-local" | "cgnat" | "unique-local" | "unspecified" | "multicast" | "reserved" | "internal-name";
+export type AddressKind =
+  "public" | "loopback" | "private" | "link-local" | "cgnat" | "unique-local" | "unspecified" | "multicast" | "reserved" | "internal-name";
 
 type V4 = [number, number, number, number];
 
@@ -52,7 +53,9 @@ function parseV6(host: string): number[] | null {
   const rest = side(halves[1]);
   const missing = 8 - head.length - rest.length;
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...rest].map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : Number.NaN));
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...rest].map((g) =>
+    /^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : Number.NaN,
+  );
   return groups.length === 8 && groups.every((g) => Number.isInteger(g)) ? groups : null;
 }
 
@@ -85,7 +88,15 @@ export function addressKind(host: string): AddressKind {
   if (v4) return kindOfV4(v4);
   const v6 = parseV6(h);
   if (v6) return kindOfV6(v6);
-  if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h.endsWith(".localdomain") || h.endsWith(".home.arpa")) return "internal-name";
+  if (
+    h === "localhost" ||
+    h.endsWith(".localhost") ||
+    h.endsWith(".local") ||
+    h.endsWith(".internal") ||
+    h.endsWith(".localdomain") ||
+    h.endsWith(".home.arpa")
+  )
+    return "internal-name";
   // A single label (`metadata`, `minio`) resolves through the resolver's search domains: inside a network.
   if (!h.includes(".")) return "internal-name";
   return "public";
@@ -136,7 +147,10 @@ export function webhookUrlRefusal(url: string, settings: Settings, environment: 
   const localLoopback = environment === "local" && settings.webhooks.allowLoopbackHttp;
   const host = hostRefusal(u, { allowLoopback: localLoopback });
   if (u.protocol !== "https:" && !(u.protocol === "http:" && localLoopback && !host && isLoopback(u))) {
-    return { message: "webhookUrl must start with https:// (plain http only to loopback on a local stack that allows it)", issue: "httpsRequired" };
+    return {
+      message: "webhookUrl must start with https:// (plain http only to loopback on a local stack that allows it)",
+      issue: "httpsRequired",
+    };
   }
   return host ? { message: `webhookUrl refused: ${host}`, issue: "privateAddress" } : null;
 }
@@ -150,11 +164,11 @@ export function storageEndpointRefusal(endpoint: string, environment: string): R
   const local = environment === "local";
   const host = hostRefusal(u, { allowLoopback: local });
   if (host) return { message: `endpoint refused: ${host}`, issue: "privateAddress" };
-  if (u.protocol !== "https:" && !(local && isLoopback(u))) return { message: "endpoint must be https:// (plain http only to a loopback store on a local stack)", issue: "httpsRequired" };
+  if (u.protocol !== "https:" && !(local && isLoopback(u)))
+    return { message: "endpoint must be https:// (plain http only to a loopback store on a local stack)", issue: "httpsRequired" };
   return null;
 }
 
 function isLoopback(u: URL): boolean {
   return hostRefusal(u, { allowLoopback: false }) !== null && hostRefusal(u, { allowLoopback: true }) === null;
 }
-

@@ -26,14 +26,17 @@ export const UserMetadataSchema = z
 export const WebhookUrlSchema = z
   .string()
   .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === "https:" || u.protocol === "http:";
-    } catch {
-      return false;
-    }
-  }, custom("invalidFormat", "webhookUrl must be an absolute URL starting with https://"));
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === "https:" || u.protocol === "http:";
+      } catch {
+        return false;
+      }
+    },
+    custom("invalidFormat", "webhookUrl must be an absolute URL starting with https://"),
+  );
 
 export const Id = (prefix: string) =>
   z
@@ -49,7 +52,10 @@ export const OutputPrefixSchema = z
   .max(512)
   .refine((v) => !v.startsWith("/"), custom("leadingSlash", "outputPrefix must be relative: no leading slash"))
   .refine((v) => !v.split("/").includes(".."), custom("dotDotSegment", "outputPrefix must not contain `..` segments"))
-  .refine((v) => !v.replace(/^\/+/, "").split("/").slice(0, -1).includes(""), custom("emptySegment", "outputPrefix must not contain empty path segments"))
+  .refine(
+    (v) => !v.replace(/^\/+/, "").split("/").slice(0, -1).includes(""),
+    custom("emptySegment", "outputPrefix must not contain empty path segments"),
+  )
   .refine((v) => !/[\u0000-\u001f\u007f\\]/.test(v), custom("invalidFormat", "outputPrefix contains control characters or backslashes"));
 
 export const ObjectKeySchema = z

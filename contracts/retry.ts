@@ -12,10 +12,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -95,7 +98,13 @@ export async function withRetry<T>(fn: (attempt: number, signal: AbortSignal | u
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (attempt > opts.retries || opts.stopSignal?.aborted || !(opts.shouldRetry?.(err, attempt) ?? true)) throw err;
-      const delayMs = retryDelayMs({ attempt, baseMs: opts.baseMs, maxMs: opts.maxMs, retryAfter: opts.retryAfter?.(err), jitter: opts.jitter });
+      const delayMs = retryDelayMs({
+        attempt,
+        baseMs: opts.baseMs,
+        maxMs: opts.maxMs,
+        retryAfter: opts.retryAfter?.(err),
+        jitter: opts.jitter,
+      });
       opts.onRetry?.({ err, attempt, delayMs });
       await waitBeforeRetry(delayMs, opts, err);
     }

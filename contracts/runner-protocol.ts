@@ -72,7 +72,10 @@ export const HeartbeatResponseSchema = z.object({ leaseUntil: z.string(), cancel
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
 
 export const EventsRequestSchema = LeaseTokenBodySchema.extend({
-  events: z.array(ProgressEntrySchema.omit({ at: true }).extend({ at: z.string().optional() })).min(1).max(100),
+  events: z
+    .array(ProgressEntrySchema.omit({ at: true }).extend({ at: z.string().optional() }))
+    .min(1)
+    .max(100),
 });
 export type EventsRequest = z.infer<typeof EventsRequestSchema>;
 

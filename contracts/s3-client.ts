@@ -83,7 +83,11 @@ export class S3Client {
   }
 
   /** Ranged GET of the first bytes: proves the object exists and is readable, returns its size. */
-  async probeObject(bucket: string, key: string, bytes = 4096): Promise<{ size: number | null; head: Uint8Array; contentType: string | null }> {
+  async probeObject(
+    bucket: string,
+    key: string,
+    bytes = 4096,
+  ): Promise<{ size: number | null; head: Uint8Array; contentType: string | null }> {
     const res = await this.send("GET", this.objectUrl(bucket, key), { headers: { Range: `bytes=0-${bytes - 1}` } });
     if (!res.ok) await this.fail(res, `read ${bucket}/${key}`);
     const head = new Uint8Array(await res.arrayBuffer());
@@ -98,7 +102,13 @@ export class S3Client {
     return res;
   }
 
-  async putObject(bucket: string, key: string, body: BodyInit, contentType = "application/octet-stream", contentLength?: number): Promise<void> {
+  async putObject(
+    bucket: string,
+    key: string,
+    body: BodyInit,
+    contentType = "application/octet-stream",
+    contentLength?: number,
+  ): Promise<void> {
     const headers: Record<string, string> = { "content-type": contentType };
     if (contentLength !== undefined) headers["content-length"] = String(contentLength);
     const res = await this.send("PUT", this.objectUrl(bucket, key), { body, headers });

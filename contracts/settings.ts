@@ -65,9 +65,7 @@ export const SettingsSchema = z.object({
       denoise: z.boolean().default(true),
       maxChunkSec: z.number().positive().default(120),
       singlePassMaxSec: z.number().nonnegative().default(90),
-      allowedExtensions: z
-        .array(z.string())
-        .default(["mp4", "mov", "mkv", "webm", "avi", "m4v", "mpg", "mpeg", "ts", "flv", "wmv", "3gp"]),
+      allowedExtensions: z.array(z.string()).default(["mp4", "mov", "mkv", "webm", "avi", "m4v", "mpg", "mpeg", "ts", "flv", "wmv", "3gp"]),
     })
     .prefault({}),
   policy: z

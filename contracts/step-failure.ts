@@ -19,7 +19,10 @@ export const MAX_ERROR_MESSAGE = 1000;
 export function isStepFailure(err: unknown): err is StepFailure {
   return (
     err instanceof StepFailure ||
-    (err instanceof Error && err.name === "StepFailure" && typeof (err as Partial<StepFailure>).code === "string" && typeof (err as Partial<StepFailure>).retryable === "boolean")
+    (err instanceof Error &&
+      err.name === "StepFailure" &&
+      typeof (err as Partial<StepFailure>).code === "string" &&
+      typeof (err as Partial<StepFailure>).retryable === "boolean")
   );
 }
 

@@ -6,7 +6,8 @@ import type { Settings } from "../contracts/settings";
  * What the JobDO asks of the services, without knowing any of them: the Worker implements this
  * over its service modules (worker/jobs/job-hooks.ts) and hands it to the DO class it exports.
  */
-export type StepApplied = { ok: true; summary: Record<string, unknown>; output?: Record<string, unknown>; artifacts?: string[] } | { ok: false; error: JobError };
+export type StepApplied =
+  { ok: true; summary: Record<string, unknown>; output?: Record<string, unknown>; artifacts?: string[] } | { ok: false; error: JobError };
 
 export interface JobHooks {
   settings(): Promise<Settings>;

@@ -88,10 +88,27 @@ export interface StepStart {
   outputs: Record<string, Record<string, unknown>>;
 }
 
-export type DispatchOutcome = { action: "none"; reason: string } | { action: "runner_task"; taskId: string } | ({ action: "run_in_worker"; taskId: string; token: string } & StepStart);
+export type DispatchOutcome =
+  | { action: "none"; reason: string }
+  | { action: "runner_task"; taskId: string }
+  | ({ action: "run_in_worker"; taskId: string; token: string } & StepStart);
 
 /** The JobDO's RPC surface. Every method is async and returns plain data. */
-export type JobRpc = Pick<JobDurableObject, "create" | "get" | "getProgress" | "cancel" | "dispatch" | "leaseStarted" | "heartbeat" | "recordEvents" | "completeStep" | "failStep" | "ackCancelled" | "release">;
+export type JobRpc = Pick<
+  JobDurableObject,
+  | "create"
+  | "get"
+  | "getProgress"
+  | "cancel"
+  | "dispatch"
+  | "leaseStarted"
+  | "heartbeat"
+  | "recordEvents"
+  | "completeStep"
+  | "failStep"
+  | "ackCancelled"
+  | "release"
+>;
 
 const STATE_KEY = "state";
 const PENDING_RETRY_MS = 5_000;
@@ -119,7 +136,22 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   /** Creates the job (idempotent: a second call returns the stored job) and puts it on the queue. */
   async create(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<Job> {
     if (this.state) return this.state.job;
-    this.state = { job, version: 1, progress: [], attemptHistory: [], steps, stepIndex: 0, lease: null, finishedTasks: [], outbox: [], summary: {}, outputs: {}, artifacts: [], webhookSeq: 0, mirrored: changeKey(job) };
+    this.state = {
+      job,
+      version: 1,
+      progress: [],
+      attemptHistory: [],
+      steps,
+      stepIndex: 0,
+      lease: null,
+      finishedTasks: [],
+      outbox: [],
+      summary: {},
+      outputs: {},
+      artifacts: [],
+      webhookSeq: 0,
+      mirrored: changeKey(job),
+    };
     await this.ctx.storage.put(STATE_KEY, this.state);
     await insertJobRow(this.env.DB, job, 1, search);
     await this.enqueueCurrentStep(0);
@@ -184,7 +216,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   // ---- runner lease protocol -------------------------------------------------------------------
 
   /** A runner claimed the task row in D1; bind the lease here. Refused if the task is stale. */
-  async leaseStarted(claim: { taskId: string; token: string; runnerId: string; attempt: number; stepIndex: number }): Promise<LeaseCheck<StepStart & { leaseUntil: string }>> {
+  async leaseStarted(claim: {
+    taskId: string;
+    token: string;
+    runnerId: string;
+    attempt: number;
+    stepIndex: number;
+  }): Promise<LeaseCheck<StepStart & { leaseUntil: string }>> {
     const s = this.state;
     if (!s) return { ok: false, reason: "conflict", message: "unknown job" };
     const stale =
@@ -210,13 +248,22 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     return { ok: true, value: { leaseUntil: lease.until, cancelRequested: s.job.status === "cancelling" } };
   }
 
-  async recordEvents(taskId: string, token: string, events: Array<Omit<ProgressEntry, "at"> & { at?: string }>): Promise<LeaseCheck<{ cancelRequested: boolean }>> {
+  async recordEvents(
+    taskId: string,
+    token: string,
+    events: Array<Omit<ProgressEntry, "at"> & { at?: string }>,
+  ): Promise<LeaseCheck<{ cancelRequested: boolean }>> {
     const s = this.state;
     const lease = this.leaseFor(taskId, token);
     if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
     const step = s.steps[lease.stepIndex] as StepSpec;
     const unknown = events.find((e) => !step.stages.includes(e.stage));
-    if (unknown) return { ok: false, reason: "protocolError", message: `stage ${unknown.stage} is not a stage of step ${step.name} (${step.stages.join(", ")}); no event of this report was recorded` };
+    if (unknown)
+      return {
+        ok: false,
+        reason: "protocolError",
+        message: `stage ${unknown.stage} is not a stage of step ${step.name} (${step.stages.join(", ")}); no event of this report was recorded`,
+      };
     // Any report is a sign of life: it extends the lease like a heartbeat (in-Worker steps rely on it).
     this.extendLease(lease);
     for (const e of events) {
@@ -243,7 +290,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       const output = applied.output ?? {};
       const outputBytes = JSON.stringify(output).length;
       if (outputBytes > MAX_STEP_OUTPUT_BYTES) {
-        return this.failAttempt({ code: "processing_failed", message: `step ${step.name} output is ${outputBytes} bytes (at most ${MAX_STEP_OUTPUT_BYTES}); pass large artifacts by object key` }, false);
+        return this.failAttempt(
+          {
+            code: "processing_failed",
+            message: `step ${step.name} output is ${outputBytes} bytes (at most ${MAX_STEP_OUTPUT_BYTES}); pass large artifacts by object key`,
+          },
+          false,
+        );
       }
       s.outputs[step.name] = output;
       s.summary = { ...s.summary, ...applied.summary };
@@ -284,11 +337,17 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    * The shared frame of the four final reports: a repeat of an accepted report is answered ok,
    * a report without the current lease is refused, otherwise the lease ends and `apply` runs.
    */
-  private async finalReport(taskId: string, token: string, taskState: "done" | "dead", apply: (s: JobState) => Promise<void>): Promise<LeaseCheck<{ status: JobStatus }>> {
+  private async finalReport(
+    taskId: string,
+    token: string,
+    taskState: "done" | "dead",
+    apply: (s: JobState) => Promise<void>,
+  ): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
     const leaseKey = `${taskId} ${token}`;
     if (s?.finishedTasks.includes(leaseKey)) return { ok: true, value: { status: s.job.status } };
-    if (!s || !this.leaseFor(taskId, token)) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task (the report was not accepted)" };
+    if (!s || !this.leaseFor(taskId, token))
+      return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task (the report was not accepted)" };
     this.finish(leaseKey);
     if (taskId.startsWith("rtk_")) await (taskState === "done" ? completeTask : failTask)(this.env.DB, taskId);
     s.lease = null;
@@ -308,7 +367,10 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       const lost = s.lease;
       s.lease = null;
       if (lost.taskId.startsWith("rtk_")) await expireTask(this.env.DB, lost.taskId);
-      await this.failAttempt({ code: "runner_lost", message: `runner ${lost.runnerId} stopped heartbeating; its lease expired at ${lost.until}` }, true);
+      await this.failAttempt(
+        { code: "runner_lost", message: `runner ${lost.runnerId} stopped heartbeating; its lease expired at ${lost.until}` },
+        true,
+      );
     }
     if (s.job.status === "pending") await this.enqueueCurrentStep(0);
     if (s.outbox.length > 0) await this.flushOutbox();
@@ -364,7 +426,10 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       s.progress = [];
       s.job.attemptCount += 1;
       // A lost runner is no fault of the work: resume it promptly instead of backing off.
-      const delay = error.code === "runner_lost" ? settings.retry.runnerLostDelaySeconds : Math.min(settings.retry.maxDelaySeconds, settings.retry.baseDelaySeconds * 2 ** (s.job.attemptCount - 1));
+      const delay =
+        error.code === "runner_lost"
+          ? settings.retry.runnerLostDelaySeconds
+          : Math.min(settings.retry.maxDelaySeconds, settings.retry.baseDelaySeconds * 2 ** (s.job.attemptCount - 1));
       await this.transition("attemptFailedRetry");
       await this.enqueueCurrentStep(delay);
       return;
@@ -376,7 +441,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   /** The current step as a row in the runner lane (idempotent), and a wake-up for long-polling runners. */
   private async putInLane(step: StepSpec): Promise<string> {
     const s = this.mustState();
-    const taskId = await enqueueTask(this.env.DB, { jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex, handler: step.handler, lane: s.job.priority });
+    const taskId = await enqueueTask(this.env.DB, {
+      jobId: s.job.jobId,
+      attempt: s.job.attemptCount,
+      stepIndex: s.stepIndex,
+      handler: step.handler,
+      lane: s.job.priority,
+    });
     // A lost signal only costs a waiting runner one wait.
     await laneSignal(this.env.LANE)
       .notify()
@@ -449,7 +520,14 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     }
     if (notify) s.webhookSeq += 1;
     if (notify) {
-      s.outbox.push({ eventId: `msg_${s.job.jobId}_${s.webhookSeq}`, jobId: s.job.jobId, projectId: s.job.projectId, event: s.job.status, job: structuredClone(s.job), occurredAt: s.job.updatedAt });
+      s.outbox.push({
+        eventId: `msg_${s.job.jobId}_${s.webhookSeq}`,
+        jobId: s.job.jobId,
+        projectId: s.job.projectId,
+        event: s.job.status,
+        job: structuredClone(s.job),
+        occurredAt: s.job.updatedAt,
+      });
     }
     await this.ctx.storage.put(STATE_KEY, s);
     await mirrorJobRow(this.env.DB, s.job, s.version);

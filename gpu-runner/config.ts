@@ -66,7 +66,12 @@ const lanesVar = z.preprocess(
   unsetIfEmpty,
   z
     .string()
-    .transform((v) => v.split(",").map((s) => s.trim()).filter((s) => s !== ""))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== ""),
+    )
     .pipe(
       z
         .array(z.enum(PrioritySchema.options, { error: "each lane must be one of high, normal, low" }))
@@ -88,16 +93,16 @@ const EnvSchema = z
     RUNNER_TOKEN: z.preprocess(unsetIfEmpty, z.string({ error: "is required (the runner token issued by the operator)" })),
     RUNNER_ID: z.preprocess(
       unsetIfEmpty,
-      z
-        .string()
-        .max(128, "must be at most 128 characters")
-        .default(`${os.hostname()}-${process.pid}`.slice(0, 128)),
+      z.string().max(128, "must be at most 128 characters").default(`${os.hostname()}-${process.pid}`.slice(0, 128)),
     ),
     RUNNER_CONCURRENCY: intVar(1, 1, 256),
     RUNNER_LANES: lanesVar,
     RUNNER_WORK_DIR: z.preprocess(
       unsetIfEmpty,
-      z.string().transform((p) => path.resolve(p)).default(path.join(os.tmpdir(), "media-jobs-runner")),
+      z
+        .string()
+        .transform((p) => path.resolve(p))
+        .default(path.join(os.tmpdir(), "media-jobs-runner")),
     ),
     RUNNER_CORES: intVar(os.availableParallelism(), 1, 4096),
     RUNNER_POLL_MIN_MS: intVar(500, 1),

@@ -47,7 +47,10 @@ export type FailError = z.infer<typeof FailRequestSchema>["error"];
 export type ProgressEventInput = EventsRequest["events"][number];
 
 export class LeaseLostError extends Error {
-  constructor(readonly taskId: string, message = "lease lost") {
+  constructor(
+    readonly taskId: string,
+    message = "lease lost",
+  ) {
     super(`task ${taskId}: ${message}`);
     this.name = "LeaseLostError";
   }
@@ -136,7 +139,10 @@ export class ProtocolClient {
     const timeoutMs = (opts?.timeoutMs ?? this.timeoutMs) + body.waitSeconds * 1000;
     // Plain polling sends no waitSeconds, so the request reads as it did before long polls existed.
     const { waitSeconds, ...plain } = body;
-    const data = await this.call("/runner/v1/lease", waitSeconds > 0 ? body : plain, LeaseResponseSchema, undefined, { ...opts, timeoutMs });
+    const data = await this.call("/runner/v1/lease", waitSeconds > 0 ? body : plain, LeaseResponseSchema, undefined, {
+      ...opts,
+      timeoutMs,
+    });
     return data.task;
   }
 
@@ -167,13 +173,7 @@ export class ProtocolClient {
     await this.taskCall(taskId, "release", LeaseTokenBodySchema.parse({ leaseToken }), OkResponseSchema, opts);
   }
 
-  private taskCall<T>(
-    taskId: string,
-    action: string,
-    body: unknown,
-    schema: z.ZodType<T>,
-    opts: CallOptions | undefined,
-  ): Promise<T> {
+  private taskCall<T>(taskId: string, action: string, body: unknown, schema: z.ZodType<T>, opts: CallOptions | undefined): Promise<T> {
     return this.call(`/runner/v1/tasks/${encodeURIComponent(taskId)}/${action}`, body, schema, taskId, opts);
   }
 

@@ -18,12 +18,9 @@ export interface TaskControl {
   onLeaseLost(err: LeaseLostError): void;
 }
 
-
-
 export function isCancelled(err: unknown): err is CancelledError {
   return err instanceof CancelledError || (err instanceof Error && err.name === "CancelledError");
 }
-
 
 /**
  * The StageReporter handed to handlers. Events are posted one at a time, in order, and awaited,
@@ -71,12 +68,9 @@ export class TaskStageReporter implements StageReporter {
   private async post(entry: ProgressEventInput): Promise<void> {
     if (this.control.signal.aborted) throw this.control.signal.reason ?? new Error("task aborted");
     try {
-      const res = await this.client.events(
-        this.control.taskId,
-        this.control.leaseToken,
-        [{ ...entry, at: new Date().toISOString() }],
-        { signal: this.control.signal },
-      );
+      const res = await this.client.events(this.control.taskId, this.control.leaseToken, [{ ...entry, at: new Date().toISOString() }], {
+        signal: this.control.signal,
+      });
       if (res.cancelRequested) this.control.cancelRequested = true;
     } catch (err) {
       if (err instanceof LeaseLostError) this.control.onLeaseLost(err);

@@ -18,7 +18,10 @@ export interface StopSignalHandlers {
   duplicate?(signal: StopSignal): void;
 }
 
-export function onStopSignals(handlers: StopSignalHandlers, opts: { target?: Pick<NodeJS.EventEmitter, "on">; now?: () => number } = {}): void {
+export function onStopSignals(
+  handlers: StopSignalHandlers,
+  opts: { target?: Pick<NodeJS.EventEmitter, "on">; now?: () => number } = {},
+): void {
   const target = opts.target ?? process;
   const now = opts.now ?? Date.now;
   let firstAt: number | undefined;

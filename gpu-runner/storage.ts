@@ -30,10 +30,23 @@ export async function openStorage(grant: StorageGrant | null, guard: StorageGuar
   for (const kind of kinds) {
     const allowed = kind === "public" || (guard.allowLoopback && (kind === "loopback" || host === "localhost"));
     if (!allowed) {
-      throw new StepFailure("storage_endpoint_refused", `the storage endpoint ${new URL(grant.endpoint).host} resolves to a non-public address (${kind}); the runner connects only to public hosts`, false);
+      throw new StepFailure(
+        "storage_endpoint_refused",
+        `the storage endpoint ${new URL(grant.endpoint).host} resolves to a non-public address (${kind}); the runner connects only to public hosts`,
+        false,
+      );
     }
   }
-  return new S3Client({ endpoint: grant.endpoint, region: grant.region, forcePathStyle: grant.forcePathStyle, accessKeyId: grant.accessKeyId, secretAccessKey: grant.secretAccessKey }, timeoutMs);
+  return new S3Client(
+    {
+      endpoint: grant.endpoint,
+      region: grant.region,
+      forcePathStyle: grant.forcePathStyle,
+      accessKeyId: grant.accessKeyId,
+      secretAccessKey: grant.secretAccessKey,
+    },
+    timeoutMs,
+  );
 }
 
 async function resolveOrFail(host: string, resolve: Resolver): Promise<string[]> {

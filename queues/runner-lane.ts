@@ -19,7 +19,10 @@ const LANE_RANK: Record<Priority, number> = { high: 0, normal: 1, low: 2 };
 const now = () => new Date().toISOString();
 
 /** Puts a step in its lane. Idempotent on (job, attempt, step); a released (dead, once leased) row becomes available again. */
-export async function enqueueTask(db: D1Database, t: { jobId: string; attempt: number; stepIndex: number; handler: string; lane: Priority }): Promise<string> {
+export async function enqueueTask(
+  db: D1Database,
+  t: { jobId: string; attempt: number; stepIndex: number; handler: string; lane: Priority },
+): Promise<string> {
   const at = now();
   const row = await db
     .prepare(
@@ -38,7 +41,10 @@ export async function enqueueTask(db: D1Database, t: { jobId: string; attempt: n
 }
 
 /** One atomic statement: the best available task (lane, then age) among the runner's handlers, leased with `token`. */
-export async function claimTask(db: D1Database, c: { runnerId: string; lanes: readonly string[]; handlers: readonly string[]; token: string }): Promise<ClaimedTask | null> {
+export async function claimTask(
+  db: D1Database,
+  c: { runnerId: string; lanes: readonly string[]; handlers: readonly string[]; token: string },
+): Promise<ClaimedTask | null> {
   return db
     .prepare(
       `UPDATE runner_tasks SET state = 'leased', lease_token = ?, runner_id = ?, updated_at = ?
@@ -55,7 +61,10 @@ export async function claimTask(db: D1Database, c: { runnerId: string; lanes: re
 
 /** Records the lease's expiry on the row (for operators reading the lane; the JobDO enforces it). */
 export async function extendTask(db: D1Database, taskId: string, leaseUntil: string): Promise<void> {
-  await db.prepare("UPDATE runner_tasks SET lease_until = ?, updated_at = ? WHERE id = ? AND state = 'leased'").bind(leaseUntil, now(), taskId).run();
+  await db
+    .prepare("UPDATE runner_tasks SET lease_until = ?, updated_at = ? WHERE id = ? AND state = 'leased'")
+    .bind(leaseUntil, now(), taskId)
+    .run();
 }
 
 export async function completeTask(db: D1Database, taskId: string): Promise<void> {
@@ -75,7 +84,10 @@ export const expireTask = failTask;
 
 /** A job that will not run its queued step (cancelled before a runner took it): keep the lane clean. */
 export async function dropAvailableTasks(db: D1Database, jobId: string): Promise<void> {
-  await db.prepare("UPDATE runner_tasks SET state = 'dead', updated_at = ? WHERE job_id = ? AND state = 'available'").bind(now(), jobId).run();
+  await db
+    .prepare("UPDATE runner_tasks SET state = 'dead', updated_at = ? WHERE job_id = ? AND state = 'available'")
+    .bind(now(), jobId)
+    .run();
 }
 
 /** Which job a task belongs to (routes find the JobDO this way). */

@@ -67,8 +67,13 @@ export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, attem
   const hook = await deps.destination(m.projectId);
   const url = m.job.webhookUrl ?? hook?.url ?? null;
   if (!hook || !url) return { kind: "done" };
-  const record = (outcome: DeliveryRecord["outcome"], responseStatus: number | null, errorMessage: string | null, durationMs: number, nextRetryAt: string | null) =>
-    deps.record({ message: m, url, attempt, outcome, responseStatus, errorMessage, durationMs, nextRetryAt });
+  const record = (
+    outcome: DeliveryRecord["outcome"],
+    responseStatus: number | null,
+    errorMessage: string | null,
+    durationMs: number,
+    nextRetryAt: string | null,
+  ) => deps.record({ message: m, url, attempt, outcome, responseStatus, errorMessage, durationMs, nextRetryAt });
   const refusal = deliverable(url, settings, deps.environment);
   if (refusal) {
     await record("gave_up", null, refusal.message, 0, null);

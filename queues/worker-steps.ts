@@ -21,9 +21,17 @@ export type InWorkerStep = (ctx: InWorkerStepContext) => Promise<Record<string, 
 
 class LeaseLost extends Error {}
 
-export async function runWorkerStep(stub: JobRpc, handler: InWorkerStep | null, out: StepStart & { taskId: string; token: string }): Promise<void> {
+export async function runWorkerStep(
+  stub: JobRpc,
+  handler: InWorkerStep | null,
+  out: StepStart & { taskId: string; token: string },
+): Promise<void> {
   if (!handler) {
-    await stub.failStep(out.taskId, out.token, { code: "processing_failed", message: `no worker handler ${out.step.handler} for ${out.step.service}`, retryable: false });
+    await stub.failStep(out.taskId, out.token, {
+      code: "processing_failed",
+      message: `no worker handler ${out.step.handler} for ${out.step.service}`,
+      retryable: false,
+    });
     return;
   }
   let cancelled = false;

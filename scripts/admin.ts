@@ -18,7 +18,11 @@ const USAGE = `usage: npm run --silent admin -- <bootstrap|workspace create|work
 
 async function localStack(): Promise<{ apiBaseUrl?: string; bucket?: string; s3?: S3Details }> {
   try {
-    return JSON.parse(await readFile(path.join(ROOT, ".local/state/stack.json"), "utf8")) as { apiBaseUrl?: string; bucket?: string; s3?: S3Details };
+    return JSON.parse(await readFile(path.join(ROOT, ".local/state/stack.json"), "utf8")) as {
+      apiBaseUrl?: string;
+      bucket?: string;
+      s3?: S3Details;
+    };
   } catch {
     return {};
   }
@@ -55,14 +59,28 @@ async function main(): Promise<void> {
           secretAccessKey: process.env["MEDIA_JOBS_S3_SECRET_ACCESS_KEY"] ?? "",
         }
       : stack.s3;
-    if (!s3) throw new Error("no local stack found (.local/state/stack.json): start it with `npm run dev`, or set MEDIA_JOBS_S3_ENDPOINT and credentials");
-    print(await bootstrap({ apiBaseUrl, adminSecret, name: values.name ?? "local", plan, bucket: values.bucket ?? stack.bucket ?? LOCAL_BUCKET, s3 }));
+    if (!s3)
+      throw new Error(
+        "no local stack found (.local/state/stack.json): start it with `npm run dev`, or set MEDIA_JOBS_S3_ENDPOINT and credentials",
+      );
+    print(
+      await bootstrap({
+        apiBaseUrl,
+        adminSecret,
+        name: values.name ?? "local",
+        plan,
+        bucket: values.bucket ?? stack.bucket ?? LOCAL_BUCKET,
+        s3,
+      }),
+    );
   } else if (cmd === "workspace" && sub === "create") {
     if (!values.name) throw new Error("--name is required");
     print((await apiCall(apiBaseUrl, "POST", "/admin/v1/workspaces", adminSecret, { name: values.name, plan })).data);
   } else if (cmd === "workspace" && sub === "key") {
     if (!values["workspace-id"] || !values.name) throw new Error("--workspace-id and --name are required");
-    print((await apiCall(apiBaseUrl, "POST", `/admin/v1/workspaces/${values["workspace-id"]}/keys`, adminSecret, { name: values.name })).data);
+    print(
+      (await apiCall(apiBaseUrl, "POST", `/admin/v1/workspaces/${values["workspace-id"]}/keys`, adminSecret, { name: values.name })).data,
+    );
   } else if (cmd === "workspace" && sub === "plan") {
     if (!values["workspace-id"]) throw new Error("--workspace-id is required");
     print((await apiCall(apiBaseUrl, "PATCH", `/admin/v1/workspaces/${values["workspace-id"]}`, adminSecret, { plan })).data);
@@ -79,7 +97,8 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   if (err instanceof ApiCallError) process.stderr.write(`admin: ${err.message}\n`);
-  else if (err instanceof Error && "code" in err && err.code === "ECONNREFUSED") process.stderr.write("admin: the API is not reachable; start the local stack with `npm run dev`\n");
+  else if (err instanceof Error && "code" in err && err.code === "ECONNREFUSED")
+    process.stderr.write("admin: the API is not reachable; start the local stack with `npm run dev`\n");
   else process.stderr.write(`admin: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

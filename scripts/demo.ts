@@ -27,7 +27,14 @@ async function main(): Promise<void> {
   out("starting the local stack (wrangler dev, local S3, one gpu-runner)…");
   const stack = await startStack({ apiPort: Number(process.env["MEDIA_JOBS_DEMO_PORT"] ?? 8797), stateDir, runners: 1 });
   try {
-    const tenant = await bootstrap({ apiBaseUrl: stack.apiBaseUrl, adminSecret: LOCAL_ADMIN_SECRET, name: "demo", plan: "pro", bucket: stack.bucket, s3: stack.s3 });
+    const tenant = await bootstrap({
+      apiBaseUrl: stack.apiBaseUrl,
+      adminSecret: LOCAL_ADMIN_SECRET,
+      name: "demo",
+      plan: "pro",
+      bucket: stack.bucket,
+      s3: stack.s3,
+    });
     out(`API ${stack.apiBaseUrl}  workspace ${tenant.workspaceId}  project ${tenant.projectId}`);
 
     const s3 = new S3Client({ ...tenant.s3, forcePathStyle: true });
@@ -36,7 +43,10 @@ async function main(): Promise<void> {
     await s3.putObject(tenant.bucket, sourceKey, Readable.toWeb(createReadStream(samples.video)) as ReadableStream, "video/mp4", size);
     out(`uploaded s3://${tenant.bucket}/${sourceKey} (${(size / 1024).toFixed(0)} KiB)`);
 
-    const consoleSession = await apiCall<{ secret: string }>(stack.apiBaseUrl, "POST", "/v1/console/sessions", tenant.workspaceKey, { projectId: tenant.projectId, userHandle: "demo" });
+    const consoleSession = await apiCall<{ secret: string }>(stack.apiBaseUrl, "POST", "/v1/console/sessions", tenant.workspaceKey, {
+      projectId: tenant.projectId,
+      userHandle: "demo",
+    });
     const started = Date.now();
     const created = await apiCall<Job>(stack.apiBaseUrl, "POST", "/v1/jobs", tenant.projectKey, {
       serviceType: "transcription",
@@ -51,7 +61,9 @@ async function main(): Promise<void> {
     while (!["completed", "failed", "cancelled"].includes(job.status)) {
       await new Promise((r) => setTimeout(r, 300));
       job = (await apiCall<Job>(stack.apiBaseUrl, "GET", `/v1/jobs/${jobId}`, tenant.projectKey)).data;
-      const progress = (await apiCall<{ progress: ProgressEntry[] }>(stack.apiBaseUrl, "GET", `/v1/jobs/${jobId}/progress`, consoleSession.data.secret)).data.progress;
+      const progress = (
+        await apiCall<{ progress: ProgressEntry[] }>(stack.apiBaseUrl, "GET", `/v1/jobs/${jobId}/progress`, consoleSession.data.secret)
+      ).data.progress;
       for (const p of progress.slice(shown)) {
         const secs = ((Date.parse(p.at) - started) / 1000).toFixed(1).padStart(6);
         const extra = p.error ? ` ${p.error.code}: ${p.error.message}` : p.details ? dim(" " + JSON.stringify(p.details).slice(0, 90)) : "";
@@ -66,13 +78,18 @@ async function main(): Promise<void> {
       return;
     }
     const summary = job.resultSummary as { textSourceId: string; segmentCount: number; durationSec: number };
-    const transcript = (await apiCall<{ engine: string; model: string; language: string; segments: Array<{ start: number; end: number; text: string }>; outputKeys: Record<string, string> }>(
-      stack.apiBaseUrl,
-      "GET",
-      `/v1/transcriptions/${summary.textSourceId}?layers=segments`,
-      tenant.projectKey,
-    )).data;
-    out(`\ncompleted in ${seconds} s: ${summary.segmentCount} segments, ${summary.durationSec.toFixed(1)} s of media, engine ${transcript.engine} (${transcript.model}), language ${transcript.language}\n`);
+    const transcript = (
+      await apiCall<{
+        engine: string;
+        model: string;
+        language: string;
+        segments: Array<{ start: number; end: number; text: string }>;
+        outputKeys: Record<string, string>;
+      }>(stack.apiBaseUrl, "GET", `/v1/transcriptions/${summary.textSourceId}?layers=segments`, tenant.projectKey)
+    ).data;
+    out(
+      `\ncompleted in ${seconds} s: ${summary.segmentCount} segments, ${summary.durationSec.toFixed(1)} s of media, engine ${transcript.engine} (${transcript.model}), language ${transcript.language}\n`,
+    );
     out("transcript (first segments):");
     for (const s of transcript.segments.slice(0, 8)) out(`  [${s.start.toFixed(2)} → ${s.end.toFixed(2)}] ${s.text}`);
     out(`\nreference (LibriVox):\n  ${reference.split("\n").slice(0, 3).join("\n  ")}`);
@@ -82,7 +99,13 @@ async function main(): Promise<void> {
       out(`  ${kind.padEnd(9)} s3://${tenant.bucket}/${key} (${head?.size ?? 0} bytes)`);
     }
     const srt = await (await s3.getObject(tenant.bucket, transcript.outputKeys["srt"] as string)).text();
-    out(`\n${transcript.outputKeys["srt"]} begins:\n${srt.split("\n").slice(0, 8).map((l) => "  " + l).join("\n")}`);
+    out(
+      `\n${transcript.outputKeys["srt"]} begins:\n${srt
+        .split("\n")
+        .slice(0, 8)
+        .map((l) => "  " + l)
+        .join("\n")}`,
+    );
   } finally {
     out("\nstopping the local stack…");
     await stack.close();

@@ -20,11 +20,14 @@ process.stdout.write(
 onStopSignals({
   stop() {
     process.stdout.write("\nstopping the local stack: runners finish or release their work first (Ctrl-C again to kill everything now)…\n");
-    void stack.close().then(() => process.exit(0), (err: unknown) => {
-      process.stderr.write(`stopping failed: ${String(err)}\n`);
-      stack.kill();
-      process.exit(1);
-    });
+    void stack.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`stopping failed: ${String(err)}\n`);
+        stack.kill();
+        process.exit(1);
+      },
+    );
   },
   force() {
     stack.kill();

@@ -30,7 +30,10 @@ export async function librivoxUtterances(dir = LIBRIVOX_DIR): Promise<Utterance[
   return lines.map((line) => {
     const m = /^(.*)\(([^)]+)\)\s*$/.exec(line.trim());
     if (!m?.[1] || !m[2]) throw new Error(`unexpected transcription line: ${line}`);
-    const text = m[1].replace(/<\/?s>/g, "").replace(/\s+/g, " ").trim();
+    const text = m[1]
+      .replace(/<\/?s>/g, "")
+      .replace(/\s+/g, " ")
+      .trim();
     return { id: m[2], wav: path.join(dir, `${m[2]}.wav`), text };
   });
 }
@@ -48,7 +51,21 @@ export async function buildSpeechWav(out: string, opts: { repeat?: number; gapSe
   const inputs = order.flatMap((u) => ["-i", u.wav]);
   const parts = order.map((_, i) => `[${i}:a]aresample=16000,apad=pad_dur=${gap}[a${i}]`);
   const graph = `${parts.join(";")};${order.map((_, i) => `[a${i}]`).join("")}concat=n=${order.length}:v=0:a=1[out]`;
-  await runToolOk("ffmpeg", [...FF, ...inputs, "-filter_complex", graph, "-map", "[out]", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", out]);
+  await runToolOk("ffmpeg", [
+    ...FF,
+    ...inputs,
+    "-filter_complex",
+    graph,
+    "-map",
+    "[out]",
+    "-ac",
+    "1",
+    "-ar",
+    "16000",
+    "-c:a",
+    "pcm_s16le",
+    out,
+  ]);
   return order.map((u) => u.text).join("\n") + "\n";
 }
 
@@ -71,22 +88,79 @@ export async function buildCardReel(out: string, opts: { cards?: number; sceneSe
   const scene = opts.sceneSec ?? 10;
   const inputs = Array.from({ length: n }, (_, i) => ["-f", "lavfi", "-t", String(scene), "-i", CARDS[i % CARDS.length]!]).flat();
   const graph = `${Array.from({ length: n }, (_, i) => `[${i}:v]format=yuv420p,setsar=1[v${i}]`).join(";")};${Array.from({ length: n }, (_, i) => `[v${i}]`).join("")}concat=n=${n}:v=1:a=0[out]`;
-  await runToolOk("ffmpeg", [...FF, ...inputs, "-filter_complex", graph, "-map", "[out]", "-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-g", "50", "-pix_fmt", "yuv420p", out]);
+  await runToolOk("ffmpeg", [
+    ...FF,
+    ...inputs,
+    "-filter_complex",
+    graph,
+    "-map",
+    "[out]",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    "-crf",
+    "30",
+    "-g",
+    "50",
+    "-pix_fmt",
+    "yuv420p",
+    out,
+  ]);
 }
 
 /**
  * Muxes speech under the card reel (looped as needed) into an mp4 (h264 + aac), trimmed to the
  * audio. The video stream is copied, so a long source costs an AAC encode, not a video encode.
  */
-export async function buildVideo(out: string, wav: string, reel: string, opts: { loopAudio?: boolean; durationSec?: number } = {}): Promise<void> {
+export async function buildVideo(
+  out: string,
+  wav: string,
+  reel: string,
+  opts: { loopAudio?: boolean; durationSec?: number } = {},
+): Promise<void> {
   const audioIn = opts.loopAudio ? ["-stream_loop", "-1", "-i", wav] : ["-i", wav];
   const duration = opts.durationSec !== undefined ? ["-t", String(opts.durationSec)] : ["-shortest"];
-  await runToolOk("ffmpeg", [...FF, "-stream_loop", "-1", "-i", reel, ...audioIn, "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-b:a", "64k", ...duration, "-movflags", "+faststart", out]);
+  await runToolOk("ffmpeg", [
+    ...FF,
+    "-stream_loop",
+    "-1",
+    "-i",
+    reel,
+    ...audioIn,
+    "-map",
+    "0:v",
+    "-map",
+    "1:a",
+    "-c:v",
+    "copy",
+    "-c:a",
+    "aac",
+    "-b:a",
+    "64k",
+    ...duration,
+    "-movflags",
+    "+faststart",
+    out,
+  ]);
 }
 
 /** Audio-only silence just over the one-hour limit: cheap (~230 kB, ~1 s to build). */
 export async function buildOverLimit(out: string, seconds = 3601): Promise<void> {
-  await runToolOk("ffmpeg", [...FF, "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", String(seconds), "-c:a", "aac", "-b:a", "8k", out]);
+  await runToolOk("ffmpeg", [
+    ...FF,
+    "-f",
+    "lavfi",
+    "-i",
+    "anullsrc=r=8000:cl=mono",
+    "-t",
+    String(seconds),
+    "-c:a",
+    "aac",
+    "-b:a",
+    "8k",
+    out,
+  ]);
 }
 
 /** Audio-only speech (no video stream) in an mp4 container. */
@@ -102,7 +176,10 @@ export interface SampleSet {
   overLimit?: string;
 }
 
-export async function makeSamples(outDir: string, opts: { repeat?: number; minutes?: number; overLimit?: boolean } = {}): Promise<SampleSet> {
+export async function makeSamples(
+  outDir: string,
+  opts: { repeat?: number; minutes?: number; overLimit?: boolean } = {},
+): Promise<SampleSet> {
   await mkdir(outDir, { recursive: true });
   const speechWav = path.join(outDir, "sample.speech.wav");
   const reel = path.join(outDir, "cards.mp4");

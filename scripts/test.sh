@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): static checks, then every test project.
+# The test command (README, .ci/run): static checks (format, types, lint, bindings), then every test project.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --deps-only
+npm run -s format:check
 npm run -s typecheck
 npm run -s lint
 # Catches broken bindings before any test runs (bundles only; uploads nothing).

@@ -43,7 +43,9 @@ export function buildApp() {
   const app = new Hono<AppBindings>();
   // Ceiling for bench/api.ts: the cheapest possible route on the same workerd, registered before
   // every middleware so the benchmark can put the API's figures beside it. Local stacks only.
-  app.get("/__bench/bare", (c) => (c.env.ENVIRONMENT === "local" ? c.text("ok") : c.json(errorBody("notFound", "no route for GET /__bench/bare"), 404)));
+  app.get("/__bench/bare", (c) =>
+    c.env.ENVIRONMENT === "local" ? c.text("ok") : c.json(errorBody("notFound", "no route for GET /__bench/bare"), 404),
+  );
   app.use(secureHeaders());
   app.use("/runner/*", bodyLimit({ maxSize: MAX_RUNNER_BODY_BYTES, onError: tooLarge(MAX_RUNNER_BODY_BYTES) }));
   app.use("/v1/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));
@@ -71,7 +73,12 @@ export function buildApp() {
     const methods = allowed(pathname);
     if (methods.length > 0) {
       c.header("Allow", methods.join(", "));
-      return c.json(errorBody("methodNotAllowed", `${c.req.method} is not allowed on ${pathname}; allowed: ${methods.join(", ")}`, [{ path: "method", issue: "methodNotAllowed" }]), 405);
+      return c.json(
+        errorBody("methodNotAllowed", `${c.req.method} is not allowed on ${pathname}; allowed: ${methods.join(", ")}`, [
+          { path: "method", issue: "methodNotAllowed" },
+        ]),
+        405,
+      );
     }
     return c.json(errorBody("notFound", `no route for ${c.req.method} ${pathname}`), 404);
   });

@@ -83,7 +83,8 @@ export const validationError = (message: string, details: ErrorDetail[] = []) =>
 export const notFound = (message: string, details: ErrorDetail[] = []) => new ApiError("notFound", message, details);
 export const conflict = (message: string, details: ErrorDetail[] = []) => new ApiError("conflict", message, details);
 export const forbidden = (message: string) => new ApiError("forbidden", message);
-export const unauthorized = (message: string) => new ApiError("unauthorized", message, [], {}, { "WWW-Authenticate": 'Bearer realm="media-jobs"' });
+export const unauthorized = (message: string) =>
+  new ApiError("unauthorized", message, [], {}, { "WWW-Authenticate": 'Bearer realm="media-jobs"' });
 
 export function errorBody(code: ErrorCode, message: string, details: ErrorDetail[] = [], metadata: Record<string, unknown> = {}) {
   return { data: null, error: { code, message, details }, metadata };
@@ -115,7 +116,12 @@ function isMissing(i: z.core.$ZodIssue): boolean {
   if (i.code === "invalid_union") {
     const discriminator = (i as { discriminator?: unknown }).discriminator;
     const input = i.input;
-    return typeof discriminator === "string" && typeof input === "object" && input !== null && (input as Record<string, unknown>)[discriminator] === undefined;
+    return (
+      typeof discriminator === "string" &&
+      typeof input === "object" &&
+      input !== null &&
+      (input as Record<string, unknown>)[discriminator] === undefined
+    );
   }
   return i.input === undefined;
 }
@@ -159,9 +165,12 @@ export function renderError(err: unknown, c: Context): Response {
     return c.json(errorBody("validationError", zodMessage(err), zodDetails(err)), 422);
   }
   if (err instanceof HTTPException) {
-    const code: ErrorCode = err.status === 413 ? "payloadTooLarge" : err.status === 401 ? "unauthorized" : err.status === 404 ? "notFound" : "validationError";
+    const code: ErrorCode =
+      err.status === 413 ? "payloadTooLarge" : err.status === 401 ? "unauthorized" : err.status === 404 ? "notFound" : "validationError";
     return c.json(errorBody(code, err.message || code), codeToStatus(code));
   }
-  console.error(JSON.stringify({ level: "error", msg: "unhandled", error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+  console.error(
+    JSON.stringify({ level: "error", msg: "unhandled", error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+  );
   return c.json(errorBody("internalError", "internal error; the request can be retried"), 500);
 }

@@ -25,8 +25,12 @@ export default {
   fetch: app.fetch,
   async queue(batch, env, _ctx) {
     if (batch.queue.startsWith("media-jobs-dispatch")) {
-      await handleDispatchBatch(batch as MessageBatch<DispatchMessage>, { job: (id) => jobStub(env, id), workerStep: (step) => workerStepHandler(step, env) });
-    } else if (batch.queue.startsWith("media-jobs-webhooks")) await handleWebhookBatch(batch as MessageBatch<WebhookMessage>, webhookDeps(env));
+      await handleDispatchBatch(batch as MessageBatch<DispatchMessage>, {
+        job: (id) => jobStub(env, id),
+        workerStep: (step) => workerStepHandler(step, env),
+      });
+    } else if (batch.queue.startsWith("media-jobs-webhooks"))
+      await handleWebhookBatch(batch as MessageBatch<WebhookMessage>, webhookDeps(env));
     else for (const m of batch.messages) m.ack();
   },
 } satisfies ExportedHandler<Env, DispatchMessage | WebhookMessage>;

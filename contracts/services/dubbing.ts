@@ -18,7 +18,10 @@ export const DubbingInputSchema = z.strictObject({
           minSpeakers: z.number().int().min(1).max(32).optional(),
           maxSpeakers: z.number().int().min(1).max(32).optional(),
         })
-        .refine((d) => d.minSpeakers === undefined || d.maxSpeakers === undefined || d.minSpeakers <= d.maxSpeakers, custom("minAboveMax", "minSpeakers must not exceed maxSpeakers"))
+        .refine(
+          (d) => d.minSpeakers === undefined || d.maxSpeakers === undefined || d.minSpeakers <= d.maxSpeakers,
+          custom("minAboveMax", "minSpeakers must not exceed maxSpeakers"),
+        )
         .optional(),
       voiceAssignments: z
         .record(z.string().regex(/^SPEAKER_\d{2}$/, { message: "keys must be diarization labels like SPEAKER_00" }), Id("vce_"))

@@ -6,7 +6,10 @@ import { COMMON_FAILURE_CODES, defineService } from "./types";
 
 export const INDEXER_MAX_IDS = 50;
 export const IndexerInputSchema = z.strictObject({
-  textSourceIds: z.array(Id("txt_")).min(1, { message: "textSourceIds needs at least one id" }).max(INDEXER_MAX_IDS, { message: `textSourceIds takes at most ${INDEXER_MAX_IDS} ids` }),
+  textSourceIds: z
+    .array(Id("txt_"))
+    .min(1, { message: "textSourceIds needs at least one id" })
+    .max(INDEXER_MAX_IDS, { message: `textSourceIds takes at most ${INDEXER_MAX_IDS} ids` }),
 });
 
 export const indexerService = defineService({

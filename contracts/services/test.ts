@@ -19,8 +19,20 @@ const TestResultSchema = z.record(z.string(), z.unknown());
 export const TEST_STAGES = ["prepare", "work", "finish"] as const;
 
 // Test pipelines name their own stages (settings `testPipelines`), so the stage type is any string.
-export const testRunnerStep = defineStep({ name: "work", executor: "runner", handler: "test.work", stages: TEST_STAGES as readonly string[], result: TestResultSchema });
-export const testWorkerStep = defineStep({ name: "work_in_worker", executor: "worker", handler: "test.work", stages: TEST_STAGES as readonly string[], result: TestResultSchema });
+export const testRunnerStep = defineStep({
+  name: "work",
+  executor: "runner",
+  handler: "test.work",
+  stages: TEST_STAGES as readonly string[],
+  result: TestResultSchema,
+});
+export const testWorkerStep = defineStep({
+  name: "work_in_worker",
+  executor: "worker",
+  handler: "test.work",
+  stages: TEST_STAGES as readonly string[],
+  result: TestResultSchema,
+});
 
 export const testService = defineService({
   serviceType: "test",

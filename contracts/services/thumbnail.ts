@@ -10,7 +10,12 @@ export const ThumbnailInputSchema = z.strictObject({
   outputPrefix: OutputPrefixSchema.optional(),
   options: z
     .strictObject({
-      thumbnailCount: z.number().int().min(1, { message: "thumbnailCount must be 1-3" }).max(3, { message: "thumbnailCount must be 1-3 (max 3 per job)" }).optional(),
+      thumbnailCount: z
+        .number()
+        .int()
+        .min(1, { message: "thumbnailCount must be 1-3" })
+        .max(3, { message: "thumbnailCount must be 1-3 (max 3 per job)" })
+        .optional(),
       nonAiThumbnailCount: z.number().int().min(1).max(5).optional(),
       ratioWidth: z.number().int().min(1).max(100).optional(),
       ratioHeight: z.number().int().min(1).max(100).optional(),

@@ -58,5 +58,12 @@ export const transcriptionService = defineService({
     "source_not_found",
     "source_access_denied",
   ],
-  nonRetryableCodes: ["duration_exceeded", "transcript_too_large", "unsupported_media", "unsupported_language", "source_not_found", "source_access_denied"],
+  nonRetryableCodes: [
+    "duration_exceeded",
+    "transcript_too_large",
+    "unsupported_media",
+    "unsupported_language",
+    "source_not_found",
+    "source_access_denied",
+  ],
 });

@@ -154,7 +154,11 @@ export class EngineHttpClient {
 
   /** A multipart/form-data POST (the form built per attempt) answered with JSON. */
   async multipart(path: string, form: () => FormData | Promise<FormData>, opts: RequestOptions): Promise<unknown> {
-    return this.send(path, { ...opts, method: opts.method ?? "POST", headers: { accept: "application/json", ...opts.headers }, body: form }, (res) => this.readJson(res));
+    return this.send(
+      path,
+      { ...opts, method: opts.method ?? "POST", headers: { accept: "application/json", ...opts.headers }, body: form },
+      (res) => this.readJson(res),
+    );
   }
 
   /** A failure that names this engine and model, for answers that arrived but make no sense. */
@@ -178,13 +182,24 @@ export class EngineHttpClient {
     let res: Response;
     try {
       const body = opts.body ? await opts.body() : undefined;
-      res = await fetch(url, { method: opts.method ?? "GET", headers: { ...this.opts.headers, ...opts.headers }, ...(body === undefined ? {} : { body }), signal });
+      res = await fetch(url, {
+        method: opts.method ?? "GET",
+        headers: { ...this.opts.headers, ...opts.headers },
+        ...(body === undefined ? {} : { body }),
+        signal,
+      });
     } catch (err) {
       return noAnswer(err);
     }
     if (!res.ok) {
       const text = await res.text().catch(() => "");
-      throw new AttemptFailure(`HTTP ${res.status}`, isRetryableStatus(res.status), res.status, res.headers.get("retry-after"), reasonOf(text));
+      throw new AttemptFailure(
+        `HTTP ${res.status}`,
+        isRetryableStatus(res.status),
+        res.status,
+        res.headers.get("retry-after"),
+        reasonOf(text),
+      );
     }
     try {
       return await read(res);
@@ -214,7 +229,9 @@ function reasonOf(text: string): string {
   }
   const o = (body ?? {}) as Record<string, unknown>;
   const err = o.error as Record<string, unknown> | string | undefined;
-  const errors = Array.isArray(o.errors) ? (o.errors as { message?: unknown }[]).map((e) => e?.message).filter((m) => typeof m === "string") : [];
+  const errors = Array.isArray(o.errors)
+    ? (o.errors as { message?: unknown }[]).map((e) => e?.message).filter((m) => typeof m === "string")
+    : [];
   const candidates = [typeof err === "string" ? err : err?.message, errors.join("; "), o.detail, o.message, o.title];
   const found = candidates.find((c): c is string => typeof c === "string" && c.trim() !== "");
   return short(found ?? text);

@@ -44,15 +44,29 @@ interface FfprobeJson {
 export async function probe(path: string, signal?: AbortSignal): Promise<ProbeResult> {
   const res = await runTool(
     FFPROBE,
-    ["-v", "error", "-show_entries", "format=duration,format_name:stream=index,codec_type,codec_name,duration:stream_disposition=attached_pic", "-of", "json", path],
+    [
+      "-v",
+      "error",
+      "-show_entries",
+      "format=duration,format_name:stream=index,codec_type,codec_name,duration:stream_disposition=attached_pic",
+      "-of",
+      "json",
+      path,
+    ],
     { signal, collectStdout: true },
   );
   if (res.code !== 0) {
-    throw new UnreadableMediaError(`source is not a readable media file (${res.stderrTail.at(-1)?.replace(/^.*?: /, "") ?? "ffprobe failed"})`);
+    throw new UnreadableMediaError(
+      `source is not a readable media file (${res.stderrTail.at(-1)?.replace(/^.*?: /, "") ?? "ffprobe failed"})`,
+    );
   }
   const json = JSON.parse(res.stdout || "{}") as FfprobeJson;
   const rawStreams = json.streams ?? [];
-  const streams: ProbeStream[] = rawStreams.map((s, i) => ({ index: s.index ?? i, codecType: s.codec_type ?? "unknown", codecName: s.codec_name ?? null }));
+  const streams: ProbeStream[] = rawStreams.map((s, i) => ({
+    index: s.index ?? i,
+    codecType: s.codec_type ?? "unknown",
+    codecName: s.codec_name ?? null,
+  }));
   // Cover art in an audio file is a "video" stream with one picture: it has no scenes to analyse.
   const hasVideo = rawStreams.some((s) => s.codec_type === "video" && s.disposition?.attached_pic !== 1);
   const hasAudio = streams.some((s) => s.codecType === "audio");
@@ -64,19 +78,27 @@ export async function probe(path: string, signal?: AbortSignal): Promise<ProbeRe
 
 /** 16 kHz mono signed 16-bit PCM: what PocketSphinx's en-us model expects and Whisper resamples to anyway. */
 export async function extractAudio(input: string, output: string, signal?: AbortSignal): Promise<void> {
-  await runToolOk(FFMPEG, [...FF_BASE, "-i", input, "-vn", "-sn", "-dn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", output], { signal });
+  await runToolOk(
+    FFMPEG,
+    [...FF_BASE, "-i", input, "-vn", "-sn", "-dn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", output],
+    { signal },
+  );
 }
 
 /** Overall noise floor (dBFS) from astats; -Infinity for digitally silent gaps or clean studio audio. */
 export async function measureNoiseFloor(input: string, signal?: AbortSignal): Promise<number> {
   let floor = Number.NEGATIVE_INFINITY;
-  await runToolOk(FFMPEG, ["-hide_banner", "-nostdin", "-i", input, "-af", "astats=measure_overall=Noise_floor:measure_perchannel=none", "-f", "null", "-"], {
-    signal,
-    onStderrLine: (line) => {
-      const m = /Noise floor dB: (-?inf|-?[\d.]+)/.exec(line);
-      if (m?.[1] !== undefined) floor = m[1].endsWith("inf") ? Number.NEGATIVE_INFINITY : Number(m[1]);
+  await runToolOk(
+    FFMPEG,
+    ["-hide_banner", "-nostdin", "-i", input, "-af", "astats=measure_overall=Noise_floor:measure_perchannel=none", "-f", "null", "-"],
+    {
+      signal,
+      onStderrLine: (line) => {
+        const m = /Noise floor dB: (-?inf|-?[\d.]+)/.exec(line);
+        if (m?.[1] !== undefined) floor = m[1].endsWith("inf") ? Number.NEGATIVE_INFINITY : Number(m[1]);
+      },
     },
-  });
+  );
   return floor;
 }
 
@@ -114,7 +136,9 @@ export async function denoise(input: string, output: string, filter: string, sig
 export const VOCAL_FILTER = "highpass=f=150,lowpass=f=4000,dynaudnorm=f=250";
 
 export async function separateVocals(input: string, output: string, signal?: AbortSignal): Promise<void> {
-  await runToolOk(FFMPEG, [...FF_BASE, "-i", input, "-vn", "-af", VOCAL_FILTER, "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", output], { signal });
+  await runToolOk(FFMPEG, [...FF_BASE, "-i", input, "-vn", "-af", VOCAL_FILTER, "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", output], {
+    signal,
+  });
 }
 
 export interface Silence {
@@ -123,10 +147,23 @@ export interface Silence {
 }
 
 /** Silences of at least `minSilenceSec` below `noiseDb`, from ffmpeg's silencedetect log. */
-export async function detectSilences(input: string, opts: { noiseDb?: number; minSilenceSec?: number; signal?: AbortSignal } = {}): Promise<Silence[]> {
+export async function detectSilences(
+  input: string,
+  opts: { noiseDb?: number; minSilenceSec?: number; signal?: AbortSignal } = {},
+): Promise<Silence[]> {
   const silences: Silence[] = [];
   let pendingStart: number | null = null;
-  const args = ["-hide_banner", "-nostdin", "-i", input, "-af", `silencedetect=noise=${opts.noiseDb ?? -35}dB:d=${opts.minSilenceSec ?? 0.3}`, "-f", "null", "-"];
+  const args = [
+    "-hide_banner",
+    "-nostdin",
+    "-i",
+    input,
+    "-af",
+    `silencedetect=noise=${opts.noiseDb ?? -35}dB:d=${opts.minSilenceSec ?? 0.3}`,
+    "-f",
+    "null",
+    "-",
+  ];
   await runToolOk(FFMPEG, args, {
     signal: opts.signal,
     onStderrLine: (line) => {
@@ -156,7 +193,11 @@ export interface ChunkRange {
  * cut is forced at the limit and the next chunk starts `overlapSec` earlier; merge removes the
  * words both chunks then heard.
  */
-export function planChunks(durationSec: number, silences: readonly Silence[], opts: { maxChunkSec: number; minChunkSec?: number; overlapSec?: number }): ChunkRange[] {
+export function planChunks(
+  durationSec: number,
+  silences: readonly Silence[],
+  opts: { maxChunkSec: number; minChunkSec?: number; overlapSec?: number },
+): ChunkRange[] {
   const max = opts.maxChunkSec;
   const min = Math.min(opts.minChunkSec ?? Math.max(1, max / 4), max);
   const overlap = opts.overlapSec ?? 1;
@@ -189,7 +230,22 @@ export function planChunks(durationSec: number, silences: readonly Silence[], op
 export async function cutChunk(input: string, range: ChunkRange, output: string, signal?: AbortSignal): Promise<void> {
   await runToolOk(
     FFMPEG,
-    [...FF_BASE, "-ss", range.start.toFixed(3), "-t", (range.end - range.start).toFixed(3), "-i", input, "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", output],
+    [
+      ...FF_BASE,
+      "-ss",
+      range.start.toFixed(3),
+      "-t",
+      (range.end - range.start).toFixed(3),
+      "-i",
+      input,
+      "-ac",
+      "1",
+      "-ar",
+      "16000",
+      "-c:a",
+      "pcm_s16le",
+      output,
+    ],
     { signal },
   );
 }
@@ -223,7 +279,12 @@ interface FrameStats {
  * showinfo to log cut times, the other samples one frame a second through signalstats into a
  * metadata file that is then read back line by line.
  */
-export async function analyseVideo(input: string, workDir: string, durationSec: number, opts: VideoAnalysisOptions = {}): Promise<VisualChunk[]> {
+export async function analyseVideo(
+  input: string,
+  workDir: string,
+  durationSec: number,
+  opts: VideoAnalysisOptions = {},
+): Promise<VisualChunk[]> {
   const threshold = opts.sceneThreshold ?? 0.3;
   const statsFile = join(workDir, "signalstats.txt");
   const graph =
@@ -231,14 +292,38 @@ export async function analyseVideo(input: string, workDir: string, durationSec: 
     `[a]select='gt(scene,${threshold})',showinfo[cuts];` +
     `[b]fps=1,signalstats,metadata=mode=print:file=${statsFile.replace(/([\\':])/g, "\\$1")}[stats]`;
   const cuts: number[] = [];
-  await runToolOk(FFMPEG, ["-hide_banner", "-nostdin", "-y", "-i", input, "-an", "-sn", "-filter_complex", graph, "-map", "[cuts]", "-f", "null", "-", "-map", "[stats]", "-f", "null", "-"], {
-    signal: opts.signal,
-    onStderrLine: (line) => {
-      if (!line.includes("Parsed_showinfo")) return;
-      const m = /pts_time:\s*([\d.]+)/.exec(line);
-      if (m?.[1] !== undefined) cuts.push(Number(m[1]));
+  await runToolOk(
+    FFMPEG,
+    [
+      "-hide_banner",
+      "-nostdin",
+      "-y",
+      "-i",
+      input,
+      "-an",
+      "-sn",
+      "-filter_complex",
+      graph,
+      "-map",
+      "[cuts]",
+      "-f",
+      "null",
+      "-",
+      "-map",
+      "[stats]",
+      "-f",
+      "null",
+      "-",
+    ],
+    {
+      signal: opts.signal,
+      onStderrLine: (line) => {
+        if (!line.includes("Parsed_showinfo")) return;
+        const m = /pts_time:\s*([\d.]+)/.exec(line);
+        if (m?.[1] !== undefined) cuts.push(Number(m[1]));
+      },
     },
-  });
+  );
   const frames = await readSignalStats(statsFile);
   const bounds = [0, ...cuts.filter((c) => c > 0.5 && c < durationSec - 0.5).sort((a, b) => a - b), durationSec];
   const chunks: VisualChunk[] = [];
@@ -264,7 +349,14 @@ async function readSignalStats(file: string): Promise<FrameStats[]> {
   let current: Partial<FrameStats> | null = null;
   const push = () => {
     if (current && current.t !== undefined && current.yavg !== undefined) {
-      frames.push({ t: current.t, yavg: current.yavg, uavg: current.uavg ?? 128, vavg: current.vavg ?? 128, satavg: current.satavg ?? 0, hueavg: current.hueavg ?? 0 });
+      frames.push({
+        t: current.t,
+        yavg: current.yavg,
+        uavg: current.uavg ?? 128,
+        vavg: current.vavg ?? 128,
+        satavg: current.satavg ?? 0,
+        hueavg: current.hueavg ?? 0,
+      });
     }
   };
   let lines;

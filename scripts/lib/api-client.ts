@@ -18,10 +18,21 @@ export interface Envelope<T> {
   metadata: Record<string, unknown>;
 }
 
-export async function apiCall<T>(baseUrl: string, method: string, path: string, key?: string, body?: unknown, headers: Record<string, string> = {}): Promise<Envelope<T>> {
+export async function apiCall<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  key?: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Envelope<T>> {
   const res = await fetch(baseUrl + path, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...headers,
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     signal: AbortSignal.timeout(60_000),
   });
@@ -61,17 +72,40 @@ export interface BootstrapResult {
  * Creates, or reuses by name, a workspace, a project and a storage connection; mints a fresh
  * workspace key and project key (secrets are shown once, so reuse cannot return old ones).
  */
-export async function bootstrap(opts: { apiBaseUrl: string; adminSecret: string; name: string; plan: "free" | "pro" | "enterprise"; bucket: string; s3: S3Details; settings?: Record<string, unknown> }): Promise<BootstrapResult> {
+export async function bootstrap(opts: {
+  apiBaseUrl: string;
+  adminSecret: string;
+  name: string;
+  plan: "free" | "pro" | "enterprise";
+  bucket: string;
+  s3: S3Details;
+  settings?: Record<string, unknown>;
+}): Promise<BootstrapResult> {
   const { apiBaseUrl: base, adminSecret } = opts;
-  const ws = await apiCall<{ workspaceId: string; plan: string }>(base, "POST", "/admin/v1/workspaces", adminSecret, { name: opts.name, plan: opts.plan });
-  if (ws.data.plan !== opts.plan) await apiCall(base, "PATCH", `/admin/v1/workspaces/${ws.data.workspaceId}`, adminSecret, { plan: opts.plan });
+  const ws = await apiCall<{ workspaceId: string; plan: string }>(base, "POST", "/admin/v1/workspaces", adminSecret, {
+    name: opts.name,
+    plan: opts.plan,
+  });
+  if (ws.data.plan !== opts.plan)
+    await apiCall(base, "PATCH", `/admin/v1/workspaces/${ws.data.workspaceId}`, adminSecret, { plan: opts.plan });
   if (opts.settings) await apiCall(base, "PATCH", "/admin/v1/settings", adminSecret, opts.settings);
-  const wkey = await apiCall<{ secret: string }>(base, "POST", `/admin/v1/workspaces/${ws.data.workspaceId}/keys`, adminSecret, { name: `bootstrap ${new Date().toISOString()}` });
+  const wkey = await apiCall<{ secret: string }>(base, "POST", `/admin/v1/workspaces/${ws.data.workspaceId}/keys`, adminSecret, {
+    name: `bootstrap ${new Date().toISOString()}`,
+  });
   const projects = await apiCall<Array<{ projectId: string; name: string }>>(base, "GET", "/v1/projects", wkey.data.secret);
   const projectName = `${opts.name}-project`;
-  const project = projects.data.find((p) => p.name === projectName) ?? (await apiCall<{ projectId: string }>(base, "POST", "/v1/projects", wkey.data.secret, { name: projectName })).data;
-  const pkey = await apiCall<{ secret: string }>(base, "POST", `/v1/projects/${project.projectId}/api-keys`, wkey.data.secret, { name: `bootstrap ${new Date().toISOString()}` });
-  const conns = await apiCall<Array<{ connectionId: string; endpoint: string; buckets: string[]; status: string }>>(base, "GET", "/v1/storage-connections", pkey.data.secret);
+  const project =
+    projects.data.find((p) => p.name === projectName) ??
+    (await apiCall<{ projectId: string }>(base, "POST", "/v1/projects", wkey.data.secret, { name: projectName })).data;
+  const pkey = await apiCall<{ secret: string }>(base, "POST", `/v1/projects/${project.projectId}/api-keys`, wkey.data.secret, {
+    name: `bootstrap ${new Date().toISOString()}`,
+  });
+  const conns = await apiCall<Array<{ connectionId: string; endpoint: string; buckets: string[]; status: string }>>(
+    base,
+    "GET",
+    "/v1/storage-connections",
+    pkey.data.secret,
+  );
   const existing = conns.data.find((c) => c.status === "active" && c.endpoint === opts.s3.endpoint && c.buckets.includes(opts.bucket));
   const conn =
     existing ??

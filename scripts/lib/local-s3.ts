@@ -43,7 +43,12 @@ const REGION = "us-east-1";
 export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   const ownDir = opts.dir === undefined;
   const dir = opts.dir ?? (await mkdtemp(path.join(os.tmpdir(), "local-s3-")));
-  const s3rver = new S3rver({ silent: true, directory: dir, vhostBuckets: false, configureBuckets: opts.buckets.map((name) => ({ name })) });
+  const s3rver = new S3rver({
+    silent: true,
+    directory: dir,
+    vhostBuckets: false,
+    configureBuckets: opts.buckets.map((name) => ({ name })),
+  });
   await s3rver.configureBuckets();
   const handle = s3rver.callback();
 
@@ -92,11 +97,15 @@ const hmac = (key: Buffer | string, data: string): Buffer => createHmac("sha256"
 function verifySigV4(req: IncomingMessage): Problem | null {
   const auth = req.headers.authorization;
   if (!auth) return { code: "AccessDenied", message: "Anonymous access is not allowed" };
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]{64})$/.exec(auth);
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
   if (!m) return { code: "AuthorizationHeaderMalformed", message: "The authorization header is malformed" };
   const [, accessKeyId = "", date = "", region = "", service = "", signedHeaders = "", signature = ""] = m;
   const secret = CREDENTIALS[accessKeyId];
-  if (secret === undefined) return { code: "InvalidAccessKeyId", message: "The AWS Access Key Id you provided does not exist in our records." };
+  if (secret === undefined)
+    return { code: "InvalidAccessKeyId", message: "The AWS Access Key Id you provided does not exist in our records." };
   const amzDate = header(req, "x-amz-date");
   if (!amzDate?.startsWith(date)) return { code: "AccessDenied", message: "x-amz-date does not match the credential scope" };
 

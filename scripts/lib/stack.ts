@@ -84,7 +84,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * itself), or with `to: "process"` to the child alone (a runner stops its own children); after
  * `graceMs`, SIGKILL to the whole group.
  */
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000, to: "group" | "process" = "group"): Promise<void> {
+export async function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = "SIGTERM",
+  graceMs = 10_000,
+  to: "group" | "process" = "group",
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   if (to === "group") killGroup(child, signal);
   else child.kill(signal);
@@ -125,7 +130,9 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<strin
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${path.basename(args[0] ?? cmd)} ${args.slice(1).join(" ")} exited ${code}:\n${out}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${path.basename(args[0] ?? cmd)} ${args.slice(1).join(" ")} exited ${code}:\n${out}`)),
+    );
   });
 }
 
@@ -149,7 +156,22 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const varArgs = Object.entries(opts.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const wrangler = spawn(
     process.execPath,
-    [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(apiPort), "--inspector-port", "0", "--persist-to", wranglerState, "--show-interactive-dev-session=false", "--log-level", "warn", ...varArgs],
+    [
+      WRANGLER,
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(apiPort),
+      "--inspector-port",
+      "0",
+      "--persist-to",
+      wranglerState,
+      "--show-interactive-dev-session=false",
+      "--log-level",
+      "warn",
+      ...varArgs,
+    ],
     { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   wrangler.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
@@ -214,7 +236,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   for (let i = 0; i < (opts.runners ?? 0); i++) startRunner();
   await writeFile(
     path.join(stateDir, "stack.json"),
-    JSON.stringify({ apiBaseUrl, bucket, s3: { endpoint: s3.endpoint, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } }, null, 2),
+    JSON.stringify(
+      {
+        apiBaseUrl,
+        bucket,
+        s3: { endpoint: s3.endpoint, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      },
+      null,
+      2,
+    ),
   );
   return stack;
 }

@@ -30,7 +30,16 @@ describe("npm run admin -- bootstrap", () => {
   it("prints exactly one JSON object with every field a quick start needs", async () => {
     const { stdout } = await admin("bootstrap", "--plan", "enterprise", "--name", "cli-one", "--bucket", e.stack.bucket);
     const out = JSON.parse(stdout) as BootstrapResult;
-    expect(Object.keys(out).sort()).toEqual(["apiBaseUrl", "bucket", "connectionId", "projectId", "projectKey", "s3", "workspaceId", "workspaceKey"]);
+    expect(Object.keys(out).sort()).toEqual([
+      "apiBaseUrl",
+      "bucket",
+      "connectionId",
+      "projectId",
+      "projectKey",
+      "s3",
+      "workspaceId",
+      "workspaceKey",
+    ]);
     expect(out.workspaceKey).toMatch(/^sk_wsp_/);
     expect(out.projectKey).toMatch(/^sk_prj_/);
     expect(Object.keys(out.s3).sort()).toEqual(["accessKeyId", "endpoint", "region", "secretAccessKey"]);
@@ -48,10 +57,14 @@ describe("npm run admin -- bootstrap", () => {
   });
 
   it("fails with a clear message and exit code 1 when the admin secret is wrong", async () => {
-    const bad = await run(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "scripts/admin.ts"), "settings", "get"], {
-      cwd: ROOT,
-      env: { ...process.env, MEDIA_JOBS_API_URL: e.stack.apiBaseUrl, MEDIA_JOBS_ADMIN_SECRET: "wrong" },
-    }).then(
+    const bad = await run(
+      process.execPath,
+      [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "scripts/admin.ts"), "settings", "get"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, MEDIA_JOBS_API_URL: e.stack.apiBaseUrl, MEDIA_JOBS_ADMIN_SECRET: "wrong" },
+      },
+    ).then(
       () => null,
       (x: unknown) => x as { code: number; stderr: string },
     );

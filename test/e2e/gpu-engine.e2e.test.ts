@@ -38,7 +38,12 @@ beforeAll(async () => {
   fake.transcript = SPOKEN;
   e = await startE2E({
     runners: 1,
-    runnerEnv: { OPENAI_COMPAT_BASE_URL: fake.url, OPENAI_COMPAT_API_KEY: "sk-gpu-box", SPEECH_HTTP_BACKOFF_MS: "50", SPEECH_HTTP_MAX_BACKOFF_MS: "100" },
+    runnerEnv: {
+      OPENAI_COMPAT_BASE_URL: fake.url,
+      OPENAI_COMPAT_API_KEY: "sk-gpu-box",
+      SPEECH_HTTP_BACKOFF_MS: "50",
+      SPEECH_HTTP_MAX_BACKOFF_MS: "100",
+    },
     settings: { transcription: { speechEngine: "openai-compatible", speechModel: "Systran/faster-whisper-large-v3" } },
   });
 });
@@ -66,7 +71,10 @@ describe("transcription on an OpenAI-compatible GPU server", () => {
     expect(form.get("response_format")).toBe("verbose_json");
 
     const txt = String((done.resultSummary as { textSourceId: string }).textSourceId);
-    const transcript = await e.api<{ engine: string; model: string; language: string; raw: Array<{ text: string }> }>("GET", `/v1/transcriptions/${txt}?layers=raw`);
+    const transcript = await e.api<{ engine: string; model: string; language: string; raw: Array<{ text: string }> }>(
+      "GET",
+      `/v1/transcriptions/${txt}?layers=raw`,
+    );
     expect(transcript.engine).toBe("openai-compatible");
     expect(transcript.model).toBe("Systran/faster-whisper-large-v3");
     expect(transcript.language).toBe("en");

@@ -13,7 +13,17 @@ beforeAll(async () => {
   e = await startE2E({
     runnerEnv: { RUNNER_ENABLE_TEST_HANDLERS: "true", RUNNER_POLL_MIN_MS: "100", RUNNER_POLL_MAX_MS: "300" },
     settings: {
-      testPipelines: { transcription: [{ name: "work", executor: "runner", handler: "test.work", stages: ["download", "probe", "transcribe"], params: { stageMs: 1500 } }] },
+      testPipelines: {
+        transcription: [
+          {
+            name: "work",
+            executor: "runner",
+            handler: "test.work",
+            stages: ["download", "probe", "transcribe"],
+            params: { stageMs: 1500 },
+          },
+        ],
+      },
     },
   });
 });
@@ -22,7 +32,10 @@ afterAll(async () => e?.close());
 async function submit(): Promise<Job> {
   const key = `in/${Date.now()}.mp4`;
   await e.s3.putObject(e.tenant.bucket, key, new TextEncoder().encode("stand-in media"), "video/mp4");
-  return e.api<Job>("POST", "/v1/jobs", { serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey: key } });
+  return e.api<Job>("POST", "/v1/jobs", {
+    serviceType: "transcription",
+    input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey: key },
+  });
 }
 
 describe("runners on the real stack", () => {
@@ -40,7 +53,12 @@ describe("runners on the real stack", () => {
     const done = await e.waitForJob(job.jobId, ["completed", "failed"], 60_000);
     expect(done.status).toBe("completed");
     expect(done.attemptCount).toBe(1);
-    const progress = await apiCall<{ attemptHistory: Array<{ error: { code: string } }> }>(e.stack.apiBaseUrl, "GET", `/v1/jobs/${job.jobId}/progress`, await consoleKey(e));
+    const progress = await apiCall<{ attemptHistory: Array<{ error: { code: string } }> }>(
+      e.stack.apiBaseUrl,
+      "GET",
+      `/v1/jobs/${job.jobId}/progress`,
+      await consoleKey(e),
+    );
     expect(progress.data.attemptHistory.map((a) => a.error.code)).toEqual(["runner_lost"]);
     expect((done.resultSummary as { test: { runnerId: string } }).test.runnerId).toBe("survivor");
   });
@@ -54,7 +72,12 @@ describe("runners on the real stack", () => {
     const done = await e.waitForJob(job.jobId, ["cancelled", "completed", "failed"], 30_000);
     expect(done.status).toBe("cancelled");
     expect(done.completedAt).not.toBeNull();
-    const progress = await apiCall<{ progress: Array<{ stage: string; event: string }> }>(e.stack.apiBaseUrl, "GET", `/v1/jobs/${job.jobId}/progress`, await consoleKey(e));
+    const progress = await apiCall<{ progress: Array<{ stage: string; event: string }> }>(
+      e.stack.apiBaseUrl,
+      "GET",
+      `/v1/jobs/${job.jobId}/progress`,
+      await consoleKey(e),
+    );
     const events = progress.data.progress.map((p) => `${p.stage}:${p.event}`);
     // The stage in flight finished; no stage started after the cancel was seen.
     expect(events.at(-1)).toMatch(/:completed$/);

@@ -18,7 +18,17 @@ beforeAll(async () => {
   e = await startE2E({
     runnerEnv: { RUNNER_ENABLE_TEST_HANDLERS: "true", RUNNER_POLL_MIN_MS: "100", RUNNER_POLL_MAX_MS: "300" },
     settings: {
-      testPipelines: { transcription: [{ name: "work", executor: "runner", handler: "test.work", stages: ["download", "probe", "transcribe"], params: { stageMs: STAGE_MS } }] },
+      testPipelines: {
+        transcription: [
+          {
+            name: "work",
+            executor: "runner",
+            handler: "test.work",
+            stages: ["download", "probe", "transcribe"],
+            params: { stageMs: STAGE_MS },
+          },
+        ],
+      },
     },
   });
 });
@@ -29,13 +39,22 @@ afterEach(async () => e?.stack.stopRunners());
 async function submit(): Promise<Job> {
   const key = `in/${Date.now()}.mp4`;
   await e.s3.putObject(e.tenant.bucket, key, new TextEncoder().encode("stand-in media"), "video/mp4");
-  return e.api<Job>("POST", "/v1/jobs", { serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey: key } });
+  return e.api<Job>("POST", "/v1/jobs", {
+    serviceType: "transcription",
+    input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey: key },
+  });
 }
 
-const midStage = (jobId: string) => e.waitForJobWhere(jobId, "a stage running", (j) => j.status === "processing" && j.currentStage !== null, 30_000);
+const midStage = (jobId: string) =>
+  e.waitForJobWhere(jobId, "a stage running", (j) => j.status === "processing" && j.currentStage !== null, 30_000);
 
 async function attemptHistoryCodes(jobId: string): Promise<string[]> {
-  const progress = await apiCall<{ attemptHistory: Array<{ error: { code: string } }> }>(e.stack.apiBaseUrl, "GET", `/v1/jobs/${jobId}/progress`, await consoleKey(e));
+  const progress = await apiCall<{ attemptHistory: Array<{ error: { code: string } }> }>(
+    e.stack.apiBaseUrl,
+    "GET",
+    `/v1/jobs/${jobId}/progress`,
+    await consoleKey(e),
+  );
   return progress.data.attemptHistory.map((a) => a.error.code);
 }
 
@@ -59,7 +78,14 @@ describe("stopping the stack while a runner is mid-stage", () => {
     e.stack.startRunner({ RUNNER_ID: "next" });
     const done = await e.waitForJob(job.jobId, ["completed", "failed"], 60_000);
     expect(done.status).toBe("completed");
-    expect(done.attemptCount, JSON.stringify({ lastError: done.lastError, history: await attemptHistoryCodes(job.jobId), log: runnerLogEvents(e, "stopping-finish") })).toBe(0);
+    expect(
+      done.attemptCount,
+      JSON.stringify({
+        lastError: done.lastError,
+        history: await attemptHistoryCodes(job.jobId),
+        log: runnerLogEvents(e, "stopping-finish"),
+      }),
+    ).toBe(0);
     expect((done.resultSummary as { test: { runnerId: string } }).test.runnerId).toBe("next");
     expect(await attemptHistoryCodes(job.jobId)).toEqual([]);
   });

@@ -21,7 +21,10 @@ async function upload(file: string, key: string): Promise<string> {
 }
 
 const submit = (sourceKey: string) =>
-  e.api<Job>("POST", "/v1/jobs", { serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey } });
+  e.api<Job>("POST", "/v1/jobs", {
+    serviceType: "transcription",
+    input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey },
+  });
 
 describe("transcription end to end", () => {
   it("a video in the bucket becomes four output files and a transcript readable through the API", async () => {
@@ -45,10 +48,16 @@ describe("transcription end to end", () => {
     expect(srt.length).toBeGreaterThan(0);
     expect(vtt.length).toBe(srt.length);
 
-    const transcript = await e.api<{ engine: string; model: string; language: string; revision: number; segments: Array<{ text: string }>; raw: unknown[]; glossary: unknown[]; visualChunks: unknown[] }>(
-      "GET",
-      `/v1/transcriptions/${summary.textSourceId}`,
-    );
+    const transcript = await e.api<{
+      engine: string;
+      model: string;
+      language: string;
+      revision: number;
+      segments: Array<{ text: string }>;
+      raw: unknown[];
+      glossary: unknown[];
+      visualChunks: unknown[];
+    }>("GET", `/v1/transcriptions/${summary.textSourceId}`);
     expect(transcript.engine).toBe("local-pocketsphinx");
     expect(transcript.model).toBeTruthy();
     expect(transcript.language).toBe("en");

@@ -14,14 +14,24 @@ beforeAll(async () => {
     runnerEnv: { RUNNER_ENABLE_TEST_HANDLERS: "true" },
     settings: {
       webhooks: { allowLoopbackHttp: true, retryBaseDelaySeconds: 1, retryMaxDelaySeconds: 2 },
-      testPipelines: { transcription: [{ name: "work", executor: "runner", handler: "test.work", stages: ["download"], params: { stageMs: 10 } }] },
+      testPipelines: {
+        transcription: [{ name: "work", executor: "runner", handler: "test.work", stages: ["download"], params: { stageMs: 10 } }],
+      },
     },
   });
   // The secret is shown once; a rotation shows a fresh one (the old one also signs for 24 h).
-  const rotated = await apiCall<{ webhookSecret: string }>(e.stack.apiBaseUrl, "POST", `/v1/projects/${e.tenant.projectId}/webhook-secret`, e.tenant.workspaceKey);
+  const rotated = await apiCall<{ webhookSecret: string }>(
+    e.stack.apiBaseUrl,
+    "POST",
+    `/v1/projects/${e.tenant.projectId}/webhook-secret`,
+    e.tenant.workspaceKey,
+  );
   secret = rotated.data.webhookSecret;
   // The receiver refuses the first `completed` delivery, so the retry path runs too.
-  receiver = await startWebhookReceiver(() => secret, (r, seen) => (r.body["event"] === "completed" && !seen.some((s) => s.body["event"] === "completed") ? 503 : 200));
+  receiver = await startWebhookReceiver(
+    () => secret,
+    (r, seen) => (r.body["event"] === "completed" && !seen.some((s) => s.body["event"] === "completed") ? 503 : 200),
+  );
 });
 afterAll(async () => {
   await receiver?.close();
@@ -46,7 +56,9 @@ async function waitForDelivered(jobId: string, event: string) {
     if (hit) return hit;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`no ${event} delivery for ${jobId}; got ${JSON.stringify(receiver.received.map((r) => [r.body["event"], r.answeredStatus]))}`);
+  throw new Error(
+    `no ${event} delivery for ${jobId}; got ${JSON.stringify(receiver.received.map((r) => [r.body["event"], r.answeredStatus]))}`,
+  );
 }
 
 describe("webhooks", () => {
@@ -57,7 +69,9 @@ describe("webhooks", () => {
     const mine = receiver.received.filter((r) => r.body["jobId"] === job.jobId);
 
     expect(mine.every((r) => r.verified)).toBe(true);
-    expect(new Set(mine.filter((r) => r.answeredStatus === 200).map((r) => r.body["event"]))).toEqual(new Set(["queued", "processing", "completed"]));
+    expect(new Set(mine.filter((r) => r.answeredStatus === 200).map((r) => r.body["event"]))).toEqual(
+      new Set(["queued", "processing", "completed"]),
+    );
     expect(completed.body["customerJobRef"]).toBe("order-1");
     expect(completed.body["resultSummary"]).toEqual((completed.body["job"] as Job).resultSummary);
     const completedAttempts = mine.filter((r) => r.body["event"] === "completed");
@@ -69,7 +83,10 @@ describe("webhooks", () => {
     const job = await submitWithHook("order-2");
     await e.waitForJob(job.jobId, ["completed"]);
     await waitForDelivered(job.jobId, "completed");
-    const deliveries = await e.api<Array<{ event: string; outcome: string; attempt: number; responseStatus: number }>>("GET", `/v1/jobs/${job.jobId}/webhook-deliveries`);
+    const deliveries = await e.api<Array<{ event: string; outcome: string; attempt: number; responseStatus: number }>>(
+      "GET",
+      `/v1/jobs/${job.jobId}/webhook-deliveries`,
+    );
     const completed = deliveries.filter((d) => d.event === "completed").sort((a, b) => a.attempt - b.attempt);
     expect(completed.map((d) => d.outcome)).toEqual(["delivered"]);
     expect(deliveries.some((d) => d.event === "queued" && d.outcome === "delivered")).toBe(true);
@@ -77,7 +94,11 @@ describe("webhooks", () => {
 
   it("a tampered signature is rejected by the receiver's verification", async () => {
     const { verifyStandardWebhook } = await import("../support/webhook-receiver");
-    const ok = verifyStandardWebhook(secret, { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" }, "{}");
+    const ok = verifyStandardWebhook(
+      secret,
+      { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
+      "{}",
+    );
     expect(ok).toBe(false);
   });
 });

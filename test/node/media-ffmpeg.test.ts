@@ -32,11 +32,26 @@ const out = (name: string) => path.join(dir, name);
 async function toneSilenceTone(): Promise<string> {
   const file = out("tone-silence-tone.wav");
   await runToolOk("ffmpeg", [
-    "-v", "error", "-y",
-    "-f", "lavfi", "-i", "sine=f=440:d=1:r=16000",
-    "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono:d=1",
-    "-f", "lavfi", "-i", "sine=f=440:d=1:r=16000",
-    "-filter_complex", "[0][1][2]concat=n=3:v=0:a=1", "-ac", "1", file,
+    "-v",
+    "error",
+    "-y",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=f=440:d=1:r=16000",
+    "-f",
+    "lavfi",
+    "-i",
+    "anullsrc=r=16000:cl=mono:d=1",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=f=440:d=1:r=16000",
+    "-filter_complex",
+    "[0][1][2]concat=n=3:v=0:a=1",
+    "-ac",
+    "1",
+    file,
   ]);
   return file;
 }
@@ -62,7 +77,11 @@ describe("audio extraction and conditioning", () => {
   it("extracts 16 kHz mono PCM WAV", async () => {
     const wav = out("extracted.wav");
     await extractAudio(await speechVideo(), wav);
-    const res = await runToolOk("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", wav], { collectStdout: true });
+    const res = await runToolOk(
+      "ffprobe",
+      ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", wav],
+      { collectStdout: true },
+    );
     expect(res.stdout.trim()).toBe("pcm_s16le,16000,1");
   });
 
@@ -93,13 +112,31 @@ describe("silences and chunk planning", () => {
   });
 
   it("cuts at the midpoint of the latest silence within the maximum chunk length", () => {
-    const chunks = planChunks(30, [{ start: 4, end: 5 }, { start: 8, end: 9 }, { start: 14, end: 16 }, { start: 21, end: 22 }], { maxChunkSec: 10 });
-    expect(chunks.map((c) => [c.start, c.end])).toEqual([[0, 8.5], [8.5, 15], [15, 21.5], [21.5, 30]]);
+    const chunks = planChunks(
+      30,
+      [
+        { start: 4, end: 5 },
+        { start: 8, end: 9 },
+        { start: 14, end: 16 },
+        { start: 21, end: 22 },
+      ],
+      { maxChunkSec: 10 },
+    );
+    expect(chunks.map((c) => [c.start, c.end])).toEqual([
+      [0, 8.5],
+      [8.5, 15],
+      [15, 21.5],
+      [21.5, 30],
+    ]);
   });
 
   it("forces a cut at the limit with an overlap when a stretch has no silence", () => {
     const chunks = planChunks(25, [], { maxChunkSec: 10, overlapSec: 1 });
-    expect(chunks.map((c) => [c.start, c.end])).toEqual([[0, 10], [9, 19], [18, 25]]);
+    expect(chunks.map((c) => [c.start, c.end])).toEqual([
+      [0, 10],
+      [9, 19],
+      [18, 25],
+    ]);
   });
 
   it("keeps a short source in one chunk", () => {
@@ -149,9 +186,17 @@ describe("compression for network engines", () => {
 describe("video analysis", () => {
   it("returns one visual chunk per scene with luma and colour descriptors", async () => {
     const chunks = await analyseVideo(await speechVideo(), dir, 28.8);
-    expect(chunks.map((c) => [Math.round(c.start), Math.round(c.end)])).toEqual([[0, 10], [10, 20], [20, 29]]);
+    expect(chunks.map((c) => [Math.round(c.start), Math.round(c.end)])).toEqual([
+      [0, 10],
+      [10, 20],
+      [20, 29],
+    ]);
     for (const c of chunks) {
-      expect(c.descriptors).toMatchObject({ meanLuma: expect.any(Number), meanSaturation: expect.any(Number), dominantColour: expect.any(String) });
+      expect(c.descriptors).toMatchObject({
+        meanLuma: expect.any(Number),
+        meanSaturation: expect.any(Number),
+        dominantColour: expect.any(String),
+      });
       expect(c.summary).toMatch(/^scene \d+ /);
     }
   });

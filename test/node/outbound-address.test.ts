@@ -65,12 +65,20 @@ describe("addresses the service refuses to connect to", () => {
 });
 
 describe("addresses the service may connect to", () => {
-  it.each(["https://hooks.example.com/media", "https://93.184.216.34/", "https://[2606:4700:4700::1111]/", "https://s3.eu-west-1.amazonaws.com", "https://172.32.0.1/", "https://100.128.0.1/"])("%s", (url) => {
+  it.each([
+    "https://hooks.example.com/media",
+    "https://93.184.216.34/",
+    "https://[2606:4700:4700::1111]/",
+    "https://s3.eu-west-1.amazonaws.com",
+    "https://172.32.0.1/",
+    "https://100.128.0.1/",
+  ])("%s", (url) => {
     expect(hostRefusal(new URL(url), { allowLoopback: false })).toBeNull();
   });
 
   it("a local stack that allows loopback may reach 127.0.0.1, ::1 and localhost, and still no private address", () => {
-    for (const url of ["http://127.0.0.1:9000", "http://[::1]:9000", "http://localhost:9000"]) expect(hostRefusal(new URL(url), { allowLoopback: true })).toBeNull();
+    for (const url of ["http://127.0.0.1:9000", "http://[::1]:9000", "http://localhost:9000"])
+      expect(hostRefusal(new URL(url), { allowLoopback: true })).toBeNull();
     expect(hostRefusal(new URL("http://10.0.0.5:9000"), { allowLoopback: true })).not.toBeNull();
     expect(hostRefusal(new URL("http://169.254.169.254/"), { allowLoopback: true })).not.toBeNull();
   });

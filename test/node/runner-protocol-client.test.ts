@@ -3,8 +3,7 @@ import { LeaseLostError, ProtocolClient, ProtocolError } from "../../gpu-runner/
 import { FakeRunnerApi } from "../support/fake-runner-api";
 import { testClient } from "../support/runner-harness";
 
-const lease = (client: ProtocolClient) =>
-  client.lease({ runnerId: "r1", lanes: ["high", "normal", "low"], handlers: ["test.work"] });
+const lease = (client: ProtocolClient) => client.lease({ runnerId: "r1", lanes: ["high", "normal", "low"], handlers: ["test.work"] });
 
 describe("runner protocol client", () => {
   let api: FakeRunnerApi;
@@ -50,7 +49,9 @@ describe("runner protocol client", () => {
   it("turns 409 leaseLost into a LeaseLostError", async () => {
     const task = api.addTask();
     api.loseLease(task.taskId);
-    const err = await testClient(api).heartbeat(task.taskId, task.leaseToken).catch((e: unknown) => e);
+    const err = await testClient(api)
+      .heartbeat(task.taskId, task.leaseToken)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(api.calls).toHaveLength(1);
   });
@@ -78,6 +79,9 @@ describe("runner protocol client", () => {
     const hanging: typeof fetch = (_input, init) =>
       new Promise((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
     const client = new ProtocolClient({ baseUrl: api.url, token: api.token, retries: 0, timeoutMs: 60_000, fetch: hanging });
-    await expect(client.heartbeat("tsk_1", "lt_tsk_1", { timeoutMs: 50 })).rejects.toMatchObject({ name: "ProtocolNetworkError", message: expect.stringContaining("timed out after 50 ms") });
+    await expect(client.heartbeat("tsk_1", "lt_tsk_1", { timeoutMs: 50 })).rejects.toMatchObject({
+      name: "ProtocolNetworkError",
+      message: expect.stringContaining("timed out after 50 ms"),
+    });
   });
 });

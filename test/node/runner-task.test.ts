@@ -138,7 +138,12 @@ describe("runner: one task", () => {
     await api.waitForOutcome(task.taskId);
     expect(hungFor).toBeGreaterThanOrEqual(900);
     expect(hungFor).toBeLessThan(2_000);
-    expect(api.callsFor(task.taskId).filter((c) => c.route === "heartbeat").map((c) => c.status)[0]).toBe(200);
+    expect(
+      api
+        .callsFor(task.taskId)
+        .filter((c) => c.route === "heartbeat")
+        .map((c) => c.status)[0],
+    ).toBe(200);
     expect(api.outcome(task.taskId)).toBe("complete");
   });
 

@@ -25,7 +25,13 @@ let client: S3Client;
 
 beforeAll(async () => {
   s3 = await startLocalS3({ buckets: [BUCKET], readOnlyPrefixes: [`${BUCKET}/read-only/`] });
-  client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+  client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+  });
   const uploads: [string, Promise<string>][] = [
     ["src/speech.mp4", speechVideo()],
     ["src/audio-only.mp4", speechAudioOnly()],
@@ -69,7 +75,12 @@ class ScriptedEngine implements SpeechEngine {
 }
 
 function sentence(): Word[] {
-  return ["he", "was", "not", "an", "ill", "disposed", "young", "man"].map((word, i) => ({ word, start: 0.5 + i * 0.3, end: 0.75 + i * 0.3, confidence: 0.9 }));
+  return ["he", "was", "not", "an", "ill", "disposed", "young", "man"].map((word, i) => ({
+    word,
+    start: 0.5 + i * 0.3,
+    end: 0.75 + i * 0.3,
+    confidence: 0.9,
+  }));
 }
 
 interface RunOptions {
@@ -133,17 +144,29 @@ describe("transcription handler with the local PocketSphinx engine", () => {
   it("reports every stage of the single-pass pipeline in spec order", () => {
     expect(outcome.error).toBeUndefined();
     expect(outcome.ctx.report.timeline()).toEqual([
-      "download:started", "download:completed",
-      "probe:started", "probe:completed",
-      "extract_audio:started", "extract_audio:completed",
-      "denoise_audio:started", "denoise_audio:completed",
+      "download:started",
+      "download:completed",
+      "probe:started",
+      "probe:completed",
+      "extract_audio:started",
+      "extract_audio:completed",
+      "denoise_audio:started",
+      "denoise_audio:completed",
       "separate_vocals:skipped",
-      "transcribe:started", "transcribe_file:started", "transcribe_file:completed", "transcribe:completed",
-      "video_analysis:started", "video_analysis:completed",
-      "upload_full_text:started", "upload_full_text:completed",
-      "upload_segments:started", "upload_segments:completed",
-      "upload_transcript_srt:started", "upload_transcript_srt:completed",
-      "upload_transcript_vtt:started", "upload_transcript_vtt:completed",
+      "transcribe:started",
+      "transcribe_file:started",
+      "transcribe_file:completed",
+      "transcribe:completed",
+      "video_analysis:started",
+      "video_analysis:completed",
+      "upload_full_text:started",
+      "upload_full_text:completed",
+      "upload_segments:started",
+      "upload_segments:completed",
+      "upload_transcript_srt:started",
+      "upload_transcript_srt:completed",
+      "upload_transcript_vtt:started",
+      "upload_transcript_vtt:completed",
     ]);
   });
 
@@ -165,7 +188,11 @@ describe("transcription handler with the local PocketSphinx engine", () => {
   it("uploads full text, segments JSON, SRT and VTT that parse back to the transcript", async () => {
     const r = outcome.result!;
     expect(await getText(OUTPUT_KEYS.fullText)).toBe(r.segments.map((s) => s.text).join("\n") + "\n");
-    expect(JSON.parse(await getText(OUTPUT_KEYS.segments))).toMatchObject({ language: "en", engine: "local-pocketsphinx", segments: r.segments.map((s) => ({ id: s.id, text: s.text })) });
+    expect(JSON.parse(await getText(OUTPUT_KEYS.segments))).toMatchObject({
+      language: "en",
+      engine: "local-pocketsphinx",
+      segments: r.segments.map((s) => ({ id: s.id, text: s.text })),
+    });
     const words = r.segments.map((s) => s.text).join(" ");
     for (const key of [OUTPUT_KEYS.srt, OUTPUT_KEYS.vtt]) {
       const cues = parseSync(await getText(key)).flatMap((n) => (n.type === "cue" ? [n.data] : []));
@@ -218,7 +245,9 @@ describe("transcription handler stages", () => {
 
   it("skips denoise_audio when denoise is off in platform settings", async () => {
     const { ctx } = await runHandler({ engine: new ScriptedEngine(), settings: { denoise: false } });
-    expect(ctx.report.eventsOf("denoise_audio")).toEqual([{ stage: "denoise_audio", event: "skipped", details: { reason: "denoise disabled in platform settings" } }]);
+    expect(ctx.report.eventsOf("denoise_audio")).toEqual([
+      { stage: "denoise_audio", event: "skipped", details: { reason: "denoise disabled in platform settings" } },
+    ]);
   });
 
   it("runs separate_vocals only when platform settings enable it", async () => {
@@ -241,11 +270,20 @@ describe("transcription handler stages", () => {
 
 describe("transcription handler failures", () => {
   it("fails upload_full_text with a non-retryable processing_failed when the bucket refuses the write, after every earlier stage completed", async () => {
-    const readOnly = { fullText: "read-only/full.txt", segments: "read-only/segments.json", srt: "read-only/t.srt", vtt: "read-only/t.vtt" };
+    const readOnly = {
+      fullText: "read-only/full.txt",
+      segments: "read-only/segments.json",
+      srt: "read-only/t.srt",
+      vtt: "read-only/t.vtt",
+    };
     const outcome = await runHandler({ outputKeys: readOnly, engine: new ScriptedEngine() });
     const f = expectFailure(outcome, "processing_failed", false);
     expect(f.message).toMatch(/upload of customer-media\/read-only\/full\.txt failed: .*403 AccessDenied/);
-    expect(outcome.ctx.report.timeline().slice(-3)).toEqual(["video_analysis:completed", "upload_full_text:started", "upload_full_text:failed"]);
+    expect(outcome.ctx.report.timeline().slice(-3)).toEqual([
+      "video_analysis:completed",
+      "upload_full_text:started",
+      "upload_full_text:failed",
+    ]);
   });
 
   it("fails probe with non-retryable duration_exceeded naming both durations for a 3601-second source", async () => {
@@ -293,7 +331,9 @@ describe("transcription handler failures", () => {
   });
 
   it("reports a transient engine failure on transcribe_chunk as retryable and stops the other chunks", async () => {
-    const engine = new ScriptedEngine("wav", false, (n) => (n === 2 ? new StepFailure("processing_failed", "engine hiccup", true) : { language: "en", words: sentence() }));
+    const engine = new ScriptedEngine("wav", false, (n) =>
+      n === 2 ? new StepFailure("processing_failed", "engine hiccup", true) : { language: "en", words: sentence() },
+    );
     const outcome = await runHandler({ engine, settings: { singlePassMaxSec: 5, maxChunkSec: 10 }, cores: 1 });
     expectFailure(outcome, "processing_failed", true);
     const tl = outcome.ctx.report.timeline();

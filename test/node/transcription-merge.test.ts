@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { Word } from "../../contracts/transcript";
 import { buildSegments, mergeChunkWords } from "../../gpu-runner/services/transcription/merge";
 
-const w = (word: string, start: number, end: number, confidence?: number): Word => ({ word, start, end, ...(confidence !== undefined ? { confidence } : {}) });
+const w = (word: string, start: number, end: number, confidence?: number): Word => ({
+  word,
+  start,
+  end,
+  ...(confidence !== undefined ? { confidence } : {}),
+});
 const texts = (words: Word[]): string => words.map((x) => x.word).join(" ");
 
 describe("merging chunk results", () => {

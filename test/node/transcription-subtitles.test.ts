@@ -3,7 +3,15 @@ import { parseSync, type NodeCue } from "subtitle";
 import { describe, expect, it } from "vitest";
 import type { Segment, Word } from "../../contracts/transcript";
 import { buildSegments } from "../../gpu-runner/services/transcription/merge";
-import { buildCues, formatTimestamp, toFullText, toSegmentsJson, toSrt, toVtt, wrapLines } from "../../gpu-runner/services/transcription/subtitles";
+import {
+  buildCues,
+  formatTimestamp,
+  toFullText,
+  toSegmentsJson,
+  toSrt,
+  toVtt,
+  wrapLines,
+} from "../../gpu-runner/services/transcription/subtitles";
 
 /** Words of `text`, `wordSec` long each, separated by `gapSec`, starting at `start`. */
 function timedWords(text: string, start = 0, wordSec = 0.3, gapSec = 0.05): Word[] {
@@ -40,7 +48,11 @@ describe("SRT and WebVTT writers", () => {
     expect(vtt).toMatch(/\n\d{2}:\d{2}:\d{2}\.\d{3} --> \d{2}:\d{2}:\d{2}\.\d{3}\n/);
     const nodes = parseSync(vtt);
     expect(nodes[0]).toMatchObject({ type: "header" });
-    expect(cuesOf(vtt).map((c) => c.text.replace(/\n/g, " ")).join(" ")).toBe(LONG);
+    expect(
+      cuesOf(vtt)
+        .map((c) => c.text.replace(/\n/g, " "))
+        .join(" "),
+    ).toBe(LONG);
   });
 
   it("a cue has at most 2 lines of at most 42 characters", () => {
@@ -100,24 +112,30 @@ describe("SRT and WebVTT writers", () => {
   it("for any word sequence, cues are in order, do not overlap and respect the line limits", () => {
     const wordArb = fc.stringMatching(/^[a-z]{1,12}[.,]?$/);
     fc.assert(
-      fc.property(fc.array(fc.tuple(wordArb, fc.double({ min: 0.05, max: 2, noNaN: true }), fc.double({ min: 0, max: 1.5, noNaN: true })), { minLength: 1, maxLength: 80 }), (spec) => {
-        let t = 0;
-        const words: Word[] = spec.map(([word, dur, gap]) => {
-          const w = { word, start: t + gap, end: t + gap + dur };
-          t = w.end;
-          return w;
-        });
-        const srt = toSrt(buildSegments(words));
-        const cues = cuesOf(srt);
-        for (let i = 0; i < cues.length; i++) {
-          const c = cues[i]!;
-          expect(c.end).toBeGreaterThan(c.start);
-          if (i > 0) expect(c.start).toBeGreaterThanOrEqual(cues[i - 1]!.end);
-          const lines = c.text.split("\n");
-          expect(lines.length).toBeLessThanOrEqual(2);
-          for (const line of lines) expect(line.length <= 42 || !line.includes(" ")).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(wordArb, fc.double({ min: 0.05, max: 2, noNaN: true }), fc.double({ min: 0, max: 1.5, noNaN: true })), {
+          minLength: 1,
+          maxLength: 80,
+        }),
+        (spec) => {
+          let t = 0;
+          const words: Word[] = spec.map(([word, dur, gap]) => {
+            const w = { word, start: t + gap, end: t + gap + dur };
+            t = w.end;
+            return w;
+          });
+          const srt = toSrt(buildSegments(words));
+          const cues = cuesOf(srt);
+          for (let i = 0; i < cues.length; i++) {
+            const c = cues[i]!;
+            expect(c.end).toBeGreaterThan(c.start);
+            if (i > 0) expect(c.start).toBeGreaterThanOrEqual(cues[i - 1]!.end);
+            const lines = c.text.split("\n");
+            expect(lines.length).toBeLessThanOrEqual(2);
+            for (const line of lines) expect(line.length <= 42 || !line.includes(" ")).toBe(true);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -131,7 +149,10 @@ describe("full text and segments JSON writers", () => {
 
   it("segments JSON carries language, duration, engine, model and the segments", () => {
     const segs = buildSegments(timedWords("hello there"));
-    const doc = JSON.parse(toSegmentsJson({ language: "en", durationSec: 2, engine: "e", model: "m", segments: segs })) as Record<string, unknown>;
+    const doc = JSON.parse(toSegmentsJson({ language: "en", durationSec: 2, engine: "e", model: "m", segments: segs })) as Record<
+      string,
+      unknown
+    >;
     expect(doc).toMatchObject({ language: "en", durationSec: 2, engine: "e", model: "m", segments: [{ id: 0, text: "hello there" }] });
   });
 });

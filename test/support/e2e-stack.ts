@@ -21,28 +21,50 @@ export interface E2E {
 
 let nextPort = 18700 + (process.pid % 500) * 2;
 
-export async function startE2E(opts: StackOptions & { plan?: "free" | "pro" | "enterprise"; settings?: Record<string, unknown> } = {}): Promise<E2E> {
+export async function startE2E(
+  opts: StackOptions & { plan?: "free" | "pro" | "enterprise"; settings?: Record<string, unknown> } = {},
+): Promise<E2E> {
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-e2e-"));
   const stack = await startStack({ apiPort: nextPort++, stateDir, vars: { ALLOW_TEST_PIPELINES: "true", ...(opts.vars ?? {}) }, ...opts });
-  const tenant = await bootstrap({ apiBaseUrl: stack.apiBaseUrl, adminSecret: LOCAL_ADMIN_SECRET, name: "e2e", plan: opts.plan ?? "pro", bucket: stack.bucket, s3: stack.s3, ...(opts.settings ? { settings: opts.settings } : {}) });
-  const api = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(stack.apiBaseUrl, method, p, tenant.projectKey, body)).data;
-  const admin = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(stack.apiBaseUrl, method, `/admin/v1${p}`, LOCAL_ADMIN_SECRET, body)).data;
+  const tenant = await bootstrap({
+    apiBaseUrl: stack.apiBaseUrl,
+    adminSecret: LOCAL_ADMIN_SECRET,
+    name: "e2e",
+    plan: opts.plan ?? "pro",
+    bucket: stack.bucket,
+    s3: stack.s3,
+    ...(opts.settings ? { settings: opts.settings } : {}),
+  });
+  const api = async <T>(method: string, p: string, body?: unknown) =>
+    (await apiCall<T>(stack.apiBaseUrl, method, p, tenant.projectKey, body)).data;
+  const admin = async <T>(method: string, p: string, body?: unknown) =>
+    (await apiCall<T>(stack.apiBaseUrl, method, `/admin/v1${p}`, LOCAL_ADMIN_SECRET, body)).data;
   const waitForJobWhere: E2E["waitForJobWhere"] = async (jobId, what, done, timeoutMs = 120_000) => {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const job = await api<Job>("GET", `/v1/jobs/${jobId}`);
       if (done(job)) return job;
-      if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms (wanted ${what}); lastError=${JSON.stringify(job.lastError)}\n${stack.logs().slice(-3000)}`);
+      if (Date.now() > end)
+        throw new Error(
+          `job ${jobId} still ${job.status} after ${timeoutMs} ms (wanted ${what}); lastError=${JSON.stringify(job.lastError)}\n${stack.logs().slice(-3000)}`,
+        );
       await new Promise((r) => setTimeout(r, 250));
     }
   };
   return {
     stack,
     tenant,
-    s3: new S3Client({ endpoint: stack.s3.endpoint, region: stack.s3.region, accessKeyId: stack.s3.accessKeyId, secretAccessKey: stack.s3.secretAccessKey, forcePathStyle: true }),
+    s3: new S3Client({
+      endpoint: stack.s3.endpoint,
+      region: stack.s3.region,
+      accessKeyId: stack.s3.accessKeyId,
+      secretAccessKey: stack.s3.secretAccessKey,
+      forcePathStyle: true,
+    }),
     api,
     admin,
-    waitForJob: (jobId, statuses, timeoutMs) => waitForJobWhere(jobId, statuses.join("/"), (job) => statuses.includes(job.status), timeoutMs),
+    waitForJob: (jobId, statuses, timeoutMs) =>
+      waitForJobWhere(jobId, statuses.join("/"), (job) => statuses.includes(job.status), timeoutMs),
     waitForJobWhere,
     async close() {
       await stack.close();
@@ -68,6 +90,9 @@ export function runnerLogEvents(e: E2E, runnerId: string): string[] {
 }
 
 export async function consoleKey(e: E2E): Promise<string> {
-  const r = await apiCall<{ secret: string }>(e.stack.apiBaseUrl, "POST", "/v1/console/sessions", e.tenant.workspaceKey, { projectId: e.tenant.projectId, userHandle: "e2e" });
+  const r = await apiCall<{ secret: string }>(e.stack.apiBaseUrl, "POST", "/v1/console/sessions", e.tenant.workspaceKey, {
+    projectId: e.tenant.projectId,
+    userHandle: "e2e",
+  });
   return r.data.secret;
 }

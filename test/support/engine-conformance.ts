@@ -90,7 +90,11 @@ export function hostedTransportCases<E>(c: () => HostedCase<E>): void {
     fake().failAlways({ status: 503, message: "model is loading" });
     const engine = c().engine();
     const f = await rejectionOf(run(engine), StepFailure);
-    expect(f).toMatchObject({ code: "processing_failed", retryable: true, message: `${engine.name} (${engine.model}): HTTP 503 after 3 attempts: model is loading` });
+    expect(f).toMatchObject({
+      code: "processing_failed",
+      retryable: true,
+      message: `${engine.name} (${engine.model}): HTTP 503 after 3 attempts: model is loading`,
+    });
     expect(fake().requests).toHaveLength(3);
   });
 
@@ -105,7 +109,11 @@ export function hostedTransportCases<E>(c: () => HostedCase<E>): void {
     const { fake, engine, wrongCredentials } = c();
     const e = engine(wrongCredentials);
     const f = await rejectionOf(run(e), StepFailure);
-    expect(f).toMatchObject({ code: "processing_failed", retryable: false, message: expect.stringMatching(new RegExp(`^${escape(e.name)} \\(${escape(e.model)}\\): rejected with HTTP 401: `)) });
+    expect(f).toMatchObject({
+      code: "processing_failed",
+      retryable: false,
+      message: expect.stringMatching(new RegExp(`^${escape(e.name)} \\(${escape(e.model)}\\): rejected with HTTP 401: `)),
+    });
     expect(fake().requests).toHaveLength(1);
   });
 

@@ -150,11 +150,7 @@ export class FakeRunnerApi {
   timeline(taskId: string, opts: { heartbeats?: boolean } = {}): string[] {
     return this.callsFor(taskId)
       .filter((c) => c.status === 200 && (opts.heartbeats || c.route !== "heartbeat"))
-      .flatMap((c) =>
-        c.route === "events"
-          ? (c.body.events ?? []).map((e) => `events:${e.stage}:${e.event}`)
-          : [c.route],
-      );
+      .flatMap((c) => (c.route === "events" ? (c.body.events ?? []).map((e) => `events:${e.stage}:${e.event}`) : [c.route]));
   }
 
   outcome(taskId: string): TaskState["outcome"] {
@@ -206,8 +202,7 @@ export class FakeRunnerApi {
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(payload));
     };
     const ok = (data: unknown) => reply(200, { data, metadata: {} });
-    const error = (status: number, code: string, message: string) =>
-      reply(status, { data: null, error: { code, message, details: [] } });
+    const error = (status: number, code: string, message: string) => reply(status, { data: null, error: { code, message, details: [] } });
 
     if (req.method !== "POST" || !route) return error(404, "notFound", "no such route");
     if (req.headers.authorization !== `Bearer ${this.token}`) return error(401, "unauthorized", "bad runner token");

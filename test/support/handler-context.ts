@@ -87,8 +87,19 @@ export interface TestContextOptions {
   cores?: number;
 }
 
-export function storageGrant(s3: { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string }, bucket: string): StorageGrant {
-  return { connectionId: "stc_test", endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, bucket };
+export function storageGrant(
+  s3: { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string },
+  bucket: string,
+): StorageGrant {
+  return {
+    connectionId: "stc_test",
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    bucket,
+  };
 }
 
 export async function makeHandlerContext(opts: TestContextOptions): Promise<TestContext> {
@@ -104,7 +115,14 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
     jobId: "job_test",
     attempt: 0,
     serviceType: "transcription",
-    step: { service: "transcription", name: "transcribe", executor: "runner", handler: "transcription", stages: [...TRANSCRIPTION_STAGES], params: {} },
+    step: {
+      service: "transcription",
+      name: "transcribe",
+      executor: "runner",
+      handler: "transcription",
+      stages: [...TRANSCRIPTION_STAGES],
+      params: {},
+    },
     input: opts.input,
     storage: opts.storage,
     settings: opts.settings ?? {},

@@ -33,14 +33,22 @@ export function verifyStandardWebhook(secret: string, headers: IncomingHttpHeade
   });
 }
 
-export async function startWebhookReceiver(secret: () => string, answer: (r: Omit<Received, "answeredStatus">, seen: Received[]) => number = () => 200) {
+export async function startWebhookReceiver(
+  secret: () => string,
+  answer: (r: Omit<Received, "answeredStatus">, seen: Received[]) => number = () => 200,
+) {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (d: Buffer) => (body += d.toString()));
     req.on("end", () => {
       const verified = verifyStandardWebhook(secret(), req.headers, body);
-      const r = { id: String(req.headers["webhook-id"]), timestamp: Number(req.headers["webhook-timestamp"]), body: JSON.parse(body) as Record<string, unknown>, verified };
+      const r = {
+        id: String(req.headers["webhook-id"]),
+        timestamp: Number(req.headers["webhook-timestamp"]),
+        body: JSON.parse(body) as Record<string, unknown>,
+        verified,
+      };
       const status = verified ? answer(r, received) : 401;
       received.push({ ...r, answeredStatus: status });
       res.writeHead(status).end();

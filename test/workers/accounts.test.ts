@@ -5,17 +5,25 @@ import { createTenant, unique } from "./helpers/tenant";
 describe("projects", () => {
   it("a project default webhookUrl must be https", async () => {
     const t = await createTenant({ withConnection: false });
-    const res = await call("POST", "/v1/projects", { key: t.workspaceKey, body: { name: unique("p"), webhookUrl: "http://example.com/hook" } });
+    const res = await call("POST", "/v1/projects", {
+      key: t.workspaceKey,
+      body: { name: unique("p"), webhookUrl: "http://example.com/hook" },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error?.details).toEqual([{ path: "webhookUrl", issue: "httpsRequired" }]);
   });
 
   it("a project is created with a Standard Webhooks secret, shown once: a read never shows it", async () => {
     const t = await createTenant({ withConnection: false });
-    const res = await call<{ projectId: string; webhookSecret: string }>("POST", "/v1/projects", { key: t.workspaceKey, body: { name: unique("p"), webhookUrl: "https://hooks.example.com/media" } });
+    const res = await call<{ projectId: string; webhookSecret: string }>("POST", "/v1/projects", {
+      key: t.workspaceKey,
+      body: { name: unique("p"), webhookUrl: "https://hooks.example.com/media" },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
-    const got = await call<{ webhookSecret?: string; webhookUrl: string }>("GET", `/v1/projects/${res.body.data.projectId}`, { key: t.workspaceKey });
+    const got = await call<{ webhookSecret?: string; webhookUrl: string }>("GET", `/v1/projects/${res.body.data.projectId}`, {
+      key: t.workspaceKey,
+    });
     expect(got.body.data).not.toHaveProperty("webhookSecret");
     expect(got.body.data.webhookUrl).toBe("https://hooks.example.com/media");
     const list = await call<Array<Record<string, unknown>>>("GET", "/v1/projects", { key: t.workspaceKey });
@@ -57,7 +65,9 @@ describe("API keys", () => {
   it("only the stored hash of a secret is kept", async () => {
     const t = await createTenant({ withConnection: false });
     const { env } = await import("cloudflare:workers");
-    const rows = await env.DB.prepare("SELECT secret_hash FROM api_keys WHERE project_id = ?").bind(t.projectId).all<{ secret_hash: string }>();
+    const rows = await env.DB.prepare("SELECT secret_hash FROM api_keys WHERE project_id = ?")
+      .bind(t.projectId)
+      .all<{ secret_hash: string }>();
     for (const r of rows.results) {
       expect(r.secret_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(r.secret_hash).not.toContain(t.projectKey);
@@ -77,7 +87,10 @@ describe("workspaces (operator)", () => {
 
   it("workspace details show usage per meter with limits and when they reset", async () => {
     const t = await createTenant({ plan: "free", withConnection: false });
-    const res = await call<{ plan: string; usage: { resetsAt: string; meters: Array<{ meter: string; limit: number | null; used: number; remaining: number | null }> } }>("GET", "/v1/workspace", { key: t.workspaceKey });
+    const res = await call<{
+      plan: string;
+      usage: { resetsAt: string; meters: Array<{ meter: string; limit: number | null; used: number; remaining: number | null }> };
+    }>("GET", "/v1/workspace", { key: t.workspaceKey });
     expect(res.status).toBe(200);
     expect(res.body.data.plan).toBe("free");
     const tx = res.body.data.usage.meters.find((m) => m.meter === "transcription_jobs");
@@ -95,7 +108,9 @@ describe("storage connections", () => {
     expect(res.status).toBe(200);
     expect(JSON.stringify(res.body)).not.toContain("secretAccessKey");
     const { env } = await import("cloudflare:workers");
-    const row = await env.DB.prepare("SELECT secret_access_key_enc FROM storage_connections WHERE id = ?").bind(t.connectionId).first<{ secret_access_key_enc: string }>();
+    const row = await env.DB.prepare("SELECT secret_access_key_enc FROM storage_connections WHERE id = ?")
+      .bind(t.connectionId)
+      .first<{ secret_access_key_enc: string }>();
     expect(row?.secret_access_key_enc).not.toContain("S3RVER");
   });
 

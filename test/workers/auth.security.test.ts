@@ -49,7 +49,13 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { name: "POST /v1/jobs", method: "POST", path: () => "/v1/jobs", kind: "project", body: () => ({ serviceType: "metadata", input: { textSourceId: "txt_x" } }) },
+  {
+    name: "POST /v1/jobs",
+    method: "POST",
+    path: () => "/v1/jobs",
+    kind: "project",
+    body: () => ({ serviceType: "metadata", input: { textSourceId: "txt_x" } }),
+  },
   { name: "GET /v1/jobs", method: "GET", path: () => "/v1/jobs", kind: "project" },
   { name: "GET /v1/jobs/:id", method: "GET", path: () => `/v1/jobs/${f.jobId}`, kind: "project" },
   { name: "POST /v1/jobs/:id/cancel", method: "POST", path: () => `/v1/jobs/${f.jobId}/cancel`, kind: "project" },
@@ -59,22 +65,43 @@ const ROUTES: Route[] = [
   { name: "GET /v1/projects", method: "GET", path: () => "/v1/projects", kind: "workspace" },
   { name: "POST /v1/projects", method: "POST", path: () => "/v1/projects", kind: "workspace", body: () => ({ name: unique("p") }) },
   { name: "GET /v1/projects/:id", method: "GET", path: () => `/v1/projects/${f.t.projectId}`, kind: "workspace" },
-  { name: "POST /v1/projects/:id/webhook-secret", method: "POST", path: () => `/v1/projects/${f.t.projectId}/webhook-secret`, kind: "workspace" },
+  {
+    name: "POST /v1/projects/:id/webhook-secret",
+    method: "POST",
+    path: () => `/v1/projects/${f.t.projectId}/webhook-secret`,
+    kind: "workspace",
+  },
   { name: "GET /v1/projects/:id/api-keys", method: "GET", path: () => `/v1/projects/${f.t.projectId}/api-keys`, kind: "workspace" },
-  { name: "POST /v1/projects/:id/api-keys", method: "POST", path: () => `/v1/projects/${f.t.projectId}/api-keys`, kind: "workspace", body: () => ({ name: unique("k") }) },
-  { name: "POST /v1/console/sessions", method: "POST", path: () => "/v1/console/sessions", kind: "workspace", body: () => ({ projectId: f.t.projectId, userHandle: "ana" }) },
+  {
+    name: "POST /v1/projects/:id/api-keys",
+    method: "POST",
+    path: () => `/v1/projects/${f.t.projectId}/api-keys`,
+    kind: "workspace",
+    body: () => ({ name: unique("k") }),
+  },
+  {
+    name: "POST /v1/console/sessions",
+    method: "POST",
+    path: () => "/v1/console/sessions",
+    kind: "workspace",
+    body: () => ({ projectId: f.t.projectId, userHandle: "ana" }),
+  },
   { name: "GET /v1/storage-connections", method: "GET", path: () => "/v1/storage-connections", kind: "project" },
   { name: "GET /v1/storage-connections/:id", method: "GET", path: () => `/v1/storage-connections/${f.t.connectionId}`, kind: "project" },
   { name: "GET /v1/transcriptions/txt_anything", method: "GET", path: () => "/v1/transcriptions/txt_anything", kind: "project" },
   { name: "GET /v1/glossary", method: "GET", path: () => "/v1/glossary", kind: "project" },
 ];
 
-const send = (r: Route, opts: { key?: string; headers?: Record<string, string> }) => call(r.method, r.path(), { ...opts, ...(r.body ? { body: r.body() } : {}) });
+const send = (r: Route, opts: { key?: string; headers?: Record<string, string> }) =>
+  call(r.method, r.path(), { ...opts, ...(r.body ? { body: r.body() } : {}) });
 
 describe("every authenticated route", () => {
   const credentials: Array<{ rule: string; opts: () => { key?: string; headers?: Record<string, string> } }> = [
     { rule: "a missing Authorization header is 401", opts: () => ({}) },
-    { rule: "a malformed Authorization header (not Bearer) is 401", opts: () => ({ headers: { authorization: `Token ${f.t.projectKey}` } }) },
+    {
+      rule: "a malformed Authorization header (not Bearer) is 401",
+      opts: () => ({ headers: { authorization: `Token ${f.t.projectKey}` } }),
+    },
     { rule: "a Bearer header without a key is 401", opts: () => ({ headers: { authorization: "Bearer" } }) },
     { rule: "a key that is not a key is 401", opts: () => ({ key: "not-a-key" }) },
     { rule: "an unknown, well-formed key is 401", opts: () => ({ key: `sk_prj_${"0".repeat(32)}` }) },
@@ -86,13 +113,19 @@ describe("every authenticated route", () => {
     expectError(await send(route, opts()), 401, "unauthorized");
   });
 
-  it.each(ROUTES.filter((r) => r.kind === "project" || r.kind === "console").map((route) => ({ route, name: route.name })))("$name: a workspace key is 403", async ({ route }) => {
-    expectError(await send(route, { key: f.t.workspaceKey }), 403, "forbidden");
-  });
+  it.each(ROUTES.filter((r) => r.kind === "project" || r.kind === "console").map((route) => ({ route, name: route.name })))(
+    "$name: a workspace key is 403",
+    async ({ route }) => {
+      expectError(await send(route, { key: f.t.workspaceKey }), 403, "forbidden");
+    },
+  );
 
-  it.each(ROUTES.filter((r) => r.kind === "workspace").map((route) => ({ route, name: route.name })))("$name: a project key is 403", async ({ route }) => {
-    expectError(await send(route, { key: f.t.projectKey }), 403, "forbidden");
-  });
+  it.each(ROUTES.filter((r) => r.kind === "workspace").map((route) => ({ route, name: route.name })))(
+    "$name: a project key is 403",
+    async ({ route }) => {
+      expectError(await send(route, { key: f.t.projectKey }), 403, "forbidden");
+    },
+  );
 });
 
 describe("key lifecycle", () => {
@@ -214,7 +247,11 @@ describe("operator and runner routes", () => {
   });
 
   it.each(customerKeys)("runner routes reject a $kind (401)", async ({ key }) => {
-    expectError(await call("POST", "/runner/v1/lease", { key: key(), body: { runnerId: "r1", handlers: ["transcription"] } }), 401, "unauthorized");
+    expectError(
+      await call("POST", "/runner/v1/lease", { key: key(), body: { runnerId: "r1", handlers: ["transcription"] } }),
+      401,
+      "unauthorized",
+    );
   });
 
   it("the runner token does not open admin routes", async () => {

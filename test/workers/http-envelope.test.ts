@@ -43,7 +43,8 @@ describe("routing", () => {
 });
 
 describe("request bodies", () => {
-  const post = (rawBody: string, contentType?: string) => call("POST", "/v1/jobs", { key: t.projectKey, rawBody, headers: contentType ? { "content-type": contentType } : {} });
+  const post = (rawBody: string, contentType?: string) =>
+    call("POST", "/v1/jobs", { key: t.projectKey, rawBody, headers: contentType ? { "content-type": contentType } : {} });
 
   it("a body over 1 MiB is 413 payloadTooLarge", async () => {
     const big = JSON.stringify({ serviceType: "transcription", input: {}, userMetadata: { blob: "x".repeat(1024 * 1024) } });
@@ -105,7 +106,10 @@ describe("create: order of checks (body, references, availability, quota, probes
     for (let i = 0; i < 10; i++) await submitTranscription(free);
     const source = await putSource(`${unique("quota")}/order.mp4`);
     const body = transcriptionBody(free, source);
-    const res = await call<Job>("POST", "/v1/jobs", { key: free.projectKey, body: { ...body, input: { ...body.input, connectionId: "stc_nope" } } });
+    const res = await call<Job>("POST", "/v1/jobs", {
+      key: free.projectKey,
+      body: { ...body, input: { ...body.input, connectionId: "stc_nope" } },
+    });
     expectError(res, 404, "notFound");
     expect(res.body.error?.details).toEqual([{ path: "input.connectionId", issue: "notFound:stc_nope" }]);
   });
@@ -113,7 +117,10 @@ describe("create: order of checks (body, references, availability, quota, probes
   it("a free workspace at its limit whose source object is missing gets 429: quota comes before the S3 probes", async () => {
     const free = await createTenant({ plan: "free" });
     for (let i = 0; i < 10; i++) await submitTranscription(free);
-    const res = await call<Job>("POST", "/v1/jobs", { key: free.projectKey, body: transcriptionBody(free, `${unique("missing")}/nothing-here.mp4`) });
+    const res = await call<Job>("POST", "/v1/jobs", {
+      key: free.projectKey,
+      body: transcriptionBody(free, `${unique("missing")}/nothing-here.mp4`),
+    });
     expectError(res, 429, "quotaExceeded");
   });
 });
@@ -123,7 +130,14 @@ describe("GET /v1/workspace", () => {
     const free = await createTenant({ plan: "free" });
     await submitTranscription(free);
     await submitTranscription(free);
-    const res = await call<{ plan: string; usage: { period: string; resetsAt: string; meters: Array<{ meter: string; used: number; limit: number | null; remaining: number | null }> } }>("GET", "/v1/workspace", { key: free.projectKey });
+    const res = await call<{
+      plan: string;
+      usage: {
+        period: string;
+        resetsAt: string;
+        meters: Array<{ meter: string; used: number; limit: number | null; remaining: number | null }>;
+      };
+    }>("GET", "/v1/workspace", { key: free.projectKey });
     expect(res.status).toBe(200);
     expect(res.body.data.plan).toBe("free");
     const meters = Object.fromEntries(res.body.data.usage.meters.map((m) => [m.meter, m]));

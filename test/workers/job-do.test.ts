@@ -6,11 +6,23 @@ import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import type { DispatchMessage } from "../../queues/messages";
 import { jobStub } from "../../worker/jobs/stubs";
 import { call, runnerCall } from "./helpers/api";
-import { cancelUnfinished, fakeRunner, getJob, patchSettings, submitTranscription, useTestPipeline, waitFor, waitForStatus } from "./helpers/jobs";
+import {
+  cancelUnfinished,
+  fakeRunner,
+  getJob,
+  patchSettings,
+  submitTranscription,
+  useTestPipeline,
+  waitFor,
+  waitForStatus,
+} from "./helpers/jobs";
 import { expireLease, runnerTaskStates, useMachineryTenant } from "./helpers/machinery";
 import { createTenant } from "./helpers/tenant";
 
-const t = useMachineryTenant({ steps: [{ stages: ["download"] }], settings: { retry: { maxAttempts: 3, baseDelaySeconds: 0, runnerLostDelaySeconds: 0 } } });
+const t = useMachineryTenant({
+  steps: [{ stages: ["download"] }],
+  settings: { retry: { maxAttempts: 3, baseDelaySeconds: 0, runnerLostDelaySeconds: 0 } },
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const runnerTaskCount = async (jobId: string) => (await runnerTaskStates(jobId)).length;

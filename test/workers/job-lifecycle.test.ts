@@ -19,7 +19,10 @@ describe("job lifecycle through a runner", () => {
   it("a completed step completes the job with its resultSummary and clears errors", async () => {
     const job = await submitTranscription(t);
     const task = await fakeRunner.leaseWhenReady(job.jobId);
-    await fakeRunner.events(task, [{ stage: "download", event: "started" }, { stage: "download", event: "completed" }]);
+    await fakeRunner.events(task, [
+      { stage: "download", event: "started" },
+      { stage: "download", event: "completed" },
+    ]);
     const res = await fakeRunner.complete(task, { hello: "world" });
     expect(res.status).toBe(200);
     const j = await getJob(t, job.jobId);
@@ -64,7 +67,12 @@ describe("job lifecycle through a runner", () => {
 
   it("a non-retryable code fails at once without retries", async () => {
     const job = await submitTranscription(t);
-    await fakeRunner.fail(await fakeRunner.leaseWhenReady(job.jobId), "duration_exceeded", true, "source duration 3601.0 s exceeds the maximum of 3600 s");
+    await fakeRunner.fail(
+      await fakeRunner.leaseWhenReady(job.jobId),
+      "duration_exceeded",
+      true,
+      "source duration 3601.0 s exceeds the maximum of 3600 s",
+    );
     const j = await getJob(t, job.jobId);
     expect(j.status).toBe("failed");
     expect(j.attemptCount).toBe(0);
@@ -74,7 +82,10 @@ describe("job lifecycle through a runner", () => {
   it("progress is archived into attemptHistory on retry (console view)", async () => {
     const job = await submitTranscription(t);
     const task = await fakeRunner.leaseWhenReady(job.jobId);
-    await fakeRunner.events(task, [{ stage: "download", event: "started" }, { stage: "download", event: "failed", error: { code: "processing_failed", message: "x" } }]);
+    await fakeRunner.events(task, [
+      { stage: "download", event: "started" },
+      { stage: "download", event: "failed", error: { code: "processing_failed", message: "x" } },
+    ]);
     await fakeRunner.fail(task);
     const session = await consoleSession(t, "ana");
     const progress = await call<any>("GET", `/v1/jobs/${job.jobId}/progress`, { key: session.secret });

@@ -94,7 +94,13 @@ describe("cancel a processing job", () => {
     expect(job.status).toBe("processing");
     const res = await cancel(job.jobId);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: "cancelling", completedAt: null, cancelMode: "graceful", cancelRequestedByKind: "api_key", cancelRequestedByApiKeyId: t.projectKeyId });
+    expect(res.body.data).toMatchObject({
+      status: "cancelling",
+      completedAt: null,
+      cancelMode: "graceful",
+      cancelRequestedByKind: "api_key",
+      cancelRequestedByApiKeyId: t.projectKeyId,
+    });
     expect(res.body.data.cancelRequestedAt).toEqual(expect.any(String));
   });
 

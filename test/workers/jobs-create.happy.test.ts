@@ -14,7 +14,12 @@ beforeAll(async () => {
 });
 
 /** Creates a transcription of a fresh source named `file`; returns the 201 answer's job. */
-async function create(tenant: Tenant, file = "talk.mp4", extra: Record<string, unknown> = {}, inputExtra: Record<string, unknown> = {}): Promise<Job> {
+async function create(
+  tenant: Tenant,
+  file = "talk.mp4",
+  extra: Record<string, unknown> = {},
+  inputExtra: Record<string, unknown> = {},
+): Promise<Job> {
   const key = await putSource(`${unique("in")}/${file}`);
   const body = transcriptionBody(tenant, key, extra);
   const res = await call<Job>("POST", "/v1/jobs", { key: tenant.projectKey, body: { ...body, input: { ...body.input, ...inputExtra } } });
@@ -43,7 +48,15 @@ describe("POST /v1/jobs (transcription, s3_direct)", () => {
 
   it("records who created it: the API key's name and id", async () => {
     const job = await create(t);
-    expect(job).toMatchObject({ createdByKind: "api_key", createdByLabel: "ci-key", apiKeyLabel: "ci-key", apiKeyId: t.projectKeyId, isConsoleKey: false, workspaceId: t.workspaceId, projectId: t.projectId });
+    expect(job).toMatchObject({
+      createdByKind: "api_key",
+      createdByLabel: "ci-key",
+      apiKeyLabel: "ci-key",
+      apiKeyId: t.projectKeyId,
+      isConsoleKey: false,
+      workspaceId: t.workspaceId,
+      projectId: t.projectId,
+    });
   });
 
   it("the default output prefix is svc-media-results/<textSourceId>/transcripts/", async () => {
@@ -59,7 +72,12 @@ describe("POST /v1/jobs (transcription, s3_direct)", () => {
   it("resolvedOutputKeys name the four files: full text, segments JSON, SRT and VTT", async () => {
     const job = await create(t);
     const prefix = String(job.input["resolvedOutputPrefix"]);
-    expect(job.input["resolvedOutputKeys"]).toEqual({ fullText: `${prefix}transcript.txt`, segments: `${prefix}segments.json`, srt: `${prefix}transcript.srt`, vtt: `${prefix}transcript.vtt` });
+    expect(job.input["resolvedOutputKeys"]).toEqual({
+      fullText: `${prefix}transcript.txt`,
+      segments: `${prefix}segments.json`,
+      srt: `${prefix}transcript.srt`,
+      vtt: `${prefix}transcript.vtt`,
+    });
   });
 
   it("the empty-PUT probes left an object at every output key", async () => {
@@ -86,7 +104,9 @@ describe("POST /v1/jobs (transcription, s3_direct)", () => {
   });
 
   it("webhookUrl is stored when https, and null when omitted", async () => {
-    expect((await create(t, "a.mp4", { webhookUrl: "https://hooks.example.com/media" })).webhookUrl).toBe("https://hooks.example.com/media");
+    expect((await create(t, "a.mp4", { webhookUrl: "https://hooks.example.com/media" })).webhookUrl).toBe(
+      "https://hooks.example.com/media",
+    );
     expect((await create(t)).webhookUrl).toBeNull();
   });
 
@@ -97,12 +117,21 @@ describe("POST /v1/jobs (transcription, s3_direct)", () => {
   });
 
   it("from a console session, createdByKind is console and the session id has the cse_ prefix", async () => {
-    const session = await call<{ secret: string; sessionId: string; userId: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: "ana" } });
+    const session = await call<{ secret: string; sessionId: string; userId: string }>("POST", "/v1/console/sessions", {
+      key: t.workspaceKey,
+      body: { projectId: t.projectId, userHandle: "ana" },
+    });
     expect(session.body.data.sessionId).toMatch(/^cse_/);
     const key = await putSource(`${unique("in")}/console.mp4`);
     const res = await call<Job>("POST", "/v1/jobs", { key: session.body.data.secret, body: transcriptionBody(t, key) });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.data).toMatchObject({ createdByKind: "console", createdByLabel: "ana", isConsoleKey: true, apiKeyLabel: null, apiKeyId: session.body.data.sessionId });
+    expect(res.body.data).toMatchObject({
+      createdByKind: "console",
+      createdByLabel: "ana",
+      isConsoleKey: true,
+      apiKeyLabel: null,
+      apiKeyId: session.body.data.sessionId,
+    });
   });
 
   it.each([
@@ -123,7 +152,8 @@ describe("POST /v1/jobs (transcription, s3_direct)", () => {
 });
 
 describe("Idempotency-Key on POST /v1/jobs", () => {
-  const post = (body: unknown, key: string) => call<Job>("POST", "/v1/jobs", { key: t.projectKey, body, headers: { "idempotency-key": key } });
+  const post = (body: unknown, key: string) =>
+    call<Job>("POST", "/v1/jobs", { key: t.projectKey, body, headers: { "idempotency-key": key } });
   const freshBody = async () => transcriptionBody(t, await putSource(`${unique("idem")}/clip.mp4`));
 
   it("the same key and body replay the first answer: same job, one charge", async () => {

@@ -86,8 +86,18 @@ interface Rejection {
   message?: string;
 }
 
-const invalid = (path: string, issue: string, message?: string): Rejection => ({ status: 422, code: "validationError", details: [{ path, issue }], ...(message ? { message } : {}) });
-const notFound = (path: string, issue: string, message: string): Rejection => ({ status: 404, code: "notFound", details: [{ path, issue }], message });
+const invalid = (path: string, issue: string, message?: string): Rejection => ({
+  status: 422,
+  code: "validationError",
+  details: [{ path, issue }],
+  ...(message ? { message } : {}),
+});
+const notFound = (path: string, issue: string, message: string): Rejection => ({
+  status: 404,
+  code: "notFound",
+  details: [{ path, issue }],
+  message,
+});
 
 /** Posts the body and checks the rejection exactly, and that the workspace's usage did not move. */
 async function expectRejected(tenant: Tenant, requestBody: unknown, expected: Rejection) {
@@ -118,15 +128,43 @@ describe("POST /v1/jobs: envelope fields, every service type", () => {
   });
 
   it.each<Case>([
-    { rule: "serviceType is required", body: () => ({ input: validInput("metadata") }), expected: () => invalid("serviceType", "required") },
-    { rule: "an unknown serviceType is rejected", body: () => ({ serviceType: "subtitles", input: {} }), expected: () => invalid("serviceType", "invalidValue") },
+    {
+      rule: "serviceType is required",
+      body: () => ({ input: validInput("metadata") }),
+      expected: () => invalid("serviceType", "required"),
+    },
+    {
+      rule: "an unknown serviceType is rejected",
+      body: () => ({ serviceType: "subtitles", input: {} }),
+      expected: () => invalid("serviceType", "invalidValue"),
+    },
     { rule: "input is required", body: () => ({ serviceType: "metadata" }), expected: () => invalid("input", "required") },
     { rule: "a body that is not an object is rejected", body: () => ["metadata"], expected: () => invalid("", "invalidType") },
-    { rule: "unknown top-level fields are rejected", body: () => body("metadata", {}, { model: "gpt-x" }), expected: () => invalid("model", "notAllowed") },
-    { rule: "customerJobRef is at most 120 characters", body: () => body("metadata", {}, { userMetadata: { customerJobRef: "a".repeat(121) } }), expected: () => invalid("userMetadata.customerJobRef", "tooBig") },
-    { rule: "customerJobRef allows only letters, digits, hyphen and underscore", body: () => body("metadata", {}, { userMetadata: { customerJobRef: "order #42" } }), expected: () => invalid("userMetadata.customerJobRef", "invalidFormat") },
-    { rule: "webhookUrl must be https", body: () => body("metadata", {}, { webhookUrl: "http://hooks.example.com/media" }), expected: () => invalid("webhookUrl", "httpsRequired") },
-    { rule: "webhookUrl must be an absolute URL", body: () => body("metadata", {}, { webhookUrl: "ftp://hooks.example.com" }), expected: () => invalid("webhookUrl", "invalidFormat") },
+    {
+      rule: "unknown top-level fields are rejected",
+      body: () => body("metadata", {}, { model: "gpt-x" }),
+      expected: () => invalid("model", "notAllowed"),
+    },
+    {
+      rule: "customerJobRef is at most 120 characters",
+      body: () => body("metadata", {}, { userMetadata: { customerJobRef: "a".repeat(121) } }),
+      expected: () => invalid("userMetadata.customerJobRef", "tooBig"),
+    },
+    {
+      rule: "customerJobRef allows only letters, digits, hyphen and underscore",
+      body: () => body("metadata", {}, { userMetadata: { customerJobRef: "order #42" } }),
+      expected: () => invalid("userMetadata.customerJobRef", "invalidFormat"),
+    },
+    {
+      rule: "webhookUrl must be https",
+      body: () => body("metadata", {}, { webhookUrl: "http://hooks.example.com/media" }),
+      expected: () => invalid("webhookUrl", "httpsRequired"),
+    },
+    {
+      rule: "webhookUrl must be an absolute URL",
+      body: () => body("metadata", {}, { webhookUrl: "ftp://hooks.example.com" }),
+      expected: () => invalid("webhookUrl", "invalidFormat"),
+    },
   ])("$rule", run);
 });
 
@@ -136,33 +174,98 @@ describe("POST /v1/jobs: transcription", () => {
   });
 
   it.each<Case>([
-    { rule: "sourceType must be s3_direct", body: () => body("transcription", { sourceType: "s3_presigned" }), expected: () => invalid("input.sourceType", "invalidValue") },
-    { rule: "outputPrefix must not start with a slash", body: () => body("transcription", { outputPrefix: "/exports/run-1/" }), expected: () => invalid("input.outputPrefix", "leadingSlash") },
-    { rule: "outputPrefix must not contain `..` segments", body: () => body("transcription", { outputPrefix: "exports/../secrets/" }), expected: () => invalid("input.outputPrefix", "dotDotSegment") },
-    { rule: "options.preprocessing must not be sent", body: () => body("transcription", { options: { preprocessing: { denoise: false } } }), expected: () => invalid("input.options.preprocessing", "notAllowed") },
-    { rule: "model options must not be sent", body: () => body("transcription", { options: { model: "whisper-large" } }), expected: () => invalid("input.options.model", "notAllowed") },
-    { rule: "options.language must be a language code, not a display name", body: () => body("transcription", { options: { language: "English" } }), expected: () => invalid("input.options.language", "invalidFormat") },
-    { rule: "options.language must be a platform-supported source language", body: () => body("transcription", { options: { language: "fr" } }), expected: () => invalid("input.options.language", "unsupportedLanguage") },
-    { rule: "sourceKey must have a supported video extension", body: () => body("transcription", { sourceKey: "notes/readme.txt" }), expected: () => invalid("input.sourceKey", "unsupportedExtension") },
+    {
+      rule: "sourceType must be s3_direct",
+      body: () => body("transcription", { sourceType: "s3_presigned" }),
+      expected: () => invalid("input.sourceType", "invalidValue"),
+    },
+    {
+      rule: "outputPrefix must not start with a slash",
+      body: () => body("transcription", { outputPrefix: "/exports/run-1/" }),
+      expected: () => invalid("input.outputPrefix", "leadingSlash"),
+    },
+    {
+      rule: "outputPrefix must not contain `..` segments",
+      body: () => body("transcription", { outputPrefix: "exports/../secrets/" }),
+      expected: () => invalid("input.outputPrefix", "dotDotSegment"),
+    },
+    {
+      rule: "options.preprocessing must not be sent",
+      body: () => body("transcription", { options: { preprocessing: { denoise: false } } }),
+      expected: () => invalid("input.options.preprocessing", "notAllowed"),
+    },
+    {
+      rule: "model options must not be sent",
+      body: () => body("transcription", { options: { model: "whisper-large" } }),
+      expected: () => invalid("input.options.model", "notAllowed"),
+    },
+    {
+      rule: "options.language must be a language code, not a display name",
+      body: () => body("transcription", { options: { language: "English" } }),
+      expected: () => invalid("input.options.language", "invalidFormat"),
+    },
+    {
+      rule: "options.language must be a platform-supported source language",
+      body: () => body("transcription", { options: { language: "fr" } }),
+      expected: () => invalid("input.options.language", "unsupportedLanguage"),
+    },
+    {
+      rule: "sourceKey must have a supported video extension",
+      body: () => body("transcription", { sourceKey: "notes/readme.txt" }),
+      expected: () => invalid("input.sourceKey", "unsupportedExtension"),
+    },
     {
       rule: "a connection of another project is not found",
       body: () => body("transcription", { connectionId: f.otherConnectionId }),
-      expected: () => notFound("input.connectionId", `notFound:${f.otherConnectionId}`, `storage connection not found: ${f.otherConnectionId}`),
+      expected: () =>
+        notFound("input.connectionId", `notFound:${f.otherConnectionId}`, `storage connection not found: ${f.otherConnectionId}`),
     },
-    { rule: "the connection must be active", body: () => body("transcription", { connectionId: f.inactiveConnectionId }), expected: () => invalid("input.connectionId", "connectionInactive") },
-    { rule: "the bucket must be in the connection's buckets", body: () => body("transcription", { bucket: "media-other" }), expected: () => invalid("input.bucket", "bucketNotAllowed") },
-    { rule: "the source object must exist (ranged GET probe)", body: () => body("transcription", { sourceKey: `${unique("missing")}/gone.mp4` }), expected: () => invalid("input.sourceKey", "sourceNotFound") },
+    {
+      rule: "the connection must be active",
+      body: () => body("transcription", { connectionId: f.inactiveConnectionId }),
+      expected: () => invalid("input.connectionId", "connectionInactive"),
+    },
+    {
+      rule: "the bucket must be in the connection's buckets",
+      body: () => body("transcription", { bucket: "media-other" }),
+      expected: () => invalid("input.bucket", "bucketNotAllowed"),
+    },
+    {
+      rule: "the source object must exist (ranged GET probe)",
+      body: () => body("transcription", { sourceKey: `${unique("missing")}/gone.mp4` }),
+      expected: () => invalid("input.sourceKey", "sourceNotFound"),
+    },
   ])("$rule", run);
 });
 
 describe("POST /v1/jobs: indexer", () => {
   const path = "input.textSourceIds";
   it.each<Case>([
-    { rule: "textSourceIds needs at least one id", body: () => body("indexer", { textSourceIds: [] }), expected: () => invalid(path, "tooSmall") },
-    { rule: "textSourceIds takes at most 50 ids", body: () => body("indexer", { textSourceIds: Array.from({ length: 51 }, (_, i) => `txt_many${i}`) }), expected: () => invalid(path, "tooBig") },
-    { rule: "textSourceIds must be txt_ ids", body: () => body("indexer", { textSourceIds: ["job_abc"] }), expected: () => invalid(`${path}.0`, "invalidFormat") },
-    { rule: "an unknown id is not found", body: () => body("indexer", { textSourceIds: [f.txt, "txt_unknown0001"] }), expected: () => notFound(path, "notFound:txt_unknown0001", "transcription not found: txt_unknown0001") },
-    { rule: "another project's transcript is not found", body: () => body("indexer", { textSourceIds: [f.otherTxt] }), expected: () => notFound(path, `notFound:${f.otherTxt}`, `transcription not found: ${f.otherTxt}`) },
+    {
+      rule: "textSourceIds needs at least one id",
+      body: () => body("indexer", { textSourceIds: [] }),
+      expected: () => invalid(path, "tooSmall"),
+    },
+    {
+      rule: "textSourceIds takes at most 50 ids",
+      body: () => body("indexer", { textSourceIds: Array.from({ length: 51 }, (_, i) => `txt_many${i}`) }),
+      expected: () => invalid(path, "tooBig"),
+    },
+    {
+      rule: "textSourceIds must be txt_ ids",
+      body: () => body("indexer", { textSourceIds: ["job_abc"] }),
+      expected: () => invalid(`${path}.0`, "invalidFormat"),
+    },
+    {
+      rule: "an unknown id is not found",
+      body: () => body("indexer", { textSourceIds: [f.txt, "txt_unknown0001"] }),
+      expected: () => notFound(path, "notFound:txt_unknown0001", "transcription not found: txt_unknown0001"),
+    },
+    {
+      rule: "another project's transcript is not found",
+      body: () => body("indexer", { textSourceIds: [f.otherTxt] }),
+      expected: () => notFound(path, `notFound:${f.otherTxt}`, `transcription not found: ${f.otherTxt}`),
+    },
     {
       rule: "a transcript without segments is rejected",
       body: () => body("indexer", { textSourceIds: [f.emptyTxt] }),
@@ -174,98 +277,310 @@ describe("POST /v1/jobs: indexer", () => {
 describe("POST /v1/jobs: metadata", () => {
   const path = "input.textSourceId";
   it.each<Case>([
-    { rule: "textSourceId is required", body: () => body("metadata", { textSourceId: undefined }), expected: () => invalid(path, "required") },
-    { rule: "model options must not be sent", body: () => body("metadata", { model: "gpt-x" }), expected: () => invalid("input.model", "notAllowed") },
-    { rule: "an unknown id is not found", body: () => body("metadata", { textSourceId: "txt_unknown0002" }), expected: () => notFound(path, "notFound:txt_unknown0002", "transcription not found: txt_unknown0002") },
-    { rule: "another project's transcript is not found", body: () => body("metadata", { textSourceId: f.otherTxt }), expected: () => notFound(path, `notFound:${f.otherTxt}`, `transcription not found: ${f.otherTxt}`) },
-    { rule: "a transcript without segments is rejected", body: () => body("metadata", { textSourceId: f.emptyTxt }), expected: () => invalid(path, `noSegments:${f.emptyTxt}`, `transcription ${f.emptyTxt} has no segments`) },
+    {
+      rule: "textSourceId is required",
+      body: () => body("metadata", { textSourceId: undefined }),
+      expected: () => invalid(path, "required"),
+    },
+    {
+      rule: "model options must not be sent",
+      body: () => body("metadata", { model: "gpt-x" }),
+      expected: () => invalid("input.model", "notAllowed"),
+    },
+    {
+      rule: "an unknown id is not found",
+      body: () => body("metadata", { textSourceId: "txt_unknown0002" }),
+      expected: () => notFound(path, "notFound:txt_unknown0002", "transcription not found: txt_unknown0002"),
+    },
+    {
+      rule: "another project's transcript is not found",
+      body: () => body("metadata", { textSourceId: f.otherTxt }),
+      expected: () => notFound(path, `notFound:${f.otherTxt}`, `transcription not found: ${f.otherTxt}`),
+    },
+    {
+      rule: "a transcript without segments is rejected",
+      body: () => body("metadata", { textSourceId: f.emptyTxt }),
+      expected: () => invalid(path, `noSegments:${f.emptyTxt}`, `transcription ${f.emptyTxt} has no segments`),
+    },
   ])("$rule", run);
 });
 
 describe("POST /v1/jobs: summarization", () => {
   const path = "textSourceJobId";
   it.each<Case>([
-    { rule: "textSourceJobId is required", body: () => body("summarization", { textSourceJobId: undefined }), expected: () => invalid(path, "required") },
-    { rule: "textSourceJobId must not be empty", body: () => body("summarization", { textSourceJobId: "" }), expected: () => invalid(path, "tooSmall") },
-    { rule: "textSourceJobId must be a job_ or txt_ id", body: () => body("summarization", { textSourceJobId: "clp_123" }), expected: () => invalid(path, "invalidFormat") },
-    { rule: "model options must not be sent", body: () => body("summarization", { model: "gpt-x" }), expected: () => invalid("input.model", "notAllowed") },
-    { rule: "an unknown txt_ id is not found", body: () => body("summarization", { textSourceJobId: "txt_unknown0003" }), expected: () => notFound(path, "notFound", "transcription not found: txt_unknown0003") },
-    { rule: "an unknown job_ id is not found", body: () => body("summarization", { textSourceJobId: "job_unknown0003" }), expected: () => notFound(path, "notFound", "transcription not found for job: job_unknown0003") },
-    { rule: "another project's transcript is not found", body: () => body("summarization", { textSourceJobId: f.otherTxt }), expected: () => notFound(path, "notFound", `transcription not found: ${f.otherTxt}`) },
-    { rule: "a txt_ without segments is rejected", body: () => body("summarization", { textSourceJobId: f.emptyTxt }), expected: () => invalid(path, "noSegments", `transcription ${f.emptyTxt} has no segments`) },
-    { rule: "a job_ whose transcript has no segments is rejected", body: () => body("summarization", { textSourceJobId: f.emptyJobId }), expected: () => invalid(path, "noSegments", `transcription ${f.emptyTxt} has no segments`) },
+    {
+      rule: "textSourceJobId is required",
+      body: () => body("summarization", { textSourceJobId: undefined }),
+      expected: () => invalid(path, "required"),
+    },
+    {
+      rule: "textSourceJobId must not be empty",
+      body: () => body("summarization", { textSourceJobId: "" }),
+      expected: () => invalid(path, "tooSmall"),
+    },
+    {
+      rule: "textSourceJobId must be a job_ or txt_ id",
+      body: () => body("summarization", { textSourceJobId: "clp_123" }),
+      expected: () => invalid(path, "invalidFormat"),
+    },
+    {
+      rule: "model options must not be sent",
+      body: () => body("summarization", { model: "gpt-x" }),
+      expected: () => invalid("input.model", "notAllowed"),
+    },
+    {
+      rule: "an unknown txt_ id is not found",
+      body: () => body("summarization", { textSourceJobId: "txt_unknown0003" }),
+      expected: () => notFound(path, "notFound", "transcription not found: txt_unknown0003"),
+    },
+    {
+      rule: "an unknown job_ id is not found",
+      body: () => body("summarization", { textSourceJobId: "job_unknown0003" }),
+      expected: () => notFound(path, "notFound", "transcription not found for job: job_unknown0003"),
+    },
+    {
+      rule: "another project's transcript is not found",
+      body: () => body("summarization", { textSourceJobId: f.otherTxt }),
+      expected: () => notFound(path, "notFound", `transcription not found: ${f.otherTxt}`),
+    },
+    {
+      rule: "a txt_ without segments is rejected",
+      body: () => body("summarization", { textSourceJobId: f.emptyTxt }),
+      expected: () => invalid(path, "noSegments", `transcription ${f.emptyTxt} has no segments`),
+    },
+    {
+      rule: "a job_ whose transcript has no segments is rejected",
+      body: () => body("summarization", { textSourceJobId: f.emptyJobId }),
+      expected: () => invalid(path, "noSegments", `transcription ${f.emptyTxt} has no segments`),
+    },
   ])("$rule", run);
 });
 
 describe.each(["clip_generation", "thumbnail"] as const)("POST /v1/jobs: %s references", (serviceType) => {
   const path = "input.textSourceId";
   it.each<Case>([
-    { rule: "textSourceId is required", body: () => body(serviceType, { textSourceId: undefined }), expected: () => invalid(path, "required") },
-    { rule: "an unknown id is not found", body: () => body(serviceType, { textSourceId: "txt_unknown0004" }), expected: () => notFound(path, "notFound:txt_unknown0004", "transcription not found: txt_unknown0004") },
-    { rule: "another project's transcript is not found", body: () => body(serviceType, { textSourceId: f.otherTxt }), expected: () => notFound(path, `notFound:${f.otherTxt}`, `transcription not found: ${f.otherTxt}`) },
-    { rule: "a transcript without segments is rejected", body: () => body(serviceType, { textSourceId: f.emptyTxt }), expected: () => invalid(path, "emptySegments", "transcription has no segments") },
-    { rule: "the transcription job must be completed", body: () => body(serviceType, { textSourceId: f.queuedTxt }), expected: () => invalid(path, "jobNotCompleted") },
-    { rule: "sourceType must be s3_direct", body: () => body(serviceType, { sourceType: "upload" }), expected: () => invalid("input.sourceType", "invalidValue") },
-    { rule: "outputPrefix must not start with a slash", body: () => body(serviceType, { outputPrefix: "/out/" }), expected: () => invalid("input.outputPrefix", "leadingSlash") },
+    {
+      rule: "textSourceId is required",
+      body: () => body(serviceType, { textSourceId: undefined }),
+      expected: () => invalid(path, "required"),
+    },
+    {
+      rule: "an unknown id is not found",
+      body: () => body(serviceType, { textSourceId: "txt_unknown0004" }),
+      expected: () => notFound(path, "notFound:txt_unknown0004", "transcription not found: txt_unknown0004"),
+    },
+    {
+      rule: "another project's transcript is not found",
+      body: () => body(serviceType, { textSourceId: f.otherTxt }),
+      expected: () => notFound(path, `notFound:${f.otherTxt}`, `transcription not found: ${f.otherTxt}`),
+    },
+    {
+      rule: "a transcript without segments is rejected",
+      body: () => body(serviceType, { textSourceId: f.emptyTxt }),
+      expected: () => invalid(path, "emptySegments", "transcription has no segments"),
+    },
+    {
+      rule: "the transcription job must be completed",
+      body: () => body(serviceType, { textSourceId: f.queuedTxt }),
+      expected: () => invalid(path, "jobNotCompleted"),
+    },
+    {
+      rule: "sourceType must be s3_direct",
+      body: () => body(serviceType, { sourceType: "upload" }),
+      expected: () => invalid("input.sourceType", "invalidValue"),
+    },
+    {
+      rule: "outputPrefix must not start with a slash",
+      body: () => body(serviceType, { outputPrefix: "/out/" }),
+      expected: () => invalid("input.outputPrefix", "leadingSlash"),
+    },
     {
       rule: "an explicit connection of another project is not found",
       body: () => body(serviceType, { connectionId: f.otherConnectionId, bucket: f.t.bucket }),
-      expected: () => notFound("input.connectionId", `notFound:${f.otherConnectionId}`, `storage connection not found: ${f.otherConnectionId}`),
+      expected: () =>
+        notFound("input.connectionId", `notFound:${f.otherConnectionId}`, `storage connection not found: ${f.otherConnectionId}`),
     },
-    { rule: "an explicit bucket must be in the connection's buckets", body: () => body(serviceType, { connectionId: f.t.connectionId, bucket: "media-other" }), expected: () => invalid("input.bucket", "bucketNotAllowed") },
+    {
+      rule: "an explicit bucket must be in the connection's buckets",
+      body: () => body(serviceType, { connectionId: f.t.connectionId, bucket: "media-other" }),
+      expected: () => invalid("input.bucket", "bucketNotAllowed"),
+    },
   ])("$rule", run);
 });
 
 describe("POST /v1/jobs: clip_generation options", () => {
   const option = (options: Record<string, unknown>) => body("clip_generation", { options });
   it.each<Case>([
-    { rule: "options.analysis must not be sent", body: () => option({ analysis: { vision: false } }), expected: () => invalid("input.options.analysis", "notAllowed") },
-    { rule: "model options must not be sent", body: () => option({ model: "clipper-2" }), expected: () => invalid("input.options.model", "notAllowed") },
-    { rule: "layout must be one of the four layouts", body: () => option({ layout: "diagonal_2_1" }), expected: () => invalid("input.options.layout", "invalidValue") },
-    { rule: "fillStyle must be black, blur or branding", body: () => option({ fillStyle: "neon" }), expected: () => invalid("input.options.fillStyle", "invalidValue") },
-    { rule: "maxClips is a positive integer", body: () => option({ maxClips: 0 }), expected: () => invalid("input.options.maxClips", "tooSmall") },
-    { rule: "categoryOverride must be a supported category", body: () => option({ categoryOverride: "cooking" }), expected: () => invalid("input.options.categoryOverride", "unsupportedCategory") },
+    {
+      rule: "options.analysis must not be sent",
+      body: () => option({ analysis: { vision: false } }),
+      expected: () => invalid("input.options.analysis", "notAllowed"),
+    },
+    {
+      rule: "model options must not be sent",
+      body: () => option({ model: "clipper-2" }),
+      expected: () => invalid("input.options.model", "notAllowed"),
+    },
+    {
+      rule: "layout must be one of the four layouts",
+      body: () => option({ layout: "diagonal_2_1" }),
+      expected: () => invalid("input.options.layout", "invalidValue"),
+    },
+    {
+      rule: "fillStyle must be black, blur or branding",
+      body: () => option({ fillStyle: "neon" }),
+      expected: () => invalid("input.options.fillStyle", "invalidValue"),
+    },
+    {
+      rule: "maxClips is a positive integer",
+      body: () => option({ maxClips: 0 }),
+      expected: () => invalid("input.options.maxClips", "tooSmall"),
+    },
+    {
+      rule: "categoryOverride must be a supported category",
+      body: () => option({ categoryOverride: "cooking" }),
+      expected: () => invalid("input.options.categoryOverride", "unsupportedCategory"),
+    },
   ])("$rule", run);
 });
 
 describe("POST /v1/jobs: thumbnail options", () => {
-  const option = (options: Record<string, unknown>, tenant?: () => Tenant) => ({ body: () => body("thumbnail", { options, ...(tenant ? { textSourceId: f.entTxt } : {}) }), ...(tenant ? { tenant } : {}) });
+  const option = (options: Record<string, unknown>, tenant?: () => Tenant) => ({
+    body: () => body("thumbnail", { options, ...(tenant ? { textSourceId: f.entTxt } : {}) }),
+    ...(tenant ? { tenant } : {}),
+  });
   const sizeError = invalid("input.options", "invalidRatioResolution");
   it.each<Case>([
-    { rule: "thumbnailCount above 3 is rejected", ...option({ thumbnailCount: 4 }), expected: () => invalid("input.options.thumbnailCount", "tooBig") },
-    { rule: "thumbnailCount below 1 is rejected", ...option({ thumbnailCount: 0 }), expected: () => invalid("input.options.thumbnailCount", "tooSmall") },
-    { rule: "nonAiThumbnailCount above 5 is rejected", ...option({ nonAiThumbnailCount: 6 }), expected: () => invalid("input.options.nonAiThumbnailCount", "tooBig") },
-    { rule: "ratio without resolution is rejected", ...option({ ratioWidth: 16, ratioHeight: 9 }), expected: () => invalid("input.options", "ratioIncomplete") },
-    { rule: "resolution without ratio is rejected", ...option({ resolution: 1024 }), expected: () => invalid("input.options", "ratioIncomplete") },
-    { rule: "pipeline tuning (imageQuality) must not be sent", ...option({ imageQuality: "high" }), expected: () => invalid("input.options.imageQuality", "notAllowed") },
-    { rule: "the image model must not be sent", ...option({ imageModel: "sdxl" }), expected: () => invalid("input.options.imageModel", "notAllowed") },
-    { rule: "free plan: 16:9 is not an allowed ratio", ...option({ ratioWidth: 16, ratioHeight: 9, resolution: 1024 }), expected: () => sizeError },
-    { rule: "free plan: resolution must be 1024", ...option({ ratioWidth: 1, ratioHeight: 1, resolution: 512 }), expected: () => sizeError },
-    { rule: "enterprise: aspect above 3:1 is rejected", ...option({ ratioWidth: 4, ratioHeight: 1, resolution: 720 }, () => f.ent), expected: () => sizeError },
-    { rule: "enterprise: fewer than 655,360 pixels is rejected", ...option({ ratioWidth: 1, ratioHeight: 1, resolution: 512 }, () => f.ent), expected: () => sizeError },
-    { rule: "enterprise: an edge above 3840 is rejected", ...option({ ratioWidth: 3, ratioHeight: 1, resolution: 1600 }, () => f.ent), expected: () => sizeError },
+    {
+      rule: "thumbnailCount above 3 is rejected",
+      ...option({ thumbnailCount: 4 }),
+      expected: () => invalid("input.options.thumbnailCount", "tooBig"),
+    },
+    {
+      rule: "thumbnailCount below 1 is rejected",
+      ...option({ thumbnailCount: 0 }),
+      expected: () => invalid("input.options.thumbnailCount", "tooSmall"),
+    },
+    {
+      rule: "nonAiThumbnailCount above 5 is rejected",
+      ...option({ nonAiThumbnailCount: 6 }),
+      expected: () => invalid("input.options.nonAiThumbnailCount", "tooBig"),
+    },
+    {
+      rule: "ratio without resolution is rejected",
+      ...option({ ratioWidth: 16, ratioHeight: 9 }),
+      expected: () => invalid("input.options", "ratioIncomplete"),
+    },
+    {
+      rule: "resolution without ratio is rejected",
+      ...option({ resolution: 1024 }),
+      expected: () => invalid("input.options", "ratioIncomplete"),
+    },
+    {
+      rule: "pipeline tuning (imageQuality) must not be sent",
+      ...option({ imageQuality: "high" }),
+      expected: () => invalid("input.options.imageQuality", "notAllowed"),
+    },
+    {
+      rule: "the image model must not be sent",
+      ...option({ imageModel: "sdxl" }),
+      expected: () => invalid("input.options.imageModel", "notAllowed"),
+    },
+    {
+      rule: "free plan: 16:9 is not an allowed ratio",
+      ...option({ ratioWidth: 16, ratioHeight: 9, resolution: 1024 }),
+      expected: () => sizeError,
+    },
+    {
+      rule: "free plan: resolution must be 1024",
+      ...option({ ratioWidth: 1, ratioHeight: 1, resolution: 512 }),
+      expected: () => sizeError,
+    },
+    {
+      rule: "enterprise: aspect above 3:1 is rejected",
+      ...option({ ratioWidth: 4, ratioHeight: 1, resolution: 720 }, () => f.ent),
+      expected: () => sizeError,
+    },
+    {
+      rule: "enterprise: fewer than 655,360 pixels is rejected",
+      ...option({ ratioWidth: 1, ratioHeight: 1, resolution: 512 }, () => f.ent),
+      expected: () => sizeError,
+    },
+    {
+      rule: "enterprise: an edge above 3840 is rejected",
+      ...option({ ratioWidth: 3, ratioHeight: 1, resolution: 1600 }, () => f.ent),
+      expected: () => sizeError,
+    },
   ])("$rule", run);
 });
 
 describe("POST /v1/jobs: translation and dubbing", () => {
   it.each<Case>([
-    { rule: "translation: targetLanguage is required", body: () => body("translation", { targetLanguage: undefined }), expected: () => invalid("input.targetLanguage", "required") },
-    { rule: "translation: targetLanguage is a code, not a display name", body: () => body("translation", { targetLanguage: "Spanish" }), expected: () => invalid("input.targetLanguage", "invalidFormat") },
-    { rule: "translation: sourceLayer is current, glossary or raw", body: () => body("translation", { sourceLayer: "final" }), expected: () => invalid("input.sourceLayer", "invalidValue") },
-    { rule: "translation: segments must not be sent", body: () => body("translation", { segments: [] }), expected: () => invalid("input.segments", "notAllowed") },
-    { rule: "translation: an unknown transcript is not found", body: () => body("translation", { textSourceId: "txt_unknown0005" }), expected: () => notFound("input.textSourceId", "notFound:txt_unknown0005", "transcription not found: txt_unknown0005") },
-    { rule: "translation: a transcript without segments is rejected", body: () => body("translation", { textSourceId: f.emptyTxt }), expected: () => invalid("input.textSourceId", `noSegments:${f.emptyTxt}`, `transcription ${f.emptyTxt} has no segments`) },
-    { rule: "dubbing: transcriptionId is required", body: () => body("dubbing", { transcriptionId: undefined }), expected: () => invalid("input.transcriptionId", "required") },
-    { rule: "dubbing: targetLanguage is a code, not a display name", body: () => body("dubbing", { targetLanguage: "Spanish" }), expected: () => invalid("input.targetLanguage", "invalidFormat") },
+    {
+      rule: "translation: targetLanguage is required",
+      body: () => body("translation", { targetLanguage: undefined }),
+      expected: () => invalid("input.targetLanguage", "required"),
+    },
+    {
+      rule: "translation: targetLanguage is a code, not a display name",
+      body: () => body("translation", { targetLanguage: "Spanish" }),
+      expected: () => invalid("input.targetLanguage", "invalidFormat"),
+    },
+    {
+      rule: "translation: sourceLayer is current, glossary or raw",
+      body: () => body("translation", { sourceLayer: "final" }),
+      expected: () => invalid("input.sourceLayer", "invalidValue"),
+    },
+    {
+      rule: "translation: segments must not be sent",
+      body: () => body("translation", { segments: [] }),
+      expected: () => invalid("input.segments", "notAllowed"),
+    },
+    {
+      rule: "translation: an unknown transcript is not found",
+      body: () => body("translation", { textSourceId: "txt_unknown0005" }),
+      expected: () => notFound("input.textSourceId", "notFound:txt_unknown0005", "transcription not found: txt_unknown0005"),
+    },
+    {
+      rule: "translation: a transcript without segments is rejected",
+      body: () => body("translation", { textSourceId: f.emptyTxt }),
+      expected: () => invalid("input.textSourceId", `noSegments:${f.emptyTxt}`, `transcription ${f.emptyTxt} has no segments`),
+    },
+    {
+      rule: "dubbing: transcriptionId is required",
+      body: () => body("dubbing", { transcriptionId: undefined }),
+      expected: () => invalid("input.transcriptionId", "required"),
+    },
+    {
+      rule: "dubbing: targetLanguage is a code, not a display name",
+      body: () => body("dubbing", { targetLanguage: "Spanish" }),
+      expected: () => invalid("input.targetLanguage", "invalidFormat"),
+    },
     {
       rule: "dubbing: voiceAssignments keys are diarization labels",
       body: () => body("dubbing", { options: { voiceAssignments: { "speaker one": "vce_abc" } } }),
       expected: () => invalid("input.options.voiceAssignments.speaker one", "invalidKey"),
     },
-    { rule: "dubbing: voiceAssignments values are vce_ ids", body: () => body("dubbing", { options: { voiceAssignments: { SPEAKER_00: "voice-1" } } }), expected: () => invalid("input.options.voiceAssignments.SPEAKER_00", "invalidFormat") },
-    { rule: "dubbing: minSpeakers must not exceed maxSpeakers", body: () => body("dubbing", { options: { diarization: { minSpeakers: 4, maxSpeakers: 2 } } }), expected: () => invalid("input.options.diarization", "minAboveMax") },
-    { rule: "dubbing: an unknown transcript is not found", body: () => body("dubbing", { transcriptionId: "txt_unknown0006" }), expected: () => notFound("input.transcriptionId", "notFound:txt_unknown0006", "transcription not found: txt_unknown0006") },
-    { rule: "dubbing: an unknown translationId is not found", body: () => body("dubbing", { translationId: "trl_unknown0007" }), expected: () => notFound("input.translationId", "notFound:trl_unknown0007", "translation not found: trl_unknown0007") },
+    {
+      rule: "dubbing: voiceAssignments values are vce_ ids",
+      body: () => body("dubbing", { options: { voiceAssignments: { SPEAKER_00: "voice-1" } } }),
+      expected: () => invalid("input.options.voiceAssignments.SPEAKER_00", "invalidFormat"),
+    },
+    {
+      rule: "dubbing: minSpeakers must not exceed maxSpeakers",
+      body: () => body("dubbing", { options: { diarization: { minSpeakers: 4, maxSpeakers: 2 } } }),
+      expected: () => invalid("input.options.diarization", "minAboveMax"),
+    },
+    {
+      rule: "dubbing: an unknown transcript is not found",
+      body: () => body("dubbing", { transcriptionId: "txt_unknown0006" }),
+      expected: () => notFound("input.transcriptionId", "notFound:txt_unknown0006", "transcription not found: txt_unknown0006"),
+    },
+    {
+      rule: "dubbing: an unknown translationId is not found",
+      body: () => body("dubbing", { translationId: "trl_unknown0007" }),
+      expected: () => notFound("input.translationId", "notFound:trl_unknown0007", "translation not found: trl_unknown0007"),
+    },
   ])("$rule", run);
 });
 
@@ -273,17 +588,32 @@ describe("POST /v1/jobs: service types whose pipeline is not built", () => {
   const unbuilt = SERVICE_TYPES.filter((s) => s !== "transcription");
 
   it.each(unbuilt)("%s: a valid request is refused with serviceNotAvailable naming it, and not charged", async (serviceType) => {
-    const res = await expectRejected(f.t, body(serviceType), { status: 422, code: "serviceNotAvailable", details: [{ path: "serviceType", issue: `serviceNotAvailable:${serviceType}` }] });
+    const res = await expectRejected(f.t, body(serviceType), {
+      status: 422,
+      code: "serviceNotAvailable",
+      details: [{ path: "serviceType", issue: `serviceNotAvailable:${serviceType}` }],
+    });
     expect(res.body.error?.message).toContain(serviceType);
   });
 
   it("a summarization referencing the transcription job id is valid too (refused only as not built)", async () => {
-    await expectRejected(f.t, body("summarization", { textSourceJobId: f.txtJobId }), { status: 422, code: "serviceNotAvailable", details: [{ path: "serviceType", issue: "serviceNotAvailable:summarization" }] });
+    await expectRejected(f.t, body("summarization", { textSourceJobId: f.txtJobId }), {
+      status: 422,
+      code: "serviceNotAvailable",
+      details: [{ path: "serviceType", issue: "serviceNotAvailable:summarization" }],
+    });
   });
 
   it("enterprise: a thumbnail with a valid 16:9 size passes validation (refused only as not built)", async () => {
-    const valid = { serviceType: "thumbnail", input: { textSourceId: f.entTxt, options: { ratioWidth: 16, ratioHeight: 9, resolution: 1080 } } };
-    await expectRejected(f.ent, valid, { status: 422, code: "serviceNotAvailable", details: [{ path: "serviceType", issue: "serviceNotAvailable:thumbnail" }] });
+    const valid = {
+      serviceType: "thumbnail",
+      input: { textSourceId: f.entTxt, options: { ratioWidth: 16, ratioHeight: 9, resolution: 1080 } },
+    };
+    await expectRejected(f.ent, valid, {
+      status: 422,
+      code: "serviceNotAvailable",
+      details: [{ path: "serviceType", issue: "serviceNotAvailable:thumbnail" }],
+    });
   });
 });
 

@@ -41,7 +41,10 @@ async function create(key: string, requestBody: unknown): Promise<Job> {
 }
 
 async function newKey(t: Tenant, name: string): Promise<{ secret: string; apiKeyId: string }> {
-  const res = await call<{ secret: string; apiKeyId: string }>("POST", `/v1/projects/${t.projectId}/api-keys`, { key: t.workspaceKey, body: { name } });
+  const res = await call<{ secret: string; apiKeyId: string }>("POST", `/v1/projects/${t.projectId}/api-keys`, {
+    key: t.workspaceKey,
+    body: { name },
+  });
   return res.body.data;
 }
 
@@ -59,18 +62,30 @@ beforeAll(async () => {
   f.queued = await create(bob.secret, transcriptionBody(t, episode, { userMetadata: { customerJobRef: "ref-beta" } }));
 
   f.carol = unique("carol");
-  const byCarol = await create((await consoleSession(t, f.carol)).secret, transcriptionBody(t, await putSource(`${unique("c")}/keynote.mov`)));
+  const byCarol = await create(
+    (await consoleSession(t, f.carol)).secret,
+    transcriptionBody(t, await putSource(`${unique("c")}/keynote.mov`)),
+  );
   await call("POST", `/v1/jobs/${byCarol.jobId}/cancel`, { key: t.projectKey });
 
-  const metadataJob = await create(t.projectKey, { serviceType: "metadata", input: { textSourceId }, userMetadata: { customerJobRef: "ref-delta" } });
+  const metadataJob = await create(t.projectKey, {
+    serviceType: "metadata",
+    input: { textSourceId },
+    userMetadata: { customerJobRef: "ref-delta" },
+  });
   await fakeRunner.fail(await fakeRunner.leaseWhenReady(metadataJob.jobId), "processing_failed", false, "nope");
 
   const summaryJob = await create(t.projectKey, { serviceType: "summarization", input: { textSourceJobId: textSourceId } });
   await fakeRunner.leaseWhenReady(summaryJob.jobId);
 
-  f.otherJob = await create(f.other.projectKey, transcriptionBody(f.other, await putSource(`${unique("podcasts")}/episode-42.mp4`), { userMetadata: { customerJobRef: "ref-beta" } }));
+  f.otherJob = await create(
+    f.other.projectKey,
+    transcriptionBody(f.other, await putSource(`${unique("podcasts")}/episode-42.mp4`), { userMetadata: { customerJobRef: "ref-beta" } }),
+  );
 
-  const current = await Promise.all([completedId, f.queued.jobId, byCarol.jobId, metadataJob.jobId, summaryJob.jobId].map((id) => getJob(t, id)));
+  const current = await Promise.all(
+    [completedId, f.queued.jobId, byCarol.jobId, metadataJob.jobId, summaryJob.jobId].map((id) => getJob(t, id)),
+  );
   [f.completed, f.queued, f.cancelled, f.failed, f.processing] = current as [Job, Job, Job, Job, Job];
   f.all = current;
 }, 60_000);
@@ -92,16 +107,36 @@ describe("filters", () => {
     { rule: "customerJobRef matches exactly", query: () => "customerJobRef=ref-beta", expected: () => [f.queued] },
     { rule: "customerJobRef does not match a prefix", query: () => "customerJobRef=ref-bet", expected: () => [] },
     { rule: "user matches a substring of the key name", query: () => "user=editor-b", expected: () => [f.queued] },
-    { rule: "user matches a substring of the creator label (console user)", query: () => `user=${f.carol.slice(0, 12)}`, expected: () => [f.cancelled] },
+    {
+      rule: "user matches a substring of the creator label (console user)",
+      query: () => `user=${f.carol.slice(0, 12)}`,
+      expected: () => [f.cancelled],
+    },
     { rule: "user matches the key id", query: () => `user=${f.bobKeyId}`, expected: () => [f.queued] },
     { rule: "user matches every job of a key", query: () => "user=ci-key", expected: () => [f.completed, f.failed, f.processing] },
     { rule: "input matches a substring of the sourceKey", query: () => "input=episode-42", expected: () => [f.queued] },
     { rule: "input matches the bucket", query: () => "input=media-test", expected: () => [f.completed, f.queued, f.cancelled] },
-    { rule: "input matches a whole s3:// source URL, longer than LIKE's 50-byte pattern limit", query: () => `input=${encodeURIComponent(`s3://${f.queued.input["bucket"]}/${f.queued.input["sourceKey"]}`)}`, expected: () => [f.queued] },
-    { rule: "input matches a referenced transcript id", query: () => `input=${String(f.completed.input["textSourceId"])}`, expected: () => [f.completed, f.failed, f.processing] },
-    { rule: "statuses takes a comma-separated list", query: () => "statuses=completed,cancelled", expected: () => [f.completed, f.cancelled] },
+    {
+      rule: "input matches a whole s3:// source URL, longer than LIKE's 50-byte pattern limit",
+      query: () => `input=${encodeURIComponent(`s3://${f.queued.input["bucket"]}/${f.queued.input["sourceKey"]}`)}`,
+      expected: () => [f.queued],
+    },
+    {
+      rule: "input matches a referenced transcript id",
+      query: () => `input=${String(f.completed.input["textSourceId"])}`,
+      expected: () => [f.completed, f.failed, f.processing],
+    },
+    {
+      rule: "statuses takes a comma-separated list",
+      query: () => "statuses=completed,cancelled",
+      expected: () => [f.completed, f.cancelled],
+    },
     { rule: "statuses with one status", query: () => "statuses=processing", expected: () => [f.processing] },
-    { rule: "serviceTypes takes a comma-separated list", query: () => "serviceTypes=metadata,summarization", expected: () => [f.failed, f.processing] },
+    {
+      rule: "serviceTypes takes a comma-separated list",
+      query: () => "serviceTypes=metadata,summarization",
+      expected: () => [f.failed, f.processing],
+    },
     { rule: "filters combine with AND", query: () => "serviceTypes=transcription&statuses=queued,failed", expected: () => [f.queued] },
     { rule: "no filter lists every job of the project", query: () => "", expected: () => f.all },
   ])("$rule", async ({ query, expected }) => {
@@ -130,9 +165,17 @@ describe("filters at their maximum length", () => {
     long.t = await createTenant({ plan: "pro" });
     const t = long.t;
     long.handle = unique("dana").padEnd(120, "x");
-    long.byHandle = await create((await consoleSession(t, long.handle)).secret, transcriptionBody(t, await putSource(`${unique("d")}/interview.mp4`)));
-    long.ref = unique("ref").replace(/[^A-Za-z0-9_-]/g, "_").padEnd(maxOf("customerJobRef"), "r");
-    long.withRef = await create(t.projectKey, transcriptionBody(t, await putSource(`${unique("r")}/promo.mp4`), { userMetadata: { customerJobRef: long.ref } }));
+    long.byHandle = await create(
+      (await consoleSession(t, long.handle)).secret,
+      transcriptionBody(t, await putSource(`${unique("d")}/interview.mp4`)),
+    );
+    long.ref = unique("ref")
+      .replace(/[^A-Za-z0-9_-]/g, "_")
+      .padEnd(maxOf("customerJobRef"), "r");
+    long.withRef = await create(
+      t.projectKey,
+      transcriptionBody(t, await putSource(`${unique("r")}/promo.mp4`), { userMetadata: { customerJobRef: long.ref } }),
+    );
     // The longest object key (1024), in segments short enough for the local S3 server's file names.
     const head = unique("deep").padEnd(24, "d");
     const tail = "/episode-42-final.mp4";

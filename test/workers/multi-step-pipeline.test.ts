@@ -48,7 +48,10 @@ async function waitForMiddleStepDone(jobId: string): Promise<void> {
 
 beforeAll(async () => {
   t = await createTenant({ plan: "pro" });
-  const session = await call<{ secret: string }>("POST", "/v1/console/sessions", { key: t.workspaceKey, body: { projectId: t.projectId, userHandle: "ana" } });
+  const session = await call<{ secret: string }>("POST", "/v1/console/sessions", {
+    key: t.workspaceKey,
+    body: { projectId: t.projectId, userHandle: "ana" },
+  });
   consoleKey = session.body.data.secret;
   await patchSettings({ retry: { baseDelaySeconds: 0 } });
 });
@@ -104,7 +107,10 @@ describe("a three-step pipeline (runner, Worker, runner)", () => {
     expect(done.lastError).toBeNull();
     const view = await progress(job.jobId);
     expect(view.attemptHistory).toHaveLength(1);
-    expect(view.attemptHistory[0]).toMatchObject({ attempt: 0, error: { code: "processing_failed", message: "test failure on attempt 0" } });
+    expect(view.attemptHistory[0]).toMatchObject({
+      attempt: 0,
+      error: { code: "processing_failed", message: "test failure on attempt 0" },
+    });
     // The failed attempt's timeline ends in step 2's failed stage; the retry's starts at step 2
     // (the test's last step reports no stages of its own).
     expect(view.attemptHistory[0]?.progress.at(-1)).toMatchObject({ stage: "prepare", event: "failed" });
@@ -150,7 +156,10 @@ describe("stage names are checked", () => {
     await threeSteps();
     const job = await submitTranscription(t);
     const task = await fakeRunner.leaseWhenReady(job.jobId);
-    const res = await fakeRunner.events(task, [{ stage: "prepare", event: "started" }, { stage: "upload_everything", event: "started" }]);
+    const res = await fakeRunner.events(task, [
+      { stage: "prepare", event: "started" },
+      { stage: "upload_everything", event: "started" },
+    ]);
     expectError(res, 422, "protocolError");
     expect(res.body.error?.message).toContain("upload_everything");
     expect((await progress(job.jobId)).progress).toEqual([]);
@@ -164,8 +173,14 @@ describe("the runner's settings slice", () => {
     await patchSettings({ runner: { leaseSeconds: 45, heartbeatIntervalSeconds: 9 } });
     const job = await submitTranscription(t);
     const task = await fakeRunner.leaseWhenReady(job.jobId, ["transcription"]);
-    expect(task.settings).toMatchObject({ runner: { leaseSeconds: 45, heartbeatIntervalSeconds: 9 }, transcription: { speechEngine: "local-pocketsphinx" } });
+    expect(task.settings).toMatchObject({
+      runner: { leaseSeconds: 45, heartbeatIntervalSeconds: 9 },
+      transcription: { speechEngine: "local-pocketsphinx" },
+    });
     expect(task.heartbeatIntervalSec).toBe(9);
-    await runnerCall(`/tasks/${task.taskId}/fail`, { leaseToken: task.leaseToken, error: { code: "invalid_input", message: "done with it", retryable: false } });
+    await runnerCall(`/tasks/${task.taskId}/fail`, {
+      leaseToken: task.leaseToken,
+      error: { code: "invalid_input", message: "done with it", retryable: false },
+    });
   });
 });

@@ -54,10 +54,16 @@ describe("webhook URLs", () => {
   });
 
   it("a project's webhook URL naming a private address is refused, at creation and on update", async () => {
-    const created = await call("POST", "/v1/projects", { key: t.workspaceKey, body: { name: unique("p"), webhookUrl: "https://192.168.1.1/hook" } });
+    const created = await call("POST", "/v1/projects", {
+      key: t.workspaceKey,
+      body: { name: unique("p"), webhookUrl: "https://192.168.1.1/hook" },
+    });
     expectError(created, 422, "validationError");
     expect(created.body.error?.details).toEqual([{ path: "webhookUrl", issue: "privateAddress" }]);
-    const updated = await call("PATCH", `/v1/projects/${t.projectId}`, { key: t.workspaceKey, body: { webhookUrl: "https://169.254.169.254/" } });
+    const updated = await call("PATCH", `/v1/projects/${t.projectId}`, {
+      key: t.workspaceKey,
+      body: { webhookUrl: "https://169.254.169.254/" },
+    });
     expectError(updated, 422, "validationError");
   });
 
@@ -77,13 +83,26 @@ describe("storage connection endpoints", () => {
     const s3 = inject("s3");
     return call("POST", "/v1/storage-connections", {
       key: t.projectKey,
-      body: { name: unique("conn"), endpoint, region: s3.region, buckets: ["media-test"], accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      body: {
+        name: unique("conn"),
+        endpoint,
+        region: s3.region,
+        buckets: ["media-test"],
+        accessKeyId: s3.accessKeyId,
+        secretAccessKey: s3.secretAccessKey,
+      },
     });
   };
 
   // Loopback is the local stack's own S3 server, allowed here (ENVIRONMENT=local); see the rule below for production.
   const LOCAL_LOOPBACK = new Set(["127.0.0.1", "localhost"]);
-  const nonLoopback = [...new Set(REFUSED.map((u) => new URL(u)).filter((u) => !LOCAL_LOOPBACK.has(u.hostname)).map((u) => u.origin))];
+  const nonLoopback = [
+    ...new Set(
+      REFUSED.map((u) => new URL(u))
+        .filter((u) => !LOCAL_LOOPBACK.has(u.hostname))
+        .map((u) => u.origin),
+    ),
+  ];
 
   it.each(nonLoopback)("an endpoint at %s is refused with 422 privateAddress, before any request to it", async (endpoint) => {
     const res = await connection(endpoint);
@@ -107,6 +126,8 @@ describe("storage connection endpoints", () => {
     // A loopback port nobody listens on, and the local S3 server with a bucket it has not: only an S3 answer is named.
     const closed = await connection("http://127.0.0.1:1");
     expectError(closed, 422, "validationError");
-    expect(closed.body.error?.message).toBe("could not verify bucket media-test at the endpoint: check the endpoint, region, credentials and bucket name");
+    expect(closed.body.error?.message).toBe(
+      "could not verify bucket media-test at the endpoint: check the endpoint, region, credentials and bucket name",
+    );
   });
 });

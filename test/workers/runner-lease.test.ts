@@ -12,7 +12,8 @@ beforeAll(async () => {
   await useTestPipeline("transcription", [{ stages: ["work"] }]);
 });
 
-const lease = (waitSeconds: number) => runnerCall<{ task: LeasedTask | null }>("/lease", { runnerId: unique("runner"), handlers: ["test.work"], waitSeconds });
+const lease = (waitSeconds: number) =>
+  runnerCall<{ task: LeasedTask | null }>("/lease", { runnerId: unique("runner"), handlers: ["test.work"], waitSeconds });
 
 describe("POST /runner/v1/lease with waitSeconds (long poll)", () => {
   it("a waiting lease is answered with the task as soon as a job's step enters the lane", async () => {

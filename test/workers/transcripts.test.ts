@@ -10,9 +10,17 @@ beforeAll(async () => {
   t = await createTenant();
 });
 
-type TranscriptBody = { revision: number; segments: Array<{ id: number; text: string }>; glossary: Array<{ text: string }>; raw: Array<{ text: string }>; engine: string; model: string };
+type TranscriptBody = {
+  revision: number;
+  segments: Array<{ id: number; text: string }>;
+  glossary: Array<{ text: string }>;
+  raw: Array<{ text: string }>;
+  engine: string;
+  model: string;
+};
 const getTranscript = (id: string, key = t.projectKey) => call<TranscriptBody>("GET", `/v1/transcriptions/${id}`, { key });
-const patchSegments = (id: string, body: unknown) => call<{ revision: number }>("PATCH", `/v1/transcriptions/${id}/segments`, { key: t.projectKey, body });
+const patchSegments = (id: string, body: unknown) =>
+  call<{ revision: number }>("PATCH", `/v1/transcriptions/${id}/segments`, { key: t.projectKey, body });
 
 describe("transcripts", () => {
   it("a completed transcript has raw, glossary and current layers, the engine and model, at revision 1", async () => {
@@ -51,8 +59,20 @@ describe("transcripts", () => {
   it("two edits racing from the same revision: exactly one lands, whole, and the other is 409", async () => {
     const { textSourceId } = await completedTranscript(t, 2);
     const [a, b] = await Promise.all([
-      patchSegments(textSourceId, { revision: 1, segments: [{ id: 0, text: "edit A" }, { id: 1, text: "edit A" }] }),
-      patchSegments(textSourceId, { revision: 1, segments: [{ id: 0, text: "edit B" }, { id: 1, text: "edit B" }] }),
+      patchSegments(textSourceId, {
+        revision: 1,
+        segments: [
+          { id: 0, text: "edit A" },
+          { id: 1, text: "edit A" },
+        ],
+      }),
+      patchSegments(textSourceId, {
+        revision: 1,
+        segments: [
+          { id: 0, text: "edit B" },
+          { id: 1, text: "edit B" },
+        ],
+      }),
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     const winner = a.status === 200 ? "edit A" : "edit B";
@@ -99,7 +119,10 @@ describe("glossary", () => {
   it("adding a term rebuilds the glossary layer from raw with the preferred spelling", async () => {
     const g = await createTenant();
     const { textSourceId } = await completedTranscript(g, 2);
-    const add = await call<{ termId: string }>("POST", "/v1/glossary", { key: g.projectKey, body: { term: "segment number", preferred: "Segment No." } });
+    const add = await call<{ termId: string }>("POST", "/v1/glossary", {
+      key: g.projectKey,
+      body: { term: "segment number", preferred: "Segment No." },
+    });
     expect(add.status).toBe(201);
     const res = await getTranscript(textSourceId, g.projectKey);
     expect(res.body.data.glossary.map((s) => s.text)).toEqual(["Segment No. 0", "Segment No. 1"]);

@@ -17,18 +17,28 @@ let t: Tenant;
 let project: { projectId: string; webhookSecret: string };
 beforeAll(async () => {
   t = await createTenant({ withConnection: false });
-  const res = await call<{ projectId: string; webhookSecret: string }>("POST", "/v1/projects", { key: t.workspaceKey, body: { name: unique("p") } });
+  const res = await call<{ projectId: string; webhookSecret: string }>("POST", "/v1/projects", {
+    key: t.workspaceKey,
+    body: { name: unique("p") },
+  });
   project = res.body.data;
 });
 
-const rotate = (projectId: string) => call<{ webhookSecret: string; previousSecretValidUntil: string }>("POST", `/v1/projects/${projectId}/webhook-secret`, { key: t.workspaceKey });
+const rotate = (projectId: string) =>
+  call<{ webhookSecret: string; previousSecretValidUntil: string }>("POST", `/v1/projects/${projectId}/webhook-secret`, {
+    key: t.workspaceKey,
+  });
 
 /** Signs one delivery as the webhook consumer would, and says which secrets verify it. */
 async function verifiesWith(secrets: string[]): Promise<boolean[]> {
   const hook = await projectWebhookSecrets(getDb(env.DB), env.ENCRYPTION_KEY, project.projectId);
   const body = JSON.stringify({ event: "completed" });
   const at = new Date();
-  const headers = { "webhook-id": "msg_test", "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signatures(hook?.secrets ?? [], "msg_test", at, body) };
+  const headers = {
+    "webhook-id": "msg_test",
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": signatures(hook?.secrets ?? [], "msg_test", at, body),
+  };
   return secrets.map((s) => {
     try {
       new Webhook(s).verify(body, headers);
@@ -63,7 +73,9 @@ describe("POST /v1/projects/{projectId}/webhook-secret", () => {
   it("after the overlap only the new secret signs", async () => {
     const previous = project.webhookSecret;
     const res = await rotate(project.projectId);
-    await env.DB.prepare("UPDATE projects SET webhook_secret_previous_until = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), project.projectId).run();
+    await env.DB.prepare("UPDATE projects SET webhook_secret_previous_until = ? WHERE id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), project.projectId)
+      .run();
     expect(await verifiesWith([res.body.data.webhookSecret, previous])).toEqual([true, false]);
   });
 

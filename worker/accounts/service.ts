@@ -36,7 +36,16 @@ export function publicKey(k: typeof apiKeys.$inferSelect) {
 
 export async function createKey(
   db: Db,
-  k: { kind: KeyKind; workspaceId: string; projectId: string | null; name: string; permissions?: string[]; userId?: string; userHandle?: string; expiresAt?: string },
+  k: {
+    kind: KeyKind;
+    workspaceId: string;
+    projectId: string | null;
+    name: string;
+    permissions?: string[];
+    userId?: string;
+    userHandle?: string;
+    expiresAt?: string;
+  },
 ) {
   const minted = await mintSecret(k.kind);
   const defaults = k.kind === "workspace" ? [...WORKSPACE_PERMISSIONS] : [...PROJECT_PERMISSIONS];
@@ -67,7 +76,16 @@ export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export async function createProject(db: Db, encryptionKey: string, workspaceId: string, name: string, webhookUrl: string | null) {
   const secret = newWebhookSecret();
-  const row = { id: newId("project"), workspaceId, name, webhookUrl, webhookSecretEnc: await seal(encryptionKey, secret), webhookSecretPreviousEnc: null, webhookSecretPreviousUntil: null, createdAt: nowIso() };
+  const row = {
+    id: newId("project"),
+    workspaceId,
+    name,
+    webhookUrl,
+    webhookSecretEnc: await seal(encryptionKey, secret),
+    webhookSecretPreviousEnc: null,
+    webhookSecretPreviousUntil: null,
+    createdAt: nowIso(),
+  };
   await db.insert(projects).values(row);
   return publicProject(row, secret);
 }
@@ -87,7 +105,11 @@ export function publicProject(p: typeof projects.$inferSelect, webhookSecret?: s
  * The project's webhook URL and the secrets deliveries are signed with: the current one, then the one
  * before the last rotation while its 24 h overlap lasts (receivers accept either signature).
  */
-export async function projectWebhookSecrets(db: Db, encryptionKey: string, projectId: string): Promise<{ url: string | null; secrets: string[] } | null> {
+export async function projectWebhookSecrets(
+  db: Db,
+  encryptionKey: string,
+  projectId: string,
+): Promise<{ url: string | null; secrets: string[] } | null> {
   const p = await db.select().from(projects).where(eq(projects.id, projectId)).get();
   if (!p) return null;
   const secrets = [await unseal(encryptionKey, p.webhookSecretEnc)];
@@ -103,12 +125,20 @@ export async function rotateWebhookSecret(db: Db, encryptionKey: string, project
   const previousUntil = new Date(Date.now() + WEBHOOK_SECRET_OVERLAP_MS).toISOString();
   const rows = await db
     .update(projects)
-    .set({ webhookSecretEnc: await seal(encryptionKey, secret), webhookSecretPreviousEnc: project.webhookSecretEnc, webhookSecretPreviousUntil: previousUntil })
+    .set({
+      webhookSecretEnc: await seal(encryptionKey, secret),
+      webhookSecretPreviousEnc: project.webhookSecretEnc,
+      webhookSecretPreviousUntil: previousUntil,
+    })
     .where(eq(projects.id, project.id))
     .returning();
   return { ...publicProject(rows[0] ?? project, secret), previousSecretValidUntil: previousUntil };
 }
 
 export async function findProject(db: Db, workspaceId: string, projectId: string) {
-  return db.select().from(projects).where(and(eq(projects.id, projectId), eq(projects.workspaceId, workspaceId))).get();
+  return db
+    .select()
+    .from(projects)
+    .where(and(eq(projects.id, projectId), eq(projects.workspaceId, workspaceId)))
+    .get();
 }

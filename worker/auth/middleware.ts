@@ -53,11 +53,14 @@ type Need = { key: "project" | "workspace" | "any" | "console"; permission?: Per
 export function requireAuth(c: Context<AppBindings>, need: Need): Principal {
   const p = c.get("auth");
   if (!p) throw unauthorized("missing Authorization header; send `Authorization: Bearer <API_KEY>`");
-  if (need.key === "project" && p.keyKind === "workspace") throw forbidden("this route needs a project API key (sk_prj_…); workspace keys cannot use it");
+  if (need.key === "project" && p.keyKind === "workspace")
+    throw forbidden("this route needs a project API key (sk_prj_…); workspace keys cannot use it");
   if (need.key === "workspace" && p.keyKind !== "workspace") throw forbidden("this route needs a workspace API key (sk_wsp_…)");
   if (need.key === "console" && p.keyKind !== "console") throw forbidden("this route is available to console sessions only");
   if (need.permission && !grants(p.permissions, need.permission)) {
-    throw new ApiError("forbidden", `API key lacks permission ${need.permission}`, [{ path: "authorization", issue: `missingPermission:${need.permission}` }]);
+    throw new ApiError("forbidden", `API key lacks permission ${need.permission}`, [
+      { path: "authorization", issue: `missingPermission:${need.permission}` },
+    ]);
   }
   return p;
 }

@@ -32,14 +32,24 @@ export type Permission = (typeof PROJECT_PERMISSIONS)[number] | (typeof WORKSPAC
 /** A grant is a permission or a `resource:*` wildcard (`job:*`), or `*` for everything of the key's kind. */
 export const ProjectGrantSchema = z
   .string()
-  .refine((g) => g === "*" || (PROJECT_PERMISSIONS as readonly string[]).includes(g) || PROJECT_PERMISSIONS.some((p) => g === p.split(":")[0] + ":*"), {
-    message: "unknown project permission",
-  });
+  .refine(
+    (g) =>
+      g === "*" || (PROJECT_PERMISSIONS as readonly string[]).includes(g) || PROJECT_PERMISSIONS.some((p) => g === p.split(":")[0] + ":*"),
+    {
+      message: "unknown project permission",
+    },
+  );
 export const WorkspaceGrantSchema = z
   .string()
-  .refine((g) => g === "*" || (WORKSPACE_PERMISSIONS as readonly string[]).includes(g) || WORKSPACE_PERMISSIONS.some((p) => g === p.split(":")[0] + ":*"), {
-    message: "unknown workspace permission",
-  });
+  .refine(
+    (g) =>
+      g === "*" ||
+      (WORKSPACE_PERMISSIONS as readonly string[]).includes(g) ||
+      WORKSPACE_PERMISSIONS.some((p) => g === p.split(":")[0] + ":*"),
+    {
+      message: "unknown workspace permission",
+    },
+  );
 
 export function grants(held: readonly string[], needed: Permission): boolean {
   const resource = needed.split(":")[0];

@@ -15,7 +15,13 @@ export interface Principal {
 }
 
 /** How the Job object labels an actor (createdBy*, cancelRequestedBy*). */
-export function actorOf(p: Principal): { label: string; kind: ActorKind; userId: string | null; apiKeyId: string | null; isConsole: boolean } {
+export function actorOf(p: Principal): {
+  label: string;
+  kind: ActorKind;
+  userId: string | null;
+  apiKeyId: string | null;
+  isConsole: boolean;
+} {
   if (p.keyKind === "console") {
     return { label: p.userHandle ?? "Console", kind: "console", userId: p.userId, apiKeyId: null, isConsole: true };
   }

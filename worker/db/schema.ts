@@ -17,7 +17,9 @@ export const projects = sqliteTable(
   "projects",
   {
     id: text("id").primaryKey(),
-    workspaceId: text("workspace_id").notNull().references(() => workspaces.id),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
     name: text("name").notNull(),
     webhookUrl: text("webhook_url"),
     /** AES-GCM encrypted Standard Webhooks secret (`whsec_…`). */
@@ -34,7 +36,9 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    workspaceId: text("workspace_id").notNull().references(() => workspaces.id),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
     /** Null for workspace keys. */
     projectId: text("project_id").references(() => projects.id),
     kind: text("kind", { enum: ["workspace", "project", "console"] }).notNull(),
@@ -57,7 +61,9 @@ export const storageConnections = sqliteTable(
   "storage_connections",
   {
     id: text("id").primaryKey(),
-    projectId: text("project_id").notNull().references(() => projects.id),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id),
     name: text("name").notNull(),
     endpoint: text("endpoint").notNull(),
     region: text("region").notNull(),
@@ -194,9 +200,15 @@ export const transcripts = sqliteTable(
     /** Set by the edit that won a revision, so only its layer write lands (see replaceSegments). */
     editNonce: text("edit_nonce"),
     segmentCount: integer("segment_count").notNull().default(0),
-    thumbnails: text("thumbnails", { mode: "json" }).$type<unknown[]>().notNull().default(sql`'[]'`),
+    thumbnails: text("thumbnails", { mode: "json" })
+      .$type<unknown[]>()
+      .notNull()
+      .default(sql`'[]'`),
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown> | null>(),
-    translation: text("translation", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    translation: text("translation", { mode: "json" })
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'`),
     outputKeys: text("output_keys", { mode: "json" }).$type<Record<string, string>>(),
     bucket: text("bucket"),
     connectionId: text("connection_id"),

@@ -34,7 +34,10 @@ export function checkWebhookUrl(url: string | null | undefined, settings: Settin
   const refusal = url ? webhookUrlRefusal(url, settings, environment) : null;
   if (!refusal) return;
   // The spec's wording for the scheme rule; a refused host names why.
-  throw validationError(refusal.issue === "httpsRequired" ? "webhookUrl must start with https://" : refusal.message, refusalDetail("webhookUrl", refusal));
+  throw validationError(
+    refusal.issue === "httpsRequired" ? "webhookUrl must start with https://" : refusal.message,
+    refusalDetail("webhookUrl", refusal),
+  );
 }
 
 /** Everything the substring filters of GET /v1/jobs search, flattened once at create. */
@@ -63,9 +66,11 @@ export async function createJob(env: Env, principal: Principal, body: unknown): 
 
   const steps = pipelineFor(req.serviceType, settings, env);
   if (!steps) {
-    throw new ApiError("serviceNotAvailable", `service type ${req.serviceType} is not available on this deployment yet: its pipeline is not built; the request was valid and nothing was charged`, [
-      { path: "serviceType", issue: `serviceNotAvailable:${req.serviceType}` },
-    ]);
+    throw new ApiError(
+      "serviceNotAvailable",
+      `service type ${req.serviceType} is not available on this deployment yet: its pipeline is not built; the request was valid and nothing was charged`,
+      [{ path: "serviceType", issue: `serviceNotAvailable:${req.serviceType}` }],
+    );
   }
 
   const meter = service.meter as string;

@@ -48,7 +48,10 @@ export async function charge(db: D1Database, workspaceId: string, plan: Plan, me
     .bind(workspaceId, period, meter, amount, cap)
     .first<{ used: number }>();
   if (!row) {
-    const used = await db.prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?").bind(workspaceId, period, meter).first<{ used: number }>();
+    const used = await db
+      .prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?")
+      .bind(workspaceId, period, meter)
+      .first<{ used: number }>();
     throw quotaExceeded(plan, meter, limit ?? 0, used?.used ?? 0, amount);
   }
   return { workspaceId, period, meter, amount };
@@ -61,7 +64,10 @@ export async function charge(db: D1Database, workspaceId: string, plan: Plan, me
 export async function assertQuotaLeft(db: D1Database, workspaceId: string, plan: Plan, meter: string, amount: number): Promise<void> {
   const limit = PLAN_LIMITS[plan][meter];
   if (limit === undefined) return;
-  const row = await db.prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?").bind(workspaceId, billingPeriod(), meter).first<{ used: number }>();
+  const row = await db
+    .prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?")
+    .bind(workspaceId, billingPeriod(), meter)
+    .first<{ used: number }>();
   const used = row?.used ?? 0;
   if (used + amount > limit) throw quotaExceeded(plan, meter, limit, used, amount);
 }
@@ -77,7 +83,10 @@ export async function refund(db: D1Database, c: Charge): Promise<void> {
 /** Every meter, in service order (the usage report lists them all, used or not). */
 export async function usageFor(db: D1Database, workspaceId: string, plan: Plan, meterNames: readonly string[]) {
   const period = billingPeriod();
-  const rows = await db.prepare("SELECT meter, used FROM usage WHERE workspace_id = ? AND period = ?").bind(workspaceId, period).all<{ meter: string; used: number }>();
+  const rows = await db
+    .prepare("SELECT meter, used FROM usage WHERE workspace_id = ? AND period = ?")
+    .bind(workspaceId, period)
+    .all<{ meter: string; used: number }>();
   const used = new Map(rows.results.map((r) => [r.meter, r.used]));
   const meters = meterNames.map((meter) => {
     const limit = PLAN_LIMITS[plan][meter] ?? null;

@@ -14,7 +14,8 @@ export function jobHooks(env: Env): JobHooks {
     settings: () => loadSettings(db),
     async applyStepResult(job: Job, step: StepSpec, result: Record<string, unknown>): Promise<StepApplied> {
       const sink = workerService(step.service).sinks[step.handler];
-      if (!sink) return { ok: false, error: { code: "processing_failed", message: `no result handler for step ${step.name} of ${step.service}` } };
+      if (!sink)
+        return { ok: false, error: { code: "processing_failed", message: `no result handler for step ${step.name} of ${step.service}` } };
       return sink({ env, db, job, step }, result);
     },
     async jobEnded(job: Job, artifacts: readonly string[]): Promise<void> {

@@ -5,15 +5,29 @@ import type { Job } from "../../contracts/job";
 const csvOf = <T extends string>(values: readonly T[], what: string) =>
   z
     .string()
-    .transform((s) => s.split(",").map((v) => v.trim()).filter(Boolean))
-    .refine((list) => list.every((v) => (values as readonly string[]).includes(v)), { message: `${what} must be a comma-separated list of: ${values.join(", ")}`, params: { issue: "invalidValue" } });
+    .transform((s) =>
+      s
+        .split(",")
+        .map((v) => v.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.every((v) => (values as readonly string[]).includes(v)), {
+      message: `${what} must be a comma-separated list of: ${values.join(", ")}`,
+      params: { issue: "invalidValue" },
+    });
 
 const intParam = (def: number, min: number, max: number, name: string) =>
   z
     .string()
     .regex(/^\d+$/, { message: `${name} must be a whole number` })
     .transform(Number)
-    .pipe(z.number().int().min(min, { message: `${name} must be at least ${min}` }).max(max, { message: `${name} must be at most ${max}` }))
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { message: `${name} must be at least ${min}` })
+        .max(max, { message: `${name} must be at most ${max}` }),
+    )
     .optional()
     .transform((v) => v ?? def);
 

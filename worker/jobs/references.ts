@@ -12,7 +12,11 @@ import { ApiError, notFound, validationError } from "../errors";
 export type TranscriptRow = typeof transcripts.$inferSelect;
 
 export async function findTranscript(db: Db, projectId: string, id: string): Promise<TranscriptRow | undefined> {
-  return db.select().from(transcripts).where(and(eq(transcripts.id, id), eq(transcripts.projectId, projectId))).get();
+  return db
+    .select()
+    .from(transcripts)
+    .where(and(eq(transcripts.id, id), eq(transcripts.projectId, projectId)))
+    .get();
 }
 
 /** metadata / indexer / translation / dubbing style: `transcription not found: <id>`, `noSegments:<id>`. */
@@ -31,7 +35,8 @@ export async function requireClipSource(db: Db, projectId: string, id: string): 
   if (!t) throw notFound(`transcription not found: ${id}`, [{ path, issue: `notFound:${id}` }]);
   const job = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, t.jobId)).get();
   if (!job) throw notFound(`transcription job not found: ${t.jobId}`, [{ path, issue: `notFound:${t.jobId}` }]);
-  if (job.status !== "completed" || t.status !== "completed") throw validationError(`transcription job ${t.jobId} is not completed (status ${job.status})`, [{ path, issue: "jobNotCompleted" }]);
+  if (job.status !== "completed" || t.status !== "completed")
+    throw validationError(`transcription job ${t.jobId} is not completed (status ${job.status})`, [{ path, issue: "jobNotCompleted" }]);
   if (t.segmentCount === 0) throw validationError("transcription has no segments", [{ path, issue: "emptySegments" }]);
   return t;
 }
@@ -50,11 +55,19 @@ export function displayNameOf(key: string): string {
 
 /** The connection exists in the project, is active, and allows the bucket. */
 export async function requireUsableConnection(db: Db, projectId: string, connectionId: string, bucket: string) {
-  const conn = await db.select().from(storageConnections).where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId))).get();
-  if (!conn) throw notFound(`storage connection not found: ${connectionId}`, [{ path: "input.connectionId", issue: `notFound:${connectionId}` }]);
-  if (conn.status !== "active") throw validationError(`storage connection ${conn.id} is not active`, [{ path: "input.connectionId", issue: "connectionInactive" }]);
+  const conn = await db
+    .select()
+    .from(storageConnections)
+    .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
+    .get();
+  if (!conn)
+    throw notFound(`storage connection not found: ${connectionId}`, [{ path: "input.connectionId", issue: `notFound:${connectionId}` }]);
+  if (conn.status !== "active")
+    throw validationError(`storage connection ${conn.id} is not active`, [{ path: "input.connectionId", issue: "connectionInactive" }]);
   if (!conn.buckets.includes(bucket)) {
-    throw validationError(`bucket ${bucket} is not in the connection's buckets (${conn.buckets.join(", ")})`, [{ path: "input.bucket", issue: "bucketNotAllowed" }]);
+    throw validationError(`bucket ${bucket} is not in the connection's buckets (${conn.buckets.join(", ")})`, [
+      { path: "input.bucket", issue: "bucketNotAllowed" },
+    ]);
   }
   return conn;
 }
@@ -63,15 +76,30 @@ export async function requireUsableConnection(db: Db, projectId: string, connect
  * Clip and thumbnail sources: fields sent explicitly are checked like a transcription's; omitted
  * ones are resolved from the transcription job.
  */
-export async function checkedSource<T extends { connectionId?: string; bucket?: string; sourceKey?: string; sourceType?: string }>(db: Db, projectId: string, input: T, t: TranscriptRow): Promise<T> {
+export async function checkedSource<T extends { connectionId?: string; bucket?: string; sourceKey?: string; sourceType?: string }>(
+  db: Db,
+  projectId: string,
+  input: T,
+  t: TranscriptRow,
+): Promise<T> {
   const resolved = sourceFromTranscript(input, t);
-  if ((input.connectionId || input.bucket) && resolved.connectionId && resolved.bucket) await requireUsableConnection(db, projectId, resolved.connectionId, resolved.bucket);
+  if ((input.connectionId || input.bucket) && resolved.connectionId && resolved.bucket)
+    await requireUsableConnection(db, projectId, resolved.connectionId, resolved.bucket);
   return resolved;
 }
 
 /** Resolves the clip/thumbnail source fields from the transcription's job when omitted. */
-function sourceFromTranscript<T extends { connectionId?: string; bucket?: string; sourceKey?: string; sourceType?: string }>(input: T, t: TranscriptRow): T {
-  return { ...input, sourceType: input.sourceType ?? "s3_direct", connectionId: input.connectionId ?? t.connectionId ?? undefined, bucket: input.bucket ?? t.bucket ?? undefined, sourceKey: input.sourceKey ?? t.sourceKey ?? undefined };
+function sourceFromTranscript<T extends { connectionId?: string; bucket?: string; sourceKey?: string; sourceType?: string }>(
+  input: T,
+  t: TranscriptRow,
+): T {
+  return {
+    ...input,
+    sourceType: input.sourceType ?? "s3_direct",
+    connectionId: input.connectionId ?? t.connectionId ?? undefined,
+    bucket: input.bucket ?? t.bucket ?? undefined,
+    sourceKey: input.sourceKey ?? t.sourceKey ?? undefined,
+  };
 }
 
 /** The spec's image-model rules: free 1:1, 3:2, 2:3 at 1024; enterprise up to 3:1, edges ≤ 3840, 655,360–8,294,400 px. */

@@ -23,7 +23,12 @@ const CreateKeySchema = z.strictObject({ name: z.string().min(1).max(120), permi
 const ConsoleSessionSchema = z.strictObject({
   projectId: z.string().min(1),
   userHandle: z.string().min(1).max(120),
-  ttlMinutes: z.number().int().min(5).max(24 * 60).default(12 * 60),
+  ttlMinutes: z
+    .number()
+    .int()
+    .min(5)
+    .max(24 * 60)
+    .default(12 * 60),
 });
 
 const CONSOLE_PERMISSIONS = [...PROJECT_PERMISSIONS];
@@ -33,7 +38,13 @@ export const workspaceRoutes = new Hono<AppBindings>().get("/", async (c) => {
   if (p.keyKind === "workspace") requireAuth(c, { key: "workspace", permission: "workspace:read" });
   const ws = await getDb(c.env.DB).select().from(workspaces).where(eq(workspaces.id, p.workspaceId)).get();
   if (!ws) throw notFound("workspace not found");
-  return ok(c, { workspaceId: ws.id, name: ws.name, plan: ws.plan, createdAt: ws.createdAt, usage: await usageFor(c.env.DB, ws.id, ws.plan, METERS) });
+  return ok(c, {
+    workspaceId: ws.id,
+    name: ws.name,
+    plan: ws.plan,
+    createdAt: ws.createdAt,
+    usage: await usageFor(c.env.DB, ws.id, ws.plan, METERS),
+  });
 });
 
 async function ownedProject(c: Parameters<typeof requireAuth>[0], workspaceId: string) {
@@ -46,15 +57,27 @@ async function ownedProject(c: Parameters<typeof requireAuth>[0], workspaceId: s
 export const projectRoutes = new Hono<AppBindings>()
   .get("/", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project:read" });
-    const rows = await getDb(c.env.DB).select().from(projects).where(eq(projects.workspaceId, p.workspaceId)).orderBy(desc(projects.createdAt)).all();
-    return ok(c, rows.map((r) => publicProject(r)));
+    const rows = await getDb(c.env.DB)
+      .select()
+      .from(projects)
+      .where(eq(projects.workspaceId, p.workspaceId))
+      .orderBy(desc(projects.createdAt))
+      .all();
+    return ok(
+      c,
+      rows.map((r) => publicProject(r)),
+    );
   })
   .post("/", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project:create" });
     const body = await jsonBody(c, CreateProjectSchema);
     const db = getDb(c.env.DB);
     checkWebhookUrl(body.webhookUrl, await loadSettings(db), c.env.ENVIRONMENT);
-    const dup = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.workspaceId, p.workspaceId), eq(projects.name, body.name))).get();
+    const dup = await db
+      .select({ id: projects.id })
+      .from(projects)
+      .where(and(eq(projects.workspaceId, p.workspaceId), eq(projects.name, body.name)))
+      .get();
     if (dup) throw conflict(`a project named ${body.name} already exists: ${dup.id}`, [{ path: "name", issue: "duplicate" }]);
     return ok(c, await createProject(db, c.env.ENCRYPTION_KEY, p.workspaceId, body.name, body.webhookUrl ?? null), {}, 201);
   })
@@ -66,7 +89,12 @@ export const projectRoutes = new Hono<AppBindings>()
   .post("/:projectId/webhook-secret", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project:update" });
     const project = await ownedProject(c, p.workspaceId);
-    return ok(c, await rotateWebhookSecret(getDb(c.env.DB), c.env.ENCRYPTION_KEY, project), { note: "the secret is shown once; store it now. The previous secret signs deliveries beside it until previousSecretValidUntil" }, 201);
+    return ok(
+      c,
+      await rotateWebhookSecret(getDb(c.env.DB), c.env.ENCRYPTION_KEY, project),
+      { note: "the secret is shown once; store it now. The previous secret signs deliveries beside it until previousSecretValidUntil" },
+      201,
+    );
   })
   .patch("/:projectId", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project:update" });
@@ -80,13 +108,24 @@ export const projectRoutes = new Hono<AppBindings>()
     const p = requireAuth(c, { key: "workspace", permission: "project_api_key:create" });
     const project = await ownedProject(c, p.workspaceId);
     const body = await jsonBody(c, CreateKeySchema);
-    const key = await createKey(getDb(c.env.DB), { kind: "project", workspaceId: p.workspaceId, projectId: project.id, name: body.name, ...(body.permissions ? { permissions: body.permissions } : {}) });
+    const key = await createKey(getDb(c.env.DB), {
+      kind: "project",
+      workspaceId: p.workspaceId,
+      projectId: project.id,
+      name: body.name,
+      ...(body.permissions ? { permissions: body.permissions } : {}),
+    });
     return ok(c, key, { note: "the secret is shown once; store it now" }, 201);
   })
   .get("/:projectId/api-keys", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project_api_key:read" });
     const project = await ownedProject(c, p.workspaceId);
-    const rows = await getDb(c.env.DB).select().from(apiKeys).where(and(eq(apiKeys.projectId, project.id), eq(apiKeys.kind, "project"))).orderBy(desc(apiKeys.createdAt)).all();
+    const rows = await getDb(c.env.DB)
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.projectId, project.id), eq(apiKeys.kind, "project")))
+      .orderBy(desc(apiKeys.createdAt))
+      .all();
     return ok(c, rows.map(publicKey));
   })
   .post("/:projectId/api-keys/:keyId/revoke", async (c) => {
@@ -94,8 +133,15 @@ export const projectRoutes = new Hono<AppBindings>()
     const project = await ownedProject(c, p.workspaceId);
     const keyId = c.req.param("keyId");
     const db = getDb(c.env.DB);
-    await db.update(apiKeys).set({ revokedAt: new Date().toISOString() }).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
-    const row = await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id))).get();
+    await db
+      .update(apiKeys)
+      .set({ revokedAt: new Date().toISOString() })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
+    const row = await db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id)))
+      .get();
     if (!row) throw notFound(`API key not found: ${keyId}`, [{ path: "keyId", issue: `notFound:${keyId}` }]);
     return ok(c, publicKey(row));
   });
@@ -118,5 +164,10 @@ export const consoleRoutes = new Hono<AppBindings>().post("/sessions", async (c)
     userHandle: body.userHandle,
     expiresAt,
   });
-  return ok(c, { sessionId: key.apiKeyId, userId, userHandle: body.userHandle, projectId: project.id, expiresAt, secret: key.secret }, {}, 201);
+  return ok(
+    c,
+    { sessionId: key.apiKeyId, userId, userHandle: body.userHandle, projectId: project.id, expiresAt, secret: key.secret },
+    {},
+    201,
+  );
 });

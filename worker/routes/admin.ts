@@ -19,18 +19,30 @@ import { loadSettings, updateSettings } from "../platform/settings";
  */
 const CreateWorkspaceSchema = z.strictObject({ name: z.string().min(1).max(120), plan: PlanSchema.default("free") });
 const UpdateWorkspaceSchema = z.strictObject({ plan: PlanSchema });
-const CreateWorkspaceKeySchema = z.strictObject({ name: z.string().min(1).max(120), permissions: z.array(WorkspaceGrantSchema).min(1).optional() });
+const CreateWorkspaceKeySchema = z.strictObject({
+  name: z.string().min(1).max(120),
+  permissions: z.array(WorkspaceGrantSchema).min(1).optional(),
+});
 
 export const adminRoutes = new Hono<AppBindings>()
   .use(requireSecret("ADMIN_SECRET", "admin routes"))
   .post("/workspaces", async (c) => {
     const body = await jsonBody(c, CreateWorkspaceSchema);
     const { workspace, created } = await createWorkspace(getDb(c.env.DB), body.name, body.plan);
-    return ok(c, { workspaceId: workspace.id, name: workspace.name, plan: workspace.plan, createdAt: workspace.createdAt }, { created }, created ? 201 : 200);
+    return ok(
+      c,
+      { workspaceId: workspace.id, name: workspace.name, plan: workspace.plan, createdAt: workspace.createdAt },
+      { created },
+      created ? 201 : 200,
+    );
   })
   .patch("/workspaces/:workspaceId", async (c) => {
     const body = await jsonBody(c, UpdateWorkspaceSchema);
-    const rows = await getDb(c.env.DB).update(workspaces).set({ plan: body.plan }).where(eq(workspaces.id, c.req.param("workspaceId"))).returning();
+    const rows = await getDb(c.env.DB)
+      .update(workspaces)
+      .set({ plan: body.plan })
+      .where(eq(workspaces.id, c.req.param("workspaceId")))
+      .returning();
     const ws = rows[0];
     if (!ws) throw notFound(`workspace not found: ${c.req.param("workspaceId")}`);
     return ok(c, { workspaceId: ws.id, name: ws.name, plan: ws.plan, createdAt: ws.createdAt });
@@ -38,9 +50,19 @@ export const adminRoutes = new Hono<AppBindings>()
   .post("/workspaces/:workspaceId/keys", async (c) => {
     const body = await jsonBody(c, CreateWorkspaceKeySchema);
     const db = getDb(c.env.DB);
-    const ws = await db.select().from(workspaces).where(eq(workspaces.id, c.req.param("workspaceId"))).get();
+    const ws = await db
+      .select()
+      .from(workspaces)
+      .where(eq(workspaces.id, c.req.param("workspaceId")))
+      .get();
     if (!ws) throw notFound(`workspace not found: ${c.req.param("workspaceId")}`);
-    const key = await createKey(db, { kind: "workspace", workspaceId: ws.id, projectId: null, name: body.name, ...(body.permissions ? { permissions: body.permissions } : {}) });
+    const key = await createKey(db, {
+      kind: "workspace",
+      workspaceId: ws.id,
+      projectId: null,
+      name: body.name,
+      ...(body.permissions ? { permissions: body.permissions } : {}),
+    });
     return ok(c, key, {}, 201);
   })
   .get("/settings", async (c) => ok(c, await loadSettings(getDb(c.env.DB))))

@@ -15,7 +15,11 @@ import { listJobs, ListJobsQuerySchema } from "../jobs/list";
 import { jobStub } from "../jobs/stubs";
 
 async function loadJob(env: Env, projectId: string, jobId: string): Promise<Job> {
-  const row = await getDb(env.DB).select({ data: jobs.data }).from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.projectId, projectId))).get();
+  const row = await getDb(env.DB)
+    .select({ data: jobs.data })
+    .from(jobs)
+    .where(and(eq(jobs.id, jobId), eq(jobs.projectId, projectId)))
+    .get();
   if (!row) throw notFound(`job not found: ${jobId}`, [{ path: "jobId", issue: `notFound:${jobId}` }]);
   return row.data as unknown as Job;
 }
@@ -69,15 +73,33 @@ export const jobRoutes = new Hono<AppBindings>()
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     const a = actorOf(p);
     const r = await jobStub(c.env, job.jobId).cancel({ label: a.label, kind: a.kind, userId: a.userId, apiKeyId: a.apiKeyId });
-    if (!r.ok) throw conflict(`job ${job.jobId} is ${r.status} and can no longer be cancelled`, [{ path: "jobId", issue: `status:${r.status}` }]);
+    if (!r.ok)
+      throw conflict(`job ${job.jobId} is ${r.status} and can no longer be cancelled`, [{ path: "jobId", issue: `status:${r.status}` }]);
     return ok(c, r.job);
   })
   .get("/:jobId/webhook-deliveries", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "job:read" });
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
-    const rows = await getDb(c.env.DB).select().from(webhookDeliveries).where(eq(webhookDeliveries.jobId, job.jobId)).orderBy(desc(webhookDeliveries.at)).all();
+    const rows = await getDb(c.env.DB)
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.jobId, job.jobId))
+      .orderBy(desc(webhookDeliveries.at))
+      .all();
     return ok(
       c,
-      rows.map((r) => ({ deliveryId: r.id, eventId: r.eventId, event: r.event, url: r.url, attempt: r.attempt, outcome: r.outcome, responseStatus: r.responseStatus, error: r.errorMessage, durationMs: r.durationMs, nextRetryAt: r.nextRetryAt, at: r.at })),
+      rows.map((r) => ({
+        deliveryId: r.id,
+        eventId: r.eventId,
+        event: r.event,
+        url: r.url,
+        attempt: r.attempt,
+        outcome: r.outcome,
+        responseStatus: r.responseStatus,
+        error: r.errorMessage,
+        durationMs: r.durationMs,
+        nextRetryAt: r.nextRetryAt,
+        at: r.at,
+      })),
     );
   });

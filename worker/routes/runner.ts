@@ -1,6 +1,13 @@
 import { Hono } from "hono";
 import { randomToken } from "../../contracts/ids";
-import { CompleteRequestSchema, EventsRequestSchema, FailRequestSchema, LeaseRequestSchema, LeaseTokenBodySchema, type LeasedTask } from "../../contracts/runner-protocol";
+import {
+  CompleteRequestSchema,
+  EventsRequestSchema,
+  FailRequestSchema,
+  LeaseRequestSchema,
+  LeaseTokenBodySchema,
+  type LeasedTask,
+} from "../../contracts/runner-protocol";
 import { PRIORITIES } from "../../contracts/service-types";
 import type { LeaseCheck } from "../../durable-objects/job-do";
 import { laneSignal } from "../../durable-objects/lane-signal";
@@ -37,7 +44,13 @@ async function leaseOne(env: Env, runnerId: string, lanes: readonly string[], ha
     const token = randomToken(32);
     const row = await claimTask(env.DB, { runnerId, lanes, handlers, token });
     if (!row) return null;
-    const started = await jobStub(env, row.job_id).leaseStarted({ taskId: row.id, token, runnerId, attempt: row.attempt, stepIndex: row.step_index });
+    const started = await jobStub(env, row.job_id).leaseStarted({
+      taskId: row.id,
+      token,
+      runnerId,
+      attempt: row.attempt,
+      stepIndex: row.step_index,
+    });
     if (!started.ok) {
       // Stale work (cancelled job, superseded attempt): drop it and look for the next task.
       await failTask(env.DB, row.id);

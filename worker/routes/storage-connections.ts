@@ -20,7 +20,16 @@ export const CreateConnectionSchema = z.strictObject({
   endpoint: z.url({ protocol: /^https?$/, message: "endpoint must be an http(s) URL" }),
   region: z.string().min(1).max(64).default("us-east-1"),
   forcePathStyle: z.boolean().default(true),
-  buckets: z.array(z.string().min(3).max(63).regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/, { message: "bucket names are 3-63 lowercase letters, digits, dots and hyphens" })).min(1).max(100),
+  buckets: z
+    .array(
+      z
+        .string()
+        .min(3)
+        .max(63)
+        .regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/, { message: "bucket names are 3-63 lowercase letters, digits, dots and hyphens" }),
+    )
+    .min(1)
+    .max(100),
   accessKeyId: z.string().min(1).max(256),
   secretAccessKey: z.string().min(1).max(512),
   defaultOutputPrefix: z
@@ -39,7 +48,16 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
     const refused = storageEndpointRefusal(body.endpoint, c.env.ENVIRONMENT);
     if (refused) throw validationError(refused.message, refusalDetail("endpoint", refused));
     const now = nowIso();
-    const s3 = new S3Client({ endpoint: body.endpoint, region: body.region, forcePathStyle: body.forcePathStyle, accessKeyId: body.accessKeyId, secretAccessKey: body.secretAccessKey }, 10_000);
+    const s3 = new S3Client(
+      {
+        endpoint: body.endpoint,
+        region: body.region,
+        forcePathStyle: body.forcePathStyle,
+        accessKeyId: body.accessKeyId,
+        secretAccessKey: body.secretAccessKey,
+      },
+      10_000,
+    );
     // Credentials are checked against the store now, so a job never fails later on a typo.
     for (const [i, bucket] of body.buckets.entries()) {
       try {
@@ -49,7 +67,9 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
         // the same whatever happened, so this cannot be used to learn which hosts exist or answer.
         const code = err instanceof S3Error && err.s3Code ? err.s3Code : null;
         throw validationError(
-          code ? `credentials could not access bucket ${bucket}: the store answered ${code}` : `could not verify bucket ${bucket} at the endpoint: check the endpoint, region, credentials and bucket name`,
+          code
+            ? `credentials could not access bucket ${bucket}: the store answered ${code}`
+            : `could not verify bucket ${bucket} at the endpoint: check the endpoint, region, credentials and bucket name`,
           [{ path: `buckets.${i}`, issue: "credentialsRejected" }],
         );
       }
@@ -74,13 +94,22 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
   })
   .get("/", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "storage_connection:read" });
-    const rows = await getDb(c.env.DB).select().from(storageConnections).where(eq(storageConnections.projectId, projectOf(p))).orderBy(desc(storageConnections.createdAt)).all();
+    const rows = await getDb(c.env.DB)
+      .select()
+      .from(storageConnections)
+      .where(eq(storageConnections.projectId, projectOf(p)))
+      .orderBy(desc(storageConnections.createdAt))
+      .all();
     return ok(c, rows.map(publicConnection));
   })
   .get("/:connectionId", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "storage_connection:read" });
     const id = c.req.param("connectionId");
-    const row = await getDb(c.env.DB).select().from(storageConnections).where(and(eq(storageConnections.id, id), eq(storageConnections.projectId, projectOf(p)))).get();
+    const row = await getDb(c.env.DB)
+      .select()
+      .from(storageConnections)
+      .where(and(eq(storageConnections.id, id), eq(storageConnections.projectId, projectOf(p))))
+      .get();
     if (!row) throw notFound(`storage connection not found: ${id}`, [{ path: "connectionId", issue: `notFound:${id}` }]);
     return ok(c, publicConnection(row));
   })

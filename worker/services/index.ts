@@ -40,7 +40,9 @@ export function workerStepHandler(step: StepSpec, env: Env): InWorkerStep | null
 export const METERS: readonly string[] = Object.values(WORKER_SERVICES).flatMap((s) => (s.meter ? [s.meter] : []));
 
 /** The service types with a policy payload, in the order the spec lists them for `GET /v1/jobs/policy`. */
-export const POLICY_SERVICE_TYPES = (["clip_generation", "transcription", "thumbnail", "translation"] as const).filter((t) => WORKER_SERVICES[t].policy) as [
+export const POLICY_SERVICE_TYPES = (["clip_generation", "transcription", "thumbnail", "translation"] as const).filter(
+  (t) => WORKER_SERVICES[t].policy,
+) as [
   "clip_generation" | "transcription" | "thumbnail" | "translation",
   ...Array<"clip_generation" | "transcription" | "thumbnail" | "translation">,
 ];

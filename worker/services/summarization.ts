@@ -25,7 +25,8 @@ export const summarizationWorker = defineWorkerService<"summarization">({
       t = await findTranscript(db, projectId, ref);
       if (!t) throw notFound(`transcription not found: ${ref}`, [{ path, issue: "notFound" }]);
     }
-    if (t.status !== "completed" || t.segmentCount === 0) throw validationError(`transcription ${t.id} has no segments`, [{ path, issue: "noSegments" }]);
+    if (t.status !== "completed" || t.segmentCount === 0)
+      throw validationError(`transcription ${t.id} has no segments`, [{ path, issue: "noSegments" }]);
     return { input: { ...input, textSourceId: t.id, config: { synthesis: "platform-default" } }, credits: 1 };
   },
   sinks: {},

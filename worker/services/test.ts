@@ -13,7 +13,11 @@ const work: WorkerStepHandler = async ({ job, step, attempt, outputs, stage }) =
   for (const name of step.stages) {
     const goOn = await stage(name, async () => {
       if (attempt < failAttempts) {
-        throw new StepFailure(String(step.params["failCode"] ?? "processing_failed"), `test failure on attempt ${attempt}`, step.params["failRetryable"] !== false);
+        throw new StepFailure(
+          String(step.params["failCode"] ?? "processing_failed"),
+          `test failure on attempt ${attempt}`,
+          step.params["failRetryable"] !== false,
+        );
       }
     });
     if (!goOn) return { cancelled: true };
@@ -31,7 +35,12 @@ export const testWorker = defineWorkerService<"test">({
     // The echo is the step's output for later steps; the summary keeps the last step's echo under `test`.
     "test.work": async (_ctx, raw) => {
       const { artifacts, ...rest } = raw;
-      return { ok: true, summary: { test: raw }, output: rest, ...(Array.isArray(artifacts) ? { artifacts: artifacts.filter((k): k is string => typeof k === "string") } : {}) };
+      return {
+        ok: true,
+        summary: { test: raw },
+        output: rest,
+        ...(Array.isArray(artifacts) ? { artifacts: artifacts.filter((k): k is string => typeof k === "string") } : {}),
+      };
     },
   },
   workerSteps: { "test.work": work },

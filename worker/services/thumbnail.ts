@@ -27,19 +27,33 @@ export const thumbnailWorker = defineWorkerService<"thumbnail">({
     const t = await requireClipSource(db, projectId, input.textSourceId);
     const policy = plan === "enterprise" ? settings.policy.thumbnail.enterprise : settings.policy.thumbnail.free;
     const o = input.options ?? {};
-    if (o.ratioWidth !== undefined && o.ratioHeight !== undefined && o.resolution !== undefined) checkThumbnailSize(plan, o.ratioWidth, o.ratioHeight, o.resolution);
+    if (o.ratioWidth !== undefined && o.ratioHeight !== undefined && o.resolution !== undefined)
+      checkThumbnailSize(plan, o.ratioWidth, o.ratioHeight, o.resolution);
     const thumbnailCount = Math.min(o.thumbnailCount ?? policy.defaultThumbnailCount, 3);
     // One credit per AI variant.
     return {
-      input: { ...(await checkedSource(db, projectId, input, t)), options: { ...o, thumbnailCount, nonAiThumbnailCount: o.nonAiThumbnailCount ?? policy.maxNonAiThumbnailCount } },
+      input: {
+        ...(await checkedSource(db, projectId, input, t)),
+        options: { ...o, thumbnailCount, nonAiThumbnailCount: o.nonAiThumbnailCount ?? policy.maxNonAiThumbnailCount },
+      },
       credits: thumbnailCount,
     };
   },
   policy: (s) => ({
     maxThumbnailCount: 3,
     plans: {
-      free: { defaultThumbnailCount: s.policy.thumbnail.free.defaultThumbnailCount, maxNonAiThumbnailCount: s.policy.thumbnail.free.maxNonAiThumbnailCount, imageSize: IMAGE_SIZES.free, monthlyCredits: PLAN_LIMITS.free["thumbnail_credits"] ?? null },
-      enterprise: { defaultThumbnailCount: s.policy.thumbnail.enterprise.defaultThumbnailCount, maxNonAiThumbnailCount: s.policy.thumbnail.enterprise.maxNonAiThumbnailCount, imageSize: IMAGE_SIZES.enterprise, monthlyCredits: null },
+      free: {
+        defaultThumbnailCount: s.policy.thumbnail.free.defaultThumbnailCount,
+        maxNonAiThumbnailCount: s.policy.thumbnail.free.maxNonAiThumbnailCount,
+        imageSize: IMAGE_SIZES.free,
+        monthlyCredits: PLAN_LIMITS.free["thumbnail_credits"] ?? null,
+      },
+      enterprise: {
+        defaultThumbnailCount: s.policy.thumbnail.enterprise.defaultThumbnailCount,
+        maxNonAiThumbnailCount: s.policy.thumbnail.enterprise.maxNonAiThumbnailCount,
+        imageSize: IMAGE_SIZES.enterprise,
+        monthlyCredits: null,
+      },
     },
   }),
   sinks: {},

@@ -42,7 +42,8 @@ export interface Resolved {
  * A step's result, validated and stored: its part of the job's `resultSummary`, its output for later
  * steps (small JSON, kept by the JobDO), and the scratch objects it wrote (deleted when the job ends).
  */
-export type Applied = { ok: true; summary: Record<string, unknown>; output?: Record<string, unknown>; artifacts?: string[] } | { ok: false; error: JobError };
+export type Applied =
+  { ok: true; summary: Record<string, unknown>; output?: Record<string, unknown>; artifacts?: string[] } | { ok: false; error: JobError };
 
 export interface StepResultContext {
   env: Env;

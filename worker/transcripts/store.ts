@@ -48,7 +48,11 @@ export async function readLayer<T>(db: Db, transcriptId: string, layer: Layer): 
 }
 
 export async function projectGlossary(db: Db, projectId: string) {
-  return db.select({ term: glossaryTerms.term, preferred: glossaryTerms.preferred }).from(glossaryTerms).where(eq(glossaryTerms.projectId, projectId)).all();
+  return db
+    .select({ term: glossaryTerms.term, preferred: glossaryTerms.preferred })
+    .from(glossaryTerms)
+    .where(eq(glossaryTerms.projectId, projectId))
+    .all();
 }
 
 /**
@@ -58,14 +62,34 @@ export async function projectGlossary(db: Db, projectId: string) {
  */
 export async function saveTranscription(
   db: Db,
-  t: { id: string; projectId: string; language: string; durationSec: number; engine: string; model: string; segments: Segment[]; visualChunks: VisualChunk[]; outputKeys: Record<string, string> },
+  t: {
+    id: string;
+    projectId: string;
+    language: string;
+    durationSec: number;
+    engine: string;
+    model: string;
+    segments: Segment[];
+    visualChunks: VisualChunk[];
+    outputKeys: Record<string, string>;
+  },
 ): Promise<void> {
   const terms = await projectGlossary(db, t.projectId);
   const glossaryLayer = applyGlossary(t.segments, terms);
   const now = new Date().toISOString();
   const finish = db
     .update(transcripts)
-    .set({ status: "completed", language: t.language, durationSec: t.durationSec, engine: t.engine, model: t.model, revision: 1, segmentCount: t.segments.length, outputKeys: t.outputKeys, updatedAt: now })
+    .set({
+      status: "completed",
+      language: t.language,
+      durationSec: t.durationSec,
+      engine: t.engine,
+      model: t.model,
+      revision: 1,
+      segmentCount: t.segments.length,
+      outputKeys: t.outputKeys,
+      updatedAt: now,
+    })
     .where(eq(transcripts.id, t.id));
   // One batch is one D1 transaction: the layers and the completed status land together.
   await db.batch([
@@ -87,7 +111,11 @@ export async function markTranscriptFailed(db: Db, id: string): Promise<void> {
 
 /** The transcript, if it belongs to the project; else the spec's 404. */
 export async function ownedTranscript(db: Db, projectId: string, id: string) {
-  const t = await db.select().from(transcripts).where(and(eq(transcripts.id, id), eq(transcripts.projectId, projectId))).get();
+  const t = await db
+    .select()
+    .from(transcripts)
+    .where(and(eq(transcripts.id, id), eq(transcripts.projectId, projectId)))
+    .get();
   if (!t) throw notFound(`transcription not found: ${id}`, [{ path: "transcriptionId", issue: `notFound:${id}` }]);
   return t;
 }
@@ -114,11 +142,17 @@ export async function replaceSegments(db: Db, transcriptId: string, expectedRevi
   const won = "(SELECT edit_nonce FROM transcripts WHERE id = ?) = ?";
   const [bump] = await d1.batch([
     d1
-      .prepare("UPDATE transcripts SET revision = revision + 1, segment_count = ?, updated_at = ?, edit_nonce = ? WHERE id = ? AND revision = ?")
+      .prepare(
+        "UPDATE transcripts SET revision = revision + 1, segment_count = ?, updated_at = ?, edit_nonce = ? WHERE id = ? AND revision = ?",
+      )
       .bind(segments.length, new Date().toISOString(), nonce, transcriptId, expectedRevision),
-    d1.prepare(`DELETE FROM transcript_layers WHERE transcript_id = ? AND layer = 'segments' AND ${won}`).bind(transcriptId, transcriptId, nonce),
+    d1
+      .prepare(`DELETE FROM transcript_layers WHERE transcript_id = ? AND layer = 'segments' AND ${won}`)
+      .bind(transcriptId, transcriptId, nonce),
     ...parts.map((data, part) =>
-      d1.prepare(`INSERT INTO transcript_layers (transcript_id, layer, part, data) SELECT ?, 'segments', ?, ? WHERE ${won}`).bind(transcriptId, part, data, transcriptId, nonce),
+      d1
+        .prepare(`INSERT INTO transcript_layers (transcript_id, layer, part, data) SELECT ?, 'segments', ?, ? WHERE ${won}`)
+        .bind(transcriptId, part, data, transcriptId, nonce),
     ),
   ]);
   return bump && bump.meta.changes > 0 ? expectedRevision + 1 : null;

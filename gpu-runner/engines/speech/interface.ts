@@ -61,9 +61,9 @@ export interface EngineFactoryOptions {
  * the language, take any language, do their own noise handling only as far as the model does, and
  * read model, audio format, concurrency and HTTP policy from their configuration.
  */
-export abstract class NetworkSpeechEngine<C extends { model: string; maxConcurrency: number; inputFormat: "wav" | CompressedFormat; retry: RetryPolicy }>
-  implements SpeechEngine
-{
+export abstract class NetworkSpeechEngine<
+  C extends { model: string; maxConcurrency: number; inputFormat: "wav" | CompressedFormat; retry: RetryPolicy },
+> implements SpeechEngine {
   abstract readonly name: string;
   readonly detectsLanguage = true;
   readonly reducesNoise = false;

@@ -84,7 +84,20 @@ export class LocalPocketSphinxEngine implements SpeechEngine {
     const lines: string[] = [];
     const res = await runTool(
       this.config.binary,
-      ["-infile", audioPath, "-time", "yes", "-hmm", this.config.hmm, "-lm", this.config.lm, "-dict", this.config.dict, "-logfn", "/dev/null"],
+      [
+        "-infile",
+        audioPath,
+        "-time",
+        "yes",
+        "-hmm",
+        this.config.hmm,
+        "-lm",
+        this.config.lm,
+        "-dict",
+        this.config.dict,
+        "-logfn",
+        "/dev/null",
+      ],
       {
         signal: opts.signal,
         // Only timing lines are kept: the hypothesis lines repeat the same words.
@@ -95,7 +108,11 @@ export class LocalPocketSphinxEngine implements SpeechEngine {
     );
     if (res.code !== 0) {
       const why = res.stderrTail.slice(-2).join(" | ") || "no output";
-      throw new StepFailure("processing_failed", `${this.name} (${this.model}): pocketsphinx_continuous exited with ${res.code}: ${why}`, true);
+      throw new StepFailure(
+        "processing_failed",
+        `${this.name} (${this.model}): pocketsphinx_continuous exited with ${res.code}: ${why}`,
+        true,
+      );
     }
     return { language: "en", words: parsePocketSphinxTimes(lines.join("\n")) };
   }

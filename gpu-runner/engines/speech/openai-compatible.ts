@@ -27,9 +27,7 @@ const VerboseJsonSchema = z.object({
   duration: z.number().nullish(),
   text: z.string().nullish(),
   words: z.array(z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().nullish() })).nullish(),
-  segments: z
-    .array(z.object({ start: z.number(), end: z.number(), text: z.string(), avg_logprob: z.number().nullish() }))
-    .nullish(),
+  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string(), avg_logprob: z.number().nullish() })).nullish(),
 });
 export type VerboseJson = z.infer<typeof VerboseJsonSchema>;
 
@@ -48,8 +46,17 @@ export function parseVerboseJson(body: unknown, fallbackLanguage: string, fail: 
       end: Math.max(0, w.start, w.end),
       ...(typeof w.probability === "number" ? { confidence: Math.min(1, Math.max(0, w.probability)) } : {}),
     }));
-  const segments: EngineSegment[] = (v.segments ?? []).map((s) => ({ start: Math.max(0, s.start), end: Math.max(0, s.end), text: s.text.trim() }));
-  return { language: normaliseLanguage(v.language, fallbackLanguage), words, segments, ...(typeof v.duration === "number" ? { durationSec: v.duration } : {}) };
+  const segments: EngineSegment[] = (v.segments ?? []).map((s) => ({
+    start: Math.max(0, s.start),
+    end: Math.max(0, s.end),
+    text: s.text.trim(),
+  }));
+  return {
+    language: normaliseLanguage(v.language, fallbackLanguage),
+    words,
+    segments,
+    ...(typeof v.duration === "number" ? { durationSec: v.duration } : {}),
+  };
 }
 
 export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatibleConfig> {

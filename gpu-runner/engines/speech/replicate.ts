@@ -42,7 +42,9 @@ const OutputSchema = z
   .object({
     detected_language: z.string().nullish(),
     transcription: z.string().nullish(),
-    segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string(), avg_logprob: z.number().nullish() }).loose()).nullish(),
+    segments: z
+      .array(z.object({ start: z.number(), end: z.number(), text: z.string(), avg_logprob: z.number().nullish() }).loose())
+      .nullish(),
   })
   .loose();
 
@@ -50,10 +52,18 @@ const OutputSchema = z
 export function parseReplicateOutput(output: unknown, fallbackLanguage: string, fail: (message: string) => StepFailure): EngineTranscript {
   const parsed = OutputSchema.safeParse(output);
   if (!parsed.success) throw fail(`whisper output has an unexpected shape: ${parsed.error.issues[0]?.message ?? ""}`);
-  const segments: EngineSegment[] = (parsed.data.segments ?? []).map((s) => ({ start: Math.max(0, s.start), end: Math.max(0, s.end), text: s.text.trim() }));
+  const segments: EngineSegment[] = (parsed.data.segments ?? []).map((s) => ({
+    start: Math.max(0, s.start),
+    end: Math.max(0, s.end),
+    text: s.text.trim(),
+  }));
   // A segment's mean token log-probability is the only confidence Whisper exposes here.
-  const confidences = (parsed.data.segments ?? []).map((s) => (typeof s.avg_logprob === "number" ? Math.min(1, Math.exp(s.avg_logprob)) : undefined));
-  const words = segments.flatMap((seg, i) => wordsFromSegments([seg]).map((w) => (confidences[i] !== undefined ? { ...w, confidence: confidences[i] } : w)));
+  const confidences = (parsed.data.segments ?? []).map((s) =>
+    typeof s.avg_logprob === "number" ? Math.min(1, Math.exp(s.avg_logprob)) : undefined,
+  );
+  const words = segments.flatMap((seg, i) =>
+    wordsFromSegments([seg]).map((w) => (confidences[i] !== undefined ? { ...w, confidence: confidences[i] } : w)),
+  );
   return { language: normaliseLanguage(parsed.data.detected_language, fallbackLanguage), words, segments };
 }
 
@@ -98,11 +108,18 @@ export class ReplicateEngine extends NetworkSpeechEngine<ReplicateConfig> {
           attempts += 1;
           return this.predict(input, opts.signal);
         },
-        { retries: retry.attempts - 1, baseMs: retry.baseDelayMs, maxMs: retry.maxDelayMs, signal: opts.signal, shouldRetry: (err) => err instanceof PredictionFailed },
+        {
+          retries: retry.attempts - 1,
+          baseMs: retry.baseDelayMs,
+          maxMs: retry.maxDelayMs,
+          signal: opts.signal,
+          shouldRetry: (err) => err instanceof PredictionFailed,
+        },
       );
       return parseReplicateOutput(prediction.output, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
     } catch (err) {
-      if (err instanceof PredictionFailed) throw this.http.failure(`${err.what} after ${attempts} attempt${attempts === 1 ? "" : "s"}${err.reason ? `: ${err.reason}` : ""}`);
+      if (err instanceof PredictionFailed)
+        throw this.http.failure(`${err.what} after ${attempts} attempt${attempts === 1 ? "" : "s"}${err.reason ? `: ${err.reason}` : ""}`);
       throw err;
     }
   }
@@ -130,7 +147,11 @@ export class ReplicateEngine extends NetworkSpeechEngine<ReplicateConfig> {
       this.cancel(p.id);
       throw err;
     }
-    if (p.status !== "succeeded") throw new PredictionFailed(`prediction ${p.id} ${p.status}`, typeof p.error === "string" ? p.error.replace(/\s+/g, " ").trim().slice(0, 200) : "");
+    if (p.status !== "succeeded")
+      throw new PredictionFailed(
+        `prediction ${p.id} ${p.status}`,
+        typeof p.error === "string" ? p.error.replace(/\s+/g, " ").trim().slice(0, 200) : "",
+      );
     return p;
   }
 
@@ -142,6 +163,8 @@ export class ReplicateEngine extends NetworkSpeechEngine<ReplicateConfig> {
 
   /** Fire and forget: the task is over either way, this only stops the remote GPU. */
   private cancel(id: string): void {
-    this.http.json(`/predictions/${encodeURIComponent(id)}/cancel`, { method: "POST", signal: AbortSignal.timeout(5_000), attempts: 1 }).catch(() => undefined);
+    this.http
+      .json(`/predictions/${encodeURIComponent(id)}/cancel`, { method: "POST", signal: AbortSignal.timeout(5_000), attempts: 1 })
+      .catch(() => undefined);
   }
 }

@@ -36,7 +36,9 @@ const ResponseSchema = z.object({
     .object({
       text: z.string().nullish(),
       transcription_info: z.object({ language: z.string().nullish(), duration: z.number().nullish() }).loose().nullish(),
-      segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string(), words: z.array(WordSchema).nullish() }).loose()).nullish(),
+      segments: z
+        .array(z.object({ start: z.number(), end: z.number(), text: z.string(), words: z.array(WordSchema).nullish() }).loose())
+        .nullish(),
     })
     .loose()
     .nullish(),
@@ -46,7 +48,9 @@ const ResponseSchema = z.object({
 export function parseWorkersAIResponse(body: unknown, fallbackLanguage: string, fail: (message: string) => StepFailure): EngineTranscript {
   const parsed = ResponseSchema.safeParse(body);
   if (!parsed.success || !parsed.data.result) {
-    const reason = parsed.success ? (parsed.data.errors?.map((e) => e.message).join("; ") || "no result") : (parsed.error.issues[0]?.message ?? "");
+    const reason = parsed.success
+      ? parsed.data.errors?.map((e) => e.message).join("; ") || "no result"
+      : (parsed.error.issues[0]?.message ?? "");
     throw fail(`answered without a transcription: ${reason}`);
   }
   const r = parsed.data.result;
@@ -58,7 +62,12 @@ export function parseWorkersAIResponse(body: unknown, fallbackLanguage: string, 
   }));
   const words = segments.flatMap((s) => s.words ?? []);
   const duration = r.transcription_info?.duration;
-  return { language: normaliseLanguage(r.transcription_info?.language, fallbackLanguage), words, segments, ...(typeof duration === "number" ? { durationSec: duration } : {}) };
+  return {
+    language: normaliseLanguage(r.transcription_info?.language, fallbackLanguage),
+    words,
+    segments,
+    ...(typeof duration === "number" ? { durationSec: duration } : {}),
+  };
 }
 
 function toWord(w: z.infer<typeof WordSchema>): Word | null {

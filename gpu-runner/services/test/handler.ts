@@ -59,7 +59,12 @@ export function createTestHandler(opts: { runnerId: string }): StepHandler {
       if (typeof key === "string" && s3 && task.storage) readArtifacts[key] = await (await s3.getObject(task.storage.bucket, key)).text();
     }
     const earlier = Object.keys(task.outputs);
-    const result = { echo: task.input, attempt: task.attempt, runnerId: opts.runnerId, ...(earlier.length > 0 ? { sawOutputs: earlier, readArtifacts } : {}) };
+    const result = {
+      echo: task.input,
+      attempt: task.attempt,
+      runnerId: opts.runnerId,
+      ...(earlier.length > 0 ? { sawOutputs: earlier, readArtifacts } : {}),
+    };
     if (p.artifact !== true || !s3 || !task.storage || !task.scratchPrefix) return result;
     const artifactKey = `${task.scratchPrefix}${task.step.name}-${task.attempt}.txt`;
     await s3.putObject(task.storage.bucket, artifactKey, `artifact of ${task.step.name} attempt ${task.attempt}`, "text/plain");

@@ -8,7 +8,13 @@ import { z } from "zod";
 import { S3Client, S3Error } from "../../../contracts/s3-client";
 import { SettingsSchema, type Settings } from "../../../contracts/settings";
 import { TRANSCRIPTION_STAGES } from "../../../contracts/services/transcription";
-import { TranscriptionResultSchema, type Segment, type TranscriptionResult, type VisualChunk, type Word } from "../../../contracts/transcript";
+import {
+  TranscriptionResultSchema,
+  type Segment,
+  type TranscriptionResult,
+  type VisualChunk,
+  type Word,
+} from "../../../contracts/transcript";
 import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
 import { createSpeechEngine } from "../../engines/speech/factory";
 import type { EngineEnv, EngineTranscript, SpeechEngine } from "../../engines/speech/interface";
@@ -45,8 +51,16 @@ type Ctx = HandlerContext<TranscriptionStage>;
 const InputSchema = z.object({
   bucket: z.string().min(1),
   sourceKey: z.string().min(1),
-  resolvedOutputKeys: z.object({ fullText: z.string().min(1), segments: z.string().min(1), srt: z.string().min(1), vtt: z.string().min(1) }),
-  options: z.object({ language: z.string().min(1).optional() }).loose().optional(),
+  resolvedOutputKeys: z.object({
+    fullText: z.string().min(1),
+    segments: z.string().min(1),
+    srt: z.string().min(1),
+    vtt: z.string().min(1),
+  }),
+  options: z
+    .object({ language: z.string().min(1).optional() })
+    .loose()
+    .optional(),
 });
 type TranscriptionInput = z.infer<typeof InputSchema>;
 type TranscriptionSettings = Settings["transcription"];
@@ -75,17 +89,29 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     await mkdir(ctx.workDir, { recursive: true });
 
     const sourcePath = join(ctx.workDir, "source");
-    await report.stage("download", () => download(s3, input, sourcePath, signal), (bytes) => ({ bytes }));
+    await report.stage(
+      "download",
+      () => download(s3, input, sourcePath, signal),
+      (bytes) => ({ bytes }),
+    );
 
-    const media = await report.stage("probe", () => probeSource(sourcePath, t, signal), (p) => ({
-      durationSec: round(p.durationSec),
-      format: p.formatName,
-      hasVideo: p.hasVideo,
-      streams: p.streams.map((s) => `${s.codecType}:${s.codecName ?? "?"}`),
-    }));
+    const media = await report.stage(
+      "probe",
+      () => probeSource(sourcePath, t, signal),
+      (p) => ({
+        durationSec: round(p.durationSec),
+        format: p.formatName,
+        hasVideo: p.hasVideo,
+        streams: p.streams.map((s) => `${s.codecType}:${s.codecName ?? "?"}`),
+      }),
+    );
 
     const rawAudio = join(ctx.workDir, "audio.wav");
-    await report.stage("extract_audio", () => ffmpegStep(signal, () => extractAudio(sourcePath, rawAudio, signal)), () => ({ sampleRate: 16000, channels: 1 }));
+    await report.stage(
+      "extract_audio",
+      () => ffmpegStep(signal, () => extractAudio(sourcePath, rawAudio, signal)),
+      () => ({ sampleRate: 16000, channels: 1 }),
+    );
 
     let audio = rawAudio;
     if (t.denoise) {
@@ -108,7 +134,11 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
 
     if (t.separateVocals) {
       const out = join(ctx.workDir, "audio.vocals.wav");
-      await report.stage("separate_vocals", () => ffmpegStep(signal, () => separateVocals(audio, out, signal)), () => ({ method: "mid channel, speech band-pass, level normalisation" }));
+      await report.stage(
+        "separate_vocals",
+        () => ffmpegStep(signal, () => separateVocals(audio, out, signal)),
+        () => ({ method: "mid channel, speech band-pass, level normalisation" }),
+      );
       audio = out;
     } else {
       await report.skip("separate_vocals", "vocal separation disabled in platform settings");
@@ -120,15 +150,23 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     // If transcription fails first, the early analysis is stopped rather than left running into a
     // work directory the runner is about to delete.
     const earlyAbort = new AbortController();
-    const early = singlePass && ctx.cores > 1 ? runVideoAnalysis(sourcePath, media, ctx, AbortSignal.any([signal, earlyAbort.signal])) : null;
+    const early =
+      singlePass && ctx.cores > 1 ? runVideoAnalysis(sourcePath, media, ctx, AbortSignal.any([signal, earlyAbort.signal])) : null;
     early?.catch(() => undefined);
     let transcript: Transcript;
     let detected: string;
     try {
       transcript = await report.stage(
         "transcribe",
-        () => (singlePass ? transcribeFile(ctx, engine, audio, media, language) : transcribeChunked(ctx, engine, audio, media, t, language)),
-        (r) => ({ engine: engine.name, model: engine.model, language: r.language, segments: r.segments.length, mode: singlePass ? "single_pass" : "chunked" }),
+        () =>
+          singlePass ? transcribeFile(ctx, engine, audio, media, language) : transcribeChunked(ctx, engine, audio, media, t, language),
+        (r) => ({
+          engine: engine.name,
+          model: engine.model,
+          language: r.language,
+          segments: r.segments.length,
+          mode: singlePass ? "single_pass" : "chunked",
+        }),
       );
       detected = checkDetectedLanguage(transcript.language, t);
     } catch (err) {
@@ -136,15 +174,29 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       throw err;
     }
 
-    const visualChunks = await report.stage("video_analysis", () => early ?? runVideoAnalysis(sourcePath, media, ctx, signal), (v) => ({
-      scenes: v.length,
-      ...(media.hasVideo ? {} : { reason: "source has no video stream" }),
-    }));
+    const visualChunks = await report.stage(
+      "video_analysis",
+      () => early ?? runVideoAnalysis(sourcePath, media, ctx, signal),
+      (v) => ({
+        scenes: v.length,
+        ...(media.hasVideo ? {} : { reason: "source has no video stream" }),
+      }),
+    );
 
-    const doc = { language: detected, durationSec: round(media.durationSec), engine: engine.name, model: engine.model, segments: transcript.segments };
+    const doc = {
+      language: detected,
+      durationSec: round(media.durationSec),
+      engine: engine.name,
+      model: engine.model,
+      segments: transcript.segments,
+    };
     const keys = input.resolvedOutputKeys;
     const put = (stage: TranscriptionStage, key: string, body: string, type: string) =>
-      report.stage(stage, () => upload(s3, input.bucket, key, body, type), () => ({ key, bytes: Buffer.byteLength(body) }));
+      report.stage(
+        stage,
+        () => upload(s3, input.bucket, key, body, type),
+        () => ({ key, bytes: Buffer.byteLength(body) }),
+      );
     await put("upload_full_text", keys.fullText, toFullText(doc.segments), "text/plain; charset=utf-8");
     await put("upload_segments", keys.segments, toSegmentsJson(doc), "application/json");
     await put("upload_transcript_srt", keys.srt, toSrt(doc.segments), "application/x-subrip; charset=utf-8");
@@ -159,14 +211,24 @@ export const transcriptionHandler: StepHandler<TranscriptionStage> = createTrans
 
 function parseInput(raw: Record<string, unknown>): TranscriptionInput {
   const parsed = InputSchema.safeParse(raw);
-  if (!parsed.success) throw new StepFailure("invalid_input", `transcription input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, false);
+  if (!parsed.success)
+    throw new StepFailure(
+      "invalid_input",
+      `transcription input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      false,
+    );
   return parsed.data;
 }
 
 /** Only the keys this handler reads are taken, so unrelated settings can never fail a transcription. */
 function parseSettings(raw: Record<string, unknown>): Settings {
   const parsed = SettingsSchema.safeParse({ transcription: raw["transcription"] ?? {}, runner: raw["runner"] ?? {} });
-  if (!parsed.success) throw new StepFailure("processing_failed", `platform transcription settings are invalid: ${parsed.error.issues[0]?.message ?? "unknown"}`, false);
+  if (!parsed.success)
+    throw new StepFailure(
+      "processing_failed",
+      `platform transcription settings are invalid: ${parsed.error.issues[0]?.message ?? "unknown"}`,
+      false,
+    );
   return parsed.data;
 }
 
@@ -188,13 +250,21 @@ function checkLanguageHint(hint: string | undefined, t: TranscriptionSettings, e
   if (hint !== undefined) {
     const lang = primaryLanguage(hint);
     if (!allowed.includes(lang)) {
-      throw new StepFailure("unsupported_language", `language ${hint} is not a supported source language (supported: ${allowed.join(", ")})`, false);
+      throw new StepFailure(
+        "unsupported_language",
+        `language ${hint} is not a supported source language (supported: ${allowed.join(", ")})`,
+        false,
+      );
     }
     if (!engine.supportsLanguage(lang)) throw unsupportedLanguage(hint, engine);
     return lang;
   }
   if (!engine.detectsLanguage && engine.languages && !engine.languages.some((l) => allowed.includes(l))) {
-    throw new StepFailure("unsupported_language", `the configured engine ${engine.name} only recognises ${engine.languages.join(", ")}, none of which is a supported source language`, false);
+    throw new StepFailure(
+      "unsupported_language",
+      `the configured engine ${engine.name} only recognises ${engine.languages.join(", ")}, none of which is a supported source language`,
+      false,
+    );
   }
   return undefined;
 }
@@ -203,7 +273,11 @@ function checkDetectedLanguage(detected: string, t: TranscriptionSettings): stri
   const lang = primaryLanguage(detected);
   const allowed = t.supportedSourceLanguages.map(primaryLanguage);
   if (!allowed.includes(lang)) {
-    throw new StepFailure("unsupported_language", `detected language ${lang} is not a supported source language (supported: ${allowed.join(", ")})`, false);
+    throw new StepFailure(
+      "unsupported_language",
+      `detected language ${lang} is not a supported source language (supported: ${allowed.join(", ")})`,
+      false,
+    );
   }
   return lang;
 }
@@ -213,7 +287,8 @@ async function download(s3: S3Client, input: TranscriptionInput, path: string, s
   try {
     res = await s3.getObject(input.bucket, input.sourceKey, DOWNLOAD_TIMEOUT_MS);
   } catch (err) {
-    if (err instanceof S3Error && err.status === 404) throw new StepFailure("source_not_found", `source object ${input.bucket}/${input.sourceKey} does not exist`, false);
+    if (err instanceof S3Error && err.status === 404)
+      throw new StepFailure("source_not_found", `source object ${input.bucket}/${input.sourceKey} does not exist`, false);
     if (err instanceof S3Error && (err.status === 403 || err.status === 401)) {
       throw new StepFailure("source_access_denied", `reading ${input.bucket}/${input.sourceKey} was refused (HTTP ${err.status})`, false);
     }
@@ -224,7 +299,11 @@ async function download(s3: S3Client, input: TranscriptionInput, path: string, s
     await pipeline(Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>), createWriteStream(path), { signal });
   } catch (err) {
     if (signal.aborted) throw err;
-    throw new StepFailure("processing_failed", `download of ${input.bucket}/${input.sourceKey} was interrupted: ${(err as Error).message}`, true);
+    throw new StepFailure(
+      "processing_failed",
+      `download of ${input.bucket}/${input.sourceKey} was interrupted: ${(err as Error).message}`,
+      true,
+    );
   }
   return (await stat(path)).size;
 }
@@ -239,7 +318,11 @@ async function probeSource(path: string, t: TranscriptionSettings, signal: Abort
   }
   if (!media.hasAudio) throw new StepFailure("unsupported_media", "source has no audio stream to transcribe", false);
   if (media.durationSec > t.maxDurationSec) {
-    throw new StepFailure("duration_exceeded", `source duration ${media.durationSec.toFixed(1)} s exceeds the maximum of ${t.maxDurationSec} s`, false);
+    throw new StepFailure(
+      "duration_exceeded",
+      `source duration ${media.durationSec.toFixed(1)} s exceeds the maximum of ${t.maxDurationSec} s`,
+      false,
+    );
   }
   return media;
 }
@@ -266,7 +349,13 @@ function engineWords(r: EngineTranscript): Word[] {
   return r.words.length ? r.words : wordsFromSegments(r.segments ?? []);
 }
 
-async function transcribeFile(ctx: Ctx, engine: SpeechEngine, audio: string, media: ProbeResult, language: string | undefined): Promise<Transcript> {
+async function transcribeFile(
+  ctx: Ctx,
+  engine: SpeechEngine,
+  audio: string,
+  media: ProbeResult,
+  language: string | undefined,
+): Promise<Transcript> {
   const { report, signal } = ctx;
   return report.stage(
     "transcribe_file",
@@ -275,7 +364,11 @@ async function transcribeFile(ctx: Ctx, engine: SpeechEngine, audio: string, med
       if (engine.inputFormat !== "wav") {
         const format = engine.inputFormat;
         const out = join(ctx.workDir, `audio.${format}`);
-        await report.stage("compress_chunk", () => ffmpegStep(signal, () => compressChunk(audio, out, format, signal)), () => ({ chunks: 1, format }));
+        await report.stage(
+          "compress_chunk",
+          () => ffmpegStep(signal, () => compressChunk(audio, out, format, signal)),
+          () => ({ chunks: 1, format }),
+        );
         input = out;
       }
       const r = await engine.transcribe(input, { language, signal });
@@ -317,7 +410,10 @@ async function transcribeChunked(
     const format = engine.inputFormat;
     inputs = await report.stage(
       "compress_chunk",
-      () => ffmpegStep(signal, () => mapLimit(chunks, ctx.cores, signal, async (c) => ({ range: c.range, path: await compressTo(c.path, format, signal) }))),
+      () =>
+        ffmpegStep(signal, () =>
+          mapLimit(chunks, ctx.cores, signal, async (c) => ({ range: c.range, path: await compressTo(c.path, format, signal) })),
+        ),
       () => ({ chunks: chunks.length, format }),
     );
   } else {
@@ -328,14 +424,22 @@ async function transcribeChunked(
     report.stage(
       "transcribe_chunk",
       () => engine.transcribe(c.path, { language, signal }),
-      (r) => ({ chunk: c.range.index, of: inputs.length, start: round(c.range.start), end: round(c.range.end), words: engineWords(r).length }),
+      (r) => ({
+        chunk: c.range.index,
+        of: inputs.length,
+        start: round(c.range.start),
+        end: round(c.range.end),
+        words: engineWords(r).length,
+      }),
     ),
   );
 
   return report.stage(
     "merge",
     async () => {
-      const words = mergeChunkWords(results.map((r, i) => ({ start: inputs[i]!.range.start, end: inputs[i]!.range.end, words: engineWords(r) })));
+      const words = mergeChunkWords(
+        results.map((r, i) => ({ start: inputs[i]!.range.start, end: inputs[i]!.range.end, words: engineWords(r) })),
+      );
       return { language: majorityLanguage(results.map((r) => r.language)), segments: buildSegments(words) };
     },
     (r) => ({ chunks: results.length, segments: r.segments.length }),
@@ -359,7 +463,12 @@ function majorityLanguage(langs: string[]): string {
  * Runs `fn` over items with at most `limit` in flight and keeps input order. The first failure
  * aborts the siblings (their child processes and requests are tied to the derived signal).
  */
-async function mapLimit<T, R>(items: readonly T[], limit: number, parent: AbortSignal, fn: (item: T, signal: AbortSignal) => Promise<R>): Promise<R[]> {
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  parent: AbortSignal,
+  fn: (item: T, signal: AbortSignal) => Promise<R>,
+): Promise<R[]> {
   const controller = new AbortController();
   const signal = AbortSignal.any([parent, controller.signal]);
   const results = new Array<R>(items.length);
@@ -392,7 +501,11 @@ async function upload(s3: S3Client, bucket: string, key: string, body: string, c
     await s3.putObject(bucket, key, body, contentType);
   } catch (err) {
     const status = err instanceof S3Error ? err.status : 0;
-    throw new StepFailure("processing_failed", `upload of ${bucket}/${key} failed: ${(err as Error).message}`, status === 0 || status >= 500 || status === 429);
+    throw new StepFailure(
+      "processing_failed",
+      `upload of ${bucket}/${key} failed: ${(err as Error).message}`,
+      status === 0 || status >= 500 || status === 429,
+    );
   }
 }
 

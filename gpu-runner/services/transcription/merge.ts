@@ -37,7 +37,13 @@ export function mergeChunkWords(chunks: readonly ChunkWords[]): Word[] {
       const last = merged.at(-1);
       // Two decodes of the same word disagree on its timing by a few frames; only overlapping
       // chunks can hear one word twice, so abutting chunks keep genuine repetitions ("no, no").
-      if (from !== Number.NEGATIVE_INFINITY && last && normalise(last.word) === normalise(abs.word) && abs.start < last.end + DUPLICATE_TOLERANCE_SEC) continue;
+      if (
+        from !== Number.NEGATIVE_INFINITY &&
+        last &&
+        normalise(last.word) === normalise(abs.word) &&
+        abs.start < last.end + DUPLICATE_TOLERANCE_SEC
+      )
+        continue;
       merged.push(abs);
     }
   }

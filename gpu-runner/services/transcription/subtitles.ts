@@ -50,7 +50,11 @@ export function buildCues(segments: readonly Segment[], options: CueOptions = {}
     }
     if (current.length) groups.push(current);
   }
-  const cues = groups.map((g) => ({ start: g[0]!.start, end: Math.max(...g.map((w) => w.end)), lines: wrapLines(joinWords(g), o.maxLineChars, o.maxLines) }));
+  const cues = groups.map((g) => ({
+    start: g[0]!.start,
+    end: Math.max(...g.map((w) => w.end)),
+    lines: wrapLines(joinWords(g), o.maxLineChars, o.maxLines),
+  }));
   return enforceTiming(cues, o.minCueSec);
 }
 
@@ -58,7 +62,11 @@ export function buildCues(segments: readonly Segment[], options: CueOptions = {}
 function spreadText(seg: Segment): Word[] {
   const tokens = seg.text.trim().split(/\s+/).filter(Boolean);
   const span = Math.max(0, seg.end - seg.start);
-  return tokens.map((word, i) => ({ word, start: seg.start + (span * i) / tokens.length, end: seg.start + (span * (i + 1)) / tokens.length }));
+  return tokens.map((word, i) => ({
+    word,
+    start: seg.start + (span * i) / tokens.length,
+    end: seg.start + (span * (i + 1)) / tokens.length,
+  }));
 }
 
 function fitsLines(text: string, maxLineChars: number, maxLines: number): boolean {
@@ -128,7 +136,10 @@ export function formatTimestamp(seconds: number, separator: "," | "."): string {
 /** SRT has no escaping; an empty line would end the cue early, so lines never are empty. */
 export function toSrt(segments: readonly Segment[], options?: CueOptions): string {
   return buildCues(segments, options)
-    .map((cue, i) => `${i + 1}\n${formatTimestamp(cue.start, ",")} --> ${formatTimestamp(cue.end, ",")}\n${cue.lines.map(noArrow).join("\n")}\n`)
+    .map(
+      (cue, i) =>
+        `${i + 1}\n${formatTimestamp(cue.start, ",")} --> ${formatTimestamp(cue.end, ",")}\n${cue.lines.map(noArrow).join("\n")}\n`,
+    )
     .join("\n");
 }
 

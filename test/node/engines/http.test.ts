@@ -33,7 +33,11 @@ describe("engine HTTP client", () => {
     const url = gone.url;
     await gone.close();
     const f = await rejectionOf(client(url).json("/x", { signal: signal() }), EngineRequestError);
-    expect(f).toMatchObject({ retryable: true, status: undefined, message: expect.stringMatching(/^test-engine \(m-1\): network error after 2 attempts: /) });
+    expect(f).toMatchObject({
+      retryable: true,
+      status: undefined,
+      message: expect.stringMatching(/^test-engine \(m-1\): network error after 2 attempts: /),
+    });
   });
 
   it("fails without retrying on a successful answer that is not JSON", async () => {
@@ -45,7 +49,10 @@ describe("engine HTTP client", () => {
 
   it("takes an absolute URL as is, and a per-call attempts override", async () => {
     fake().failAlways({ status: 500 });
-    await rejectionOf(client("http://127.0.0.1:9/unused").json(`${fake().url}/poll`, { signal: signal(), attempts: 1 }), EngineRequestError);
+    await rejectionOf(
+      client("http://127.0.0.1:9/unused").json(`${fake().url}/poll`, { signal: signal(), attempts: 1 }),
+      EngineRequestError,
+    );
     expect(fake().requests.map((r) => r.path)).toEqual(["/poll"]);
   });
 });

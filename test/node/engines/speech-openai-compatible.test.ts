@@ -4,7 +4,10 @@ import { FAKE_AUDIO, OPENAI_COMPATIBLE } from "../../support/speech-backends";
 
 /** The OpenAI-compatible `/v1/audio/transcriptions` format; shared behaviour is in speech.conformance.test.ts. */
 const h = useFixture(OPENAI_COMPATIBLE.start);
-const transcribe = (language?: string) => h().engine().transcribe(h().audio, { signal: AbortSignal.timeout(20_000), ...(language ? { language } : {}) });
+const transcribe = (language?: string) =>
+  h()
+    .engine()
+    .transcribe(h().audio, { signal: AbortSignal.timeout(20_000), ...(language ? { language } : {}) });
 
 describe("openai-compatible speech engine", () => {
   it("POSTs multipart to /v1/audio/transcriptions with model, verbose_json, word and segment granularities, language and bearer auth", async () => {
@@ -47,12 +50,18 @@ describe("openai-compatible speech engine", () => {
   });
 
   it("uses OPENAI_COMPAT_MODEL over the settings' model", async () => {
-    await h().engine({ OPENAI_COMPAT_MODEL: "whisper-1" }).transcribe(h().audio, { signal: AbortSignal.timeout(20_000) });
+    await h()
+      .engine({ OPENAI_COMPAT_MODEL: "whisper-1" })
+      .transcribe(h().audio, { signal: AbortSignal.timeout(20_000) });
     expect((await h().fake.requests[0]!.formData()).get("model")).toBe("whisper-1");
   });
 
   it("is unavailable when the base URL is not an http(s) URL or the audio format is unknown", () => {
-    expect(() => h().engine({ OPENAI_COMPAT_BASE_URL: "gpu-box:8000" })).toThrow("speech engine is not configured on this runner: OPENAI_COMPAT_BASE_URL must be an http(s) URL");
-    expect(() => h().engine({ OPENAI_COMPAT_AUDIO_FORMAT: "flac" })).toThrow("speech engine is not configured on this runner: OPENAI_COMPAT_AUDIO_FORMAT must be mp3, ogg or wav");
+    expect(() => h().engine({ OPENAI_COMPAT_BASE_URL: "gpu-box:8000" })).toThrow(
+      "speech engine is not configured on this runner: OPENAI_COMPAT_BASE_URL must be an http(s) URL",
+    );
+    expect(() => h().engine({ OPENAI_COMPAT_AUDIO_FORMAT: "flac" })).toThrow(
+      "speech engine is not configured on this runner: OPENAI_COMPAT_AUDIO_FORMAT must be mp3, ogg or wav",
+    );
   });
 });

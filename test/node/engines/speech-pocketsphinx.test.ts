@@ -24,7 +24,11 @@ describe("local PocketSphinx engine", () => {
       .transcribe(LIBRIVOX_0880, { language: "es", signal: AbortSignal.timeout(5_000) })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StepFailure);
-    expect(err).toMatchObject({ code: "unsupported_language", retryable: false, message: "language es is not supported by the configured engine local-pocketsphinx (supported: en)" });
+    expect(err).toMatchObject({
+      code: "unsupported_language",
+      retryable: false,
+      message: "language es is not supported by the configured engine local-pocketsphinx (supported: en)",
+    });
   });
 });
 

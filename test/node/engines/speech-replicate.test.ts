@@ -5,7 +5,10 @@ import { FAKE_AUDIO, REPLICATE, speechEngine } from "../../support/speech-backen
 
 /** Replicate's predictions API with openai/whisper; shared behaviour is in speech.conformance.test.ts. */
 const h = useFixture(REPLICATE.start);
-const transcribe = (language?: string, signal = AbortSignal.timeout(20_000)) => h().engine().transcribe(h().audio, { signal, ...(language ? { language } : {}) });
+const transcribe = (language?: string, signal = AbortSignal.timeout(20_000)) =>
+  h()
+    .engine()
+    .transcribe(h().audio, { signal, ...(language ? { language } : {}) });
 
 const SPOKEN = {
   language: "en",
@@ -26,7 +29,11 @@ describe("replicate speech engine", () => {
     expect(req.headers.prefer).toMatch(/^wait=\d+$/);
     const body = req.json() as { version: string; input: Record<string, unknown> };
     expect(body.version).toBe(WHISPER_VERSION);
-    expect(body.input).toMatchObject({ model: "large-v3", language: "en", audio: `data:audio/mpeg;base64,${FAKE_AUDIO.toString("base64")}` });
+    expect(body.input).toMatchObject({
+      model: "large-v3",
+      language: "en",
+      audio: `data:audio/mpeg;base64,${FAKE_AUDIO.toString("base64")}`,
+    });
   });
 
   it("parses detected_language and segments, spreading segment time over its words", async () => {
@@ -57,7 +64,9 @@ describe("replicate speech engine", () => {
     h().fake.plan(...Array.from({ length: 3 }, () => ({ outcome: "failed" as const, error: "CUDA out of memory" })));
     await expect(transcribe()).rejects.toMatchObject({
       retryable: true,
-      message: expect.stringMatching(/^replicate \(openai\/whisper:[0-9a-f]+\): prediction fake\d+ failed after 3 attempts: CUDA out of memory$/),
+      message: expect.stringMatching(
+        /^replicate \(openai\/whisper:[0-9a-f]+\): prediction fake\d+ failed after 3 attempts: CUDA out of memory$/,
+      ),
     });
   });
 

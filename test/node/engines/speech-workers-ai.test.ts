@@ -4,7 +4,10 @@ import { FAKE_AUDIO, WORKERS_AI } from "../../support/speech-backends";
 
 /** Workers AI's REST format; shared behaviour is in speech.conformance.test.ts. */
 const h = useFixture(WORKERS_AI.start);
-const transcribe = (language?: string) => h().engine().transcribe(h().audio, { signal: AbortSignal.timeout(20_000), ...(language ? { language } : {}) });
+const transcribe = (language?: string) =>
+  h()
+    .engine()
+    .transcribe(h().audio, { signal: AbortSignal.timeout(20_000), ...(language ? { language } : {}) });
 
 describe("workers-ai speech engine", () => {
   it("POSTs base64 audio as JSON to accounts/{account}/ai/run/@cf/openai/whisper-large-v3-turbo with the API token", async () => {
@@ -24,6 +27,8 @@ describe("workers-ai speech engine", () => {
 
   it("fails naming engine and model when the envelope carries no result", async () => {
     h().fake.model("@cf/openai/whisper-large-v3-turbo", () => null);
-    await expect(transcribe()).rejects.toMatchObject({ message: "workers-ai (@cf/openai/whisper-large-v3-turbo): answered without a transcription: no result" });
+    await expect(transcribe()).rejects.toMatchObject({
+      message: "workers-ai (@cf/openai/whisper-large-v3-turbo): answered without a transcription: no result",
+    });
   });
 });

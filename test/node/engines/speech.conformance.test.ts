@@ -9,7 +9,8 @@ import { HOSTED_SPEECH_BACKENDS, SPEECH_BACKENDS } from "../../support/speech-ba
  * What every speech engine does, whatever its backend: the local decoder, and each hosted API
  * against its fake. Format details of one backend live in speech-<backend>.test.ts.
  */
-const transcribe = (engine: SpeechEngine, audio: string, signal: AbortSignal = AbortSignal.timeout(30_000)) => engine.transcribe(audio, { signal });
+const transcribe = (engine: SpeechEngine, audio: string, signal: AbortSignal = AbortSignal.timeout(30_000)) =>
+  engine.transcribe(audio, { signal });
 
 describe.each(SPEECH_BACKENDS)("$name speech engine", (backend) => {
   const h = useFixture(backend.start);
@@ -50,13 +51,20 @@ describe.each(HOSTED_SPEECH_BACKENDS)("$name speech engine over HTTP", (backend)
     fake: () => h().fake,
     engine: (env) => h().engine(env),
     run: (engine, signal) => engine.transcribe(h().audio, { signal }),
-    expectResult: (r) => expect((r as Awaited<ReturnType<SpeechEngine["transcribe"]>>).words.map((w) => w.word)).toEqual(["Hello", "world."]),
+    expectResult: (r) =>
+      expect((r as Awaited<ReturnType<SpeechEngine["transcribe"]>>).words.map((w) => w.word)).toEqual(["Hello", "world."]),
     envPrefix: "SPEECH",
     wrongCredentials: h().wrongCredentials,
   }));
 
   it("is unavailable on a runner missing its required setting, naming it", () => {
     const env = { ...h().env, [h().required]: undefined };
-    expect(() => h().engine(env)).toThrow(expect.objectContaining({ code: "engine_unavailable", retryable: true, message: `speech engine is not configured on this runner: ${h().required} is not set` }));
+    expect(() => h().engine(env)).toThrow(
+      expect.objectContaining({
+        code: "engine_unavailable",
+        retryable: true,
+        message: `speech engine is not configured on this runner: ${h().required} is not set`,
+      }),
+    );
   });
 });

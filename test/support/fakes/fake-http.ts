@@ -137,7 +137,11 @@ export abstract class FakeHttpServer {
     if (res.destroyed) return;
     let reply: Reply;
     if (fault?.status) {
-      reply = this.error(fault.status, fault.message ?? defaultMessage(fault.status), fault.retryAfter !== undefined ? { "retry-after": fault.retryAfter } : undefined);
+      reply = this.error(
+        fault.status,
+        fault.message ?? defaultMessage(fault.status),
+        fault.retryAfter !== undefined ? { "retry-after": fault.retryAfter } : undefined,
+      );
     } else {
       reply = await this.dispatch(recorded);
     }

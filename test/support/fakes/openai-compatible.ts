@@ -32,7 +32,14 @@ export class FakeOpenAICompatible extends FakeHttpServer {
   }
 
   protected errorBody(status: number, message: string): unknown {
-    const type = status === 401 ? "invalid_request_error" : status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error";
+    const type =
+      status === 401
+        ? "invalid_request_error"
+        : status === 429
+          ? "rate_limit_error"
+          : status >= 500
+            ? "server_error"
+            : "invalid_request_error";
     return { error: { message, type, param: null, code: status === 401 ? "invalid_api_key" : null } };
   }
 
@@ -57,7 +64,18 @@ export class FakeOpenAICompatible extends FakeHttpServer {
         language: whisperLanguageName(t.language),
         duration: t.duration,
         text: fullText(t),
-        ...(withWords ? { words: t.segments.flatMap((s) => s.words.map((w) => ({ word: ` ${w.word}`, start: w.start, end: w.end, ...(w.probability !== undefined ? { probability: w.probability } : {}) }))) } : {}),
+        ...(withWords
+          ? {
+              words: t.segments.flatMap((s) =>
+                s.words.map((w) => ({
+                  word: ` ${w.word}`,
+                  start: w.start,
+                  end: w.end,
+                  ...(w.probability !== undefined ? { probability: w.probability } : {}),
+                })),
+              ),
+            }
+          : {}),
         ...(withSegments
           ? {
               segments: t.segments.map((s, id) => ({

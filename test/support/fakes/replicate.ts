@@ -84,7 +84,16 @@ export class FakeReplicate extends FakeHttpServer {
   }
 
   protected errorBody(status: number, message: string): unknown {
-    const title = status === 401 ? "Unauthenticated" : status === 429 ? "Request was throttled" : status === 422 ? "Unprocessable Entity" : status >= 500 ? "Internal Server Error" : "Bad Request";
+    const title =
+      status === 401
+        ? "Unauthenticated"
+        : status === 429
+          ? "Request was throttled"
+          : status === 422
+            ? "Unprocessable Entity"
+            : status >= 500
+              ? "Internal Server Error"
+              : "Bad Request";
     return { title, detail: message, status };
   }
 
@@ -95,8 +104,13 @@ export class FakeReplicate extends FakeHttpServer {
   private createFromBody(req: RecordedRequest, model: string | undefined): Reply {
     return this.withAuth(req, () => {
       const body = req.json() as { version?: unknown; input?: unknown };
-      const version = model ? [...this.versions].find(([, v]) => v.model === model)?.[0] : typeof body.version === "string" ? body.version : undefined;
-      if (!version || !this.versions.has(version)) return this.error(422, model ? `model ${model} not found` : "Invalid version or not permitted");
+      const version = model
+        ? [...this.versions].find(([, v]) => v.model === model)?.[0]
+        : typeof body.version === "string"
+          ? body.version
+          : undefined;
+      if (!version || !this.versions.has(version))
+        return this.error(422, model ? `model ${model} not found` : "Invalid version or not permitted");
       if (typeof body.input !== "object" || body.input === null) return this.error(422, "input is required");
       const plan = this.plans.shift() ?? {};
       const p: FakePrediction = {

@@ -43,7 +43,15 @@ export const HELLO_WORLD: SpokenTranscript = {
 };
 
 /** Whisper reports languages by English name in some APIs (OpenAI's verbose_json, Replicate). */
-const WHISPER_NAMES: Record<string, string> = { en: "english", es: "spanish", fr: "french", de: "german", ca: "catalan", it: "italian", pt: "portuguese" };
+const WHISPER_NAMES: Record<string, string> = {
+  en: "english",
+  es: "spanish",
+  fr: "french",
+  de: "german",
+  ca: "catalan",
+  it: "italian",
+  pt: "portuguese",
+};
 
 export function whisperLanguageName(code: string): string {
   return WHISPER_NAMES[code] ?? code;

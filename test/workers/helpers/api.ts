@@ -5,11 +5,19 @@ import { env } from "cloudflare:workers";
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
-  body: { data: T; metadata: Record<string, unknown>; error?: { code: string; message: string; details: Array<{ path: string; issue: string }> } };
+  body: {
+    data: T;
+    metadata: Record<string, unknown>;
+    error?: { code: string; message: string; details: Array<{ path: string; issue: string }> };
+  };
 }
 
 /** Calls the Worker's fetch handler the way a client would. */
-export async function call<T = Record<string, unknown>>(method: string, path: string, opts: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}): Promise<ApiResponse<T>> {
+export async function call<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) headers["authorization"] = `Bearer ${opts.key}`;
   let body: string | undefined;
@@ -18,18 +26,26 @@ export async function call<T = Record<string, unknown>>(method: string, path: st
     body = JSON.stringify(opts.body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await exports.default.fetch(new Request(`http://media-jobs.test${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }));
+  const res = await exports.default.fetch(
+    new Request(`http://media-jobs.test${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }),
+  );
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
-export const admin = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => call<T>(method, `/admin/v1${path}`, { key: env.ADMIN_SECRET, ...(body !== undefined ? { body } : {}) });
+export const admin = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+  call<T>(method, `/admin/v1${path}`, { key: env.ADMIN_SECRET, ...(body !== undefined ? { body } : {}) });
 
-export const runnerCall = <T = Record<string, unknown>>(path: string, body: unknown) => call<T>("POST", `/runner/v1${path}`, { key: env.RUNNER_TOKEN, body });
+export const runnerCall = <T = Record<string, unknown>>(path: string, body: unknown) =>
+  call<T>("POST", `/runner/v1${path}`, { key: env.RUNNER_TOKEN, body });
 
 /** Asserts the error envelope `{ data: null, error: { code, message, details[] }, metadata }` with this status and code. */
 export function expectError(res: ApiResponse<unknown>, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ data: null, error: { code, message: expect.any(String), details: expect.any(Array) }, metadata: expect.any(Object) });
+  expect(res.body).toEqual({
+    data: null,
+    error: { code, message: expect.any(String), details: expect.any(Array) },
+    metadata: expect.any(Object),
+  });
   expect(res.body.error?.message.length).toBeGreaterThan(0);
 }

@@ -6,7 +6,11 @@ import { putSource } from "./s3";
 import { unique, type Tenant } from "./tenant";
 
 export function transcriptionBody(t: Tenant, sourceKey: string, extra: Record<string, unknown> = {}) {
-  return { serviceType: "transcription", input: { sourceType: "s3_direct", connectionId: t.connectionId, bucket: t.bucket, sourceKey }, ...extra };
+  return {
+    serviceType: "transcription",
+    input: { sourceType: "s3_direct", connectionId: t.connectionId, bucket: t.bucket, sourceKey },
+    ...extra,
+  };
 }
 
 export async function submitTranscription(t: Tenant, extra: Record<string, unknown> = {}): Promise<Job> {
@@ -47,10 +51,14 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | null | unde
 }
 
 export async function waitForStatus(t: Tenant, jobId: string, status: Job["status"], timeoutMs = 10_000): Promise<Job> {
-  return waitFor(`job ${jobId} to be ${status}`, async () => {
-    const j = await getJob(t, jobId);
-    return j.status === status ? j : null;
-  }, timeoutMs);
+  return waitFor(
+    `job ${jobId} to be ${status}`,
+    async () => {
+      const j = await getJob(t, jobId);
+      return j.status === status ? j : null;
+    },
+    timeoutMs,
+  );
 }
 
 /** A runner driven by the test through the real protocol routes. */
@@ -68,10 +76,14 @@ export const fakeRunner = {
       return task;
     });
   },
-  events: (task: LeasedTask, events: Array<Record<string, unknown>>) => runnerCall<{ cancelRequested: boolean }>(`/tasks/${task.taskId}/events`, { leaseToken: task.leaseToken, events }),
-  heartbeat: (task: LeasedTask) => runnerCall<{ leaseUntil: string; cancelRequested: boolean }>(`/tasks/${task.taskId}/heartbeat`, { leaseToken: task.leaseToken }),
-  complete: (task: LeasedTask, result: Record<string, unknown> = { ok: true }) => runnerCall(`/tasks/${task.taskId}/complete`, { leaseToken: task.leaseToken, result }),
-  fail: (task: LeasedTask, code = "processing_failed", retryable = true, message = "boom") => runnerCall(`/tasks/${task.taskId}/fail`, { leaseToken: task.leaseToken, error: { code, message, retryable } }),
+  events: (task: LeasedTask, events: Array<Record<string, unknown>>) =>
+    runnerCall<{ cancelRequested: boolean }>(`/tasks/${task.taskId}/events`, { leaseToken: task.leaseToken, events }),
+  heartbeat: (task: LeasedTask) =>
+    runnerCall<{ leaseUntil: string; cancelRequested: boolean }>(`/tasks/${task.taskId}/heartbeat`, { leaseToken: task.leaseToken }),
+  complete: (task: LeasedTask, result: Record<string, unknown> = { ok: true }) =>
+    runnerCall(`/tasks/${task.taskId}/complete`, { leaseToken: task.leaseToken, result }),
+  fail: (task: LeasedTask, code = "processing_failed", retryable = true, message = "boom") =>
+    runnerCall(`/tasks/${task.taskId}/fail`, { leaseToken: task.leaseToken, error: { code, message, retryable } }),
   cancelled: (task: LeasedTask) => runnerCall(`/tasks/${task.taskId}/cancelled`, { leaseToken: task.leaseToken }),
   release: (task: LeasedTask) => runnerCall(`/tasks/${task.taskId}/release`, { leaseToken: task.leaseToken }),
 };

@@ -12,7 +12,10 @@ import { createTenant, type Tenant } from "./tenant";
  * (storage is per file, not per test). Call it at the top of the file; the returned tenant is
  * filled in before the first test runs.
  */
-export function useMachineryTenant(opts: { steps: Array<Partial<StepSpec> & { stages: string[] }>; settings?: Record<string, unknown> }): Tenant {
+export function useMachineryTenant(opts: {
+  steps: Array<Partial<StepSpec> & { stages: string[] }>;
+  settings?: Record<string, unknown>;
+}): Tenant {
   const t = {} as Tenant;
   beforeAll(async () => {
     // Pro: the free plan's 10 transcription jobs a month would run out within one file.
@@ -26,7 +29,9 @@ export function useMachineryTenant(opts: { steps: Array<Partial<StepSpec> & { st
 
 /** The states of a job's runner tasks (its rows in the runner lane), oldest first. */
 export async function runnerTaskStates(jobId: string): Promise<string[]> {
-  const rows = await env.DB.prepare("SELECT state FROM runner_tasks WHERE job_id = ? ORDER BY created_at").bind(jobId).all<{ state: string }>();
+  const rows = await env.DB.prepare("SELECT state FROM runner_tasks WHERE job_id = ? ORDER BY created_at")
+    .bind(jobId)
+    .all<{ state: string }>();
   return rows.results.map((r) => r.state);
 }
 

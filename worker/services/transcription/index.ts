@@ -22,7 +22,11 @@ async function resetOutputs(env: Env, job: Job): Promise<void> {
     const grant = await storageGrantFor(env, job);
     if (!grant) return;
     const s3 = new S3Client(grant, 10_000);
-    await Promise.all(Object.values(keys as Record<string, string>).map((key) => s3.putObject(grant.bucket, key, new Uint8Array(0), "application/octet-stream", 0)));
+    await Promise.all(
+      Object.values(keys as Record<string, string>).map((key) =>
+        s3.putObject(grant.bucket, key, new Uint8Array(0), "application/octet-stream", 0),
+      ),
+    );
   } catch (err) {
     console.error(JSON.stringify({ level: "warn", msg: "could not reset transcription outputs", jobId: job.jobId, error: String(err) }));
   }
@@ -31,7 +35,14 @@ async function resetOutputs(env: Env, job: Job): Promise<void> {
 /** The runner's transcript becomes the transcript record (raw, glossary and segments layers). */
 const saveTranscript: ResultSink = async ({ db, job }, raw) => {
   const parsed = TranscriptionResultSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: { code: "processing_failed", message: `runner returned an invalid transcription result: ${parsed.error.issues[0]?.message ?? "invalid"}` } };
+  if (!parsed.success)
+    return {
+      ok: false,
+      error: {
+        code: "processing_failed",
+        message: `runner returned an invalid transcription result: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+      },
+    };
   const r = parsed.data;
   const textSourceId = String(job.input["textSourceId"]);
   try {
@@ -44,7 +55,10 @@ const saveTranscript: ResultSink = async ({ db, job }, raw) => {
     .map((s) => s.text)
     .join(" ")
     .trim();
-  return { ok: true, summary: { textSourceId, textPreview: text.slice(0, TEXT_PREVIEW_CHARS), segmentCount: r.segments.length, durationSec: r.durationSec } };
+  return {
+    ok: true,
+    summary: { textSourceId, textPreview: text.slice(0, TEXT_PREVIEW_CHARS), segmentCount: r.segments.length, durationSec: r.durationSec },
+  };
 };
 
 export const transcriptionWorker = defineWorkerService<"transcription">({

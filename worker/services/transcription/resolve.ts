@@ -8,7 +8,12 @@ import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/
 import { connectionLocation } from "../../storage/connections";
 import type { CreateContext, Resolved } from "../types";
 
-export const TRANSCRIPT_FILES = { fullText: "transcript.txt", segments: "segments.json", srt: "transcript.srt", vtt: "transcript.vtt" } as const;
+export const TRANSCRIPT_FILES = {
+  fullText: "transcript.txt",
+  segments: "segments.json",
+  srt: "transcript.srt",
+  vtt: "transcript.vtt",
+} as const;
 
 /**
  * A transcription's create: the connection and bucket, the extension and language hint, then (after
@@ -19,19 +24,23 @@ export async function resolveTranscription(ctx: CreateContext, input: InputOf<"t
   const conn = await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
   const ext = extensionOf(input.sourceKey);
   if (!settings.transcription.allowedExtensions.includes(ext)) {
-    throw validationError(`sourceKey must have a supported video extension (${settings.transcription.allowedExtensions.join(", ")}); got ${ext ? "." + ext : "none"}`, [
-      { path: "input.sourceKey", issue: "unsupportedExtension" },
-    ]);
+    throw validationError(
+      `sourceKey must have a supported video extension (${settings.transcription.allowedExtensions.join(", ")}); got ${ext ? "." + ext : "none"}`,
+      [{ path: "input.sourceKey", issue: "unsupportedExtension" }],
+    );
   }
   const language = input.options?.language;
   if (language && !settings.transcription.supportedSourceLanguages.includes(language.split("-")[0] ?? language)) {
-    throw validationError(`language ${language} is not a supported source language (${settings.transcription.supportedSourceLanguages.join(", ")})`, [
-      { path: "input.options.language", issue: "unsupportedLanguage" },
-    ]);
+    throw validationError(
+      `language ${language} is not a supported source language (${settings.transcription.supportedSourceLanguages.join(", ")})`,
+      [{ path: "input.options.language", issue: "unsupportedLanguage" }],
+    );
   }
 
   const textSourceId = newId("transcript");
-  const prefix = input.outputPrefix ? input.outputPrefix.replace(/\/?$/, "/") : `${conn.defaultOutputPrefix.replace(/\/$/, "")}/${textSourceId}/transcripts/`;
+  const prefix = input.outputPrefix
+    ? input.outputPrefix.replace(/\/?$/, "/")
+    : `${conn.defaultOutputPrefix.replace(/\/$/, "")}/${textSourceId}/transcripts/`;
   const outputKeys = {
     fullText: prefix + TRANSCRIPT_FILES.fullText,
     segments: prefix + TRANSCRIPT_FILES.segments,
@@ -46,19 +55,24 @@ export async function resolveTranscription(ctx: CreateContext, input: InputOf<"t
     } catch (err) {
       const missing = err instanceof S3Error && (err.status === 404 || err.s3Code === "NoSuchKey");
       throw validationError(
-        missing ? `source object not found: s3://${input.bucket}/${input.sourceKey}` : `source object could not be read: ${err instanceof Error ? err.message : String(err)}`,
+        missing
+          ? `source object not found: s3://${input.bucket}/${input.sourceKey}`
+          : `source object could not be read: ${err instanceof Error ? err.message : String(err)}`,
         [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
       );
     }
     // The four probes are independent: run them together (the create's slowest part otherwise).
     const keys = Object.values(outputKeys);
-    const probes = await Promise.allSettled(keys.map((key) => s3.putObject(input.bucket, key, new Uint8Array(0), "application/octet-stream", 0)));
+    const probes = await Promise.allSettled(
+      keys.map((key) => s3.putObject(input.bucket, key, new Uint8Array(0), "application/octet-stream", 0)),
+    );
     const refused = probes.findIndex((p) => p.status === "rejected");
     if (refused >= 0) {
       const err = (probes[refused] as PromiseRejectedResult).reason as unknown;
-      throw validationError(`output key is not writable: s3://${input.bucket}/${keys[refused]} (${err instanceof Error ? err.message : String(err)})`, [
-        { path: input.outputPrefix ? "input.outputPrefix" : "input.bucket", issue: "outputNotWritable" },
-      ]);
+      throw validationError(
+        `output key is not writable: s3://${input.bucket}/${keys[refused]} (${err instanceof Error ? err.message : String(err)})`,
+        [{ path: input.outputPrefix ? "input.outputPrefix" : "input.bucket", issue: "outputNotWritable" }],
+      );
     }
   };
 
@@ -68,14 +82,30 @@ export async function resolveTranscription(ctx: CreateContext, input: InputOf<"t
       textSourceId,
       resolvedOutputPrefix: prefix,
       resolvedOutputKeys: outputKeys,
-      options: { ...(input.options ?? {}), preprocessing: { extract: true, denoise: settings.transcription.denoise, separateVocals: settings.transcription.separateVocals } },
+      options: {
+        ...(input.options ?? {}),
+        preprocessing: { extract: true, denoise: settings.transcription.denoise, separateVocals: settings.transcription.separateVocals },
+      },
     },
     sourceDisplayName: displayNameOf(input.sourceKey),
     credits: 1,
     probe,
     record: {
       insert: async (jobId, now) => {
-        await db.insert(transcripts).values({ id: textSourceId, projectId, jobId, status: "pending", connectionId: conn.id, bucket: input.bucket, sourceKey: input.sourceKey, outputKeys, createdAt: now, updatedAt: now });
+        await db
+          .insert(transcripts)
+          .values({
+            id: textSourceId,
+            projectId,
+            jobId,
+            status: "pending",
+            connectionId: conn.id,
+            bucket: input.bucket,
+            sourceKey: input.sourceKey,
+            outputKeys,
+            createdAt: now,
+            updatedAt: now,
+          });
       },
       remove: async () => {
         await db.delete(transcripts).where(eq(transcripts.id, textSourceId));

@@ -11,15 +11,29 @@ import { conflict, notFound, validationError } from "../../errors";
 import { ok } from "../../http/envelope";
 import { jsonBody, queryWith } from "../../http/validate";
 import { nowIso } from "../../platform/clock";
-import { ownedTranscript, readLayer, rebuildGlossaryLayer, replaceSegments, TranscriptTooLargeError, type Layer } from "../../transcripts/store";
+import {
+  ownedTranscript,
+  readLayer,
+  rebuildGlossaryLayer,
+  replaceSegments,
+  TranscriptTooLargeError,
+  type Layer,
+} from "../../transcripts/store";
 
 const LAYERS = ["segments", "glossary", "raw", "visual"] as const;
 
 const TranscriptQuery = z.strictObject({
   layers: z
     .string()
-    .transform((s) => s.split(",").map((v) => v.trim()).filter(Boolean))
-    .refine((l) => l.every((v) => (LAYERS as readonly string[]).includes(v)), { message: `layers must be a comma-separated list of: ${LAYERS.join(", ")}` })
+    .transform((s) =>
+      s
+        .split(",")
+        .map((v) => v.trim())
+        .filter(Boolean),
+    )
+    .refine((l) => l.every((v) => (LAYERS as readonly string[]).includes(v)), {
+      message: `layers must be a comma-separated list of: ${LAYERS.join(", ")}`,
+    })
     .optional(),
 });
 
@@ -83,15 +97,25 @@ export const transcriptRoutes = new Hono<AppBindings>()
     const body = await jsonBody(c, SegmentEditSchema);
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
-    if (t.status !== "completed") throw validationError(`transcription ${t.id} is not completed`, [{ path: "transcriptionId", issue: "jobNotCompleted" }]);
-    if (body.revision !== t.revision) throw conflict(`revision ${body.revision} is stale; the transcript is at revision ${t.revision}`, [{ path: "revision", issue: `staleRevision:${t.revision}` }]);
+    if (t.status !== "completed")
+      throw validationError(`transcription ${t.id} is not completed`, [{ path: "transcriptionId", issue: "jobNotCompleted" }]);
+    if (body.revision !== t.revision)
+      throw conflict(`revision ${body.revision} is stale; the transcript is at revision ${t.revision}`, [
+        { path: "revision", issue: `staleRevision:${t.revision}` },
+      ]);
     const current = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
     const byId = new Map(current.map((s) => [s.id, s]));
     for (const [i, edit] of body.segments.entries()) {
       const seg = byId.get(edit.id);
       if (!seg) throw validationError(`segment ${edit.id} does not exist`, [{ path: `segments.${i}.id`, issue: `notFound:${edit.id}` }]);
-      const next = { ...seg, ...(edit.text !== undefined ? { text: edit.text } : {}), ...(edit.start !== undefined ? { start: edit.start } : {}), ...(edit.end !== undefined ? { end: edit.end } : {}) };
-      if (next.end < next.start) throw validationError(`segment ${edit.id} would end before it starts`, [{ path: `segments.${i}`, issue: "endBeforeStart" }]);
+      const next = {
+        ...seg,
+        ...(edit.text !== undefined ? { text: edit.text } : {}),
+        ...(edit.start !== undefined ? { start: edit.start } : {}),
+        ...(edit.end !== undefined ? { end: edit.end } : {}),
+      };
+      if (next.end < next.start)
+        throw validationError(`segment ${edit.id} would end before it starts`, [{ path: `segments.${i}`, issue: "endBeforeStart" }]);
       byId.set(edit.id, next);
     }
     const updated = current.map((s) => byId.get(s.id) as Segment);
@@ -102,13 +126,20 @@ export const transcriptRoutes = new Hono<AppBindings>()
       if (err instanceof TranscriptTooLargeError) throw validationError(err.message, [{ path: "segments", issue: "transcriptTooLarge" }]);
       throw err;
     }
-    if (revision === null) throw conflict("the transcript changed while this edit was applied; reload and retry", [{ path: "revision", issue: "staleRevision" }]);
+    if (revision === null)
+      throw conflict("the transcript changed while this edit was applied; reload and retry", [
+        { path: "revision", issue: "staleRevision" },
+      ]);
     return ok(c, { transcriptionId: t.id, revision, segments: updated });
   });
 
 /** Rebuilds every completed transcript's glossary layer in the project after a glossary change. */
 async function rebuildProjectGlossary(db: Db, projectId: string): Promise<number> {
-  const rows = await db.select({ id: transcripts.id }).from(transcripts).where(and(eq(transcripts.projectId, projectId), eq(transcripts.status, "completed"))).all();
+  const rows = await db
+    .select({ id: transcripts.id })
+    .from(transcripts)
+    .where(and(eq(transcripts.projectId, projectId), eq(transcripts.status, "completed")))
+    .all();
   for (const r of rows) await rebuildGlossaryLayer(db, r.id, projectId);
   return rows.length;
 }
@@ -116,8 +147,16 @@ async function rebuildProjectGlossary(db: Db, projectId: string): Promise<number
 export const glossaryRoutes = new Hono<AppBindings>()
   .get("/", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "glossary:read" });
-    const rows = await getDb(c.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.projectId, projectOf(p))).orderBy(asc(glossaryTerms.term)).all();
-    return ok(c, rows.map((r) => ({ termId: r.id, term: r.term, preferred: r.preferred, createdAt: r.createdAt })));
+    const rows = await getDb(c.env.DB)
+      .select()
+      .from(glossaryTerms)
+      .where(eq(glossaryTerms.projectId, projectOf(p)))
+      .orderBy(asc(glossaryTerms.term))
+      .all();
+    return ok(
+      c,
+      rows.map((r) => ({ termId: r.id, term: r.term, preferred: r.preferred, createdAt: r.createdAt })),
+    );
   })
   .post("/", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "glossary:write" });
@@ -128,14 +167,23 @@ export const glossaryRoutes = new Hono<AppBindings>()
     const inserted = await db.insert(glossaryTerms).values(row).onConflictDoNothing().returning();
     if (inserted.length === 0) throw conflict(`the glossary already has the term ${body.term}`, [{ path: "term", issue: "duplicate" }]);
     const rebuilt = await rebuildProjectGlossary(db, projectId);
-    return ok(c, { termId: row.id, term: row.term, preferred: row.preferred, createdAt: row.createdAt }, { rebuiltTranscripts: rebuilt }, 201);
+    return ok(
+      c,
+      { termId: row.id, term: row.term, preferred: row.preferred, createdAt: row.createdAt },
+      { rebuiltTranscripts: rebuilt },
+      201,
+    );
   })
   .delete("/:termId", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "glossary:write" });
     const db = getDb(c.env.DB);
     const projectId = projectOf(p);
-    const removed = await db.delete(glossaryTerms).where(and(eq(glossaryTerms.id, c.req.param("termId")), eq(glossaryTerms.projectId, projectId))).returning();
-    if (removed.length === 0) throw notFound(`glossary term not found: ${c.req.param("termId")}`, [{ path: "termId", issue: `notFound:${c.req.param("termId")}` }]);
+    const removed = await db
+      .delete(glossaryTerms)
+      .where(and(eq(glossaryTerms.id, c.req.param("termId")), eq(glossaryTerms.projectId, projectId)))
+      .returning();
+    if (removed.length === 0)
+      throw notFound(`glossary term not found: ${c.req.param("termId")}`, [{ path: "termId", issue: `notFound:${c.req.param("termId")}` }]);
     const rebuilt = await rebuildProjectGlossary(db, projectId);
     return ok(c, { termId: removed[0]?.id, deleted: true }, { rebuiltTranscripts: rebuilt });
   });
