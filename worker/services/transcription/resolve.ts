@@ -92,20 +92,18 @@ export async function resolveTranscription(ctx: CreateContext, input: InputOf<"t
     probe,
     record: {
       insert: async (jobId, now) => {
-        await db
-          .insert(transcripts)
-          .values({
-            id: textSourceId,
-            projectId,
-            jobId,
-            status: "pending",
-            connectionId: conn.id,
-            bucket: input.bucket,
-            sourceKey: input.sourceKey,
-            outputKeys,
-            createdAt: now,
-            updatedAt: now,
-          });
+        await db.insert(transcripts).values({
+          id: textSourceId,
+          projectId,
+          jobId,
+          status: "pending",
+          connectionId: conn.id,
+          bucket: input.bucket,
+          sourceKey: input.sourceKey,
+          outputKeys,
+          createdAt: now,
+          updatedAt: now,
+        });
       },
       remove: async () => {
         await db.delete(transcripts).where(eq(transcripts.id, textSourceId));
