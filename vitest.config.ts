@@ -15,6 +15,19 @@ export default defineConfig({
             remoteBindings: false,
             miniflare: {
               bindings: { TEST_MIGRATIONS: migrations, ALLOW_TEST_PIPELINES: "true" },
+              // Every fetch the Worker makes passes here: loopback (the test S3 server) goes through,
+              // anything else (a webhook to a public test host) is answered 502 without a DNS query,
+              // so the suite never sends traffic outside loopback.
+              outboundService: async (request: Request) => {
+                const host = new URL(request.url).hostname;
+                if (host === "127.0.0.1" || host === "localhost" || host === "[::1]") {
+                  // Miniflare's Request is not Node's: pass its parts on.
+                  const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
+                  const res = await fetch(request.url, { method: request.method, headers: request.headers, body });
+                  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: res.headers });
+                }
+                return new Response(`the test network reaches loopback only, not ${host}`, { status: 502 });
+              },
             },
           }),
         ],

@@ -44,26 +44,21 @@ export const transcribeStep = defineStep({
   result: TranscriptionResultSchema,
 });
 
+/** Failures a retry cannot change: the source, its length or language, or the result's size. */
+const FINAL_CODES = [
+  "duration_exceeded",
+  "transcript_too_large",
+  "unsupported_media",
+  "unsupported_language",
+  "source_not_found",
+  "source_access_denied",
+];
+
 export const transcriptionService = defineService({
   serviceType: "transcription",
   input: TranscriptionInputSchema,
   stages: TRANSCRIPTION_STAGES,
   steps: [transcribeStep],
-  failureCodes: [
-    ...COMMON_FAILURE_CODES,
-    "duration_exceeded",
-    "transcript_too_large",
-    "unsupported_media",
-    "unsupported_language",
-    "source_not_found",
-    "source_access_denied",
-  ],
-  nonRetryableCodes: [
-    "duration_exceeded",
-    "transcript_too_large",
-    "unsupported_media",
-    "unsupported_language",
-    "source_not_found",
-    "source_access_denied",
-  ],
+  failureCodes: [...COMMON_FAILURE_CODES, ...FINAL_CODES],
+  nonRetryableCodes: FINAL_CODES,
 });
