@@ -15,6 +15,10 @@ import { fmt, machineInfo, summarize, table, withFreshStack } from "./lib";
  *
  * The clients are Node's fetch (undici, keep-alive pool) in this process. Note: the local S3
  * server (s3rver) runs in this same process, and every create does S3 probes against it.
+ *
+ * Where a create's time goes: every POST /v1/jobs answers a `Server-Timing` header (auth,
+ * settings, references, quota, probes, charge, record, do and the Durable Object's own parts);
+ * the p50 of each phase is printed beside the create's totals, per concurrency.
  */
 
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 20);
@@ -37,17 +41,33 @@ interface RunResult {
 }
 
 type MakeRequest = (i: number) => { url: string; init: RequestInit; expect: number };
+/** Phase name → the durations (ms) the create answered in Server-Timing, one per request. */
+type Phases = Map<string, number[]>;
 /** One operation; resolves to null when it succeeded, else to an error description. */
 type Op = (i: number) => Promise<string | null>;
 
 const httpOp =
-  (make: MakeRequest): Op =>
+  (make: MakeRequest, onOk?: (res: Response) => void): Op =>
   async (i) => {
     const { url, init, expect } = make(i);
     const res = await fetch(url, init);
     const body = await res.text();
-    return res.status === expect ? null : `${res.status} ${body.slice(0, 300)}`;
+    if (res.status !== expect) return `${res.status} ${body.slice(0, 300)}`;
+    onOk?.(res);
+    return null;
   };
+
+/** Adds one response's `Server-Timing` entries (`name;dur=1.2, …`) to `into`. */
+function collectServerTiming(res: Response, into: Phases): void {
+  for (const entry of (res.headers.get("server-timing") ?? "").split(",")) {
+    const [name, ...params] = entry.trim().split(";");
+    const dur = params.map((p) => /^dur=([\d.]+)$/.exec(p.trim())?.[1]).find((d) => d !== undefined);
+    if (!name || dur === undefined) continue;
+    const list = into.get(name) ?? [];
+    list.push(Number(dur));
+    into.set(name, list);
+  }
+}
 
 /** N clients, each running one operation at a time, until the request budget or time budget runs out. */
 async function load(name: string, op: Op, opts: { requests: number; seconds: number; concurrency: number }): Promise<RunResult> {
@@ -125,9 +145,18 @@ await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
   const jobId = probeBody.data.jobId;
   const createStatus = probe.status;
 
+  // The create's phases of the run in progress (warm-up runs are dropped), kept per concurrency.
+  let phases: Phases = new Map();
+  const createPhases = new Map<number, Phases>();
   const endpoints: Array<{ name: string; op: Op }> = [
     { name: "GET /__bench/bare (ceiling)", op: httpOp(() => ({ url: `${base}/__bench/bare`, init: {}, expect: 200 })) },
-    { name: "POST /v1/jobs", op: httpOp((i) => ({ ...createReq(i), expect: createStatus })) },
+    {
+      name: "POST /v1/jobs",
+      op: httpOp(
+        (i) => ({ ...createReq(i), expect: createStatus }),
+        (res) => collectServerTiming(res, phases),
+      ),
+    },
     { name: "GET /v1/jobs/{id}", op: httpOp(() => ({ url: `${base}/v1/jobs/${jobId}`, init: { headers: auth }, expect: 200 })) },
     { name: "GET /v1/jobs?limit=20", op: httpOp(() => ({ url: `${base}/v1/jobs?limit=20`, init: { headers: auth }, expect: 200 })) },
     {
@@ -160,7 +189,9 @@ await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
       [1, SERIAL_REQUESTS, SERIAL_SECONDS],
       [CONCURRENCY, MAX_REQUESTS, MAX_SECONDS],
     ] as const) {
+      phases = new Map();
       const r = await load(e.name, e.op, { requests, seconds, concurrency });
+      if (e.name === "POST /v1/jobs") createPhases.set(concurrency, phases);
       results.push(r);
       const s = summarize(r.latencies);
       console.log(
@@ -186,6 +217,15 @@ await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
     ];
   });
   console.log(`\n${table(["endpoint", "requests", "concurrency", "p50 ms", "p99 ms", "req/s", "req/s vs bare", "errors"], rows)}`);
+
+  // Each phase's p50 (not additive: medians of parts need not sum to the median total).
+  const levels = [...createPhases.keys()];
+  const names = [...new Set(levels.flatMap((c) => [...(createPhases.get(c) as Phases).keys()]))];
+  const creates = (c: number) => results.find((r) => r.name === "POST /v1/jobs" && r.concurrency === c) as RunResult;
+  const phaseRows = names.map((n) => [n, ...levels.map((c) => fmt(summarize(createPhases.get(c)?.get(n) ?? []).p50))]);
+  phaseRows.push(["client-side latency", ...levels.map((c) => fmt(summarize(creates(c).latencies).p50))]);
+  console.log(`\nPOST /v1/jobs, where the time goes: p50 ms per Server-Timing phase ("do.*" are the Durable Object's parts of "do")`);
+  console.log(table(["phase", ...levels.map((c) => `x${c} p50 ms`)], phaseRows));
   const jobs = await fetch(`${base}/v1/jobs?limit=1`, { headers: auth }).then(
     (r) => r.json() as Promise<{ metadata: { pagination?: { total?: number } } }>,
   );

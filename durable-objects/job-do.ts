@@ -93,6 +93,12 @@ export type DispatchOutcome =
   | { action: "runner_task"; taskId: string }
   | ({ action: "run_in_worker"; taskId: string; token: string } & StepStart);
 
+/** What `create` answers: the job, and how long its parts took (ms, by part). */
+export interface CreateOutcome {
+  job: Job;
+  timings: Record<string, number>;
+}
+
 /** The JobDO's RPC surface. Every method is async and returns plain data. */
 export type JobRpc = Pick<
   JobDurableObject,
@@ -133,9 +139,18 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
 
   // ---- creation and reads -------------------------------------------------------------------
 
-  /** Creates the job (idempotent: a second call returns the stored job) and puts it on the queue. */
-  async create(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<Job> {
-    if (this.state) return this.state.job;
+  /**
+   * Creates the job (idempotent: a second call returns the stored job) and puts it on the queue.
+   * `timings` are its parts in ms, for the create's Server-Timing header.
+   */
+  async create(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<CreateOutcome> {
+    if (this.state) return { job: this.state.job, timings: {} };
+    const timings: Record<string, number> = {};
+    const timed = async (name: string, work: () => Promise<void>) => {
+      const started = performance.now();
+      await work();
+      timings[name] = performance.now() - started;
+    };
     this.state = {
       job,
       version: 1,
@@ -152,10 +167,11 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       webhookSeq: 0,
       mirrored: changeKey(job),
     };
-    await this.ctx.storage.put(STATE_KEY, this.state);
-    await insertJobRow(this.env.DB, job, 1, search);
-    await this.enqueueCurrentStep(0);
-    return this.state.job;
+    const state = this.state;
+    await timed("put", () => this.ctx.storage.put(STATE_KEY, state));
+    await timed("insert", () => insertJobRow(this.env.DB, job, 1, search));
+    await timed("enqueue", () => this.enqueueCurrentStep(0));
+    return { job: this.state.job, timings };
   }
 
   async get(): Promise<Job | null> {

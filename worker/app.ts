@@ -4,6 +4,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { authenticate } from "./auth/middleware";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
+import { serverTiming } from "./http/server-timing";
 import { routes } from "./routes/index";
 import { SERVICE_ROUTES } from "./services/index";
 
@@ -59,6 +60,8 @@ export function buildApp() {
   app.route("/admin/v1", routes.admin);
   app.route("/runner/v1", routes.runner);
 
+  // Before authentication, so the create's phases include it.
+  app.on("POST", "/v1/jobs", serverTiming);
   app.use("/v1/*", authenticate);
   app.route("/v1/jobs", routes.jobs);
   app.route("/v1/workspace", routes.workspace);

@@ -1,6 +1,7 @@
 import type { JobEnv } from "../durable-objects/env";
 import type { JobDurableObject } from "../durable-objects/job-do";
 import type { Principal } from "./auth/principal";
+import type { ServerTiming } from "./http/server-timing";
 
 export interface Env extends JobEnv {
   JOBS: DurableObjectNamespace<JobDurableObject>;
@@ -15,4 +16,5 @@ export interface Env extends JobEnv {
   ENCRYPTION_KEY: string;
 }
 
-export type AppBindings = { Bindings: Env; Variables: { auth: Principal } };
+/** `timing` is set only on routes that answer Server-Timing (worker/http/server-timing.ts). */
+export type AppBindings = { Bindings: Env; Variables: { auth: Principal; timing?: ServerTiming } };

@@ -196,3 +196,23 @@ describe("Idempotency-Key on POST /v1/jobs", () => {
     expect(second.body).toEqual(first.body);
   });
 });
+
+describe("Server-Timing on POST /v1/jobs", () => {
+  it("a create answers its phases, the Durable Object's parts and the total as Server-Timing durations", async () => {
+    const key = await putSource(`${unique("in")}/talk.mp4`);
+    const res = await call<Job>("POST", "/v1/jobs", { key: t.projectKey, body: transcriptionBody(t, key) });
+    expect(res.status).toBe(201);
+    const names = (res.headers.get("server-timing") ?? "").split(", ").map((entry) => {
+      expect(entry).toMatch(/^[a-z.]+;dur=\d+\.\d$/);
+      return entry.split(";")[0];
+    });
+    expect(names).toEqual(expect.arrayContaining(["auth", "settings", "references", "quota", "probes", "charge", "record", "do", "total"]));
+    expect(names.some((n) => n?.startsWith("do."))).toBe(true);
+  });
+
+  it("other routes answer no Server-Timing", async () => {
+    const res = await call("GET", "/v1/jobs?limit=1", { key: t.projectKey });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("server-timing")).toBeNull();
+  });
+});

@@ -19,12 +19,15 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   if (!looksLikeKey(secret)) throw unauthorized("malformed API key");
   const hash = await sha256Hex(secret);
   const db = getDb(c.env.DB);
-  const row = await db
-    .select({ key: apiKeys, plan: workspaces.plan })
-    .from(apiKeys)
-    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
-    .where(and(eq(apiKeys.secretHash, hash)))
-    .get();
+  const lookup = () =>
+    db
+      .select({ key: apiKeys, plan: workspaces.plan })
+      .from(apiKeys)
+      .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+      .where(and(eq(apiKeys.secretHash, hash)))
+      .get();
+  const timing = c.get("timing");
+  const row = timing ? await timing.time("auth", lookup) : await lookup();
   // The lookup is by hash; the explicit constant-time check keeps the comparison itself timing-safe.
   if (!row || !safeEqual(row.key.secretHash, hash)) throw unauthorized("invalid API key");
   if (row.key.revokedAt) throw unauthorized("API key has been revoked");

@@ -8,6 +8,7 @@ import { actorOf } from "../auth/principal";
 import { getDb } from "../db/client";
 import type { Env } from "../env";
 import { ApiError, validationError, zodDetails, zodMessage } from "../errors";
+import { ServerTiming } from "../http/server-timing";
 import { nowIso } from "../platform/clock";
 import { loadSettings } from "../platform/settings";
 import { refusalDetail, webhookUrlRefusal } from "../platform/outbound-url";
@@ -53,16 +54,19 @@ function searchColumns(job: Job): { userSearch: string; inputSearch: string } {
  * POST /v1/jobs, in this order (docs/api.md, "Create: order of checks"): the body (zod), the
  * references (the service's checks, no charge), whether the service's pipeline is built, the quota,
  * the S3 probes, then the atomic charge. The job is then handed to its Durable Object, which mirrors
- * it to D1 and puts it on the queue. A failure after charging refunds.
+ * it to D1 and puts it on the queue. A failure after charging refunds. Each phase is timed into
+ * `timing` (the route answers it as Server-Timing).
  */
-export async function createJob(env: Env, principal: Principal, body: unknown): Promise<Job> {
+export async function createJob(env: Env, principal: Principal, body: unknown, timing = new ServerTiming()): Promise<Job> {
   const req = parseCreateRequest(body);
   const db = getDb(env.DB);
-  const settings = await loadSettings(db);
+  const settings = await timing.time("settings", () => loadSettings(db));
   checkWebhookUrl(req.webhookUrl, settings, env.ENVIRONMENT);
   const projectId = principal.projectId as string;
   const service = workerService(req.serviceType);
-  const resolved = await service.resolve({ env, db, projectId, plan: principal.plan, settings }, req.input as never);
+  const resolved = await timing.time("references", () =>
+    service.resolve({ env, db, projectId, plan: principal.plan, settings }, req.input as never),
+  );
 
   const steps = pipelineFor(req.serviceType, settings, env);
   if (!steps) {
@@ -74,9 +78,10 @@ export async function createJob(env: Env, principal: Principal, body: unknown): 
   }
 
   const meter = service.meter as string;
-  await assertQuotaLeft(env.DB, principal.workspaceId, principal.plan, meter, resolved.credits);
-  await resolved.probe?.();
-  const charged = await charge(env.DB, principal.workspaceId, principal.plan, meter, resolved.credits);
+  await timing.time("quota", () => assertQuotaLeft(env.DB, principal.workspaceId, principal.plan, meter, resolved.credits));
+  const probe = resolved.probe;
+  if (probe) await timing.time("probes", probe);
+  const charged = await timing.time("charge", () => charge(env.DB, principal.workspaceId, principal.plan, meter, resolved.credits));
 
   try {
     const now = nowIso();
@@ -116,8 +121,11 @@ export async function createJob(env: Env, principal: Principal, body: unknown): 
       userMetadata: req.userMetadata ?? null,
       processingLeaseUntil: null,
     };
-    await resolved.record?.insert(jobId, now);
-    return await jobStub(env, jobId).create(job, steps, searchColumns(job));
+    const record = resolved.record;
+    if (record) await timing.time("record", () => record.insert(jobId, now));
+    const created = await timing.time("do", () => jobStub(env, jobId).create(job, steps, searchColumns(job)));
+    for (const [name, ms] of Object.entries(created.timings)) timing.add(`do.${name}`, ms);
+    return created.job;
   } catch (err) {
     await refund(env.DB, charged);
     await resolved.record?.remove();

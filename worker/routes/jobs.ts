@@ -29,14 +29,16 @@ export const jobRoutes = new Hono<AppBindings>()
     const p = requireAuth(c, { key: "project", permission: "job:create" });
     const { value, raw } = await readJson(c);
     const key = c.req.header("idempotency-key");
-    if (!key) return ok(c, await createJob(c.env, p, value), {}, 201);
-    const begun = await beginIdempotent(c.env.DB, projectOf(p), key, raw);
+    const timing = c.get("timing");
+    if (!key) return ok(c, await createJob(c.env, p, value, timing), {}, 201);
+    const begin = () => beginIdempotent(c.env.DB, projectOf(p), key, raw);
+    const begun = timing ? await timing.time("idempotency", begin) : await begin();
     if (begun.kind === "replay") {
       c.header("Idempotent-Replayed", "true");
       return c.body(begun.body, begun.status as 201, { "content-type": "application/json" });
     }
     try {
-      const job = await createJob(c.env, p, value);
+      const job = await createJob(c.env, p, value, timing);
       const body = { data: job, metadata: {} };
       await begun.finish(201, body);
       return c.json(body, 201);
