@@ -40,11 +40,24 @@ export default defineConfig({
         },
       },
       {
-        // The gpu-runner, media tools and speech engines, in Node.
+        // The gpu-runner, its protocol, engines against fakes and pure helpers, in Node.
         test: {
           name: "node",
           environment: "node",
+          // These files keep no module state between them; reusing workers saves a spawn per file.
+          isolate: false,
           include: ["test/node/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // Real media work in Node: ffmpeg and PocketSphinx on the sample recordings. Kept out of the
+        // inner loop (`npm run test:unit`) because it is CPU-bound; `npm test` runs it.
+        test: {
+          name: "media",
+          environment: "node",
+          include: ["test/media/**/*.test.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -10,7 +10,7 @@ npm run -s lint
 npx wrangler deploy --dry-run --env production --outdir .wrangler/dry-run >/dev/null
 mkdir -p .local
 status=0
-npx vitest run --project workers --project node --project e2e --reporter=default --reporter=json --outputFile=.local/test-results.json || status=$?
+npx vitest run --project workers --project node --project media --project e2e --reporter=default --reporter=json --outputFile=.local/test-results.json || status=$?
 # One plain closing line for CI, whatever the reporter printed.
 node -e '
   const r = JSON.parse(require("fs").readFileSync(".local/test-results.json", "utf8"));
