@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { Job } from "../contracts/job";
+import type { Job, ProgressEntry } from "../contracts/job";
 import { S3Client } from "../contracts/s3-client";
 import { wordErrorRate } from "../gpu-runner/services/transcription/wer";
 import { apiCall, bootstrap } from "../scripts/lib/api-client";
@@ -18,6 +18,30 @@ import { fmt, machineInfo, sleep, table, timeCli, withFreshStack } from "./lib";
  *
  *   npx tsx bench/transcription-api.ts [--runs 3]
  */
+/**
+ * One line: the time from create to the first stage starting (queue, dispatch, lease), each
+ * top-level stage's own duration, and the time from the last stage to `completed` (result sink, D1).
+ */
+function stageBreakdown(job: Job, progress: ProgressEntry[]): string {
+  const ms = (iso: string) => Date.parse(iso);
+  const started = new Map<string, number>();
+  const parts: string[] = [];
+  let first: number | undefined;
+  let last = ms(job.createdAt);
+  for (const p of progress) {
+    if (p.event === "started") {
+      started.set(p.stage, ms(p.at));
+      first ??= ms(p.at);
+    } else if (p.event === "completed" && started.has(p.stage)) {
+      parts.push(`${p.stage} ${ms(p.at) - started.get(p.stage)!} ms`);
+      last = Math.max(last, ms(p.at));
+    } else if (p.event === "skipped") parts.push(`${p.stage} skipped`);
+  }
+  const head = first === undefined ? "" : `create → first stage ${first - ms(job.createdAt)} ms; `;
+  const tail = job.completedAt ? `; last stage → completed ${ms(job.completedAt) - last} ms` : "";
+  return head + parts.join(", ") + tail;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });
   const runs = Math.max(1, Number(values.runs));
@@ -35,10 +59,15 @@ async function main(): Promise<void> {
       s3: stack.s3,
     });
     const s3 = new S3Client({ ...tenant.s3, forcePathStyle: true });
+    // Stage timelines are a console view: a console session reads them.
+    const session = await apiCall<{ secret: string }>(stack.apiBaseUrl, "POST", "/v1/console/sessions", tenant.workspaceKey, {
+      projectId: tenant.projectId,
+      userHandle: "bench",
+    });
     await s3.putObject(tenant.bucket, "bench/sample.mp4", await readFile(samples.video), "video/mp4");
     console.log(`sample: ${path.relative(ROOT, samples.video)}; stack ${stack.apiBaseUrl}, 1 runner (RUNNER_CORES = all)\n`);
 
-    const api: Array<{ wallMs: number; text: string }> = [];
+    const api: Array<{ wallMs: number; text: string; stages: string }> = [];
     const cli: Array<{ wallMs: number; text: string }> = [];
     for (let i = 0; i < runs; i++) {
       cli.push(await timeCli(samples.speechWav));
@@ -62,10 +91,16 @@ async function main(): Promise<void> {
         tenant.projectKey,
       );
       const raw = (t.data as unknown as { raw: Array<{ text: string }> }).raw;
-      api.push({ wallMs, text: raw.map((s) => s.text).join(" ") });
+      const progress = await apiCall<{ progress: ProgressEntry[] }>(
+        stack.apiBaseUrl,
+        "GET",
+        `/v1/jobs/${job.jobId}/progress`,
+        session.data.secret,
+      );
+      api.push({ wallMs, text: raw.map((s) => s.text).join(" "), stages: stageBreakdown(job, progress.data.progress) });
       console.log(`run ${i + 1}: CLI ${fmt(cli[i]!.wallMs / 1000)} s, API submit → completed ${fmt(wallMs / 1000)} s`);
     }
-    const median = (xs: Array<{ wallMs: number; text: string }>) => [...xs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(xs.length / 2)]!;
+    const median = <T extends { wallMs: number }>(xs: T[]) => [...xs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(xs.length / 2)]!;
     const c = median(cli);
     const a = median(api);
     const werC = wordErrorRate(reference, c.text);
@@ -92,6 +127,7 @@ async function main(): Promise<void> {
           ],
         ),
     );
+    console.log(`\nWhere the API path's time went (the median run): ${a.stages}`);
     console.log(
       "\nThe API path includes queueing, lease, download, probe, audio extraction, denoise, video analysis, the four uploads and the transcript write.",
     );

@@ -76,36 +76,69 @@ export async function probe(path: string, signal?: AbortSignal): Promise<ProbeRe
   return { durationSec, formatName: json.format?.format_name ?? "unknown", streams, hasAudio, hasVideo };
 }
 
-/** 16 kHz mono signed 16-bit PCM: what PocketSphinx's en-us model expects and Whisper resamples to anyway. */
-export async function extractAudio(input: string, output: string, signal?: AbortSignal): Promise<void> {
-  await runToolOk(
-    FFMPEG,
-    [...FF_BASE, "-i", input, "-vn", "-sn", "-dn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", output],
-    { signal },
-  );
+const NOISE_FLOOR_FILTER = "astats=measure_overall=Noise_floor:measure_perchannel=none";
+
+/** Reads astats' overall noise floor from an ffmpeg log line into `set`, if the line carries it. */
+function noiseFloorFrom(line: string, set: (db: number) => void): void {
+  const m = /Noise floor dB: (-?inf|-?[\d.]+)/.exec(line);
+  if (m?.[1] !== undefined) set(m[1].endsWith("inf") ? Number.NEGATIVE_INFINITY : Number(m[1]));
 }
 
-/** Overall noise floor (dBFS) from astats; -Infinity for digitally silent gaps or clean studio audio. */
-export async function measureNoiseFloor(input: string, signal?: AbortSignal): Promise<number> {
-  let floor = Number.NEGATIVE_INFINITY;
+/**
+ * The 16 kHz mono signed 16-bit PCM track every engine reads (what PocketSphinx's en-us model
+ * expects and Whisper resamples to anyway), and its noise floor measured in the same pass
+ * (astats sees the converted audio), so denoising needs no second read of the track to plan.
+ * `highPass` applies the denoise chain's fixed high-pass here too: with an engine that reduces
+ * noise itself (PocketSphinx) that is the whole chain, and denoising costs no second pass.
+ */
+export async function extractAudio(
+  input: string,
+  output: string,
+  signal?: AbortSignal,
+  opts: { highPass?: boolean } = {},
+): Promise<{ noiseFloorDb: number }> {
+  const chain = [
+    "aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000",
+    ...(opts.highPass ? [DENOISE_HIGHPASS] : []),
+    NOISE_FLOOR_FILTER,
+  ];
+  let noiseFloorDb = Number.NEGATIVE_INFINITY;
   await runToolOk(
     FFMPEG,
-    ["-hide_banner", "-nostdin", "-i", input, "-af", "astats=measure_overall=Noise_floor:measure_perchannel=none", "-f", "null", "-"],
-    {
-      signal,
-      onStderrLine: (line) => {
-        const m = /Noise floor dB: (-?inf|-?[\d.]+)/.exec(line);
-        if (m?.[1] !== undefined) floor = m[1].endsWith("inf") ? Number.NEGATIVE_INFINITY : Number(m[1]);
-      },
-    },
+    [
+      "-hide_banner",
+      "-nostdin",
+      "-y",
+      "-loglevel",
+      "info",
+      "-i",
+      input,
+      "-vn",
+      "-sn",
+      "-dn",
+      "-af",
+      chain.join(","),
+      "-c:a",
+      "pcm_s16le",
+      "-f",
+      "wav",
+      output,
+    ],
+    { signal, onStderrLine: (line) => noiseFloorFrom(line, (db) => (noiseFloorDb = db)) },
   );
-  return floor;
+  return { noiseFloorDb };
 }
+
+/** The part of every denoise chain that needs no measurement, so extraction can apply it in its own pass. */
+export const DENOISE_HIGHPASS = "highpass=f=80";
 
 export interface DenoisePlan {
+  /** The whole chain, as it is applied to the extracted track. */
   filter: string;
   noiseFloorDb: number | null;
   spectral: boolean;
+  /** What is left to run after an extraction that applied DENOISE_HIGHPASS already; null: nothing. */
+  afterExtraction: string | null;
 }
 
 /**
@@ -119,7 +152,8 @@ export function planDenoise(noiseFloorDb: number, engineReducesNoise: boolean): 
   const noisy = Number.isFinite(noiseFloorDb) && noiseFloorDb > -50;
   const spectral = noisy && !engineReducesNoise;
   const floor = Number.isFinite(noiseFloorDb) ? Math.round(Math.max(-80, Math.min(-20, noiseFloorDb))) : null;
-  return { filter: spectral ? `highpass=f=80,afftdn=nr=12:nf=${floor}` : "highpass=f=80", noiseFloorDb: floor, spectral };
+  const afftdn = spectral ? `afftdn=nr=12:nf=${floor}` : null;
+  return { filter: afftdn ? `${DENOISE_HIGHPASS},${afftdn}` : DENOISE_HIGHPASS, noiseFloorDb: floor, spectral, afterExtraction: afftdn };
 }
 
 export async function denoise(input: string, output: string, filter: string, signal?: AbortSignal): Promise<void> {
@@ -261,6 +295,8 @@ export async function compressChunk(input: string, output: string, format: Compr
 export interface VideoAnalysisOptions {
   /** Scene-change score threshold of ffmpeg's `scene` expression (0..1). */
   sceneThreshold?: number;
+  /** Decoder and filter threads; 1 when the analysis runs beside other CPU-bound work. Default: ffmpeg's choice. */
+  threads?: number;
   signal?: AbortSignal;
 }
 
@@ -298,6 +334,7 @@ export async function analyseVideo(
       "-hide_banner",
       "-nostdin",
       "-y",
+      ...(opts.threads ? ["-threads", String(opts.threads), "-filter_complex_threads", String(opts.threads)] : []),
       "-i",
       input,
       "-an",

@@ -9,7 +9,6 @@ import {
   cutChunk,
   detectSilences,
   extractAudio,
-  measureNoiseFloor,
   planChunks,
   planDenoise,
   probe,
@@ -94,12 +93,19 @@ describe("audio extraction and conditioning", () => {
     expect(planDenoise(-38.9, false)).toMatchObject({ spectral: true, filter: "highpass=f=80,afftdn=nr=12:nf=-39" });
   });
 
-  it("measures a finite noise floor for noisy audio", async () => {
+  it("measures a finite noise floor for noisy audio while extracting it", async () => {
     const noisy = out("noise.wav");
-    await runToolOk("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anoisesrc=c=pink:a=0.05:r=16000:d=2", noisy]);
-    const floor = await measureNoiseFloor(noisy);
-    expect(floor).toBeGreaterThan(-60);
-    expect(floor).toBeLessThan(0);
+    await runToolOk("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anoisesrc=c=pink:a=0.05:r=44100:d=2", "-ac", "2", noisy]);
+    const { noiseFloorDb } = await extractAudio(noisy, out("noise.extracted.wav"));
+    expect(noiseFloorDb).toBeGreaterThan(-60);
+    expect(noiseFloorDb).toBeLessThan(0);
+  });
+
+  it("finds no noise floor in digital silence", async () => {
+    const silent = out("silent.wav");
+    await runToolOk("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "1", silent]);
+    const { noiseFloorDb } = await extractAudio(silent, out("silent.extracted.wav"));
+    expect(noiseFloorDb).toBe(Number.NEGATIVE_INFINITY);
   });
 });
 

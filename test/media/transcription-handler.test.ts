@@ -250,6 +250,20 @@ describe("transcription handler stages", () => {
     ]);
   });
 
+  it("applies the denoise high-pass while extracting, so an engine with its own noise reduction costs no second pass", async () => {
+    class SelfDenoisingEngine extends ScriptedEngine {
+      override readonly reducesNoise = true;
+    }
+    const engine = new SelfDenoisingEngine();
+    const { ctx } = await runHandler({ engine });
+    expect(ctx.report.eventsOf("extract_audio").at(-1)).toMatchObject({ event: "completed", details: { highPass: "highpass=f=80" } });
+    expect(ctx.report.eventsOf("denoise_audio").at(-1)).toMatchObject({
+      event: "completed",
+      details: { filter: "highpass=f=80", spectral: false, passes: 1 },
+    });
+    expect(engine.calls[0]!.path.endsWith("audio.wav")).toBe(true);
+  });
+
   it("runs separate_vocals only when platform settings enable it", async () => {
     const { ctx } = await runHandler({ engine: new ScriptedEngine(), settings: { separateVocals: true } });
     expect(ctx.report.eventsOf("separate_vocals").map((e) => e.event)).toEqual(["started", "completed"]);

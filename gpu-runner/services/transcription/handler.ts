@@ -25,9 +25,9 @@ import {
   compressChunk,
   cutChunk,
   denoise,
+  DENOISE_HIGHPASS,
   detectSilences,
   extractAudio,
-  measureNoiseFloor,
   planDenoise,
   planChunks,
   probe,
@@ -107,27 +107,27 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     );
 
     const rawAudio = join(ctx.workDir, "audio.wav");
-    await report.stage(
+    const extracted = await report.stage(
       "extract_audio",
-      () => ffmpegStep(signal, () => extractAudio(sourcePath, rawAudio, signal)),
-      () => ({ sampleRate: 16000, channels: 1 }),
+      () => ffmpegStep(signal, () => extractAudio(sourcePath, rawAudio, signal, { highPass: t.denoise })),
+      () => ({ sampleRate: 16000, channels: 1, ...(t.denoise ? { highPass: DENOISE_HIGHPASS } : {}) }),
     );
 
     let audio = rawAudio;
     if (t.denoise) {
       const out = join(ctx.workDir, "audio.denoised.wav");
       const input = audio;
+      const plan = planDenoise(extracted.noiseFloorDb, engine.reducesNoise);
       await report.stage(
         "denoise_audio",
         () =>
           ffmpegStep(signal, async () => {
-            const plan = planDenoise(await measureNoiseFloor(input, signal), engine.reducesNoise);
-            await denoise(input, out, plan.filter, signal);
-            return plan;
+            // Extraction applied the high-pass; a second pass runs only for spectral reduction.
+            if (plan.afterExtraction) await denoise(input, out, plan.afterExtraction, signal);
           }),
-        (plan) => ({ ...plan }),
+        () => ({ filter: plan.filter, noiseFloorDb: plan.noiseFloorDb, spectral: plan.spectral, passes: plan.afterExtraction ? 2 : 1 }),
       );
-      audio = out;
+      if (plan.afterExtraction) audio = out;
     } else {
       await report.skip("denoise_audio", "denoise disabled in platform settings");
     }
@@ -151,7 +151,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     // work directory the runner is about to delete.
     const earlyAbort = new AbortController();
     const early =
-      singlePass && ctx.cores > 1 ? runVideoAnalysis(sourcePath, media, ctx, AbortSignal.any([signal, earlyAbort.signal])) : null;
+      singlePass && ctx.cores > 1 ? runVideoAnalysis(sourcePath, media, ctx, AbortSignal.any([signal, earlyAbort.signal]), 1) : null;
     early?.catch(() => undefined);
     let transcript: Transcript;
     let detected: string;
@@ -489,11 +489,18 @@ async function mapLimit<T, R>(
   return results;
 }
 
-async function runVideoAnalysis(source: string, media: ProbeResult, ctx: Ctx, signal: AbortSignal): Promise<VisualChunk[]> {
+/** `threads` 1 keeps an analysis that runs beside recognition from taking the recogniser's core. */
+async function runVideoAnalysis(
+  source: string,
+  media: ProbeResult,
+  ctx: Ctx,
+  signal: AbortSignal,
+  threads?: number,
+): Promise<VisualChunk[]> {
   if (!media.hasVideo) return [];
   const dir = join(ctx.workDir, "video");
   await mkdir(dir, { recursive: true });
-  return ffmpegStep(signal, () => analyseVideo(source, dir, media.durationSec, { signal }));
+  return ffmpegStep(signal, () => analyseVideo(source, dir, media.durationSec, { signal, ...(threads ? { threads } : {}) }));
 }
 
 async function upload(s3: S3Client, bucket: string, key: string, body: string, contentType: string): Promise<void> {
