@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a Debian machine, idempotently:
 #   - Debian packages: ffmpeg (media), pocketsphinx + its US English model (local speech engine),
-#     pocketsphinx-testdata (public-domain LibriVox speech with reference transcripts: demo, bench)
+#     pocketsphinx-testdata (public-domain LibriVox speech with reference transcripts: demo, bench),
+#     fonts-noto-core (caption and cover text)
 #   - npm dependencies (including Node 22 itself, as the `node` dev dependency)
 # Usage: scripts/setup.sh [--deps-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata)
+APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata fonts-noto-core)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -1,0 +1,61 @@
+/**
+ * The seam between the clip and thumbnail pipelines and a vision model. The pipeline samples frames
+ * (JPEG files on disk, already scaled down: detectors do not need full resolution) and asks the
+ * engine what is in each; it never runs a detector on every frame of a video.
+ *
+ * Boxes are normalised to the frame (0..1, origin top left) so the pipeline can map them onto any
+ * rendition of the source.
+ */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface FaceObservation {
+  box: Box;
+  /** Detector confidence 0..1. */
+  score: number;
+  /** Mouth opening 0..1 from the face mesh (lip gap over face height, scaled); null when the mesh is unavailable. */
+  mouthOpen: number | null;
+  /** Head turn left/right in degrees (0: facing the camera); null when unknown. */
+  yawDeg: number | null;
+  /** Both eyes open, when the model can tell; null when unknown. */
+  eyesOpen: boolean | null;
+}
+
+export interface BodyObservation {
+  box: Box;
+  score: number;
+}
+
+export interface FrameObservation {
+  /** The frame's time in the source, seconds. */
+  t: number;
+  faces: FaceObservation[];
+  bodies: BodyObservation[];
+  /** The most visually salient region (edges and contrast), whatever the detectors found. */
+  salient: Box | null;
+}
+
+export interface SampledFrame {
+  /** Seconds into the source. */
+  t: number;
+  /** A JPEG or PNG file on disk. */
+  path: string;
+}
+
+export interface AnalyzeOptions {
+  signal: AbortSignal;
+}
+
+export interface VisionEngine {
+  readonly name: string;
+  /** The models that made the observations, recorded on the result (e.g. `blazeface+facemesh`). */
+  readonly model: string;
+  /** Analyses frames in order; one observation per frame, same order. */
+  analyze(frames: readonly SampledFrame[], opts: AnalyzeOptions): Promise<FrameObservation[]>;
+  /** Frees models and workers; the engine is unusable afterwards. */
+  close(): Promise<void>;
+}
