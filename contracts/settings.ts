@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TestStepSpecSchema } from "./pipelines";
+import { CLIP_CATEGORIES, CLIP_LAYOUTS } from "./clips";
 
 /**
  * Platform settings: the operator's knobs (the spec's "platform admin settings"). Stored as one
@@ -27,7 +28,7 @@ const clipPlan = {
   maxClipsCap: 10,
   supportedLayouts: ["vertical_9_16", "horizontal_in_vertical", "horizontal_16_9", "square_1_1"] as const,
   supportedFillStyles: ["black", "blur", "branding"] as const,
-  supportedCategories: ["interview", "podcast", "gaming", "education", "news", "sports", "vlog"],
+  supportedCategories: [...CLIP_CATEGORIES],
   allowAutoLayout: true,
   allowCategoryOverride: true,
 };
@@ -66,6 +67,37 @@ export const SettingsSchema = z.object({
       maxChunkSec: z.number().positive().default(120),
       singlePassMaxSec: z.number().nonnegative().default(90),
       allowedExtensions: z.array(z.string()).default(["mp4", "mov", "mkv", "webm", "avi", "m4v", "mpg", "mpeg", "ts", "flv", "wmv", "3gp"]),
+    })
+    .prefault({}),
+  /** How clip generation works (the policy above says what a plan may ask for). */
+  clips: z
+    .object({
+      /** Moment length bounds, seconds: a clip starts and ends on sentence boundaries within these. */
+      minClipSec: z.number().positive().default(15),
+      maxClipSec: z.number().positive().default(60),
+      /** A pause at least this long ends a sentence when the transcript has no punctuation (PocketSphinx). */
+      sentencePauseSec: z.number().positive().default(0.45),
+      /** Faces, mouths and bodies on sampled frames; off: `analyze_scenes` is skipped and crops follow the salient region. */
+      vision: z.boolean().default(true),
+      visionEngine: z.enum(["local-human"]).default("local-human"),
+      /** Frames analysed per second of source (detectors never run on every frame). */
+      visionFps: z.number().positive().max(10).default(3),
+      category: z.boolean().default(true),
+      categoryEngine: z.enum(["local-lexicon"]).default("local-lexicon"),
+      /** The layout when the request names none and auto layout is off or undecided. */
+      defaultLayout: z.enum(CLIP_LAYOUTS).default("vertical_9_16"),
+      /** Crop smoothing: the speaker may drift this share of the crop width before the crop moves. */
+      deadZone: z.number().min(0).max(0.5).default(0.12),
+      /** Fastest pan, in crop widths per second. */
+      maxPanSpeed: z.number().positive().default(2),
+      /** libx264 preset and CRF of the rendered clips. */
+      x264Preset: z.string().default("veryfast"),
+      crf: z.number().int().min(10).max(40).default(21),
+      fps: z.number().int().min(15).max(60).default(30),
+      brandColor: z
+        .string()
+        .regex(/^#[0-9a-fA-F]{6}$/)
+        .default("#1f2937"),
     })
     .prefault({}),
   policy: z

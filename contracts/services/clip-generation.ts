@@ -1,11 +1,15 @@
 import { z } from "zod";
 import { Id, OutputPrefixSchema, s3Source } from "../request-fields";
-import { COMMON_FAILURE_CODES, defineService } from "./types";
+import { CLIP_LAYOUTS, ClipGenerationResultSchema, FILL_STYLES } from "../clips";
+import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
-/** Short MP4 clips rendered from a video and its transcript (pipeline not built yet). */
+/**
+ * Clip generation: short MP4 clips of a video's best moments, from its completed transcript. Two
+ * steps: the Worker hands the transcript to the runner as a scratch object (it can be megabytes),
+ * then one runner step analyses, picks the moments, renders and uploads them.
+ */
 
-export const CLIP_LAYOUTS = ["vertical_9_16", "horizontal_in_vertical", "horizontal_16_9", "square_1_1"] as const;
-export const FILL_STYLES = ["black", "blur", "branding"] as const;
+export { CLIP_LAYOUTS, FILL_STYLES };
 
 export const ClipGenerationInputSchema = z.strictObject({
   textSourceId: Id("txt_"),
@@ -17,26 +21,49 @@ export const ClipGenerationInputSchema = z.strictObject({
       layout: z.enum(CLIP_LAYOUTS).optional(),
       fillStyle: z.enum(FILL_STYLES).optional(),
       categoryOverride: z.string().min(1).max(64).optional(),
+      /** Extension (docs/api.md): false renders no burned-in captions. */
+      captions: z.boolean().optional(),
     })
     .optional(),
 });
 
+export const CLIP_STAGES = [
+  "fetch_transcription",
+  "download",
+  "ingest",
+  "detect_scenes",
+  "analyze_scenes",
+  "build_timeline",
+  "detect_category",
+  "detect_candidates",
+  "render_clips",
+  "upload_clips",
+] as const;
+
+export const fetchClipTranscriptStep = defineStep({
+  name: "fetch_transcription",
+  executor: "worker",
+  handler: "clip_generation.fetch_transcription",
+  stages: ["fetch_transcription"],
+  result: z.object({ transcriptKey: z.string(), segmentCount: z.number().int(), artifacts: z.array(z.string()) }),
+});
+
+export const renderClipsStep = defineStep({
+  name: "clips",
+  executor: "runner",
+  handler: "clip_generation",
+  stages: CLIP_STAGES.filter((s) => s !== "fetch_transcription") as Exclude<(typeof CLIP_STAGES)[number], "fetch_transcription">[],
+  result: ClipGenerationResultSchema,
+});
+
+/** Failures a retry cannot change: the source itself. */
+const FINAL_CODES = ["unsupported_media", "source_not_found", "source_access_denied", "no_moments"];
+
 export const clipGenerationService = defineService({
   serviceType: "clip_generation",
   input: ClipGenerationInputSchema,
-  stages: [
-    "fetch_transcription",
-    "download",
-    "ingest",
-    "detect_scenes",
-    "analyze_scenes",
-    "build_timeline",
-    "detect_category",
-    "detect_candidates",
-    "render_clips",
-    "upload_clips",
-  ],
-  steps: [],
-  failureCodes: [...COMMON_FAILURE_CODES],
-  nonRetryableCodes: [],
+  stages: CLIP_STAGES,
+  steps: [fetchClipTranscriptStep, renderClipsStep],
+  failureCodes: [...COMMON_FAILURE_CODES, ...FINAL_CODES],
+  nonRetryableCodes: FINAL_CODES,
 });

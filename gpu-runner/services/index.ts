@@ -1,4 +1,5 @@
 import type { StepHandler } from "../handler";
+import { clipGenerationHandler } from "./clip-generation/handler";
 import { createTestHandler } from "./test/handler";
 import { transcriptionHandler } from "./transcription/handler";
 import type { RunnerHandlers } from "./types";
@@ -11,6 +12,7 @@ import type { RunnerHandlers } from "./types";
 function handlers(opts: { runnerId: string }) {
   return {
     transcription: transcriptionHandler,
+    clip_generation: clipGenerationHandler,
     "test.work": createTestHandler(opts),
   } satisfies RunnerHandlers;
 }

@@ -251,3 +251,26 @@ export const platformSettings = sqliteTable("platform_settings", {
   document: text("document", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   updatedAt: text("updated_at").notNull(),
 });
+
+/**
+ * Clip generation records (`clp_`): created `pending` with the job, `completed` with the runner's
+ * result (layout, category, engines and every clip), `failed` when the job ends otherwise.
+ */
+export const clipGenerations = sqliteTable(
+  "clip_generations",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    jobId: text("job_id").notNull(),
+    textSourceId: text("text_source_id").notNull(),
+    status: text("status", { enum: ["pending", "completed", "failed"] }).notNull(),
+    /** The options as applied at create (maxClips after the plan's cap, layout, fill style, captions). */
+    options: text("options", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    outputPrefix: text("output_prefix").notNull(),
+    /** The runner's result (contracts/clips.ts ClipGenerationResultSchema) once completed. */
+    result: text("result", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("clip_generations_project").on(t.projectId), index("clip_generations_text_source").on(t.textSourceId)],
+);

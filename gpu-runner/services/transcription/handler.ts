@@ -1,11 +1,6 @@
-import { createWriteStream } from "node:fs";
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { z } from "zod";
-import { S3Client, S3Error } from "../../../contracts/s3-client";
 import { SettingsSchema, type Settings } from "../../../contracts/settings";
 import { TRANSCRIPTION_STAGES } from "../../../contracts/services/transcription";
 import {
@@ -36,6 +31,7 @@ import {
   type ChunkRange,
   type ProbeResult,
 } from "../../media/ffmpeg";
+import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { buildSegments, mergeChunkWords } from "./merge";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";
 
@@ -71,9 +67,6 @@ export interface TranscriptionHandlerDeps {
   env?: EngineEnv;
 }
 
-/** Downloads are single streamed GETs; the S3 client's default 30 s would cut off a large source. */
-const DOWNLOAD_TIMEOUT_MS = 60 * 60 * 1000;
-
 export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}): StepHandler<TranscriptionStage> {
   const makeEngine = deps.createEngine ?? ((s, env, timeout) => createSpeechEngine(s, env, { requestTimeoutMs: timeout }));
   return async (ctx) => {
@@ -91,7 +84,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const sourcePath = join(ctx.workDir, "source");
     await report.stage(
       "download",
-      () => download(s3, input, sourcePath, signal),
+      () => downloadObject(s3, input.bucket, input.sourceKey, sourcePath, signal),
       (bytes) => ({ bytes }),
     );
 
@@ -109,7 +102,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const rawAudio = join(ctx.workDir, "audio.wav");
     const extracted = await report.stage(
       "extract_audio",
-      () => ffmpegStep(signal, () => extractAudio(sourcePath, rawAudio, signal, { highPass: t.denoise })),
+      () => toolStep(signal, () => extractAudio(sourcePath, rawAudio, signal, { highPass: t.denoise })),
       () => ({ sampleRate: 16000, channels: 1, ...(t.denoise ? { highPass: DENOISE_HIGHPASS } : {}) }),
     );
 
@@ -121,7 +114,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       await report.stage(
         "denoise_audio",
         () =>
-          ffmpegStep(signal, async () => {
+          toolStep(signal, async () => {
             // Extraction applied the high-pass; a second pass runs only for spectral reduction.
             if (plan.afterExtraction) await denoise(input, out, plan.afterExtraction, signal);
           }),
@@ -136,7 +129,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       const out = join(ctx.workDir, "audio.vocals.wav");
       await report.stage(
         "separate_vocals",
-        () => ffmpegStep(signal, () => separateVocals(audio, out, signal)),
+        () => toolStep(signal, () => separateVocals(audio, out, signal)),
         () => ({ method: "mid channel, speech band-pass, level normalisation" }),
       );
       audio = out;
@@ -194,7 +187,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const put = (stage: TranscriptionStage, key: string, body: string, type: string) =>
       report.stage(
         stage,
-        () => upload(s3, input.bucket, key, body, type),
+        () => uploadObject(s3, input.bucket, key, body, type),
         () => ({ key, bytes: Buffer.byteLength(body) }),
       );
     await put("upload_full_text", keys.fullText, toFullText(doc.segments), "text/plain; charset=utf-8");
@@ -282,32 +275,6 @@ function checkDetectedLanguage(detected: string, t: TranscriptionSettings): stri
   return lang;
 }
 
-async function download(s3: S3Client, input: TranscriptionInput, path: string, signal: AbortSignal): Promise<number> {
-  let res: Response;
-  try {
-    res = await s3.getObject(input.bucket, input.sourceKey, DOWNLOAD_TIMEOUT_MS);
-  } catch (err) {
-    if (err instanceof S3Error && err.status === 404)
-      throw new StepFailure("source_not_found", `source object ${input.bucket}/${input.sourceKey} does not exist`, false);
-    if (err instanceof S3Error && (err.status === 403 || err.status === 401)) {
-      throw new StepFailure("source_access_denied", `reading ${input.bucket}/${input.sourceKey} was refused (HTTP ${err.status})`, false);
-    }
-    throw new StepFailure("processing_failed", `download of ${input.bucket}/${input.sourceKey} failed: ${(err as Error).message}`, true);
-  }
-  if (!res.body) throw new StepFailure("processing_failed", "download returned no body", true);
-  try {
-    await pipeline(Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>), createWriteStream(path), { signal });
-  } catch (err) {
-    if (signal.aborted) throw err;
-    throw new StepFailure(
-      "processing_failed",
-      `download of ${input.bucket}/${input.sourceKey} was interrupted: ${(err as Error).message}`,
-      true,
-    );
-  }
-  return (await stat(path)).size;
-}
-
 async function probeSource(path: string, t: TranscriptionSettings, signal: AbortSignal): Promise<ProbeResult> {
   let media: ProbeResult;
   try {
@@ -331,14 +298,6 @@ async function probeSource(path: string, t: TranscriptionSettings, signal: Abort
  * ffmpeg failing on a file that probed fine is unexpected: worth one more attempt. An abort (lease
  * lost, cancel, a failed sibling chunk) passes through as it is.
  */
-async function ffmpegStep<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof StepFailure || signal.aborted) throw err;
-    throw new StepFailure("processing_failed", (err as Error).message, true);
-  }
-}
 
 interface Transcript {
   language: string;
@@ -366,7 +325,7 @@ async function transcribeFile(
         const out = join(ctx.workDir, `audio.${format}`);
         await report.stage(
           "compress_chunk",
-          () => ffmpegStep(signal, () => compressChunk(audio, out, format, signal)),
+          () => toolStep(signal, () => compressChunk(audio, out, format, signal)),
           () => ({ chunks: 1, format }),
         );
         input = out;
@@ -395,7 +354,7 @@ async function transcribeChunked(
   const chunks = await report.stage(
     "split_chunk",
     () =>
-      ffmpegStep(signal, async () => {
+      toolStep(signal, async () => {
         const silences = await detectSilences(audio, { signal });
         const ranges = planChunks(media.durationSec, silences, { maxChunkSec: t.maxChunkSec });
         const files = ranges.map((r) => ({ range: r, path: join(dir, `chunk-${String(r.index).padStart(4, "0")}.wav`) }));
@@ -411,7 +370,7 @@ async function transcribeChunked(
     inputs = await report.stage(
       "compress_chunk",
       () =>
-        ffmpegStep(signal, () =>
+        toolStep(signal, () =>
           mapLimit(chunks, ctx.cores, signal, async (c) => ({ range: c.range, path: await compressTo(c.path, format, signal) })),
         ),
       () => ({ chunks: chunks.length, format }),
@@ -500,20 +459,7 @@ async function runVideoAnalysis(
   if (!media.hasVideo) return [];
   const dir = join(ctx.workDir, "video");
   await mkdir(dir, { recursive: true });
-  return ffmpegStep(signal, () => analyseVideo(source, dir, media.durationSec, { signal, ...(threads ? { threads } : {}) }));
-}
-
-async function upload(s3: S3Client, bucket: string, key: string, body: string, contentType: string): Promise<void> {
-  try {
-    await s3.putObject(bucket, key, body, contentType);
-  } catch (err) {
-    const status = err instanceof S3Error ? err.status : 0;
-    throw new StepFailure(
-      "processing_failed",
-      `upload of ${bucket}/${key} failed: ${(err as Error).message}`,
-      status === 0 || status >= 500 || status === 429,
-    );
-  }
+  return toolStep(signal, () => analyseVideo(source, dir, media.durationSec, { signal, ...(threads ? { threads } : {}) }));
 }
 
 function round(x: number): number {

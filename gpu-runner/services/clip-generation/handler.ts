@@ -1,0 +1,431 @@
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import {
+  CLIP_LAYOUTS,
+  ClipTranscriptSchema,
+  FILL_STYLES,
+  LAYOUT_SIZE,
+  type Clip,
+  type ClipLayout,
+  type ClipTranscript,
+} from "../../../contracts/clips";
+import type { ClipGenerationResult } from "../../../contracts/clips";
+import { renderClipsStep } from "../../../contracts/services/clip-generation";
+import type { StageOf } from "../../../contracts/services/types";
+import { SettingsSchema, type Settings } from "../../../contracts/settings";
+import { createCategoryEngine } from "../../engines/category/factory";
+import type { CategoryEngine, CategoryResult, VisualSummary } from "../../engines/category/interface";
+import type { EngineEnv } from "../../engines/config";
+import { createVisionEngine } from "../../engines/vision/factory";
+import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
+import { StepFailure, type StepHandler } from "../../handler";
+import { downloadObject, toolStep, uploadObject } from "../shared/objects";
+import { buildAss, captionStyleFor } from "./captions";
+import { chooseLayout } from "./layout";
+import { detectSceneCuts, makeProxy, measureLoudness, probeVideo } from "./media";
+import { findMoments, type Moment } from "./moments";
+import { framingShares, planCrop, targetsOf, type Target } from "./reframe";
+import { cropSize, letterbox, renderClip, renderPoster } from "./render";
+import { buildSentences, wordsOf, type Timeline } from "./timeline";
+
+/**
+ * The clip generation runner step: from the source video and its transcript (handed over by the
+ * Worker's `fetch_transcription` step as a scratch object) to rendered, uploaded clips.
+ */
+
+type Stage = StageOf<typeof renderClipsStep>;
+
+const InputSchema = z.object({
+  clipGenerationId: z.string(),
+  textSourceId: z.string(),
+  bucket: z.string(),
+  sourceKey: z.string(),
+  resolvedOutputPrefix: z.string(),
+  options: z.object({
+    maxClips: z.number().int().positive(),
+    layout: z.enum(CLIP_LAYOUTS).nullable(),
+    allowAutoLayout: z.boolean(),
+    fillStyle: z.enum(FILL_STYLES).nullable(),
+    captions: z.boolean(),
+    categoryOverride: z.string().optional(),
+    supportedCategories: z.array(z.string()),
+    maxClipsRequested: z.number().optional(),
+  }),
+  analysis: z.object({ vision: z.boolean(), category: z.boolean() }),
+});
+
+export interface ClipHandlerDeps {
+  createVision?: (settings: Settings["clips"], env: EngineEnv) => VisionEngine;
+  createCategory?: (settings: Settings["clips"]) => CategoryEngine;
+  env?: EngineEnv;
+}
+
+/** Width of the analysis frames: detectors need faces, not detail. */
+const ANALYSIS_WIDTH = 640;
+const ENERGY_STEP_SEC = 0.5;
+const SCENE_THRESHOLD = 10;
+export const RENDERER = "ffmpeg libx264 (H.264 High) + AAC, libass captions, loudnorm −14 LUFS";
+
+export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHandler<Stage> {
+  const makeVision = deps.createVision ?? ((s, env) => createVisionEngine(s.visionEngine, env));
+  const makeCategory = deps.createCategory ?? ((s) => createCategoryEngine(s.categoryEngine));
+  return async (ctx) => {
+    const { report, signal, task } = ctx;
+    const input = parse(InputSchema, task.input, "clip generation input");
+    const settings = SettingsSchema.parse({ clips: task.settings["clips"] ?? {}, runner: task.settings["runner"] ?? {} });
+    const cs = settings.clips;
+    const transcriptKey = task.outputs["fetch_transcription"]?.["transcriptKey"];
+    if (typeof transcriptKey !== "string") throw new StepFailure("processing_failed", "the transcript was not handed over", true);
+    const s3 = await ctx.openStorage();
+    await mkdir(ctx.workDir, { recursive: true });
+
+    const transcript = parse(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
+    const source = join(ctx.workDir, "source");
+    await report.stage(
+      "download",
+      () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
+      (bytes) => ({ bytes, sourceKey: input.sourceKey }),
+    );
+
+    const framesDir = join(ctx.workDir, "frames");
+    await mkdir(framesDir, { recursive: true });
+    const { info, proxy } = await report.stage(
+      "ingest",
+      () =>
+        toolStep(signal, async () => {
+          const info = await probeVideo(source, signal);
+          if (!info) throw new StepFailure("unsupported_media", "the source has no video stream to make clips from", false);
+          const proxy = await makeProxy(source, framesDir, {
+            fps: cs.visionFps,
+            width: Math.min(ANALYSIS_WIDTH, info.width),
+            energyStep: ENERGY_STEP_SEC,
+            hasAudio: info.hasAudio,
+            signal,
+          });
+          return { info, proxy };
+        }),
+      ({ info, proxy }) => ({
+        durationSec: round(info.durationSec),
+        width: info.width,
+        height: info.height,
+        fps: round(info.fps),
+        hasAudio: info.hasAudio,
+        analysisFrames: proxy.frames.length,
+        analysisFps: cs.visionFps,
+        analysisWidth: Math.min(ANALYSIS_WIDTH, info.width),
+      }),
+    );
+
+    const scenes = await report.stage(
+      "detect_scenes",
+      () => toolStep(signal, () => detectSceneCuts(source, SCENE_THRESHOLD, signal)),
+      (r) => ({ cuts: r.cuts.length, method: `ffmpeg scdet threshold ${SCENE_THRESHOLD}`, firstCuts: r.cuts.slice(0, 20).map(round) }),
+    );
+
+    let observations: FrameObservation[] = [];
+    let vision: VisionEngine | null = null;
+    if (input.analysis.vision && cs.vision) {
+      const engine = makeVision(cs, deps.env ?? process.env);
+      vision = engine;
+      try {
+        const started = performance.now();
+        observations = await report.stage(
+          "analyze_scenes",
+          () => engine.analyze(proxy.frames, { signal }),
+          (obs) => ({
+            engine: engine.name,
+            model: engine.model,
+            frames: obs.length,
+            meanFaces: round(mean(obs.map((o) => o.faces.length))),
+            maxFaces: Math.max(0, ...obs.map((o) => o.faces.length)),
+            framesWithBodies: obs.filter((o) => o.bodies.length > 0).length,
+            msPerFrame: Math.round((performance.now() - started) / Math.max(1, obs.length)),
+          }),
+        );
+      } finally {
+        await engine.close();
+      }
+    } else {
+      await report.skip("analyze_scenes", "vision analysis disabled in platform settings");
+      observations = [];
+    }
+
+    const words = wordsOf(transcript);
+    const speaking = speechTest(words);
+    const targets = observations.length > 0 ? targetsOf(observations, speaking) : [];
+    const timeline: Timeline = await report.stage(
+      "build_timeline",
+      async () => {
+        const sentences = buildSentences(words, cs.sentencePauseSec, Math.min(20, cs.maxClipSec / 2));
+        return {
+          durationSec: info.durationSec,
+          words,
+          sentences,
+          cuts: scenes.cuts,
+          energy: proxy.energy,
+          speakerChanges: speakerChanges(targets),
+        };
+      },
+      (tl) => ({
+        words: tl.words.length,
+        sentences: tl.sentences.length,
+        pausesOver1s: tl.sentences.filter((s) => s.pauseAfter >= 1 && Number.isFinite(s.pauseAfter)).length,
+        sceneCuts: tl.cuts.length,
+        speakerChanges: tl.speakerChanges.length,
+        speechShare: round(speechShare(words, info.durationSec)),
+      }),
+    );
+
+    const visual = visualSummary(observations, targets, timeline, info.durationSec);
+    let category: CategoryResult | null = null;
+    let categorySource: ClipGenerationResult["categorySource"] = "disabled";
+    let categoryEngine: CategoryEngine | null = null;
+    if (input.options.categoryOverride) {
+      await report.skip("detect_category", `categoryOverride ${input.options.categoryOverride} given`);
+      category = { category: input.options.categoryOverride, confidence: 1, scores: {} };
+      categorySource = "override";
+    } else if (!input.analysis.category || !cs.category) {
+      await report.skip("detect_category", "category detection disabled in platform settings");
+    } else {
+      const engine = makeCategory(cs);
+      categoryEngine = engine;
+      category = await report.stage(
+        "detect_category",
+        () => engine.classify({ text: words.map((w) => w.word).join(" "), visual, categories: input.options.supportedCategories, signal }),
+        (r) => ({ category: r.category, confidence: r.confidence, engine: engine.name, model: engine.model, scores: r.scores }),
+      );
+      categorySource = "detected";
+    }
+    const { layout, reason: layoutReason } = chooseLayout({
+      requested: input.options.layout,
+      allowAuto: input.options.allowAutoLayout,
+      category: category?.category ?? null,
+      visual,
+      defaultLayout: cs.defaultLayout,
+    });
+    const fillStyle = layout === "horizontal_in_vertical" ? (input.options.fillStyle ?? "blur") : null;
+
+    const found = await report.stage(
+      "detect_candidates",
+      async () => findMoments(timeline, { minSec: cs.minClipSec, maxSec: cs.maxClipSec, maxClips: input.options.maxClips }),
+      (r) => ({
+        candidates: r.candidates,
+        chosen: r.moments.length,
+        maxClips: input.options.maxClips,
+        ...(input.options.maxClipsRequested !== undefined ? { maxClipsRequested: input.options.maxClipsRequested } : {}),
+        clipLengthSec: { min: cs.minClipSec, max: cs.maxClipSec },
+        scores: r.moments.map((m) => m.score),
+      }),
+    );
+    if (found.moments.length === 0) throw new StepFailure("no_moments", "the transcript has no words to make a clip from", false);
+
+    const clipsDir = join(ctx.workDir, "clips");
+    await mkdir(clipsDir, { recursive: true });
+    const rendered = await report.stage(
+      "render_clips",
+      () =>
+        toolStep(signal, async () => {
+          const out: Array<{ moment: Moment; video: string; poster: string; framing: Record<string, number> }> = [];
+          for (const [i, m] of found.moments.entries()) {
+            out.push(
+              await renderOne({
+                i,
+                m,
+                layout,
+                fillStyle,
+                info,
+                source,
+                clipsDir,
+                timeline,
+                targets,
+                cs,
+                captions: input.options.captions,
+                signal,
+              }),
+            );
+          }
+          return out;
+        }),
+      (r) => ({
+        clips: r.length,
+        totalSec: round(r.reduce((n, c) => n + (c.moment.end - c.moment.start), 0)),
+        layout,
+        fillStyle,
+        captions: input.options.captions,
+        renderer: RENDERER,
+      }),
+    );
+
+    const base = `${input.resolvedOutputPrefix}${input.clipGenerationId}/`;
+    const clips = await report.stage(
+      "upload_clips",
+      async () => {
+        const out: Clip[] = [];
+        for (const [i, r] of rendered.entries()) {
+          const n = String(i + 1).padStart(2, "0");
+          const videoKey = `${base}clip-${n}.mp4`;
+          const posterKey = `${base}clip-${n}.jpg`;
+          await uploadObject(s3, input.bucket, videoKey, await readFile(r.video), "video/mp4");
+          await uploadObject(s3, input.bucket, posterKey, await readFile(r.poster), "image/jpeg");
+          const { width, height } = LAYOUT_SIZE[layout];
+          out.push({
+            index: i,
+            start: r.moment.start,
+            end: r.moment.end,
+            durationSec: round(r.moment.end - r.moment.start),
+            title: r.moment.title,
+            score: r.moment.score,
+            scoreParts: r.moment.scoreParts,
+            text: r.moment.text,
+            videoKey,
+            posterKey,
+            width,
+            height,
+            ...(layout === "vertical_9_16" || layout === "square_1_1" ? { framing: r.framing } : {}),
+          });
+        }
+        return out;
+      },
+      (r) => ({ objects: r.length * 2, keys: r.map((c) => c.videoKey), bytes: 0 }),
+    );
+
+    const result: ClipGenerationResult = {
+      layout,
+      layoutReason,
+      fillStyle,
+      category: category?.category ?? null,
+      categoryConfidence: category ? round(category.confidence) : null,
+      categorySource,
+      captions: input.options.captions,
+      sourceDurationSec: round(info.durationSec),
+      candidateCount: found.candidates,
+      engines: {
+        vision: vision ? { engine: vision.name, model: vision.model } : null,
+        category: categoryEngine ? { engine: categoryEngine.name, model: categoryEngine.model } : null,
+        renderer: RENDERER,
+      },
+      clips,
+    };
+    return result;
+  };
+}
+
+interface RenderOneArgs {
+  i: number;
+  m: Moment;
+  layout: ClipLayout;
+  fillStyle: ClipGenerationResult["fillStyle"];
+  info: { width: number; height: number; hasAudio: boolean };
+  source: string;
+  clipsDir: string;
+  timeline: Timeline;
+  targets: Target[];
+  cs: Settings["clips"];
+  captions: boolean;
+  signal: AbortSignal;
+}
+
+async function renderOne(a: RenderOneArgs): Promise<{ moment: Moment; video: string; poster: string; framing: Record<string, number> }> {
+  const { m, layout, info, cs, signal } = a;
+  const dur = m.end - m.start;
+  const { width, height } = LAYOUT_SIZE[layout];
+  const crops = layout === "vertical_9_16" || layout === "square_1_1";
+  const { cropW, cropH } = cropSize(info.width, info.height, layout);
+  const crop =
+    crops && a.targets.length > 0
+      ? planCrop(a.targets, a.timeline.cuts, m.start, m.end, {
+          srcW: info.width,
+          srcH: info.height,
+          cropW,
+          deadZone: cs.deadZone,
+          maxPanSpeed: cs.maxPanSpeed,
+          confirmSec: 0.3,
+        })
+      : null;
+  let assPath: string | null = null;
+  if (a.captions) {
+    const words = a.timeline.words
+      .filter((w) => w.start >= m.start - 0.01 && w.end <= m.end + 0.01)
+      .map((w) => ({ word: w.word, start: Math.max(0, w.start - m.start), end: Math.min(dur, w.end - m.start) }));
+    const below = layout === "horizontal_in_vertical" ? letterbox(info.width, info.height) : null;
+    assPath = join(a.clipsDir, `clip-${a.i}.ass`);
+    await writeFile(assPath, buildAss(words, captionStyleFor(width, height, below ? { belowY: below.y + below.h } : {})));
+  }
+  const loudness = info.hasAudio ? await measureLoudness(a.source, m.start, dur, signal) : null;
+  const video = join(a.clipsDir, `clip-${a.i}.mp4`);
+  await renderClip({
+    source: a.source,
+    output: video,
+    start: m.start,
+    durationSec: dur,
+    layout,
+    fillStyle: a.fillStyle,
+    srcW: info.width,
+    srcH: info.height,
+    crop,
+    cropW,
+    cropH,
+    assPath,
+    loudness,
+    hasAudio: info.hasAudio,
+    brandColor: cs.brandColor,
+    fps: cs.fps,
+    preset: cs.x264Preset,
+    crf: cs.crf,
+    signal,
+  });
+  if ((await stat(video)).size === 0) throw new StepFailure("processing_failed", `clip ${a.i + 1} rendered empty`, true);
+  const poster = join(a.clipsDir, `clip-${a.i}.jpg`);
+  await renderPoster(video, Math.min(1.5, dur / 2), poster, signal);
+  return { moment: m, video, poster, framing: crops ? framingShares(a.targets, m.start, m.end) : {} };
+}
+
+function parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
+  const r = schema.safeParse(raw);
+  if (!r.success)
+    throw new StepFailure(
+      "invalid_input",
+      `${what} is invalid: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      false,
+    );
+  return r.data;
+}
+
+/** Whether someone is speaking at t (a word within 0.3 s). */
+function speechTest(words: ClipTranscript["segments"][number]["words"] & object): (t: number) => boolean {
+  return (t) => words.some((w) => t >= w.start - 0.3 && t <= w.end + 0.3);
+}
+
+function speechShare(words: ReadonlyArray<{ start: number; end: number }>, duration: number): number {
+  if (duration <= 0) return 0;
+  return Math.min(1, words.reduce((n, w) => n + Math.max(0, w.end - w.start), 0) / duration);
+}
+
+/** Times where the framing moves from one speaker to another (targets whose centre jumps by a fifth of the width). */
+function speakerChanges(targets: readonly Target[]): number[] {
+  const out: number[] = [];
+  let last: Target | undefined;
+  for (const t of targets) {
+    if (t.source !== "speaker") continue;
+    if (last && Math.abs(t.cx - last.cx) > 0.2) out.push(t.t);
+    last = t;
+  }
+  return out;
+}
+
+function visualSummary(obs: readonly FrameObservation[], targets: readonly Target[], tl: Timeline, duration: number): VisualSummary {
+  const speakers = new Set(targets.filter((t) => t.source === "speaker").map((t) => Math.round(t.cx * 4)));
+  return {
+    meanFaces: obs.length > 0 ? mean(obs.map((o) => o.faces.filter((f) => f.score >= 0.5).length)) : null,
+    maxFaces: obs.length > 0 ? Math.max(...obs.map((o) => o.faces.filter((f) => f.score >= 0.5).length)) : null,
+    cutsPerMinute: duration > 0 ? (tl.cuts.length / duration) * 60 : 0,
+    speechShare: speechShare(tl.words, duration),
+    speakers: obs.length > 0 ? speakers.size : null,
+  };
+}
+
+const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+export const clipGenerationHandler: StepHandler<Stage> = createClipGenerationHandler();

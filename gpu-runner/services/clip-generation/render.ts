@@ -1,0 +1,155 @@
+import { writeFile } from "node:fs/promises";
+import { LAYOUT_SIZE, type ClipLayout, type FillStyle } from "../../../contracts/clips";
+import { runToolOk } from "../../media/spawn";
+import { LOUDNESS, type LoudnessMeasure } from "./media";
+import { cropExpression, type CropPiece } from "./reframe";
+
+/**
+ * Renders one clip with ffmpeg: the layout's picture (a speaker-following crop, a letterbox on a
+ * fill, or a fit), burned-in captions (libass, Noto Sans), loudness normalised to −14 LUFS in the
+ * second pass of loudnorm, H.264 High yuv420p at a constant frame rate and AAC, `+faststart` so
+ * it plays before it has fully downloaded.
+ */
+
+export const FONTS_DIR = "/usr/share/fonts/truetype/noto";
+
+export interface RenderJob {
+  source: string;
+  output: string;
+  start: number;
+  durationSec: number;
+  layout: ClipLayout;
+  fillStyle: FillStyle | null;
+  /** Source picture size. */
+  srcW: number;
+  srcH: number;
+  /** For crop layouts: the crop's left edge over clip time (crop spans the full height, or is centred vertically). */
+  crop: CropPiece[] | null;
+  cropW: number;
+  cropH: number;
+  /** An .ass file to burn in, or null. */
+  assPath: string | null;
+  loudness: LoudnessMeasure | null;
+  hasAudio: boolean;
+  brandColor: string;
+  fps: number;
+  preset: string;
+  crf: number;
+  signal: AbortSignal;
+}
+
+const even = (x: number) => Math.max(2, Math.floor(x / 2) * 2);
+const filterPath = (p: string) => p.replace(/([\\':,[\];])/g, "\\$1");
+
+/** Crop size for a layout whose output is W×H: the largest window of that aspect inside the source. */
+export function cropSize(srcW: number, srcH: number, layout: ClipLayout): { cropW: number; cropH: number } {
+  const { width, height } = LAYOUT_SIZE[layout];
+  const aspect = width / height;
+  if (srcW / srcH > aspect) return { cropW: even(srcH * aspect), cropH: even(srcH) };
+  return { cropW: even(srcW), cropH: even(srcW / aspect) };
+}
+
+/** Where the letterboxed picture of `horizontal_in_vertical` sits: its height and top edge. */
+export function letterbox(srcW: number, srcH: number): { h: number; y: number } {
+  const { width, height } = LAYOUT_SIZE.horizontal_in_vertical;
+  const h = even((width * srcH) / srcW);
+  // A little above the middle, leaving the lower part for captions.
+  return { h, y: even(Math.max(0, (height - h) / 2 - height * 0.06)) };
+}
+
+export function videoFilter(job: RenderJob): string {
+  const { width: W, height: H } = LAYOUT_SIZE[job.layout];
+  const fps = `fps=${job.fps}`;
+  const captions = job.assPath ? `,ass=filename=${filterPath(job.assPath)}:fontsdir=${filterPath(FONTS_DIR)}` : "";
+  const tail = `setsar=1,format=yuv420p${captions}[v]`;
+  switch (job.layout) {
+    case "vertical_9_16":
+    case "square_1_1": {
+      const x = job.crop ? cropExpression(job.crop) : String(Math.round((job.srcW - job.cropW) / 2));
+      const y = Math.round((job.srcH - job.cropH) / 2);
+      return `[0:v]${fps},crop=w=${job.cropW}:h=${job.cropH}:x='${x}':y=${y},scale=${W}:${H}:flags=lanczos,${tail}`;
+    }
+    case "horizontal_16_9":
+      return `[0:v]${fps},scale=${W}:${H}:force_original_aspect_ratio=decrease:flags=lanczos,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black,${tail}`;
+    case "horizontal_in_vertical": {
+      const box = letterbox(job.srcW, job.srcH);
+      const fg = `scale=${W}:${box.h}:flags=lanczos`;
+      const fill = job.fillStyle ?? "black";
+      if (fill === "blur")
+        return (
+          `[0:v]${fps},split[a][b];` +
+          `[a]scale=${W / 4}:${H / 4}:force_original_aspect_ratio=increase,crop=${W / 4}:${H / 4},boxblur=10:2,scale=${W}:${H}[bg];` +
+          `[b]${fg}[fg];[bg][fg]overlay=0:${box.y},${tail}`
+        );
+      const colour = fill === "branding" ? job.brandColor.replace("#", "0x") : "black";
+      return `color=c=${colour}:s=${W}x${H}:r=${job.fps}[bg];[0:v]${fps},${fg}[fg];[bg][fg]overlay=0:${box.y}:shortest=1,${tail}`;
+    }
+  }
+}
+
+export function audioFilter(m: LoudnessMeasure | null): string {
+  const base = `loudnorm=I=${LOUDNESS.I}:TP=${LOUDNESS.TP}:LRA=${LOUDNESS.LRA}`;
+  const measured = m
+    ? `:measured_I=${m.input_i}:measured_TP=${m.input_tp}:measured_LRA=${m.input_lra}:measured_thresh=${m.input_thresh}:offset=${m.target_offset}:linear=true`
+    : "";
+  // loudnorm works at 192 kHz internally; resample back for AAC.
+  return `[0:a:0]${base}${measured},aresample=48000[a]`;
+}
+
+export function renderArgs(job: RenderJob, graphFile: string): string[] {
+  return [
+    "-hide_banner",
+    "-nostdin",
+    "-y",
+    "-loglevel",
+    "error",
+    "-ss",
+    job.start.toFixed(3),
+    "-t",
+    job.durationSec.toFixed(3),
+    "-i",
+    job.source,
+    // The graph can be long (a crop path with many pieces): read it from a file.
+    "-filter_complex_script",
+    graphFile,
+    "-map",
+    "[v]",
+    ...(job.hasAudio ? ["-map", "[a]"] : []),
+    "-c:v",
+    "libx264",
+    "-profile:v",
+    "high",
+    "-pix_fmt",
+    "yuv420p",
+    "-preset",
+    job.preset,
+    "-crf",
+    String(job.crf),
+    "-r",
+    String(job.fps),
+    "-vsync",
+    "cfr",
+    ...(job.hasAudio ? ["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"] : []),
+    "-t",
+    job.durationSec.toFixed(3),
+    "-movflags",
+    "+faststart",
+    job.output,
+  ];
+}
+
+export async function renderClip(job: RenderJob): Promise<void> {
+  const graphFile = `${job.output}.filtergraph`;
+  const graph = videoFilter(job) + (job.hasAudio ? ";" + audioFilter(job.loudness) : "");
+  await writeFile(graphFile, graph);
+  await runToolOk("ffmpeg", renderArgs(job, graphFile), { signal: job.signal });
+}
+
+/** A poster frame from the rendered clip, as a JPEG of the clip's own size. */
+export async function renderPoster(clip: string, at: number, output: string, signal: AbortSignal): Promise<void> {
+  await runToolOk(
+    "ffmpeg",
+    ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", at.toFixed(3), "-i", clip, "-frames:v", "1", "-q:v", "3", output],
+    { signal },
+  );
+}

@@ -1,0 +1,60 @@
+import { createWriteStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import { S3Client, S3Error } from "../../../contracts/s3-client";
+import { StepFailure } from "../../handler";
+
+/**
+ * Reading sources from and writing results to the customer's bucket, with the failure codes every
+ * service reports the same way: a missing or forbidden source is final, anything else retryable.
+ */
+
+/** Downloads are single streamed GETs; the S3 client's default 30 s would cut off a large source. */
+const DOWNLOAD_TIMEOUT_MS = 60 * 60 * 1000;
+
+export async function downloadObject(s3: S3Client, bucket: string, key: string, path: string, signal: AbortSignal): Promise<number> {
+  let res: Response;
+  try {
+    res = await s3.getObject(bucket, key, DOWNLOAD_TIMEOUT_MS);
+  } catch (err) {
+    if (err instanceof S3Error && err.status === 404)
+      throw new StepFailure("source_not_found", `source object ${bucket}/${key} does not exist`, false);
+    if (err instanceof S3Error && (err.status === 403 || err.status === 401)) {
+      throw new StepFailure("source_access_denied", `reading ${bucket}/${key} was refused (HTTP ${err.status})`, false);
+    }
+    throw new StepFailure("processing_failed", `download of ${bucket}/${key} failed: ${(err as Error).message}`, true);
+  }
+  if (!res.body) throw new StepFailure("processing_failed", "download returned no body", true);
+  try {
+    await pipeline(Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>), createWriteStream(path), { signal });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new StepFailure("processing_failed", `download of ${bucket}/${key} was interrupted: ${(err as Error).message}`, true);
+  }
+  return (await stat(path)).size;
+}
+
+export async function uploadObject(s3: S3Client, bucket: string, key: string, body: BodyInit, contentType: string): Promise<void> {
+  try {
+    await s3.putObject(bucket, key, body, contentType);
+  } catch (err) {
+    const status = err instanceof S3Error ? err.status : 0;
+    throw new StepFailure(
+      "processing_failed",
+      `upload of ${bucket}/${key} failed: ${(err as Error).message}`,
+      status === 0 || status >= 500 || status === 429,
+    );
+  }
+}
+
+/** Runs a media tool step: a failure that is not already a StepFailure is a retryable processing failure. */
+export async function toolStep<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof StepFailure || signal.aborted) throw err;
+    throw new StepFailure("processing_failed", (err as Error).message, true);
+  }
+}
