@@ -1,0 +1,278 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import sharp from "sharp";
+import type { BodyResult, Config, FaceResult, Human } from "@vladmandic/human";
+import { StepFailure } from "../../handler";
+import type { EngineEnv } from "../config";
+import type { AnalyzeOptions, BodyObservation, Box, FaceObservation, FrameObservation, SampledFrame, VisionEngine } from "./interface";
+import { salientRegion } from "./saliency";
+
+/**
+ * @vladmandic/human on the tfjs WebAssembly backend: offline, CPU only, models from the package's
+ * own `models/` folder. Only models that ship in the tarball are used: BlazeFace (detector),
+ * FaceMesh (468 landmarks: mouth and eyes), Iris, and MoveNet Lightning for the body (one person).
+ */
+
+const require = createRequire(import.meta.url);
+
+/** Never resolvable (RFC 2606), so if the shim were missing the load fails at once instead of going out. */
+const MODEL_URL_PREFIX = "http://human-models.invalid/";
+
+const FACE_MODEL = "blazeface";
+const MESH_MODEL = "facemesh";
+const IRIS_MODEL = "iris";
+const BODY_MODEL = "movenet-lightning";
+
+export interface LocalHumanConfig {
+  /** The package folder (`node_modules/@vladmandic/human`): the bundle, its version and `models/`. */
+  humanDir: string;
+  /** Folder with `tfjs-backend-wasm*.wasm`, trailing slash included (tfjs concatenates). */
+  wasmDir: string;
+  maxFaces: number;
+  /** Detector confidence below which a face is dropped. */
+  minFaceScore: number;
+}
+
+/** `VISION_HUMAN_DIR`, `VISION_WASM_DIR`, `VISION_MAX_FACES` (20), `VISION_MIN_FACE_SCORE` (0.5). */
+export function localHumanConfigFromEnv(env: EngineEnv): LocalHumanConfig {
+  // The package's `exports` map points `node` at the tfjs-node build; the folder is what we need.
+  const humanDir = env.VISION_HUMAN_DIR ?? path.dirname(path.dirname(require.resolve("@vladmandic/human")));
+  const wasmDir = env.VISION_WASM_DIR ?? path.dirname(require.resolve("@tensorflow/tfjs-backend-wasm"));
+  const maxFaces = Number(env.VISION_MAX_FACES);
+  const minScore = Number(env.VISION_MIN_FACE_SCORE);
+  return {
+    humanDir,
+    wasmDir: wasmDir.endsWith(path.sep) ? wasmDir : wasmDir + path.sep,
+    maxFaces: Number.isInteger(maxFaces) && maxFaces > 0 ? maxFaces : 20,
+    minFaceScore: Number.isFinite(minScore) && minScore > 0 && minScore < 1 ? minScore : 0.5,
+  };
+}
+
+/**
+ * Human keeps each loaded model in a module-level variable and every `Human` reloads them into those
+ * variables, so two live instances would share (and one's cleanup would dispose) the other's models.
+ * Engines therefore share one instance per process, counted: the first `analyze` loads it, the last
+ * `close` disposes the models. Detections are serialised on it, since Human keeps per-call state.
+ */
+interface Runtime {
+  key: string;
+  human: Promise<Human>;
+  users: number;
+  /** Tail of the detection queue. */
+  tail: Promise<unknown>;
+}
+let shared: Runtime | null = null;
+
+function acquire(cfg: LocalHumanConfig): Runtime {
+  const key = `${cfg.humanDir}|${cfg.wasmDir}`;
+  if (shared && shared.key !== key) {
+    throw new StepFailure(
+      "engine_unavailable",
+      `vision engine local-human is already loaded from ${shared.key.split("|")[0]} in this runner`,
+      true,
+    );
+  }
+  if (!shared) {
+    const runtime: Runtime = { key, human: loadHuman(cfg), users: 0, tail: Promise.resolve() };
+    // A failed load must not stick: the next engine tries again.
+    runtime.human.catch(() => {
+      if (shared === runtime) shared = null;
+    });
+    shared = runtime;
+  }
+  shared.users++;
+  return shared;
+}
+
+async function release(runtime: Runtime): Promise<void> {
+  runtime.users--;
+  if (runtime.users > 0) return;
+  if (shared === runtime) shared = null;
+  const human = await runtime.human.catch(() => null);
+  await runtime.tail.catch(() => undefined);
+  if (!human) return;
+  for (const model of Object.values(human.models.models)) model?.dispose();
+  human.models.reset();
+}
+
+function humanConfig(cfg: LocalHumanConfig): Partial<Config> {
+  // Human's config types make every section's every field required; these objects set what matters
+  // and Human deep-merges them over its defaults, hence the casts.
+  const off = { enabled: false };
+  return {
+    backend: "wasm",
+    wasmPath: cfg.wasmDir,
+    wasmPlatformFetch: false,
+    modelBasePath: MODEL_URL_PREFIX,
+    debug: false,
+    warmup: "none",
+    // Frames are independent stills, not a video stream: no result caching or frame skipping.
+    cacheSensitivity: 0,
+    filter: { enabled: false } as Config["filter"],
+    face: {
+      enabled: true,
+      detector: {
+        modelPath: `${FACE_MODEL}.json`,
+        rotation: false,
+        maxDetected: cfg.maxFaces,
+        minConfidence: cfg.minFaceScore,
+        skipFrames: 0,
+        skipTime: 0,
+        return: false,
+      },
+      mesh: { enabled: true, modelPath: `${MESH_MODEL}.json` },
+      iris: { enabled: true, modelPath: `${IRIS_MODEL}.json`, skipFrames: 0, skipTime: 0 },
+      attention: off,
+      emotion: off,
+      description: off,
+      antispoof: off,
+      liveness: off,
+      gear: off,
+    } as unknown as Config["face"],
+    body: { enabled: true, modelPath: `${BODY_MODEL}.json`, maxDetected: 1, skipFrames: 0, skipTime: 0 } as Config["body"],
+    hand: off as Config["hand"],
+    object: off as Config["object"],
+    segmentation: off as Config["segmentation"],
+    // Gestures are recomputed below from the mesh, with numbers instead of strings.
+    gesture: { enabled: false },
+  };
+}
+
+async function loadHuman(cfg: LocalHumanConfig): Promise<Human> {
+  const { Human } = require(path.join(cfg.humanDir, "dist", "human.node-wasm.js")) as typeof import("@vladmandic/human");
+  const human = new Human(humanConfig(cfg));
+  const modelDir = path.join(cfg.humanDir, "models");
+  // tfjs reads models with the platform fetch (globalThis.fetch in Node), which cannot read files.
+  // The shim answers only the private prefix and only while the models load; tfjs does not fetch later.
+  const realFetch = globalThis.fetch;
+  const shim: typeof fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith(MODEL_URL_PREFIX)) return realFetch(input, init);
+    const file = path.join(modelDir, path.basename(new URL(url).pathname));
+    try {
+      const body = await readFile(file);
+      return new Response(body, { headers: { "content-type": file.endsWith(".json") ? "application/json" : "application/octet-stream" } });
+    } catch {
+      return new Response(`no model file ${file}`, { status: 404 });
+    }
+  };
+  globalThis.fetch = shim;
+  try {
+    await human.load();
+  } catch (err) {
+    throw new StepFailure("engine_unavailable", `vision engine local-human could not load its models: ${(err as Error).message}`, true);
+  } finally {
+    if (globalThis.fetch === shim) globalThis.fetch = realFetch;
+  }
+  // Human files models by family (`movenet`), not by file name.
+  const missing = [FACE_MODEL, MESH_MODEL, IRIS_MODEL, "movenet"].filter((m) => !human.models.models[m]);
+  if (missing.length > 0) {
+    for (const model of Object.values(human.models.models)) model?.dispose();
+    throw new StepFailure("engine_unavailable", `vision engine local-human: models not found in ${modelDir}: ${missing.join(", ")}`, true);
+  }
+  return human;
+}
+
+function humanVersion(humanDir: string): string {
+  try {
+    return (require(path.join(humanDir, "package.json")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+export class LocalHumanEngine implements VisionEngine {
+  readonly name = "local-human";
+  readonly model: string;
+  private runtime: Runtime | null = null;
+  private closed = false;
+
+  constructor(private readonly config: LocalHumanConfig) {
+    this.model = `human-${humanVersion(config.humanDir)} ${FACE_MODEL}+${MESH_MODEL}+${IRIS_MODEL}+${BODY_MODEL}`;
+  }
+
+  async analyze(frames: readonly SampledFrame[], opts: AnalyzeOptions): Promise<FrameObservation[]> {
+    if (this.closed) throw new Error("vision engine local-human is closed");
+    opts.signal.throwIfAborted();
+    this.runtime ??= acquire(this.config);
+    const runtime = this.runtime;
+    const human = await runtime.human;
+    const out: FrameObservation[] = [];
+    for (const frame of frames) {
+      opts.signal.throwIfAborted();
+      out.push(await this.analyzeFrame(runtime, human, frame));
+    }
+    return out;
+  }
+
+  private async analyzeFrame(runtime: Runtime, human: Human, frame: SampledFrame): Promise<FrameObservation> {
+    const { data, info } = await sharp(frame.path).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+    const { width, height } = info;
+    const salientP = salientRegion({ data, width, height, channels: 3 });
+    const detect = async () => {
+      const tensor = human.tf.tensor3d(new Uint8Array(data.buffer, data.byteOffset, data.length), [height, width, 3], "int32");
+      try {
+        return await human.detect(tensor);
+      } finally {
+        tensor.dispose();
+      }
+    };
+    const result = runtime.tail.then(detect, detect);
+    runtime.tail = result.catch(() => undefined);
+    const [r, salient] = await Promise.all([result, salientP]);
+    if (r.error) throw new Error(`vision engine local-human failed on ${frame.path}: ${r.error}`);
+    return {
+      t: frame.t,
+      faces: r.face.filter((f) => f.boxScore >= this.config.minFaceScore).map((f) => faceObservation(f, width, height)),
+      bodies: r.body.map((b: BodyResult): BodyObservation => ({ box: normalise(b.box, width, height), score: b.score })),
+      salient,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const runtime = this.runtime;
+    this.runtime = null;
+    if (runtime) await release(runtime);
+  }
+}
+
+function normalise([x, y, w, h]: readonly number[], width: number, height: number): Box {
+  const clamp = (v: number) => Math.min(1, Math.max(0, v));
+  const x0 = clamp((x ?? 0) / width);
+  const y0 = clamp((y ?? 0) / height);
+  const x1 = clamp(((x ?? 0) + (w ?? 0)) / width);
+  const y1 = clamp(((y ?? 0) + (h ?? 0)) / height);
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/** Below this lid gap over eye height Human's gestures call the eye blinking. */
+const BLINK_RATIO = 0.2;
+
+function faceObservation(f: FaceResult, width: number, height: number): FaceObservation {
+  const m = f.mesh;
+  // The mesh is 468 points (478 with iris); fewer means the mesh model did not run on this face.
+  const hasMesh = m.length >= 468;
+  const dy = (a: number, b: number) => Math.abs((m[a]?.[1] ?? 0) - (m[b]?.[1] ?? 0));
+  let mouthOpen: number | null = null;
+  let eyesOpen: boolean | null = null;
+  if (hasMesh) {
+    // Human's own "mouth N% open" gesture: inner-lip gap (13, 14) over forehead-to-chin (10, 152),
+    // times 5; a wide-open mouth is about a fifth of the face height.
+    const faceHeight = dy(10, 152);
+    mouthOpen = faceHeight > 0 ? Math.min(1, (5 * dy(13, 14)) / faceHeight) : null;
+    // Human's blink gesture: eyelid gap over the eye region's height, per eye.
+    const left = dy(374, 386) / dy(443, 450);
+    const right = dy(145, 159) / dy(223, 230);
+    eyesOpen = Number.isFinite(left) && Number.isFinite(right) ? left >= BLINK_RATIO && right >= BLINK_RATIO : null;
+  }
+  const yaw = f.rotation?.angle.yaw;
+  return {
+    box: normalise(f.box, width, height),
+    score: f.boxScore,
+    mouthOpen,
+    yawDeg: typeof yaw === "number" && Number.isFinite(yaw) ? (yaw * 180) / Math.PI : null,
+    eyesOpen,
+  };
+}
