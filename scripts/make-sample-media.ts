@@ -38,6 +38,7 @@ export async function librivoxUtterances(dir = LIBRIVOX_DIR): Promise<Utterance[
   });
 }
 
+const ROOT_DIR = path.resolve(import.meta.dirname, "..");
 const FF = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 
 /**
@@ -113,6 +114,89 @@ export async function buildCardReel(out: string, opts: { cards?: number; sceneSe
  * Muxes speech under the card reel (looped as needed) into an mp4 (h264 + aac), trimmed to the
  * audio. The video stream is copied, so a long source costs an AAC encode, not a video encode.
  */
+/** Group photographs shipped with @vladmandic/face-api (a dev dependency): raw material for videos with faces. */
+export const FACE_PHOTO = (n: 1 | 2 | 3 | 4 | 5 | 6) => path.join(ROOT_DIR, "node_modules/@vladmandic/face-api/demo", `sample${n}.jpg`);
+
+/**
+ * A silent 1280×720, 25 fps reel with real faces, cut from the face photographs:
+ *  - `moving`: one face (a tile from photo 1) slides from left to right across a dark backdrop
+ *    over the first 80 % of the reel, then holds (what a speaker-following crop must follow);
+ *  - `interview`: close-ups of two different people that alternate every `sceneSec` seconds with
+ *    hard cuts (A, B, A, …), each drifting slowly as a handheld camera would.
+ */
+export async function buildFaceReel(
+  out: string,
+  opts: { kind: "moving" | "interview"; durationSec: number; sceneSec?: number },
+): Promise<void> {
+  const d = opts.durationSec;
+  if (opts.kind === "moving") {
+    const travel = (d * 0.8).toFixed(3);
+    await runToolOk("ffmpeg", [
+      ...FF,
+      "-f",
+      "lavfi",
+      "-i",
+      `color=c=0x202830:s=1280x720:r=25:d=${d}`,
+      "-loop",
+      "1",
+      "-framerate",
+      "25",
+      "-t",
+      String(d),
+      "-i",
+      FACE_PHOTO(1),
+      "-filter_complex",
+      `[1:v]crop=400:440:1340:120,scale=300:330,setsar=1[face];[0:v][face]overlay=x='40+900*min(t/${travel},1)':y=190:shortest=1,format=yuv420p[v]`,
+      "-map",
+      "[v]",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-crf",
+      "23",
+      "-t",
+      String(d),
+      out,
+    ]);
+    return;
+  }
+  const scene = opts.sceneSec ?? 8;
+  const n = Math.ceil(d / scene);
+  // Close-ups: (photo, crop x, crop y) of a 640×360 window around one face, drifting 6 px/s.
+  const shots = [
+    { photo: FACE_PHOTO(1), x: 1260, y: 160 },
+    { photo: FACE_PHOTO(6), x: 40, y: 380 },
+  ];
+  const inputs = Array.from({ length: n }, (_, i) => {
+    const shot = shots[i % shots.length]!;
+    const len = Math.min(scene, d - i * scene);
+    return ["-loop", "1", "-framerate", "25", "-t", len.toFixed(3), "-i", shot.photo];
+  }).flat();
+  const parts = Array.from({ length: n }, (_, i) => {
+    const shot = shots[i % shots.length]!;
+    return `[${i}:v]crop=640:360:x='${shot.x}+6*t':y=${shot.y},scale=1280:720,setsar=1,format=yuv420p[v${i}]`;
+  });
+  const graph = `${parts.join(";")};${Array.from({ length: n }, (_, i) => `[v${i}]`).join("")}concat=n=${n}:v=1:a=0[v]`;
+  await runToolOk("ffmpeg", [
+    ...FF,
+    ...inputs,
+    "-filter_complex",
+    graph,
+    "-map",
+    "[v]",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    "-crf",
+    "23",
+    "-r",
+    "25",
+    out,
+  ]);
+}
+
 export async function buildVideo(
   out: string,
   wav: string,

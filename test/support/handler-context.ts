@@ -82,6 +82,9 @@ export interface TestContext extends HandlerContext {
 
 export interface TestContextOptions {
   input: Record<string, unknown>;
+  /** The step being run (default: transcription's) and earlier steps' outputs. */
+  step?: LeasedTask["step"];
+  outputs?: LeasedTask["outputs"];
   storage: StorageGrant | null;
   settings?: Record<string, unknown>;
   cores?: number;
@@ -110,12 +113,12 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
     leaseToken: "lease-test",
     leaseUntil: new Date(Date.now() + 60_000).toISOString(),
     heartbeatIntervalSec: 15,
-    outputs: {},
+    outputs: opts.outputs ?? {},
     scratchPrefix: null,
     jobId: "job_test",
     attempt: 0,
     serviceType: "transcription",
-    step: {
+    step: opts.step ?? {
       service: "transcription",
       name: "transcribe",
       executor: "runner",

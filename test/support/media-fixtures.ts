@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { buildAudioOnly, buildCardReel, buildOverLimit, buildSpeechWav, buildVideo } from "../../scripts/make-sample-media";
+import { buildAudioOnly, buildCardReel, buildFaceReel, buildOverLimit, buildSpeechWav, buildVideo } from "../../scripts/make-sample-media";
 
 /**
  * Media files for tests, built once per machine with the sample-media script's builders and cached
@@ -30,6 +30,20 @@ export const speechVideo = async (): Promise<string> => {
   return cached("speech.mp4", async (out) => {
     const reel = `${out}.cards.mp4`;
     await buildCardReel(reel, { cards: 3, sceneSec: 10 });
+    await buildVideo(out, wav, reel);
+    await rm(reel, { force: true });
+  });
+};
+
+/**
+ * The speech over real faces (scripts/make-sample-media.ts `buildFaceReel`): `moving`, one face
+ * sliding across the frame; `interview`, close-ups of two people alternating every 8 s.
+ */
+export const faceVideo = async (kind: "moving" | "interview"): Promise<string> => {
+  const wav = await speechWav();
+  return cached(`faces-${kind}.mp4`, async (out) => {
+    const reel = `${out}.reel.mp4`;
+    await buildFaceReel(reel, { kind, durationSec: 29, sceneSec: 8 });
     await buildVideo(out, wav, reel);
     await rm(reel, { force: true });
   });

@@ -1,0 +1,195 @@
+import { readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ClipGenerationResultSchema, type ClipGenerationResult, type ClipTranscript } from "../../contracts/clips";
+import { S3Client } from "../../contracts/s3-client";
+import { renderClipsStep } from "../../contracts/services/clip-generation";
+import { stepSpec } from "../../contracts/services/types";
+import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
+import { DEFAULT_SETTINGS } from "../../contracts/settings";
+import { createClipGenerationHandler } from "../../gpu-runner/services/clip-generation/handler";
+import { runToolOk } from "../../gpu-runner/media/spawn";
+import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
+import { makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+import { faceVideo, speechWav } from "../support/media-fixtures";
+
+/**
+ * The clip generation runner step on real media: the LibriVox speech over real faces, transcribed
+ * once by PocketSphinx, rendered by ffmpeg, checked with ffprobe. Clip bounds are shortened by
+ * settings (8–14 s) so each render stays short.
+ */
+
+const BUCKET = "clips-test";
+const CLIP_SETTINGS = { minClipSec: 8, maxClipSec: 14, x264Preset: "superfast" };
+let s3: LocalS3;
+let client: S3Client;
+let transcript: ClipTranscript;
+
+beforeAll(async () => {
+  s3 = await startLocalS3({ buckets: [BUCKET] });
+  client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+  });
+  const engine = createSpeechEngine(DEFAULT_SETTINGS.transcription, process.env);
+  const heard = await engine.transcribe(await speechWav(), { signal: AbortSignal.timeout(60_000) });
+  transcript = {
+    textSourceId: "txt_test",
+    language: "en",
+    durationSec: 28.8,
+    segments: [
+      { start: heard.words[0]!.start, end: heard.words.at(-1)!.end, text: heard.words.map((w) => w.word).join(" "), words: heard.words },
+    ],
+  };
+  await client.putObject(BUCKET, "scratch/transcript.json", JSON.stringify(transcript), "application/json");
+  await client.putObject(BUCKET, "src/moving.mp4", await readFile(await faceVideo("moving")), "video/mp4");
+  await client.putObject(BUCKET, "src/interview.mp4", await readFile(await faceVideo("interview")), "video/mp4");
+}, 180_000);
+
+afterAll(async () => {
+  await s3?.close();
+});
+
+interface RunOptions {
+  sourceKey?: string;
+  options?: Record<string, unknown>;
+  clips?: Record<string, unknown>;
+}
+
+async function runClips(opts: RunOptions = {}): Promise<{ ctx: TestContext; result: ClipGenerationResult }> {
+  const ctx = await makeHandlerContext({
+    input: {
+      clipGenerationId: "clp_test",
+      textSourceId: "txt_test",
+      bucket: BUCKET,
+      sourceKey: opts.sourceKey ?? "src/moving.mp4",
+      resolvedOutputPrefix: "out/clips/",
+      options: {
+        maxClips: 1,
+        layout: "vertical_9_16",
+        allowAutoLayout: true,
+        fillStyle: null,
+        captions: true,
+        supportedCategories: [...DEFAULT_SETTINGS.policy.clip_generation.free.supportedCategories],
+        ...opts.options,
+      },
+      analysis: { vision: true, category: true },
+    },
+    step: stepSpec("clip_generation", renderClipsStep),
+    outputs: { fetch_transcription: { transcriptKey: "scratch/transcript.json" } },
+    storage: storageGrant(s3, BUCKET),
+    settings: { clips: { ...CLIP_SETTINGS, ...opts.clips } },
+  });
+  try {
+    const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(ctx));
+    return { ctx, result };
+  } finally {
+    await ctx.dispose();
+  }
+}
+
+interface Probed {
+  width: number;
+  height: number;
+  vcodec: string;
+  profile: string;
+  pixFmt: string;
+  fps: string;
+  acodec: string;
+  durationSec: number;
+  faststart: boolean;
+}
+
+async function probeObject(key: string): Promise<Probed> {
+  const file = path.join(os.tmpdir(), `clip-probe-${Math.random().toString(36).slice(2)}.mp4`);
+  const bytes = new Uint8Array(await (await client.getObject(BUCKET, key)).arrayBuffer());
+  await writeFile(file, bytes);
+  const res = await runToolOk(
+    "ffprobe",
+    [
+      "-v",
+      "error",
+      "-show_entries",
+      "stream=codec_type,codec_name,profile,width,height,pix_fmt,r_frame_rate:format=duration",
+      "-of",
+      "json",
+      file,
+    ],
+    { collectStdout: true },
+  );
+  const j = JSON.parse(res.stdout) as { streams: Array<Record<string, string | number>>; format: { duration: string } };
+  const v = j.streams.find((s) => s["codec_type"] === "video")!;
+  const a = j.streams.find((s) => s["codec_type"] === "audio");
+  // +faststart puts the moov atom before mdat.
+  const head = Buffer.from(bytes.slice(0, 64 * 1024)).toString("latin1");
+  return {
+    width: Number(v["width"]),
+    height: Number(v["height"]),
+    vcodec: String(v["codec_name"]),
+    profile: String(v["profile"]),
+    pixFmt: String(v["pix_fmt"]),
+    fps: String(v["r_frame_rate"]),
+    acodec: String(a?.["codec_name"] ?? "none"),
+    durationSec: Number(j.format.duration),
+    faststart: head.indexOf("moov") >= 0 && (head.indexOf("mdat") < 0 || head.indexOf("moov") < head.indexOf("mdat")),
+  };
+}
+
+describe("clip generation, vertical_9_16 on a moving face", () => {
+  let run: { ctx: TestContext; result: ClipGenerationResult };
+  beforeAll(async () => {
+    run = await runClips();
+  }, 240_000);
+
+  it("reports every runner stage in spec order", () => {
+    const completed = run.ctx.report.events.filter((e) => e.event !== "started").map((e) => e.stage);
+    expect(completed).toEqual([
+      "download",
+      "ingest",
+      "detect_scenes",
+      "analyze_scenes",
+      "build_timeline",
+      "detect_category",
+      "detect_candidates",
+      "render_clips",
+      "upload_clips",
+    ]);
+  });
+
+  it("renders an H.264 High yuv420p + AAC MP4 at 1080×1920, 30 fps, faststart, as long as the record says", async () => {
+    const clip = run.result.clips[0]!;
+    const p = await probeObject(clip.videoKey);
+    expect(p).toMatchObject({
+      width: 1080,
+      height: 1920,
+      vcodec: "h264",
+      profile: "High",
+      pixFmt: "yuv420p",
+      fps: "30/1",
+      acodec: "aac",
+      faststart: true,
+    });
+    expect(Math.abs(p.durationSec - clip.durationSec)).toBeLessThan(0.1);
+    expect(clip).toMatchObject({ width: 1080, height: 1920 });
+  });
+
+  it("uploads a poster JPEG beside each clip", async () => {
+    const poster = new Uint8Array(await (await client.getObject(BUCKET, run.result.clips[0]!.posterKey)).arrayBuffer());
+    expect([poster[0], poster[1]]).toEqual([0xff, 0xd8]);
+  });
+
+  it("records the engines honestly: a vision model, a category engine, and ffmpeg as the renderer", () => {
+    expect(run.result.engines.vision?.engine).toBe("local-human");
+    expect(run.result.engines.category?.engine).toBe("local-lexicon");
+    expect(run.result.engines.renderer).toMatch(/ffmpeg/);
+  });
+
+  it("frames the clip by the face it sees", () => {
+    const framing = run.result.clips[0]!.framing ?? {};
+    expect((framing["speaker"] ?? 0) + (framing["face"] ?? 0)).toBeGreaterThan(0.5);
+  });
+});
