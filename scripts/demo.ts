@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -14,13 +14,19 @@ import { makeSamples } from "./make-sample-media";
  * from public-domain LibriVox speech, uploads it to the local bucket, submits a job through the
  * public API, shows the stages live, prints the transcript, the output keys and the time taken,
  * then stops everything it started.
+ *
+ *   npm run demo            # transcription
+ *   npm run demo -- clips   # then clip generation on the same transcript (a video with faces)
  */
 const out = (s: string) => process.stdout.write(s + "\n");
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 
+type Mode = "transcription" | "clips";
+
 async function main(): Promise<void> {
+  const mode: Mode = process.argv[2] === "clips" ? "clips" : "transcription";
   out("media-jobs demo: building a sample video from public-domain speech (pocketsphinx-testdata)…");
-  const samples = await makeSamples(path.join(ROOT, ".local/samples"));
+  const samples = await makeSamples(path.join(ROOT, ".local/samples"), { faces: mode === "clips" });
   const reference = (await readFile(samples.reference, "utf8")).trim();
 
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-demo-"));
@@ -47,33 +53,15 @@ async function main(): Promise<void> {
       projectId: tenant.projectId,
       userHandle: "demo",
     });
+    const follow = (body: Record<string, unknown>) => followJob(stack.apiBaseUrl, tenant.projectKey, consoleSession.data.secret, body);
     const started = Date.now();
-    const created = await apiCall<Job>(stack.apiBaseUrl, "POST", "/v1/jobs", tenant.projectKey, {
+    const job = await follow({
       serviceType: "transcription",
       input: { sourceType: "s3_direct", connectionId: tenant.connectionId, bucket: tenant.bucket, sourceKey, options: { language: "en" } },
       userMetadata: { customerJobRef: "demo-1" },
     });
-    const jobId = created.data.jobId;
-    out(`\nPOST /v1/jobs → ${jobId} (${created.data.status}, priority ${created.data.priority})`);
-
-    let shown = 0;
-    let job = created.data;
-    while (!["completed", "failed", "cancelled"].includes(job.status)) {
-      await new Promise((r) => setTimeout(r, 300));
-      job = (await apiCall<Job>(stack.apiBaseUrl, "GET", `/v1/jobs/${jobId}`, tenant.projectKey)).data;
-      const progress = (
-        await apiCall<{ progress: ProgressEntry[] }>(stack.apiBaseUrl, "GET", `/v1/jobs/${jobId}/progress`, consoleSession.data.secret)
-      ).data.progress;
-      for (const p of progress.slice(shown)) {
-        const secs = ((Date.parse(p.at) - started) / 1000).toFixed(1).padStart(6);
-        const extra = p.error ? ` ${p.error.code}: ${p.error.message}` : p.details ? dim(" " + JSON.stringify(p.details).slice(0, 90)) : "";
-        out(`  ${secs}s  ${p.stage.padEnd(22)} ${p.event}${extra}`);
-      }
-      shown = progress.length;
-    }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     if (job.status !== "completed") {
-      out(`\njob ${job.status}: ${JSON.stringify(job.error ?? job.lastError)}`);
       process.exitCode = 1;
       return;
     }
@@ -106,11 +94,91 @@ async function main(): Promise<void> {
         .map((l) => "  " + l)
         .join("\n")}`,
     );
+    if (mode === "clips") await clipsDemo({ follow, s3, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
   } finally {
     out("\nstopping the local stack…");
     await stack.close();
     await rm(stateDir, { recursive: true, force: true });
   }
+}
+
+/** Submits a job, prints its stages as they happen, and returns it once it has ended. */
+async function followJob(apiBaseUrl: string, projectKey: string, consoleKey: string, body: Record<string, unknown>): Promise<Job> {
+  const started = Date.now();
+  const created = await apiCall<Job>(apiBaseUrl, "POST", "/v1/jobs", projectKey, body);
+  const jobId = created.data.jobId;
+  out(`\nPOST /v1/jobs (${String(body["serviceType"])}) → ${jobId} (${created.data.status}, priority ${created.data.priority})`);
+  let shown = 0;
+  let job = created.data;
+  while (!["completed", "failed", "cancelled"].includes(job.status)) {
+    await new Promise((r) => setTimeout(r, 300));
+    job = (await apiCall<Job>(apiBaseUrl, "GET", `/v1/jobs/${jobId}`, projectKey)).data;
+    const progress = (await apiCall<{ progress: ProgressEntry[] }>(apiBaseUrl, "GET", `/v1/jobs/${jobId}/progress`, consoleKey)).data
+      .progress;
+    for (const p of progress.slice(shown)) {
+      const secs = ((Date.parse(p.at) - started) / 1000).toFixed(1).padStart(6);
+      const extra = p.error ? ` ${p.error.code}: ${p.error.message}` : p.details ? dim(" " + JSON.stringify(p.details).slice(0, 90)) : "";
+      out(`  ${secs}s  ${p.stage.padEnd(22)} ${p.event}${extra}`);
+    }
+    shown = progress.length;
+  }
+  if (job.status !== "completed") out(`\njob ${job.status}: ${JSON.stringify(job.error ?? job.lastError)}`);
+  return job;
+}
+
+interface ClipRecord {
+  clipGenerationId: string;
+  layout: string;
+  layoutReason: string;
+  category: string | null;
+  categoryConfidence: number | null;
+  engines: Record<string, unknown>;
+  clips: Array<{
+    index: number;
+    start: number;
+    end: number;
+    title: string;
+    score: number;
+    videoKey: string;
+    posterKey: string;
+    width: number;
+    height: number;
+  }>;
+}
+
+/** Clip generation on the demo's transcript; the clips are also copied to .local/demo-clips/ to watch. */
+async function clipsDemo(a: {
+  follow: (body: Record<string, unknown>) => Promise<Job>;
+  s3: S3Client;
+  tenant: { bucket: string; projectKey: string };
+  textSourceId: string;
+  apiBaseUrl: string;
+}): Promise<void> {
+  const started = Date.now();
+  const job = await a.follow({
+    serviceType: "clip_generation",
+    input: { textSourceId: a.textSourceId, options: { maxClips: 2, layout: "vertical_9_16" } },
+  });
+  if (job.status !== "completed") {
+    process.exitCode = 1;
+    return;
+  }
+  const id = String((job.resultSummary as { clipGenerationId: string }).clipGenerationId);
+  const rec = (await apiCall<ClipRecord>(a.apiBaseUrl, "GET", `/v1/clip-generations/${id}`, a.tenant.projectKey)).data;
+  out(`\nclips done in ${((Date.now() - started) / 1000).toFixed(1)} s: GET /v1/clip-generations/${id}`);
+  out(`  layout ${rec.layout} (${rec.layoutReason}); category ${rec.category} (confidence ${rec.categoryConfidence})`);
+  out(`  engines ${JSON.stringify(rec.engines)}`);
+  const dir = path.join(ROOT, ".local/demo-clips");
+  await mkdir(dir, { recursive: true });
+  for (const c of rec.clips) {
+    out(`  #${c.index + 1} ${c.start.toFixed(2)}–${c.end.toFixed(2)} s, score ${c.score}, ${c.width}×${c.height}: "${c.title}"`);
+    for (const key of [c.videoKey, c.posterKey]) {
+      const bytes = new Uint8Array(await (await a.s3.getObject(a.tenant.bucket, key)).arrayBuffer());
+      await writeFile(path.join(dir, path.basename(key)), bytes);
+      out(`     s3://${a.tenant.bucket}/${key} (${bytes.length} bytes)`);
+    }
+  }
+  out(`  copies in ${path.relative(process.cwd(), dir)}/`);
 }
 
 main().catch((err: unknown) => {

@@ -262,7 +262,7 @@ export interface SampleSet {
 
 export async function makeSamples(
   outDir: string,
-  opts: { repeat?: number; minutes?: number; overLimit?: boolean } = {},
+  opts: { repeat?: number; minutes?: number; overLimit?: boolean; faces?: boolean } = {},
 ): Promise<SampleSet> {
   await mkdir(outDir, { recursive: true });
   const speechWav = path.join(outDir, "sample.speech.wav");
@@ -271,7 +271,9 @@ export async function makeSamples(
   const reference = path.join(outDir, "sample.reference.txt");
   const text = await buildSpeechWav(speechWav, { repeat: opts.repeat ?? 1 });
   await writeFile(reference, text);
-  await buildCardReel(reel);
+  // With `faces`, the sample video is the two-person "interview" reel (clips need faces to follow).
+  if (opts.faces) await buildFaceReel(reel, { kind: "interview", durationSec: 29, sceneSec: 8 });
+  else await buildCardReel(reel);
   await buildVideo(video, speechWav, reel);
   const set: SampleSet = { video, reference, speechWav };
   if (opts.minutes) {

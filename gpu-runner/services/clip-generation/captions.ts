@@ -20,7 +20,7 @@ export interface CaptionStyle {
 /** Caption placement per output shape: above the platforms' bottom UI on portrait, lower on landscape. */
 export function captionStyleFor(width: number, height: number, opts: { belowY?: number } = {}): CaptionStyle {
   const portrait = height > width;
-  const fontSize = Math.round(Math.min(width, height) * (portrait ? 0.066 : 0.052));
+  const fontSize = Math.round(Math.min(width, height) * (portrait ? 0.074 : 0.056));
   const lineChars = portrait ? 18 : height === width ? 22 : 34;
   // Under a letterboxed picture (horizontal_in_vertical), the captions sit just below it.
   const marginV =
