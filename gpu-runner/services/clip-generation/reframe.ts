@@ -7,7 +7,8 @@ import type { FrameObservation } from "../../engines/vision/interface";
  *   - holds still while the target stays inside a dead zone (a share of the crop width) around
  *     the crop's centre: no per-frame jitter;
  *   - pans with an ease-in-out curve, no faster than `maxPanSpeed` crop widths per second, when
- *     the target leaves the dead zone for at least `confirmSec` (a glance is not a move);
+ *     the target leaves the dead zone: at once for a new speaker (their mouth moved over the next
+ *     second of samples), after `confirmSec` for a face or salient region (a glance is not a move);
  *   - cuts at once at a scene cut, where a pan would sweep across the edit.
  */
 
@@ -40,9 +41,13 @@ export interface Target {
   source: FramingSource;
 }
 
-/** How much a face's mouth moves around time t: spread of its openness over nearby samples. */
-function mouthActivity(track: Array<{ t: number; mouth: number | null }>, t: number, window = 1): number {
-  const near = track.filter((p) => Math.abs(p.t - t) <= window && p.mouth !== null).map((p) => p.mouth as number);
+/**
+ * How much a face's mouth moves from time t on: the spread of its openness over the next samples.
+ * Clips are rendered offline, so the window can look ahead: a new speaker is recognised when they
+ * start talking, not a window later.
+ */
+function mouthActivity(track: Array<{ t: number; mouth: number | null }>, t: number): number {
+  const near = track.filter((p) => p.t >= t - 0.2 && p.t <= t + 0.8 && p.mouth !== null).map((p) => p.mouth as number);
   if (near.length < 2) return near[0] ?? 0;
   const mean = near.reduce((a, b) => a + b, 0) / near.length;
   return Math.sqrt(near.reduce((a, b) => a + (b - mean) ** 2, 0) / near.length) + mean * 0.25;
@@ -141,7 +146,9 @@ export function planCrop(
       continue;
     }
     if (!pending || Math.abs(pending.x - want) > dead) pending = { since: t, x: want };
-    if (t - pending.since + 1e-9 < confirm && confirm > 0) continue;
+    // A speaker target is already confirmed by the mouth-movement window; faces and salient regions
+    // must hold for `confirm` seconds first.
+    if (tg.source !== "speaker" && t - pending.since + 1e-9 < confirm && confirm > 0) continue;
     const dur = Math.max(0.3, Math.abs(want - x) / speed);
     pieces.push({ t0: now, t1: t, x0: x, x1: x });
     pieces.push({ t0: t, t1: t + dur, x0: x, x1: want });

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { buildAss, captionStyleFor, groupCaptions } from "../../../gpu-runner/services/clip-generation/captions";
+
+const words = "the quick brown fox jumps over the lazy dog and then it runs far away into the woods".split(" ").map((w, i) => ({
+  word: w,
+  start: i * 0.4 + (i >= 9 ? 1 : 0),
+  end: i * 0.4 + 0.3 + (i >= 9 ? 1 : 0),
+}));
+
+describe("word captions", () => {
+  it("have at most two lines of at most lineChars characters", () => {
+    for (const c of groupCaptions(words, 18)) {
+      expect(c.lines.length).toBeLessThanOrEqual(2);
+      for (const l of c.lines) expect(l.map((w) => w.word).join(" ").length).toBeLessThanOrEqual(18);
+    }
+  });
+
+  it("break at a pause", () => {
+    const captions = groupCaptions(words, 40);
+    expect(captions.some((c) => c.words[0]!.word === "and")).toBe(true);
+  });
+
+  it("highlight each word exactly from its start until the next word starts", () => {
+    const ass = buildAss(words.slice(0, 3), captionStyleFor(1080, 1920));
+    const events = ass.split("\n").filter((l) => l.startsWith("Dialogue:"));
+    expect(events).toHaveLength(3);
+    expect(events[1]).toMatch(/^Dialogue: 0,0:00:00\.40,0:00:00\.80,Caption,,0,0,0,,the \{\\c&H0033D7FF&\}quick\{\\c&H00FFFFFF&\} brown$/);
+  });
+
+  it("escape ASS override characters in words", () => {
+    const ass = buildAss([{ word: "{bold}", start: 0, end: 0.5 }], captionStyleFor(1080, 1080));
+    expect(ass).toContain("\\{bold\\}");
+  });
+
+  it("use Noto Sans at the output's resolution", () => {
+    const ass = buildAss(words, captionStyleFor(1080, 1920));
+    expect(ass).toContain("PlayResX: 1080");
+    expect(ass).toContain("PlayResY: 1920");
+    expect(ass).toMatch(/Style: Caption,Noto Sans,\d+/);
+  });
+});
