@@ -75,7 +75,7 @@ describe("speaker-following crop", () => {
     const obs = frames(30, 3, (t) => [face(t < 5 ? 0.15 : 0.85, 0.3)]);
     const pieces = planCrop(
       targetsOf(obs, () => true),
-      [5.1],
+      [4.9],
       0,
       10,
       SRC,
