@@ -1,0 +1,210 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ClipGenerationResult } from "../../contracts/clips";
+import type { Job } from "../../contracts/job";
+import { call } from "./helpers/api";
+import { cancelUnfinished, fakeRunner, getJob, waitForStatus } from "./helpers/jobs";
+import { testS3 } from "./helpers/s3";
+import { createTenant, type Tenant } from "./helpers/tenant";
+import { completedTranscript, usage } from "./helpers/transcripts";
+
+/**
+ * Clip generation through the Worker: create (options applied, credits, the record), the in-Worker
+ * step that hands the transcript to the runner as a scratch object, the runner step's result
+ * becoming the `clp_` record and the job's resultSummary, and the record's route.
+ */
+
+const CLIP_HANDLER = ["clip_generation"];
+let t: Tenant;
+let free: Tenant;
+let txt: string;
+let freeTxt: string;
+
+beforeAll(async () => {
+  t = await createTenant({ plan: "enterprise" });
+  free = await createTenant({ plan: "free" });
+  txt = (await completedTranscript(t, 4)).textSourceId;
+  freeTxt = (await completedTranscript(free, 4)).textSourceId;
+});
+// Storage is per file: a job left queued would be the next test's lease.
+afterEach(async () => {
+  await cancelUnfinished(t);
+  await cancelUnfinished(free);
+});
+
+async function createClips(tenant: Tenant, input: Record<string, unknown>): Promise<Job> {
+  const res = await call<Job>("POST", "/v1/jobs", { key: tenant.projectKey, body: { serviceType: "clip_generation", input } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data;
+}
+
+/** A result as the runner would send it, for the clips the test pretends to have rendered. */
+function clipResult(job: Job, count: number): ClipGenerationResult {
+  const prefix = String(job.input["resolvedOutputPrefix"]);
+  return {
+    layout: "vertical_9_16",
+    layoutReason: "requested",
+    fillStyle: null,
+    category: "interview",
+    categoryConfidence: 0.7,
+    categorySource: "detected",
+    captions: true,
+    sourceDurationSec: 8,
+    candidateCount: 3,
+    engines: {
+      vision: { engine: "local-human", model: "human" },
+      category: { engine: "local-lexicon", model: "lexicon" },
+      renderer: "ffmpeg",
+    },
+    clips: Array.from({ length: count }, (_, i) => ({
+      index: i,
+      start: i * 2,
+      end: i * 2 + 2,
+      durationSec: 2,
+      title: `Clip ${i + 1}`,
+      score: 0.5,
+      scoreParts: { hook: 0.5 },
+      text: `segment number ${i}`,
+      videoKey: `${prefix}x/clip-0${i + 1}.mp4`,
+      posterKey: `${prefix}x/clip-0${i + 1}.jpg`,
+      width: 1080,
+      height: 1920,
+    })),
+  };
+}
+
+describe("clip generation create", () => {
+  it("resolves the source from the transcription and the default prefix {defaultOutputPrefix}/{textSourceId}/clips/", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    expect(job.input).toMatchObject({ connectionId: t.connectionId, bucket: t.bucket, sourceType: "s3_direct" });
+    expect(job.input["resolvedOutputPrefix"]).toBe(`svc-media-results/${txt}/clips/`);
+    expect(String(job.input["clipGenerationId"])).toMatch(/^clp_/);
+  });
+
+  it("caps maxClips at the plan's cap, charges the capped count and records the cap applied", async () => {
+    const before = (await usage(free))["clip_credits"] ?? 0;
+    const job = await createClips(free, { textSourceId: freeTxt, options: { maxClips: 50 } });
+    expect(job.input["options"]).toMatchObject({ maxClips: 10, maxClipsRequested: 50, maxClipsCap: 10 });
+    expect((await usage(free))["clip_credits"]).toBe(before + 10);
+  });
+
+  it("stores the platform's analysis toggles on the job, read-only", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    expect(job.input["analysis"]).toEqual({ vision: true, category: true });
+  });
+
+  it("creates a pending clip generation record readable at once", async () => {
+    const job = await createClips(t, { textSourceId: txt, options: { layout: "square_1_1" } });
+    const res = await call<Record<string, unknown>>("GET", `/v1/clip-generations/${String(job.input["clipGenerationId"])}`, {
+      key: t.projectKey,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      status: "pending",
+      jobId: job.jobId,
+      textSourceId: txt,
+      clips: [],
+      options: { layout: "square_1_1" },
+    });
+  });
+
+  it("refuses a missing source object with 422 sourceNotFound and charges nothing", async () => {
+    const before = (await usage(t))["clip_credits"] ?? 0;
+    const res = await call("POST", "/v1/jobs", {
+      key: t.projectKey,
+      body: {
+        serviceType: "clip_generation",
+        input: { textSourceId: txt, connectionId: t.connectionId, bucket: t.bucket, sourceKey: "nope/missing.mp4" },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error?.details).toEqual([{ path: "input.sourceKey", issue: "sourceNotFound" }]);
+    expect((await usage(t))["clip_credits"] ?? 0).toBe(before);
+  });
+});
+
+describe("clip generation pipeline", () => {
+  it("hands the transcript to the runner as a scratch object named in the step outputs", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    const key = task.outputs["fetch_transcription"]?.["transcriptKey"];
+    expect(key).toBe(`_media-jobs/scratch/${job.jobId}/transcript.json`);
+    const doc = (await (await testS3().getObject(t.bucket, String(key))).json()) as { segments: unknown[]; textSourceId: string };
+    expect(doc.textSourceId).toBe(txt);
+    expect(doc.segments).toHaveLength(4);
+    await fakeRunner.fail(task, "processing_failed", false);
+  });
+
+  it("completes the record and the job's resultSummary from the runner's result, and removes the scratch transcript", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    const res = await fakeRunner.complete(task, clipResult(job, 2) as unknown as Record<string, unknown>);
+    expect(res.status).toBe(200);
+    const done = await waitForStatus(t, job.jobId, "completed");
+    const id = String(job.input["clipGenerationId"]);
+    expect(done.resultSummary).toEqual({
+      clipGenerationId: id,
+      clipCount: 2,
+      sourceDurationSec: 8,
+      transcriptPreview: "segment number 0 segment number 1",
+    });
+    const rec = await call<Record<string, unknown>>("GET", `/v1/clip-generations/${id}`, { key: t.projectKey });
+    expect(rec.body.data).toMatchObject({
+      status: "completed",
+      layout: "vertical_9_16",
+      category: "interview",
+      categoryConfidence: 0.7,
+      clipCount: 2,
+    });
+    expect(await testS3().headObject(t.bucket, `_media-jobs/scratch/${job.jobId}/transcript.json`)).toBeNull();
+  });
+
+  it("marks the record failed when the job fails", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    await fakeRunner.fail(task, "unsupported_media", false, "no video");
+    await waitForStatus(t, job.jobId, "failed");
+    const rec = await call<Record<string, unknown>>("GET", `/v1/clip-generations/${String(job.input["clipGenerationId"])}`, {
+      key: t.projectKey,
+    });
+    expect(rec.body.data).toMatchObject({ status: "failed" });
+    expect((await getJob(t, job.jobId)).error?.code).toBe("unsupported_media");
+  });
+
+  it("refuses a result that does not match the contract, failing the job without a record", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    await fakeRunner.complete(task, { clips: "not a list" });
+    const failed = await waitForStatus(t, job.jobId, "failed");
+    expect(failed.error?.code).toBe("processing_failed");
+  });
+});
+
+describe("GET /v1/clip-generations/{id}", () => {
+  it("is 404 for another project's record", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    const res = await call("GET", `/v1/clip-generations/${String(job.input["clipGenerationId"])}`, { key: free.projectKey });
+    expect(res.status).toBe(404);
+    expect(res.body.error?.code).toBe("notFound");
+  });
+});
+
+describe("GET /v1/jobs/policy?serviceType=clip_generation", () => {
+  it("carries the spec's fields for free, pro and enterprise", async () => {
+    const res = await call<{ plans: Record<string, Record<string, unknown>> }>("GET", "/v1/jobs/policy?serviceType=clip_generation");
+    for (const plan of ["free", "pro", "enterprise"])
+      expect(Object.keys(res.body.data.plans[plan]!)).toEqual(
+        expect.arrayContaining([
+          "maxClipsDefault",
+          "maxClipsCap",
+          "supportedLayouts",
+          "supportedFillStyles",
+          "supportedCategories",
+          "allowAutoLayout",
+          "allowCategoryOverride",
+        ]),
+      );
+    expect(res.body.data.plans["free"]!["supportedCategories"]).toEqual(
+      expect.arrayContaining(["interview", "podcast", "gaming", "education", "vlog", "presentation"]),
+    );
+  });
+});
