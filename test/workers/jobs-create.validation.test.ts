@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { SERVICE_TYPES, type ServiceType } from "../../contracts/service-types";
+import { SERVICE_CONTRACTS } from "../../contracts/services";
 import { call } from "./helpers/api";
 import { cancelUnfinished, submitTranscription } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
@@ -585,7 +586,7 @@ describe("POST /v1/jobs: translation and dubbing", () => {
 });
 
 describe("POST /v1/jobs: service types whose pipeline is not built", () => {
-  const unbuilt = SERVICE_TYPES.filter((s) => s !== "transcription");
+  const unbuilt = SERVICE_TYPES.filter((s) => SERVICE_CONTRACTS[s].steps.length === 0);
 
   it.each(unbuilt)("%s: a valid request is refused with serviceNotAvailable naming it, and not charged", async (serviceType) => {
     const res = await expectRejected(f.t, body(serviceType), {
