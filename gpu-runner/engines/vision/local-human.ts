@@ -141,7 +141,13 @@ function humanConfig(cfg: LocalHumanConfig): Partial<Config> {
 
 async function loadHuman(cfg: LocalHumanConfig): Promise<Human> {
   const { Human } = require(path.join(cfg.humanDir, "dist", "human.node-wasm.js")) as typeof import("@vladmandic/human");
-  const human = new Human(humanConfig(cfg));
+  const config = humanConfig(cfg);
+  // The constructor fixes where models load from; `reset` then sets `env.initial`, the only thing that
+  // makes Human drop its module-level models. A new instance does not: an engine created after the
+  // last one closed would otherwise run on disposed weights. `reset` also reverts the config, hence
+  // the same config again on `load`.
+  const human = new Human(config);
+  human.reset();
   const modelDir = path.join(cfg.humanDir, "models");
   // tfjs reads models with the platform fetch (globalThis.fetch in Node), which cannot read files.
   // The shim answers only the private prefix and only while the models load; tfjs does not fetch later.
@@ -159,7 +165,7 @@ async function loadHuman(cfg: LocalHumanConfig): Promise<Human> {
   };
   globalThis.fetch = shim;
   try {
-    await human.load();
+    await human.load(config);
   } catch (err) {
     throw new StepFailure("engine_unavailable", `vision engine local-human could not load its models: ${(err as Error).message}`, true);
   } finally {

@@ -148,6 +148,20 @@ describe("local-human vision engine", () => {
     expect(obs.map((o) => o.faces.length > 0)).toEqual([true, false, true]);
   });
 
+  // Last: it closes the file's engine. Human keeps models in module state, so engines share them and
+  // the last close disposes them; a later engine must load them afresh rather than use disposed ones.
+  it("loads the models afresh for a new engine once every engine is closed", async () => {
+    await engine.close();
+    await expect(engine.analyze([{ t: 0, path: frame("grey") }], { signal: never() })).rejects.toThrow(/closed/);
+    const next = createVisionEngine("local-human", process.env);
+    try {
+      const [obs] = await next.analyze([{ t: 0, path: frame("sample4") }], { signal: never() });
+      expect(obs!.faces.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await next.close();
+    }
+  });
+
   it("rejects an unknown engine name as engine_unavailable", () => {
     let err: unknown;
     try {
