@@ -139,7 +139,30 @@ function humanConfig(cfg: LocalHumanConfig): Partial<Config> {
   };
 }
 
+/**
+ * tfjs-backend-wasm's Emscripten glue, when it starts, adds process handlers that rethrow every
+ * uncaught exception and unhandled rejection; in the runner that would turn a logged stray rejection
+ * (main.ts) into a crash. Handlers added while `fn` runs are taken off again.
+ */
+async function keepingProcessHandlers<T>(fn: () => Promise<T>): Promise<T> {
+  const events = ["uncaughtException", "unhandledRejection"];
+  // Process's typed overloads do not take a union of event names; the plain emitter API does.
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
+  try {
+    return await fn();
+  } finally {
+    for (const e of events) {
+      for (const l of emitter.listeners(e)) if (!before.get(e)!.has(l)) emitter.removeListener(e, l as (...args: unknown[]) => void);
+    }
+  }
+}
+
 async function loadHuman(cfg: LocalHumanConfig): Promise<Human> {
+  return keepingProcessHandlers(() => loadHumanModels(cfg));
+}
+
+async function loadHumanModels(cfg: LocalHumanConfig): Promise<Human> {
   const { Human } = require(path.join(cfg.humanDir, "dist", "human.node-wasm.js")) as typeof import("@vladmandic/human");
   const config = humanConfig(cfg);
   // The constructor fixes where models load from; `reset` then sets `env.initial`, the only thing that
