@@ -296,6 +296,7 @@ function faceObservation(f: FaceResult, width: number, height: number): FaceObse
     const right = dy(145, 159) / dy(223, 230);
     eyesOpen = Number.isFinite(left) && Number.isFinite(right) ? left >= BLINK_RATIO && right >= BLINK_RATIO : null;
   }
+  // Human's sign convention, uncalibrated: only the magnitude (how far from facing the camera) is relied on.
   const yaw = f.rotation?.angle.yaw;
   return {
     box: normalise(f.box, width, height),
