@@ -139,9 +139,38 @@ function humanConfig(cfg: LocalHumanConfig): Partial<Config> {
   };
 }
 
+/**
+ * tfjs-backend-wasm's Emscripten glue, when it starts, adds process handlers that rethrow every
+ * uncaught exception and unhandled rejection; in the runner that would turn a logged stray rejection
+ * (main.ts) into a crash. Handlers added while `fn` runs are taken off again.
+ */
+async function keepingProcessHandlers<T>(fn: () => Promise<T>): Promise<T> {
+  const events = ["uncaughtException", "unhandledRejection"];
+  // Process's typed overloads do not take a union of event names; the plain emitter API does.
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
+  try {
+    return await fn();
+  } finally {
+    for (const e of events) {
+      for (const l of emitter.listeners(e)) if (!before.get(e)!.has(l)) emitter.removeListener(e, l as (...args: unknown[]) => void);
+    }
+  }
+}
+
 async function loadHuman(cfg: LocalHumanConfig): Promise<Human> {
+  return keepingProcessHandlers(() => loadHumanModels(cfg));
+}
+
+async function loadHumanModels(cfg: LocalHumanConfig): Promise<Human> {
   const { Human } = require(path.join(cfg.humanDir, "dist", "human.node-wasm.js")) as typeof import("@vladmandic/human");
-  const human = new Human(humanConfig(cfg));
+  const config = humanConfig(cfg);
+  // The constructor fixes where models load from; `reset` then sets `env.initial`, the only thing that
+  // makes Human drop its module-level models. A new instance does not: an engine created after the
+  // last one closed would otherwise run on disposed weights. `reset` also reverts the config, hence
+  // the same config again on `load`.
+  const human = new Human(config);
+  human.reset();
   const modelDir = path.join(cfg.humanDir, "models");
   // tfjs reads models with the platform fetch (globalThis.fetch in Node), which cannot read files.
   // The shim answers only the private prefix and only while the models load; tfjs does not fetch later.
@@ -159,7 +188,7 @@ async function loadHuman(cfg: LocalHumanConfig): Promise<Human> {
   };
   globalThis.fetch = shim;
   try {
-    await human.load();
+    await human.load(config);
   } catch (err) {
     throw new StepFailure("engine_unavailable", `vision engine local-human could not load its models: ${(err as Error).message}`, true);
   } finally {
@@ -267,6 +296,7 @@ function faceObservation(f: FaceResult, width: number, height: number): FaceObse
     const right = dy(145, 159) / dy(223, 230);
     eyesOpen = Number.isFinite(left) && Number.isFinite(right) ? left >= BLINK_RATIO && right >= BLINK_RATIO : null;
   }
+  // Human's sign convention, uncalibrated: only the magnitude (how far from facing the camera) is relied on.
   const yaw = f.rotation?.angle.yaw;
   return {
     box: normalise(f.box, width, height),
