@@ -21,6 +21,8 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
 export class FakeOpenAICompatible extends FakeHttpServer {
   /** What the model hears in any audio (back to HELLO_WORLD on reset). */
   transcript: SpokenTranscript = HELLO_WORLD;
+  /** Replaces the images endpoint's answer body, for answers of the wrong shape (cleared on reset). */
+  imagesAnswer: unknown = undefined;
 
   constructor(readonly apiKey?: string) {
     super();
@@ -35,6 +37,7 @@ export class FakeOpenAICompatible extends FakeHttpServer {
   override reset(): void {
     super.reset();
     this.transcript = HELLO_WORLD;
+    this.imagesAnswer = undefined;
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -116,6 +119,7 @@ export class FakeOpenAICompatible extends FakeHttpServer {
     if (model.startsWith("gpt-image-") && response_format !== undefined) return this.error(400, "Unknown parameter: 'response_format'.");
     if (!model.startsWith("gpt-image-") && response_format !== "b64_json")
       return this.error(400, "response_format: this fake answers b64_json only");
+    if (this.imagesAnswer !== undefined) return { status: 200, json: this.imagesAnswer };
     const png = await fakeImage(Number(m[1]), Number(m[2]), "png", prompt);
     return {
       status: 200,
