@@ -1,3 +1,5 @@
+import { EngineHttpClient, type RetryPolicy } from "../http";
+
 /**
  * The seam between the thumbnail pipeline and whatever makes a cover image. Hosted backends are
  * text-to-image models prompted from the transcript; the local backend is a compositor (best frame,
@@ -12,7 +14,10 @@ export interface CoverRequest {
   prompt: string;
   /** A short title for covers that set text (the compositor). */
   title: string;
-  /** Candidate frames, best first (JPEG files), for engines that compose from the video. */
+  /**
+   * Candidate frames, best first (JPEG files), for engines that compose from the video. Face boxes
+   * are normalised to the frame (0..1, origin top left), as vision engines report them.
+   */
   frames: readonly { path: string; t: number; faces: readonly { x: number; y: number; width: number; height: number }[] }[];
   /** Variant number (0-based): engines vary seed or layout by it so covers differ. */
   variant: number;
@@ -32,4 +37,35 @@ export interface ImageEngine {
   /** `generative` for text-to-image models; `compositor` for the local designed cover. */
   readonly kind: "generative" | "compositor";
   generate(req: CoverRequest): Promise<Cover>;
+}
+
+export type ImageEngineName = "local-compositor" | "workers-ai" | "replicate" | "openai-compatible";
+export const IMAGE_ENGINE_NAMES: readonly ImageEngineName[] = ["local-compositor", "workers-ai", "replicate", "openai-compatible"];
+
+export type { EngineEnv } from "../config";
+
+export interface ImageEngineFactoryOptions {
+  /** Upper bound for one HTTP call; the handler passes something shorter than the lease. */
+  requestTimeoutMs?: number;
+  /** The backend's model id, as the platform chose it (hosted backends; each has a default). */
+  model?: string;
+}
+
+/** The common shape of hosted text-to-image models: model and HTTP policy from their configuration. */
+export abstract class NetworkImageEngine<C extends { model: string; retry: RetryPolicy }> implements ImageEngine {
+  abstract readonly name: string;
+  readonly kind = "generative";
+
+  constructor(protected readonly config: C) {}
+
+  get model(): string {
+    return this.config.model;
+  }
+
+  /** The shared HTTP client (engines/http.ts), naming this engine and model in its errors. */
+  protected httpClient(baseUrl: string, headers: Record<string, string> = {}): EngineHttpClient {
+    return new EngineHttpClient({ engine: this.name, model: this.model, baseUrl, headers, policy: this.config.retry });
+  }
+
+  abstract generate(req: CoverRequest): Promise<Cover>;
 }

@@ -32,6 +32,8 @@ export interface Reply {
   status: number;
   json?: unknown;
   text?: string;
+  /** Raw bytes (an image file), sent as `application/octet-stream` unless `headers` say otherwise. */
+  body?: Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -146,8 +148,9 @@ export abstract class FakeHttpServer {
       reply = await this.dispatch(recorded);
     }
     if (res.destroyed) return;
-    const payload = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? "");
-    res.writeHead(reply.status, { "content-type": reply.json !== undefined ? "application/json" : "text/plain", ...reply.headers });
+    const payload = reply.body ?? (reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? ""));
+    const type = reply.body ? "application/octet-stream" : reply.json !== undefined ? "application/json" : "text/plain";
+    res.writeHead(reply.status, { "content-type": type, ...reply.headers });
     res.end(payload);
   }
 

@@ -1,4 +1,5 @@
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
+import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } from "./speech";
 
 /**
@@ -7,19 +8,26 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  *
  *   POST /v1/audio/transcriptions   multipart: file, model, response_format (json | text |
  *                                   verbose_json), timestamp_granularities[] (word, segment), language
+ *   POST /v1/images/generations     JSON: model, prompt, n, size ("WxH"), response_format (url |
+ *                                   b64_json; gpt-image models take none and answer b64_json)
  *
  * verbose_json carries `task, language (Whisper's English name), duration, text, segments` and
  * `words` only when word granularity was asked for. Errors are `{ error: { message, type, param,
- * code } }`. Other endpoints (`/v1/chat/completions`, `/v1/embeddings`, `/v1/audio/speech`, …) are
+ * code } }`. Images are drawn at the size asked for (dall-e-3 accepts only its three sizes, as
+ * OpenAI does; other model names stand for self-hosted servers that take any size) and answered as
+ * `{ created, data: [{ b64_json, revised_prompt? }] }`. Other endpoints (`/v1/chat/completions`, `/v1/embeddings`, `/v1/audio/speech`, …) are
  * added the same way: a `this.route(...)` in the constructor and a handler rendering the format.
  */
 export class FakeOpenAICompatible extends FakeHttpServer {
   /** What the model hears in any audio (back to HELLO_WORLD on reset). */
   transcript: SpokenTranscript = HELLO_WORLD;
+  /** Replaces the images endpoint's answer body, for answers of the wrong shape (cleared on reset). */
+  imagesAnswer: unknown = undefined;
 
   constructor(readonly apiKey?: string) {
     super();
     this.route("POST", "/v1/audio/transcriptions", (req) => this.transcriptions(req));
+    this.route("POST", "/v1/images/generations", (req) => this.images(req));
   }
 
   static start(opts: { apiKey?: string } = {}): Promise<FakeOpenAICompatible> {
@@ -29,6 +37,7 @@ export class FakeOpenAICompatible extends FakeHttpServer {
   override reset(): void {
     super.reset();
     this.transcript = HELLO_WORLD;
+    this.imagesAnswer = undefined;
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -92,6 +101,31 @@ export class FakeOpenAICompatible extends FakeHttpServer {
               })),
             }
           : {}),
+      },
+    };
+  }
+
+  private async images(req: RecordedRequest): Promise<Reply> {
+    if (!hasBearer(req, this.apiKey)) return this.error(401, "Incorrect API key provided.");
+    const body = req.json() as Record<string, unknown>;
+    const { model, prompt, n = 1, size = "1024x1024", response_format } = body;
+    if (typeof prompt !== "string" || prompt === "") return this.error(400, "prompt: a prompt is required");
+    if (typeof model !== "string" || model === "") return this.error(400, "model: a model is required");
+    if (n !== 1) return this.error(400, "n: this fake makes one image per request");
+    const m = typeof size === "string" ? /^(\d+)x(\d+)$/.exec(size) : null;
+    if (!m) return this.error(400, `size: ${String(size)} is not WxH`);
+    if (model === "dall-e-3" && !["1024x1024", "1792x1024", "1024x1792"].includes(size as string))
+      return this.error(400, `${String(size)} is not one of the supported sizes: 1024x1024, 1792x1024, 1024x1792`);
+    if (model.startsWith("gpt-image-") && response_format !== undefined) return this.error(400, "Unknown parameter: 'response_format'.");
+    if (!model.startsWith("gpt-image-") && response_format !== "b64_json")
+      return this.error(400, "response_format: this fake answers b64_json only");
+    if (this.imagesAnswer !== undefined) return { status: 200, json: this.imagesAnswer };
+    const png = await fakeImage(Number(m[1]), Number(m[2]), "png", prompt);
+    return {
+      status: 200,
+      json: {
+        created: 1_700_000_000,
+        data: [{ b64_json: png.toString("base64"), ...(model === "dall-e-3" ? { revised_prompt: `A cover: ${prompt}` } : {}) }],
       },
     };
   }

@@ -1,4 +1,5 @@
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
+import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } from "./speech";
 
 /**
@@ -12,8 +13,14 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  * A prediction moves `starting` → `processing` → `succeeded` | `failed` | `canceled`. With
  * `Prefer: wait=n` (sync mode) a prediction that needs no polling is answered finished; one planned
  * to need polls comes back `starting` as if the wait ran out. Errors are problem details
- * `{ title, detail, status }`. `openai/whisper` (the version the speech engine defaults to) is
- * registered from the start; another capability adds its model with `fake.version(...)`.
+ * `{ title, detail, status }`. `openai/whisper` (the version the speech engine defaults to) and
+ * `black-forest-labs/flux-schnell` (input `{ prompt, aspect_ratio, num_outputs, output_format,
+ * output_quality, seed, … }`, output a list of file URLs) are registered from the start; another
+ * capability adds its model with `fake.version(...)`.
+ *
+ * Output files are served by a second server, `fake.files`, standing in for replicate.delivery: a
+ * host of its own, public (no token), so tests see what the engine sends there and the API fake's
+ * request log holds API calls only.
  */
 export type PredictionStatus = "starting" | "processing" | "succeeded" | "failed" | "canceled";
 
@@ -37,12 +44,57 @@ export interface FakePrediction {
 }
 
 export const WHISPER_VERSION = "8099696689d249cf8b122d833c36ac3f75505c666a395ca40ef26f68e7d3d16e";
+export const FLUX_SCHNELL_VERSION = "c846a69991daf4c0e5d016514849d14ee5b2e6846ce6b9d6f21369e564cfe51e";
+
+/** flux-schnell's sizes at its default 1 megapixel, per aspect ratio. */
+export const FLUX_SIZES: Record<string, [number, number]> = {
+  "1:1": [1024, 1024],
+  "16:9": [1344, 768],
+  "21:9": [1536, 640],
+  "3:2": [1216, 832],
+  "2:3": [832, 1216],
+  "4:5": [896, 1088],
+  "5:4": [1088, 896],
+  "3:4": [896, 1152],
+  "4:3": [1152, 896],
+  "9:16": [768, 1344],
+  "9:21": [640, 1536],
+};
+
+/** replicate.delivery: files by path, no authentication. */
+export class FakeFileHost extends FakeHttpServer {
+  readonly files = new Map<string, { body: Buffer; type: string }>();
+
+  constructor() {
+    super();
+    this.route("GET", "/*path", (_req, p) => {
+      const file = this.files.get(`/${p.path}`);
+      return file ? { status: 200, body: file.body, headers: { "content-type": file.type } } : this.error(404, "Not Found");
+    });
+  }
+
+  /** Stores a file and returns its URL. */
+  put(path: string, body: Buffer, type: string): string {
+    this.files.set(path, { body, type });
+    return `${this.url}${path}`;
+  }
+
+  override reset(): void {
+    super.reset();
+    this.files.clear();
+  }
+
+  protected errorBody(_status: number, message: string): unknown {
+    return message;
+  }
+}
 
 export class FakeReplicate extends FakeHttpServer {
   /** What the whisper model hears in any audio (back to HELLO_WORLD on reset). */
   transcript: SpokenTranscript = HELLO_WORLD;
   readonly predictions = new Map<string, FakePrediction>();
   private readonly versions = new Map<string, { model: string; run: (input: Record<string, unknown>) => unknown }>();
+  readonly files = new FakeFileHost();
   private plans: PredictionPlan[] = [];
   private created = 0;
 
@@ -59,7 +111,16 @@ export class FakeReplicate extends FakeHttpServer {
     return new FakeReplicate(opts.apiToken ?? "r8-token").listen();
   }
 
-  /** Registers a model version (also the latest version of `model` for the official-model route). */
+  override async listen(): Promise<this> {
+    await this.files.listen();
+    return super.listen();
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all([super.close(), this.files.close()]);
+  }
+
+  /** Registers a model version (also the latest version of `model` for the official-model route); `run` may return a promise. */
   version(id: string, model: string, run: (input: Record<string, unknown>) => unknown): this {
     this.versions.set(id, { model, run });
     return this;
@@ -74,6 +135,7 @@ export class FakeReplicate extends FakeHttpServer {
     super.reset();
     this.plans = [];
     this.predictions.clear();
+    this.files.reset();
     this.installDefaults();
   }
 
@@ -81,6 +143,7 @@ export class FakeReplicate extends FakeHttpServer {
     this.transcript = HELLO_WORLD;
     this.versions.clear();
     this.version(WHISPER_VERSION, "openai/whisper", (input) => this.whisper(input));
+    this.version(FLUX_SCHNELL_VERSION, "black-forest-labs/flux-schnell", (input) => this.fluxSchnell(input));
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -97,12 +160,12 @@ export class FakeReplicate extends FakeHttpServer {
     return { title, detail: message, status };
   }
 
-  private withAuth(req: RecordedRequest, then: () => Reply): Reply {
+  private async withAuth(req: RecordedRequest, then: () => Reply | Promise<Reply>): Promise<Reply> {
     return hasBearer(req, this.apiToken) ? then() : this.error(401, "You did not pass a valid authentication token");
   }
 
-  private createFromBody(req: RecordedRequest, model: string | undefined): Reply {
-    return this.withAuth(req, () => {
+  private createFromBody(req: RecordedRequest, model: string | undefined): Promise<Reply> {
+    return this.withAuth(req, async () => {
       const body = req.json() as { version?: unknown; input?: unknown };
       const version = model
         ? [...this.versions].find(([, v]) => v.model === model)?.[0]
@@ -124,17 +187,17 @@ export class FakeReplicate extends FakeHttpServer {
       };
       this.predictions.set(p.id, p);
       const sync = /^wait(=\d+)?$/.test((req.headers.prefer ?? "").trim());
-      if (p.pollsLeft === 0 && sync) this.finish(p);
+      if (p.pollsLeft === 0 && sync) await this.finish(p);
       return { status: 201, json: this.render(p) };
     });
   }
 
-  private poll(id: string): Reply {
+  private async poll(id: string): Promise<Reply> {
     const p = this.predictions.get(id);
     if (!p) return this.error(404, "Not found.");
     if (p.status === "starting" || p.status === "processing") {
       if (p.pollsLeft > 0) p.pollsLeft -= 1;
-      if (p.pollsLeft === 0) this.finish(p);
+      if (p.pollsLeft === 0) await this.finish(p);
       else p.status = "processing";
     }
     return { status: 200, json: this.render(p) };
@@ -147,9 +210,9 @@ export class FakeReplicate extends FakeHttpServer {
     return { status: 200, json: this.render(p) };
   }
 
-  private finish(p: FakePrediction): void {
+  private async finish(p: FakePrediction): Promise<void> {
+    if (p.plan.outcome === "succeeded") p.output = await this.versions.get(p.version)!.run(p.input);
     p.status = p.plan.outcome;
-    if (p.status === "succeeded") p.output = this.versions.get(p.version)!.run(p.input);
   }
 
   private render(p: FakePrediction): unknown {
@@ -199,5 +262,26 @@ export class FakeReplicate extends FakeHttpServer {
       txt_file: null,
       srt_file: null,
     };
+  }
+
+  /** black-forest-labs/flux-schnell: a list of `num_outputs` file URLs at the aspect ratio's size. */
+  private async fluxSchnell(input: Record<string, unknown>): Promise<unknown> {
+    const { prompt, aspect_ratio = "1:1", output_format = "webp", num_outputs = 1, seed } = input;
+    if (typeof prompt !== "string" || prompt === "") throw new Error("prompt is required");
+    const size = typeof aspect_ratio === "string" ? FLUX_SIZES[aspect_ratio] : undefined;
+    if (!size) throw new Error(`aspect_ratio must be one of ${Object.keys(FLUX_SIZES).join(", ")}`);
+    if (output_format !== "webp" && output_format !== "jpg" && output_format !== "png")
+      throw new Error("output_format must be webp, jpg or png");
+    if (!Number.isInteger(num_outputs) || (num_outputs as number) < 1 || (num_outputs as number) > 4)
+      throw new Error("num_outputs must be 1 to 4");
+    if (seed !== undefined && !Number.isInteger(seed)) throw new Error("seed must be an integer");
+    const id = `out${this.files.files.size + 1}`;
+    const format = output_format === "jpg" ? "jpeg" : output_format;
+    const urls: string[] = [];
+    for (let i = 0; i < (num_outputs as number); i++) {
+      const body = await fakeImage(size[0], size[1], format, `${prompt}#${String(seed ?? Math.random())}#${i}`);
+      urls.push(this.files.put(`/xezq/${id}/out-${i}.${output_format}`, body, `image/${format}`));
+    }
+    return urls;
   }
 }

@@ -1,4 +1,5 @@
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
+import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, type SpokenTranscript } from "./speech";
 
 /**
@@ -9,13 +10,16 @@ import { fullText, HELLO_WORLD, type SpokenTranscript } from "./speech";
  * Every answer is Cloudflare's v4 envelope `{ result, success, errors: [{ code, message }],
  * messages }`. Models are registered by name with a function from input to `result`;
  * `@cf/openai/whisper-large-v3-turbo` is there from the start (input `{ audio: <base64>, language?
- * }`, result `{ transcription_info, text, word_count, segments: [{ …, words }], vtt }`). Another
- * capability adds its model with `fake.model("@cf/baai/bge-base-en-v1.5", (input) => …)`.
+ * }`, result `{ transcription_info, text, word_count, segments: [{ …, words }], vtt }`), and so is
+ * `@cf/black-forest-labs/flux-1-schnell` (input `{ prompt (1–2048 chars), steps? (1–8, default 4) }`,
+ * result `{ image: <base64 JPEG, always 1024×1024> }`). Another capability adds its model with
+ * `fake.model("@cf/baai/bge-base-en-v1.5", (input) => …)`.
  */
 export class FakeWorkersAI extends FakeHttpServer {
   /** What the whisper model hears in any audio (back to HELLO_WORLD on reset). */
   transcript: SpokenTranscript = HELLO_WORLD;
   private readonly models = new Map<string, (input: Record<string, unknown>) => unknown>();
+  private generated = 0;
 
   constructor(
     readonly accountId: string,
@@ -45,6 +49,7 @@ export class FakeWorkersAI extends FakeHttpServer {
     this.transcript = HELLO_WORLD;
     this.models.clear();
     this.model("@cf/openai/whisper-large-v3-turbo", (input) => this.whisper(input));
+    this.model("@cf/black-forest-labs/flux-1-schnell", (input) => this.flux(input));
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -52,13 +57,13 @@ export class FakeWorkersAI extends FakeHttpServer {
     return { result: null, success: false, errors: [{ code, message }], messages: [] };
   }
 
-  private run(req: RecordedRequest, account: string, model: string): Reply {
+  private async run(req: RecordedRequest, account: string, model: string): Promise<Reply> {
     if (!hasBearer(req, this.apiToken)) return this.error(401, "Authentication error");
     if (account !== this.accountId) return this.error(403, "Authentication error");
     const run = this.models.get(model);
     if (!run) return this.error(400, `No such model ${model} or task`);
     const input = req.json() as Record<string, unknown>;
-    return { status: 200, json: { result: run(input), success: true, errors: [], messages: [] } };
+    return { status: 200, json: { result: await run(input), success: true, errors: [], messages: [] } };
   }
 
   private whisper(input: Record<string, unknown>): unknown {
@@ -81,5 +86,16 @@ export class FakeWorkersAI extends FakeHttpServer {
       })),
       vtt: "WEBVTT\n\n",
     };
+  }
+
+  /** flux-1-schnell takes no seed: each call samples anew, which the fake models by counting calls. */
+  private async flux(input: Record<string, unknown>): Promise<unknown> {
+    const { prompt, steps } = input;
+    if (typeof prompt !== "string" || prompt.length === 0 || prompt.length > 2048)
+      throw new Error("Type mismatch of '/prompt': a string of 1 to 2048 characters is required");
+    if (steps !== undefined && (!Number.isInteger(steps) || (steps as number) < 1 || (steps as number) > 8))
+      throw new Error("Value of '/steps' must be an integer from 1 to 8");
+    const jpeg = await fakeImage(1024, 1024, "jpeg", `${prompt}#${++this.generated}`);
+    return { image: jpeg.toString("base64") };
   }
 }

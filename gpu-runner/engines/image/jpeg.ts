@@ -1,0 +1,78 @@
+import sharp, { type Metadata } from "sharp";
+import type { StepFailure } from "../../handler";
+
+/**
+ * What every image engine hands back: JPEG at exactly the size asked for. Hosted models generate at
+ * sizes of their own (flux-1-schnell on Workers AI always 1024×1024, Replicate at aspect ratios,
+ * OpenAI at a few fixed sizes), so their output is scaled to cover the requested frame and
+ * centre-cropped, then re-encoded once.
+ */
+export const COVER_JPEG_QUALITY = 90;
+
+/** The longest image we accept from a model: a cover is a few megabytes at most. */
+export const MAX_IMAGE_BYTES = 40 * 1024 * 1024;
+
+export interface ExactJpeg {
+  jpeg: Uint8Array;
+  /** The model's own output size and format, for the record. */
+  source: { width: number; height: number; format: string };
+}
+
+/** `fail` builds the error for an image that cannot be decoded (the engine's client names engine and model). */
+export async function exactJpeg(
+  image: Uint8Array,
+  size: { width: number; height: number },
+  signal: AbortSignal,
+  fail: (message: string) => StepFailure,
+): Promise<ExactJpeg> {
+  if (image.byteLength === 0) throw fail("answered an empty image");
+  if (image.byteLength > MAX_IMAGE_BYTES) throw fail(`answered an image of ${image.byteLength} bytes, more than ${MAX_IMAGE_BYTES}`);
+  let meta: Metadata;
+  try {
+    meta = await sharp(image).metadata();
+  } catch (err) {
+    throw fail(`answered an image that cannot be decoded: ${(err as Error).message}`);
+  }
+  signal.throwIfAborted();
+  const jpeg = await abortable(
+    sharp(image)
+      .autoOrient()
+      .resize(size.width, size.height, { fit: "cover", position: "centre" })
+      .jpeg({ quality: COVER_JPEG_QUALITY, mozjpeg: false })
+      .toBuffer(),
+    signal,
+  );
+  return {
+    jpeg: new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength),
+    source: {
+      width: meta.autoOrient?.width ?? meta.width ?? 0,
+      height: meta.autoOrient?.height ?? meta.height ?? 0,
+      format: meta.format ?? "unknown",
+    },
+  };
+}
+
+/**
+ * Rejects with the signal's reason as soon as it aborts. sharp and canvas work cannot be stopped
+ * once started, but it is short and touches nothing outside memory, so the task need not wait.
+ */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason as unknown);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as unknown);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err as Error);
+      },
+    );
+  });
+}

@@ -1,0 +1,186 @@
+import { z } from "zod";
+import { sleep, withRetry } from "../../../contracts/retry";
+import { EngineHttpClient, type RetryPolicy } from "../http";
+import { NetworkImageEngine, type Cover, type CoverRequest } from "./interface";
+import { exactJpeg, MAX_IMAGE_BYTES } from "./jpeg";
+
+/**
+ * Replicate's predictions API with a FLUX model (default `black-forest-labs/flux-schnell`): create a
+ * prediction (`POST /models/owner/name/predictions` for an official model, `POST /predictions` for
+ * `owner/name:version`) with `Prefer: wait`, poll the prediction's `urls.get` until it is
+ * `succeeded`, `failed` or `canceled`, then download the first output file.
+ *
+ * The model takes an aspect ratio from a fixed list, not a size, so the nearest one is asked for and
+ * the answer cropped to the exact size. The seed comes from the prompt and the variant: a rerun of
+ * the same thumbnail asks for the same image, and variants differ.
+ *
+ * Output files live on another host (replicate.delivery): they are fetched without the API token,
+ * and only over http(s) (a `data:` URI, which sync mode may answer, is decoded in place).
+ */
+export interface ReplicateImageConfig {
+  apiToken: string;
+  /** `owner/name:version`, or `owner/name` for an official model. */
+  model: string;
+  baseUrl: string;
+  pollIntervalMs: number;
+  retry: RetryPolicy;
+}
+
+export const REPLICATE_IMAGE_DEFAULT_MODEL = "black-forest-labs/flux-schnell";
+
+/** flux-schnell's `aspect_ratio` values. */
+export const FLUX_ASPECT_RATIOS = ["1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"] as const;
+
+export function nearestAspectRatio(width: number, height: number): (typeof FLUX_ASPECT_RATIOS)[number] {
+  const target = Math.log(width / height);
+  const off = (r: string) => {
+    const [w, h] = r.split(":").map(Number) as [number, number];
+    return Math.abs(Math.log(w / h) - target);
+  };
+  return FLUX_ASPECT_RATIOS.reduce((best, r) => (off(r) < off(best) ? r : best));
+}
+
+/** A 31-bit seed from the prompt and variant (FNV-1a), stable across runs. */
+export function coverSeed(prompt: string, variant: number): number {
+  let h = 0x811c9dc5;
+  for (const ch of `${variant}\u0000${prompt}`) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h & 0x7fffffff;
+}
+
+const PredictionSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(["starting", "processing", "succeeded", "failed", "canceled"]),
+    output: z.unknown().optional(),
+    error: z.unknown().optional(),
+    urls: z.object({ get: z.string().optional() }).loose().nullish(),
+  })
+  .loose();
+type Prediction = z.infer<typeof PredictionSchema>;
+
+const isDone = (p: Prediction) => p.status === "succeeded" || p.status === "failed" || p.status === "canceled";
+
+/** A prediction that ended `failed` or `canceled` on Replicate's side: worth a new prediction. */
+class PredictionFailed extends Error {
+  constructor(
+    readonly what: string,
+    readonly reason: string,
+  ) {
+    super(what);
+  }
+}
+
+export class ReplicateImageEngine extends NetworkImageEngine<ReplicateImageConfig> {
+  readonly name = "replicate";
+  private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
+
+  async generate(req: CoverRequest): Promise<Cover> {
+    const { retry } = this.config;
+    const seed = coverSeed(req.prompt, req.variant);
+    const aspectRatio = nearestAspectRatio(req.width, req.height);
+    const input = { prompt: req.prompt, aspect_ratio: aspectRatio, num_outputs: 1, output_format: "jpg", output_quality: 90, seed };
+    let attempts = 0;
+    let prediction: Prediction;
+    try {
+      prediction = await withRetry(
+        () => {
+          attempts += 1;
+          return this.predict(input, req.signal);
+        },
+        {
+          retries: retry.attempts - 1,
+          baseMs: retry.baseDelayMs,
+          maxMs: retry.maxDelayMs,
+          signal: req.signal,
+          shouldRetry: (err) => err instanceof PredictionFailed,
+        },
+      );
+    } catch (err) {
+      if (err instanceof PredictionFailed)
+        throw this.http.failure(`${err.what} after ${attempts} attempt${attempts === 1 ? "" : "s"}${err.reason ? `: ${err.reason}` : ""}`);
+      throw err;
+    }
+    const image = await this.download(firstOutput(prediction.output), req.signal);
+    const { jpeg, source } = await exactJpeg(image, req, req.signal, (m) => this.http.failure(m));
+    return { jpeg, details: { seed, aspectRatio, variant: req.variant, prediction: prediction.id, generated: source } };
+  }
+
+  /** Runs one prediction to its end. */
+  private async predict(input: Record<string, unknown>, signal: AbortSignal): Promise<Prediction> {
+    const [ref, version] = this.config.model.split(":");
+    // Prefer: wait holds the request open up to n seconds (1–60): keep it inside the attempt timeout.
+    const waitSec = Math.max(1, Math.min(60, Math.floor(this.config.retry.timeoutMs / 1000) - 1));
+    let p = this.prediction(
+      await this.http.json(version ? "/predictions" : `/models/${ref}/predictions`, {
+        method: "POST",
+        headers: { prefer: `wait=${waitSec}` },
+        body: version ? { version, input } : { input },
+        signal,
+      }),
+    );
+    try {
+      while (!isDone(p)) {
+        await sleep(this.config.pollIntervalMs, signal);
+        p = this.prediction(await this.http.json(this.pollPath(p), { signal }));
+      }
+    } catch (err) {
+      // Cancelled task, lost lease, or a poll that kept failing: nobody will read this prediction.
+      this.cancel(p.id);
+      throw err;
+    }
+    if (p.status !== "succeeded")
+      throw new PredictionFailed(
+        `prediction ${p.id} ${p.status}`,
+        typeof p.error === "string" ? p.error.replace(/\s+/g, " ").trim().slice(0, 200) : "",
+      );
+    return p;
+  }
+
+  /** `urls.get` as the API handed it out, when it points at the API we are configured with (it carries our token). */
+  private pollPath(p: Prediction): string {
+    const get = p.urls?.get;
+    return get && get.startsWith(`${this.config.baseUrl.replace(/\/+$/, "")}/`) ? get : `/predictions/${encodeURIComponent(p.id)}`;
+  }
+
+  private prediction(body: unknown): Prediction {
+    const parsed = PredictionSchema.safeParse(body);
+    if (!parsed.success) throw this.http.failure(`answered something that is not a prediction: ${parsed.error.issues[0]?.message ?? ""}`);
+    return parsed.data;
+  }
+
+  private async download(ref: string | undefined, signal: AbortSignal): Promise<Uint8Array> {
+    if (ref === undefined) throw this.http.failure("prediction succeeded without an output file");
+    const data = /^data:image\/[\w.+-]+;base64,(.*)$/s.exec(ref);
+    if (data) return Buffer.from(data[1]!, "base64");
+    let url: URL;
+    try {
+      url = new URL(ref);
+    } catch {
+      throw this.http.failure(`output is not a URL: ${ref.slice(0, 100)}`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw this.http.failure(`output URL is not http(s): ${url.protocol}`);
+    // A client of its own: the file host is not the API, and must not see the API token.
+    const files = new EngineHttpClient({ engine: this.name, model: this.model, baseUrl: url.origin, policy: this.config.retry });
+    return files.send(url.href, { signal, headers: { accept: "image/*" } }, async (res) => {
+      const length = Number(res.headers.get("content-length"));
+      if (length > MAX_IMAGE_BYTES) throw this.http.failure(`output file is ${length} bytes, more than ${MAX_IMAGE_BYTES}`, false);
+      return new Uint8Array(await res.arrayBuffer());
+    });
+  }
+
+  /** Fire and forget: the task is over either way, this only stops the remote GPU. */
+  private cancel(id: string): void {
+    this.http
+      .json(`/predictions/${encodeURIComponent(id)}/cancel`, { method: "POST", signal: AbortSignal.timeout(5_000), attempts: 1 })
+      .catch(() => undefined);
+  }
+}
+
+/** FLUX models answer a list of file URLs; some models answer a single one. */
+function firstOutput(output: unknown): string | undefined {
+  const first: unknown = Array.isArray(output) ? output[0] : output;
+  return typeof first === "string" && first !== "" ? first : undefined;
+}
