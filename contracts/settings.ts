@@ -2,6 +2,9 @@ import { z } from "zod";
 import { TestStepSpecSchema } from "./pipelines";
 import { CLIP_CATEGORIES, CLIP_LAYOUTS } from "./clips";
 
+/** Image engines a runner knows (gpu-runner/engines/image). */
+export const IMAGE_ENGINES = ["local-compositor", "workers-ai", "replicate", "openai-compatible"] as const;
+
 /**
  * Platform settings: the operator's knobs (the spec's "platform admin settings"). Stored as one
  * JSON document in D1, edited through the admin routes, and always read through this schema so a
@@ -20,7 +23,8 @@ const PlanClipPolicy = z.object({
 const PlanThumbnailPolicy = z.object({
   defaultThumbnailCount: z.number().int().min(1).max(3),
   maxNonAiThumbnailCount: z.number().int().min(1).max(5),
-  imageModel: z.string(),
+  /** The hosted image engine's model for this plan; null: the engine's default (ignored by the compositor). */
+  imageModel: z.string().nullable().default(null),
 });
 
 const clipPlan = {
@@ -100,6 +104,19 @@ export const SettingsSchema = z.object({
         .default("#1f2937"),
     })
     .prefault({}),
+  thumbnails: z
+    .object({
+      /** What makes the covers: the local compositor (no model), or a hosted text-to-image model. */
+      imageEngine: z.enum(IMAGE_ENGINES).default("local-compositor"),
+      /** JPEG quality of covers and frame picks: low 70, medium 82, high 92, auto 88. */
+      imageQuality: z.enum(["low", "medium", "high", "auto"]).default("auto"),
+      /** Most candidate frames decoded and scored per job (scene representatives first). */
+      maxCandidates: z.number().int().min(4).max(60).default(24),
+      /** Faces on candidate frames (frontal, eyes open) count towards a frame's score. */
+      vision: z.boolean().default(true),
+      visionEngine: z.enum(["local-human"]).default("local-human"),
+    })
+    .prefault({}),
   policy: z
     .object({
       clip_generation: z.object({ free: PlanClipPolicy, enterprise: PlanClipPolicy }).default({
@@ -113,8 +130,8 @@ export const SettingsSchema = z.object({
         },
       }),
       thumbnail: z.object({ free: PlanThumbnailPolicy, enterprise: PlanThumbnailPolicy }).default({
-        free: { defaultThumbnailCount: 1, maxNonAiThumbnailCount: 3, imageModel: "free-image-1024" },
-        enterprise: { defaultThumbnailCount: 3, maxNonAiThumbnailCount: 5, imageModel: "enterprise-image-4k" },
+        free: { defaultThumbnailCount: 1, maxNonAiThumbnailCount: 3, imageModel: null },
+        enterprise: { defaultThumbnailCount: 3, maxNonAiThumbnailCount: 5, imageModel: null },
       }),
       translation: z
         .object({

@@ -1,8 +1,13 @@
 import { z } from "zod";
 import { custom, Id, OutputPrefixSchema, s3Source } from "../request-fields";
-import { COMMON_FAILURE_CODES, defineService } from "./types";
+import { ThumbnailResultSchema } from "../thumbnails";
+import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
-/** Cover JPEGs for a transcribed video (pipeline not built yet). */
+/**
+ * Thumbnails: cover JPEGs (1–3, one credit each) and free frame picks (1–5) for a transcribed video,
+ * added to the transcript's set. Two steps, as for clips: the Worker hands the transcript over as a
+ * scratch object, then one runner step picks frames, makes the covers and uploads everything.
+ */
 
 export const ThumbnailInputSchema = z.strictObject({
   textSourceId: Id("txt_"),
@@ -31,24 +36,48 @@ export const ThumbnailInputSchema = z.strictObject({
     .optional(),
 });
 
+export const THUMBNAIL_STAGES = [
+  "download",
+  "fetch_transcription",
+  "thumbnail_ingest",
+  "thumbnail_encode",
+  "thumbnail_analyze",
+  "thumbnail_merge",
+  "thumbnail_audio",
+  "thumbnail_generate",
+  "upload_thumbnail_1",
+  "upload_thumbnail_2",
+  "upload_thumbnail_3",
+  "thumbnail_pipeline",
+] as const;
+
+export const fetchThumbnailTranscriptStep = defineStep({
+  name: "fetch_transcription",
+  executor: "worker",
+  handler: "thumbnail.fetch_transcription",
+  stages: ["fetch_transcription"],
+  result: z.object({ transcriptKey: z.string(), segmentCount: z.number().int(), artifacts: z.array(z.string()) }),
+});
+
+export const thumbnailStep = defineStep({
+  name: "thumbnails",
+  executor: "runner",
+  handler: "thumbnail",
+  stages: THUMBNAIL_STAGES.filter((s) => s !== "fetch_transcription") as Exclude<
+    (typeof THUMBNAIL_STAGES)[number],
+    "fetch_transcription"
+  >[],
+  result: ThumbnailResultSchema,
+});
+
+/** Failures a retry cannot change: the source itself. */
+const FINAL_CODES = ["unsupported_media", "source_not_found", "source_access_denied", "no_usable_frames"];
+
 export const thumbnailService = defineService({
   serviceType: "thumbnail",
   input: ThumbnailInputSchema,
-  stages: [
-    "download",
-    "fetch_transcription",
-    "thumbnail_ingest",
-    "thumbnail_encode",
-    "thumbnail_analyze",
-    "thumbnail_merge",
-    "thumbnail_audio",
-    "thumbnail_generate",
-    "upload_thumbnail_1",
-    "upload_thumbnail_2",
-    "upload_thumbnail_3",
-    "thumbnail_pipeline",
-  ],
-  steps: [],
-  failureCodes: [...COMMON_FAILURE_CODES],
-  nonRetryableCodes: [],
+  stages: THUMBNAIL_STAGES,
+  steps: [fetchThumbnailTranscriptStep, thumbnailStep],
+  failureCodes: [...COMMON_FAILURE_CODES, ...FINAL_CODES],
+  nonRetryableCodes: FINAL_CODES,
 });

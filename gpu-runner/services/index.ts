@@ -1,6 +1,7 @@
 import type { StepHandler } from "../handler";
 import { clipGenerationHandler } from "./clip-generation/handler";
 import { createTestHandler } from "./test/handler";
+import { thumbnailHandler } from "./thumbnail/handler";
 import { transcriptionHandler } from "./transcription/handler";
 import type { RunnerHandlers } from "./types";
 
@@ -13,6 +14,7 @@ function handlers(opts: { runnerId: string }) {
   return {
     transcription: transcriptionHandler,
     clip_generation: clipGenerationHandler,
+    thumbnail: thumbnailHandler,
     "test.work": createTestHandler(opts),
   } satisfies RunnerHandlers;
 }

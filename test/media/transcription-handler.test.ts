@@ -50,7 +50,7 @@ class ScriptedEngine implements SpeechEngine {
   readonly name = "scripted";
   readonly model = "scripted-1";
   readonly maxConcurrency = 8;
-  readonly reducesNoise = false;
+  readonly reducesNoise: boolean = false;
   readonly languages: readonly string[] | null;
   readonly calls: { path: string; language: string | undefined }[] = [];
 

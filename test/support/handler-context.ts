@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ProgressEntry } from "../../contracts/job";
 import type { LeasedTask, StorageGrant } from "../../contracts/runner-protocol";
+import { S3Client } from "../../contracts/s3-client";
 import { TRANSCRIPTION_STAGES } from "../../contracts/services/transcription";
 import type { HandlerContext, StageReporter } from "../../gpu-runner/handler";
 import { toStepError } from "../../contracts/step-failure";
@@ -103,6 +104,12 @@ export function storageGrant(
     secretAccessKey: s3.secretAccessKey,
     bucket,
   };
+}
+
+/** An S3 client on a local S3 server, as the handler's `openStorage()` would make for `storageGrant`. */
+export function localS3Client(s3: { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string }): S3Client {
+  const { endpoint, region, accessKeyId, secretAccessKey } = s3;
+  return new S3Client({ endpoint, region, forcePathStyle: true, accessKeyId, secretAccessKey });
 }
 
 export async function makeHandlerContext(opts: TestContextOptions): Promise<TestContext> {

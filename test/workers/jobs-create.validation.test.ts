@@ -604,18 +604,6 @@ describe("POST /v1/jobs: service types whose pipeline is not built", () => {
       details: [{ path: "serviceType", issue: "serviceNotAvailable:summarization" }],
     });
   });
-
-  it("enterprise: a thumbnail with a valid 16:9 size passes validation (refused only as not built)", async () => {
-    const valid = {
-      serviceType: "thumbnail",
-      input: { textSourceId: f.entTxt, options: { ratioWidth: 16, ratioHeight: 9, resolution: 1080 } },
-    };
-    await expectRejected(f.ent, valid, {
-      status: 422,
-      code: "serviceNotAvailable",
-      details: [{ path: "serviceType", issue: "serviceNotAvailable:thumbnail" }],
-    });
-  });
 });
 
 describe("POST /v1/jobs: credits", () => {

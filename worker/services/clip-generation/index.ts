@@ -1,19 +1,15 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { ClipGenerationResultSchema } from "../../../contracts/clips";
-import { S3Client } from "../../../contracts/s3-client";
-import type { Segment } from "../../../contracts/transcript";
 import { projectOf, requireAuth } from "../../auth/middleware";
 import { getDb } from "../../db/client";
-import { clipGenerations, transcripts } from "../../db/schema";
+import { clipGenerations } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { PLAN_LIMITS } from "../../jobs/credits";
-import { scratchPrefix, storageGrantFor } from "../../jobs/scratch";
-import { StepFailure } from "../../../contracts/step-failure";
-import { readLayer } from "../../transcripts/store";
-import { defineWorkerService, runnerBase, type ResultSink, type WorkerStepHandler } from "../types";
+import { fetchTranscription, handOver } from "../shared/transcript-handover";
+import { defineWorkerService, runnerBase, type ResultSink } from "../types";
 import { resolveClipGeneration } from "./resolve";
 
 /**
@@ -22,36 +18,6 @@ import { resolveClipGeneration } from "./resolve";
  */
 
 const PREVIEW_CHARS = 200;
-
-/**
- * `fetch_transcription`: the transcript's current segments (with their words) written as a scratch
- * object in the job's bucket, because a long transcript is far larger than a step output may be.
- */
-const fetchTranscription: WorkerStepHandler = async ({ env, job, stage }) => {
-  const db = getDb(env.DB);
-  const textSourceId = String(job.input["textSourceId"]);
-  let out: { transcriptKey: string; segmentCount: number; artifacts: string[] } | undefined;
-  const goOn = await stage("fetch_transcription", async () => {
-    const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
-    if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
-    const segments = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
-    const grant = await storageGrantFor(env, job);
-    if (!grant) throw new StepFailure("source_access_denied", "the job's storage connection is gone", false);
-    const key = `${scratchPrefix(job.jobId)}transcript.json`;
-    const body = JSON.stringify({ textSourceId, language: t.language, durationSec: t.durationSec, segments });
-    await new S3Client(grant, 30_000).putObject(grant.bucket, key, body, "application/json");
-    out = { transcriptKey: key, segmentCount: segments.length, artifacts: [key] };
-    return { segments: segments.length, words: segments.reduce((n, s) => n + (s.words?.length ?? 0), 0), bytes: body.length };
-  });
-  if (!goOn || !out) return { cancelled: true };
-  return out;
-};
-
-const handOver: ResultSink = async (_ctx, raw) => {
-  const key = raw["transcriptKey"];
-  if (typeof key !== "string") return { ok: true, summary: {} };
-  return { ok: true, summary: {}, output: { transcriptKey: key }, artifacts: [key] };
-};
 
 const saveClips: ResultSink = async ({ db, job }, raw) => {
   const parsed = ClipGenerationResultSchema.safeParse(raw);

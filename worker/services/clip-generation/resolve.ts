@@ -1,18 +1,16 @@
 import { eq } from "drizzle-orm";
 import { newId } from "../../../contracts/ids";
 import type { InputOf } from "../../../contracts/services/index";
-import { S3Client, S3Error } from "../../../contracts/s3-client";
 import { clipGenerations } from "../../db/schema";
 import { validationError } from "../../errors";
-import { checkedSource, displayNameOf, requireClipSource, requireUsableConnection } from "../../jobs/references";
-import { connectionLocation } from "../../storage/connections";
+import { displayNameOf, requireClipSource } from "../../jobs/references";
+import { resolveVideoSource } from "../shared/video-source";
 import type { CreateContext, Resolved } from "../types";
 
 /**
  * A clip generation's create: the transcript (completed, with segments), the options against the
  * plan's policy (maxClips capped, layout, fill style, category override), the source (resolved from
- * the transcription's job when omitted), then, after the quota check, a ranged GET of the source
- * and a write check of the output prefix. One credit per clip the job may make.
+ * the transcription's job when omitted; probes in shared/video-source.ts). One credit per clip the job may make.
  */
 export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"clip_generation">): Promise<Resolved> {
   const { db, projectId, plan, settings } = ctx;
@@ -33,12 +31,7 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
       [{ path: "input.options.categoryOverride", issue: "unsupportedCategory" }],
     );
   }
-  const source = await checkedSource(db, projectId, input, t);
-  if (!source.connectionId || !source.bucket || !source.sourceKey)
-    throw validationError("the transcription has no source video; send connectionId, bucket and sourceKey", [
-      { path: "input.sourceKey", issue: "required" },
-    ]);
-  const conn = await requireUsableConnection(db, projectId, source.connectionId, source.bucket);
+  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "clips");
 
   const maxClips = Math.min(o.maxClips ?? policy.maxClipsDefault, policy.maxClipsCap);
   const options = {
@@ -52,37 +45,7 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
     supportedCategories: policy.supportedCategories,
   };
   const clipGenerationId = newId("clipGeneration");
-  const prefix = input.outputPrefix
-    ? input.outputPrefix.replace(/\/?$/, "/")
-    : `${conn.defaultOutputPrefix.replace(/\/$/, "")}/${t.id}/clips/`;
-  const bucket = source.bucket;
-  const sourceKey = source.sourceKey;
-
-  const probe = async () => {
-    const s3 = new S3Client(await connectionLocation(conn, ctx.env.ENCRYPTION_KEY), 10_000);
-    try {
-      await s3.probeObject(bucket, sourceKey, 1024);
-    } catch (err) {
-      const missing = err instanceof S3Error && (err.status === 404 || err.s3Code === "NoSuchKey");
-      throw validationError(
-        missing
-          ? `source object not found: s3://${bucket}/${sourceKey}`
-          : `source object could not be read: ${err instanceof Error ? err.message : String(err)}`,
-        [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
-      );
-    }
-    // The clip keys are not known before the moments are picked: check the prefix takes a write.
-    const checkKey = `${prefix}.media-jobs-write-check`;
-    try {
-      await s3.putObject(bucket, checkKey, new Uint8Array(0), "application/octet-stream", 0);
-      await s3.deleteObject(bucket, checkKey);
-    } catch (err) {
-      throw validationError(
-        `output prefix is not writable: s3://${bucket}/${prefix} (${err instanceof Error ? err.message : String(err)})`,
-        [{ path: input.outputPrefix ? "input.outputPrefix" : "input.bucket", issue: "outputNotWritable" }],
-      );
-    }
-  };
+  const { sourceKey } = source;
 
   return {
     input: {

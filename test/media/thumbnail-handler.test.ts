@@ -1,0 +1,183 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import phash from "sharp-phash";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ClipTranscript } from "../../contracts/clips";
+import type { S3Client } from "../../contracts/s3-client";
+import { thumbnailStep } from "../../contracts/services/thumbnail";
+import { stepSpec } from "../../contracts/services/types";
+import { ThumbnailResultSchema, type ThumbnailResult } from "../../contracts/thumbnails";
+import { runToolOk } from "../../gpu-runner/media/spawn";
+import { hashDistance } from "../../gpu-runner/services/thumbnail/frames";
+import { createThumbnailHandler } from "../../gpu-runner/services/thumbnail/handler";
+import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
+import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+import { faceVideo } from "../support/media-fixtures";
+
+/**
+ * The thumbnail runner step on real media: the two-person interview reel (real faces), scored and
+ * picked for real, covers made by the local compositor, everything read back from a local S3.
+ */
+
+const BUCKET = "thumbs-test";
+const SIZE = { width: 1536, height: 1024 };
+const TRANSCRIPT: ClipTranscript = {
+  textSourceId: "txt_test",
+  language: "en",
+  durationSec: 20,
+  segments: [
+    { start: 0.5, end: 6, text: "Today we talk about humpback whales and how whales sing to each other across the ocean." },
+    { start: 6.5, end: 12, text: "Whale songs travel for hundreds of kilometres through the ocean." },
+    { start: 12.5, end: 18, text: "Researchers record the songs with underwater microphones." },
+  ],
+};
+
+let s3: LocalS3;
+let client: S3Client;
+
+beforeAll(async () => {
+  s3 = await startLocalS3({ buckets: [BUCKET] });
+  client = localS3Client(s3);
+  await client.putObject(BUCKET, "scratch/transcript.json", JSON.stringify(TRANSCRIPT), "application/json");
+  await client.putObject(BUCKET, "src/interview.mp4", await readFile(await faceVideo("interview")), "video/mp4");
+  const dir = await mkdtemp(path.join(os.tmpdir(), "thumbs-black-"));
+  const black = path.join(dir, "black.mp4");
+  await runToolOk(
+    "ffmpeg",
+    ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=black:s=640x360:d=6:r=10"].concat([
+      "-pix_fmt",
+      "yuv420p",
+      black,
+    ]),
+  );
+  await client.putObject(BUCKET, "src/black.mp4", await readFile(black), "video/mp4");
+}, 180_000);
+
+afterAll(async () => {
+  await s3?.close();
+});
+
+async function runThumbnails(
+  sourceKey: string,
+  options = { thumbnailCount: 2, nonAiThumbnailCount: 3 },
+): Promise<{ ctx: TestContext; result: ThumbnailResult }> {
+  const ctx = await makeHandlerContext({
+    input: {
+      textSourceId: "txt_test",
+      bucket: BUCKET,
+      sourceKey,
+      resolvedOutputPrefix: `out/${sourceKey.replace(/\W/g, "-")}/`,
+      options,
+      size: SIZE,
+      imageModel: null,
+    },
+    step: stepSpec("thumbnail", thumbnailStep),
+    outputs: { fetch_transcription: { transcriptKey: "scratch/transcript.json" } },
+    storage: storageGrant(s3, BUCKET),
+    settings: { thumbnails: { maxCandidates: 12 } },
+  });
+  try {
+    return { ctx, result: ThumbnailResultSchema.parse(await createThumbnailHandler()(ctx)) };
+  } finally {
+    await ctx.dispose();
+  }
+}
+
+async function object(key: string): Promise<Buffer> {
+  return Buffer.from(await (await client.getObject(BUCKET, key)).arrayBuffer());
+}
+
+describe("thumbnails on a two-person interview", () => {
+  let run: { ctx: TestContext; result: ThumbnailResult };
+  beforeAll(async () => {
+    run = await runThumbnails("src/interview.mp4");
+  }, 240_000);
+
+  it("reports every runner stage in spec order inside the thumbnail_pipeline envelope, skipping the third upload", () => {
+    const events = run.ctx.report.events.filter((e) => e.event !== "started" || e.stage === "thumbnail_pipeline");
+    expect(events.map((e) => `${e.stage}:${e.event}`)).toEqual([
+      "thumbnail_pipeline:started",
+      "download:completed",
+      "thumbnail_ingest:completed",
+      "thumbnail_encode:completed",
+      "thumbnail_analyze:completed",
+      "thumbnail_merge:completed",
+      "thumbnail_audio:completed",
+      "thumbnail_generate:completed",
+      "upload_thumbnail_1:completed",
+      "upload_thumbnail_2:completed",
+      "upload_thumbnail_3:skipped",
+      "thumbnail_pipeline:completed",
+    ]);
+  });
+
+  it("uploads each cover and frame pick as a JPEG of exactly the requested size, under the prefix and job", async () => {
+    expect(run.result.thumbnails.map((t) => `${t.kind}:${t.key}`)).toEqual([
+      "cover:out/src-interview-mp4/job_test/cover-1.jpg",
+      "cover:out/src-interview-mp4/job_test/cover-2.jpg",
+      "frame:out/src-interview-mp4/job_test/frame-1.jpg",
+      "frame:out/src-interview-mp4/job_test/frame-2.jpg",
+      "frame:out/src-interview-mp4/job_test/frame-3.jpg",
+    ]);
+    for (const t of run.result.thumbnails) {
+      const meta = await sharp(await object(t.key)).metadata();
+      expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: "jpeg", ...SIZE });
+    }
+  });
+
+  it("records the local covers as a compositor with the title it set, never as an AI model", () => {
+    const covers = run.result.thumbnails.filter((t) => t.kind === "cover");
+    expect(run.result.engines.image).toMatchObject({ engine: "local-compositor", kind: "compositor" });
+    for (const c of covers) {
+      expect(c).toMatchObject({ engine: "local-compositor", engineKind: "compositor", prompt: null, title: run.result.title });
+      expect(c.frameTimeSec).not.toBeNull();
+    }
+  });
+
+  it("takes title and keywords from what is said", () => {
+    expect(run.result.keywords.slice(0, 2)).toEqual(["whales", "ocean"]);
+    expect(run.result.title.toLowerCase()).toContain("whale");
+  });
+
+  it("never picks a black, blank or blurred frame", async () => {
+    for (const t of run.result.thumbnails.filter((x) => x.kind === "frame")) {
+      const stats = await sharp(await object(t.key))
+        .greyscale()
+        .stats();
+      expect(stats.channels[0]!.mean).toBeGreaterThan(28);
+      expect(stats.channels[0]!.stdev).toBeGreaterThan(14);
+      expect(t.scores?.sharpness).toBeGreaterThan(20);
+    }
+  });
+
+  it("picks frames that look different from each other, at least a second apart", async () => {
+    const frames = run.result.thumbnails.filter((x) => x.kind === "frame");
+    const hashes = await Promise.all(frames.map(async (f) => phash(await object(f.key))));
+    for (let i = 0; i < frames.length; i++)
+      for (let j = i + 1; j < frames.length; j++) {
+        expect(hashDistance(hashes[i]!, hashes[j]!)).toBeGreaterThan(0);
+        expect(Math.abs(frames[i]!.frameTimeSec! - frames[j]!.frameTimeSec!)).toBeGreaterThanOrEqual(1);
+      }
+  });
+
+  it("prefers frames with a face, scored by the vision engine it names", () => {
+    const frames = run.result.thumbnails.filter((x) => x.kind === "frame");
+    expect(run.result.engines.vision?.engine).toBe("local-human");
+    expect(frames[0]!.scores!.faces).toBeGreaterThan(0);
+    expect(frames[0]!.scores!.faceQuality).toBeGreaterThan(0);
+  });
+});
+
+describe("thumbnails on a black video", () => {
+  it("fails with no_usable_frames, not retryable, and uploads nothing", async () => {
+    const err = await runThumbnails("src/black.mp4", { thumbnailCount: 1, nonAiThumbnailCount: 1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: "no_usable_frames", retryable: false });
+    for (const name of ["cover-1.jpg", "frame-1.jpg"])
+      expect(await client.headObject(BUCKET, `out/src-black-mp4/job_test/${name}`)).toBeNull();
+  }, 120_000);
+});

@@ -1,0 +1,184 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Job } from "../../contracts/job";
+import type { ThumbnailResult } from "../../contracts/thumbnails";
+import { call } from "./helpers/api";
+import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
+import { createTenant, type Tenant } from "./helpers/tenant";
+import { completedTranscript, usage } from "./helpers/transcripts";
+
+/**
+ * Thumbnails through the Worker: create (size by plan, counts, credits, probes), the transcript
+ * hand-over, the runner's result added to the transcript's set (accumulating over runs, idempotent
+ * on redelivery), the job's resultSummary and `GET /v1/thumbnails/{transcriptionId}`.
+ */
+
+const HANDLER = ["thumbnail"];
+let t: Tenant;
+let free: Tenant;
+let txt: string;
+let freeTxt: string;
+
+beforeAll(async () => {
+  t = await createTenant({ plan: "enterprise" });
+  free = await createTenant({ plan: "free" });
+  txt = (await completedTranscript(t, 3)).textSourceId;
+  freeTxt = (await completedTranscript(free, 3)).textSourceId;
+});
+// Storage is per file: a job left queued would be the next test's lease.
+afterEach(async () => {
+  await cancelUnfinished(t);
+  await cancelUnfinished(free);
+});
+
+async function createThumbnails(tenant: Tenant, input: Record<string, unknown>): Promise<Job> {
+  const res = await call<Job>("POST", "/v1/jobs", { key: tenant.projectKey, body: { serviceType: "thumbnail", input } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data;
+}
+
+/** A result as the runner would send it: `covers` covers and `frames` frame picks. */
+function thumbnailResult(job: Job, covers: number, frames: number): ThumbnailResult {
+  const prefix = `${String(job.input["resolvedOutputPrefix"])}${job.jobId}/`;
+  const size = job.input["size"] as { width: number; height: number };
+  const entry = (kind: "cover" | "frame", n: number) => ({
+    thumbnailId: `${job.jobId}-${kind}-${n}`,
+    jobId: job.jobId,
+    kind,
+    bucket: String(job.input["bucket"]),
+    key: `${prefix}${kind}-${n}.jpg`,
+    ...size,
+    bytes: 1000,
+    frameTimeSec: n,
+    engine: kind === "cover" ? "local-compositor" : "frame-selector",
+    model: "m",
+    engineKind: kind === "cover" ? ("compositor" as const) : ("frame" as const),
+    prompt: null,
+    title: kind === "cover" ? "A title" : null,
+    scores: null,
+    details: {},
+    createdAt: new Date().toISOString(),
+  });
+  return {
+    size,
+    sourceDurationSec: 8,
+    candidateCount: 12,
+    title: "A title",
+    keywords: ["title"],
+    engines: { image: { engine: "local-compositor", model: "compositor-1", kind: "compositor" }, vision: null },
+    thumbnails: [
+      ...Array.from({ length: covers }, (_, i) => entry("cover", i + 1)),
+      ...Array.from({ length: frames }, (_, i) => entry("frame", i + 1)),
+    ],
+  };
+}
+
+async function runToCompletion(tenant: Tenant, job: Job, covers: number, frames: number): Promise<Job> {
+  const task = await fakeRunner.leaseWhenReady(job.jobId, HANDLER);
+  const result = thumbnailResult(job, covers, frames) as unknown as Record<string, unknown>;
+  expect((await fakeRunner.complete(task, result)).status).toBe(200);
+  return waitForStatus(tenant, job.jobId, "completed");
+}
+
+describe("thumbnail create", () => {
+  it("sizes a free job 1536×1024 (3:2 at 1024) when no ratio is sent, and an enterprise job 1920×1088 (16:9 at 1080)", async () => {
+    expect((await createThumbnails(free, { textSourceId: freeTxt })).input["size"]).toEqual({ width: 1536, height: 1024 });
+    expect((await createThumbnails(t, { textSourceId: txt })).input["size"]).toEqual({ width: 1920, height: 1088 });
+  });
+
+  it("derives the long edge from the ratio and snaps both to multiples of 16 (enterprise 9:16 at 1000 → 1008×1776)", async () => {
+    const job = await createThumbnails(t, { textSourceId: txt, options: { ratioWidth: 9, ratioHeight: 16, resolution: 1000 } });
+    expect(job.input["size"]).toEqual({ width: 1008, height: 1776 });
+  });
+
+  it("fills the counts from the plan's policy and charges one credit per cover", async () => {
+    const before = (await usage(free))["thumbnail_credits"] ?? 0;
+    const job = await createThumbnails(free, { textSourceId: freeTxt, options: { thumbnailCount: 2 } });
+    expect(job.input["options"]).toMatchObject({ thumbnailCount: 2, nonAiThumbnailCount: 3 });
+    expect((await usage(free))["thumbnail_credits"]).toBe(before + 2);
+  });
+
+  it("writes under {defaultOutputPrefix}/{textSourceId}/thumbnails/ by default", async () => {
+    const job = await createThumbnails(t, { textSourceId: txt });
+    expect(job.input["resolvedOutputPrefix"]).toBe(`svc-media-results/${txt}/thumbnails/`);
+  });
+
+  it("refuses a missing source object with 422 sourceNotFound and charges nothing", async () => {
+    const before = (await usage(t))["thumbnail_credits"] ?? 0;
+    const res = await call("POST", "/v1/jobs", {
+      key: t.projectKey,
+      body: {
+        serviceType: "thumbnail",
+        input: { textSourceId: txt, connectionId: t.connectionId, bucket: t.bucket, sourceKey: "nope.mp4" },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error?.details).toEqual([{ path: "input.sourceKey", issue: "sourceNotFound" }]);
+    expect((await usage(t))["thumbnail_credits"] ?? 0).toBe(before);
+  });
+});
+
+describe("thumbnail results", () => {
+  it("adds a run's thumbnails to the transcript and summarises the run", async () => {
+    const tx = (await completedTranscript(t, 2)).textSourceId;
+    const job = await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 2, nonAiThumbnailCount: 2 } });
+    const done = await runToCompletion(t, job, 2, 2);
+    expect(done.resultSummary).toMatchObject({
+      textSourceId: tx,
+      thumbnailCount: 2,
+      newThumbnailCount: 2,
+      nonAiThumbnailCount: 2,
+      generated: { engine: "local-compositor", kind: "compositor" },
+    });
+    const res = await call<{ thumbnails: Array<{ key: string }>; thumbnailCount: number }>("GET", `/v1/thumbnails/${tx}`, {
+      key: t.projectKey,
+    });
+    expect(res.body.data.thumbnailCount).toBe(2);
+    expect(res.body.data.thumbnails.map((x) => x.key.split("/").pop())).toEqual([
+      "cover-1.jpg",
+      "cover-2.jpg",
+      "frame-1.jpg",
+      "frame-2.jpg",
+    ]);
+  });
+
+  it("accumulates on a re-run: the second run adds to the set and thumbnailCount is the total", async () => {
+    const tx = (await completedTranscript(t, 2)).textSourceId;
+    await runToCompletion(t, await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 1 } }), 1, 1);
+    const second = await runToCompletion(t, await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 2 } }), 2, 1);
+    expect(second.resultSummary).toMatchObject({ thumbnailCount: 3, newThumbnailCount: 2, nonAiThumbnailCount: 1 });
+    const res = await call<{ thumbnails: unknown[] }>("GET", `/v1/transcriptions/${tx}`, { key: t.projectKey });
+    expect(res.body.data.thumbnails).toHaveLength(5);
+  });
+
+  it("a redelivered result adds nothing twice", async () => {
+    const tx = (await completedTranscript(t, 2)).textSourceId;
+    const job = await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 1 } });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, HANDLER);
+    const result = thumbnailResult(job, 1, 2) as unknown as Record<string, unknown>;
+    await fakeRunner.complete(task, result);
+    await fakeRunner.complete(task, result);
+    await waitForStatus(t, job.jobId, "completed");
+    const res = await call<{ thumbnails: unknown[] }>("GET", `/v1/thumbnails/${tx}`, { key: t.projectKey });
+    expect(res.body.data.thumbnails).toHaveLength(3);
+  });
+
+  it("GET /v1/thumbnails of another project's transcript is 404", async () => {
+    const res = await call("GET", `/v1/thumbnails/${freeTxt}`, { key: t.projectKey });
+    expect(res.status).toBe(404);
+  });
+});
+
+describe("thumbnail policy", () => {
+  it("GET /v1/jobs/policy?serviceType=thumbnail names the image engine, sizes and defaults per plan, pro included", async () => {
+    const res = await call<Record<string, unknown>>("GET", "/v1/jobs/policy?serviceType=thumbnail");
+    expect(res.body.data).toMatchObject({
+      maxThumbnailCount: 3,
+      imageEngine: "local-compositor",
+      plans: {
+        free: { defaultThumbnailCount: 1, maxNonAiThumbnailCount: 3, imageSize: { resolution: 1024 } },
+        pro: { defaultThumbnailCount: 1 },
+        enterprise: { defaultThumbnailCount: 3, maxNonAiThumbnailCount: 5, imageSize: { maxEdge: 3840 } },
+      },
+    });
+  });
+});

@@ -1,0 +1,46 @@
+import type { InputOf } from "../../../contracts/services/index";
+import { displayNameOf, requireClipSource, thumbnailSize } from "../../jobs/references";
+import { resolveVideoSource } from "../shared/video-source";
+import type { CreateContext, Resolved } from "../types";
+
+/** The size when the request sends no ratio and resolution: each plan's model's most useful shape. */
+export const DEFAULT_THUMBNAIL_SIZE = {
+  // 3:2 at 1024, the free model's widest.
+  free: { ratioWidth: 3, ratioHeight: 2, resolution: 1024 },
+  // 16:9 at 1080: a video platform's cover.
+  enterprise: { ratioWidth: 16, ratioHeight: 9, resolution: 1080 },
+} as const;
+
+/**
+ * A thumbnail job's create: the transcript (completed, with segments), the counts against the
+ * plan's policy, the image size by the plan's model rules, the source (resolved from the
+ * transcription's job when omitted) and the output prefix, probed after the quota check. One
+ * credit per cover; frame picks are free.
+ */
+export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumbnail">): Promise<Resolved> {
+  const { db, projectId, plan, settings } = ctx;
+  const t = await requireClipSource(db, projectId, input.textSourceId);
+  const policy = plan === "enterprise" ? settings.policy.thumbnail.enterprise : settings.policy.thumbnail.free;
+  const o = input.options ?? {};
+  const shape =
+    o.ratioWidth !== undefined && o.ratioHeight !== undefined && o.resolution !== undefined
+      ? { ratioWidth: o.ratioWidth, ratioHeight: o.ratioHeight, resolution: o.resolution }
+      : DEFAULT_THUMBNAIL_SIZE[plan === "enterprise" ? "enterprise" : "free"];
+  const size = thumbnailSize(plan, shape.ratioWidth, shape.ratioHeight, shape.resolution);
+  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "thumbnails");
+  const thumbnailCount = Math.min(o.thumbnailCount ?? policy.defaultThumbnailCount, 3);
+  const nonAiThumbnailCount = Math.min(o.nonAiThumbnailCount ?? policy.maxNonAiThumbnailCount, 5);
+  return {
+    input: {
+      ...source,
+      resolvedOutputPrefix: prefix,
+      options: { ...shape, thumbnailCount, nonAiThumbnailCount },
+      size,
+      // The plan's model (platform-managed, read-only on the job); null: the engine's default.
+      imageModel: policy.imageModel,
+    },
+    sourceDisplayName: displayNameOf(source.sourceKey),
+    credits: thumbnailCount,
+    probe,
+  };
+}
