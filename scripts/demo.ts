@@ -16,7 +16,7 @@ import { makeSamples } from "./make-sample-media";
  * then stops everything it started.
  *
  *   npm run demo            # transcription
- *   npm run demo -- clips   # then clip generation on the same transcript (a video with faces)
+ *   npm run demo -- clips   # then clip generation and thumbnails on the same transcript (a video with faces)
  */
 const out = (s: string) => process.stdout.write(s + "\n");
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
@@ -179,6 +179,44 @@ async function clipsDemo(a: {
     }
   }
   out(`  copies in ${path.relative(process.cwd(), dir)}/`);
+  await thumbnailsDemo({ ...a, dir });
+}
+
+interface ThumbnailSet {
+  thumbnailCount: number;
+  thumbnails: Array<{
+    kind: string;
+    key: string;
+    width: number;
+    height: number;
+    engine: string;
+    engineKind: string;
+    frameTimeSec: number | null;
+    title: string | null;
+  }>;
+}
+
+/** Thumbnails on the same transcript: two covers and three frame picks, copied beside the clips. */
+async function thumbnailsDemo(a: Parameters<typeof clipsDemo>[0] & { dir: string }): Promise<void> {
+  const started = Date.now();
+  const job = await a.follow({
+    serviceType: "thumbnail",
+    input: { textSourceId: a.textSourceId, options: { thumbnailCount: 2, nonAiThumbnailCount: 3 } },
+  });
+  if (job.status !== "completed") {
+    process.exitCode = 1;
+    return;
+  }
+  const set = (await apiCall<ThumbnailSet>(a.apiBaseUrl, "GET", `/v1/thumbnails/${a.textSourceId}`, a.tenant.projectKey)).data;
+  out(`\nthumbnails done in ${((Date.now() - started) / 1000).toFixed(1)} s: GET /v1/thumbnails/${a.textSourceId}`);
+  out(`  resultSummary ${JSON.stringify(job.resultSummary)}`);
+  for (const t of set.thumbnails) {
+    const bytes = new Uint8Array(await (await a.s3.getObject(a.tenant.bucket, t.key)).arrayBuffer());
+    await writeFile(path.join(a.dir, `thumbnail-${path.basename(t.key)}`), bytes);
+    const at = t.frameTimeSec === null ? "" : ` from ${t.frameTimeSec.toFixed(1)} s`;
+    out(`  ${t.kind.padEnd(5)} ${t.width}×${t.height} by ${t.engine} (${t.engineKind})${at}${t.title ? `: "${t.title}"` : ""}`);
+    out(`     s3://${a.tenant.bucket}/${t.key} (${bytes.length} bytes)`);
+  }
 }
 
 main().catch((err: unknown) => {

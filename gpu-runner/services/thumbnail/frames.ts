@@ -187,7 +187,7 @@ export function scoreCandidates(
 export function pickDiverse(candidates: readonly Candidate[], count: number, minDistance = 14): Candidate[] {
   const usable = candidates.filter((c) => c.rejected === null).sort((a, b) => b.total - a.total || a.t - b.t);
   const picked: Candidate[] = [];
-  for (let bar = minDistance; bar >= 0 && picked.length < count; bar = bar > 4 ? Math.floor(bar / 2) : bar - 4) {
+  for (const bar of [minDistance, Math.floor(minDistance / 2), Math.floor(minDistance / 4), 0]) {
     for (const c of usable) {
       if (picked.length >= count) break;
       if (picked.includes(c)) continue;
@@ -203,4 +203,19 @@ export function hashDistance(a: string, b: string): number {
 
 function clamp(v: number, lo: number, hi: number): number {
   return Math.max(lo, Math.min(hi, v));
+}
+
+/**
+ * Reorders candidates (best first) so that neighbours look as different as the list allows: each
+ * next one is the best remaining at least `bar` bits from all taken, else the best remaining. Cover
+ * variants take frames in this order, so two covers are not the same shot twice.
+ */
+export function diverseOrder<T extends { measures: { hash: string } }>(ranked: readonly T[], bar = 22): T[] {
+  const rest = [...ranked];
+  const out: T[] = [];
+  while (rest.length > 0) {
+    const i = rest.findIndex((c) => out.every((o) => distance(o.measures.hash, c.measures.hash) >= bar));
+    out.push(...rest.splice(i >= 0 ? i : 0, 1));
+  }
+  return out;
 }

@@ -17,7 +17,7 @@ import { StepFailure, type StepHandler } from "../../handler";
 import { runToolOk } from "../../media/spawn";
 import { detectSceneCuts, probeVideo } from "../clip-generation/media";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
-import { candidateTimes, extractStills, measureImage, pickDiverse, scoreCandidates, type Candidate } from "./frames";
+import { candidateTimes, diverseOrder, extractStills, measureImage, pickDiverse, scoreCandidates, type Candidate } from "./frames";
 import { coverPrompt, topicOf } from "./text";
 
 /**
@@ -175,7 +175,7 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
 
     const topic = topicOf(transcript);
     const image = makeImage(ts, env, input.imageModel ?? null);
-    const coverFrames = withAudio.map((x) => ({
+    const coverFrames = diverseOrder(withAudio.map((x) => ({ ...x, measures: x.candidate.measures }))).map((x) => ({
       path: x.candidate.path,
       t: x.candidate.t,
       faces: (x.candidate.observation?.faces ?? []).filter((f) => f.score >= 0.5).map((f) => f.box),

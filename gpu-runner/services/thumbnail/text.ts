@@ -51,7 +51,7 @@ export function topicOf(transcript: ClipTranscript, maxKeywords = 6): Topic {
     .sort((a, b) => b[1].n - a[1].n || a[1].first - b[1].first)
     .slice(0, maxKeywords)
     .map(([w]) => w);
-  return { title: titleFrom(transcript, keywords, isContent), keywords };
+  return { title: titleFrom(transcript, new Map([...counts].map(([w, c]) => [w, c.n])), keywords, isContent), keywords };
 }
 
 function tokens(text: string): string[] {
@@ -63,20 +63,25 @@ function tokens(text: string): string[] {
 }
 
 /**
- * The sentence of 3–14 words with the most keyword weight per word; cut to MAX_TITLE_WORDS at a
- * content word. No such sentence: the top keywords, title-cased.
+ * The sentence of 3–14 words with the most keyword weight per word, a keyword weighing its repeats
+ * (a word said once is not a topic); cut to MAX_TITLE_WORDS at a content word. No sentence with two
+ * repeated keywords: the top keywords, title-cased.
  */
-function titleFrom(transcript: ClipTranscript, keywords: readonly string[], isContent: (w: string) => boolean): string {
-  const weight = new Map(keywords.map((k, i) => [k, keywords.length - i]));
+function titleFrom(
+  transcript: ClipTranscript,
+  counts: ReadonlyMap<string, number>,
+  keywords: readonly string[],
+  isContent: (w: string) => boolean,
+): string {
+  const weight = new Map(keywords.map((k) => [k, (counts.get(k) ?? 1) - 1] as const).filter(([, w]) => w > 0));
   const sentences = transcript.segments.flatMap((s) => s.text.split(/(?<=[.!?])\s+/)).map((s) => s.trim());
   let best: { text: string; score: number } | null = null;
   for (const sentence of sentences) {
     const words = sentence.split(/\s+/).filter(Boolean);
     if (words.length < 3 || words.length > 14) continue;
-    const hits = tokens(sentence).reduce((n, w) => n + (weight.get(w) ?? 0), 0);
-    const distinct = new Set(tokens(sentence).filter((w) => weight.has(w))).size;
-    if (distinct < 2) continue;
-    const score = hits / Math.sqrt(words.length);
+    const distinct = [...new Set(tokens(sentence).filter((w) => weight.has(w)))];
+    if (distinct.length < 2) continue;
+    const score = distinct.reduce((n, w) => n + weight.get(w)!, 0) / Math.sqrt(words.length);
     if (!best || score > best.score) best = { text: sentence, score };
   }
   if (best) {
