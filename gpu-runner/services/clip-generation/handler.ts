@@ -6,6 +6,7 @@ import {
   ClipTranscriptSchema,
   FILL_STYLES,
   LAYOUT_SIZE,
+  type FillStyle,
   type Clip,
   type ClipLayout,
   type ClipTranscript,
@@ -50,6 +51,9 @@ const InputSchema = z.object({
     captions: z.boolean(),
     categoryOverride: z.string().optional(),
     supportedCategories: z.array(z.string()),
+    // Optional: jobs created before the plan's lists were stored on the job.
+    supportedLayouts: z.array(z.enum(CLIP_LAYOUTS)).optional(),
+    supportedFillStyles: z.array(z.enum(FILL_STYLES)).optional(),
     maxClipsRequested: z.number().optional(),
   }),
   analysis: z.object({ vision: z.boolean(), category: z.boolean() }),
@@ -203,8 +207,10 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
       category: category?.category ?? null,
       visual,
       defaultLayout: cs.defaultLayout,
+      supported: input.options.supportedLayouts ?? [],
     });
-    const fillStyle = layout === "horizontal_in_vertical" ? (input.options.fillStyle ?? "blur") : null;
+    const fillStyle =
+      layout === "horizontal_in_vertical" ? (input.options.fillStyle ?? defaultFill(input.options.supportedFillStyles)) : null;
 
     const found = await report.stage(
       "detect_candidates",
@@ -379,6 +385,11 @@ async function renderOne(a: RenderOneArgs): Promise<{ moment: Moment; video: str
   const poster = join(a.clipsDir, `clip-${a.i}.jpg`);
   await renderPoster(video, Math.min(1.5, dur / 2), poster, signal);
   return { moment: m, video, poster, framing: crops ? framingShares(a.targets, m.start, m.end) : {} };
+}
+
+/** Blur unless the plan's fill styles leave it out. */
+function defaultFill(supported: readonly FillStyle[] | undefined): FillStyle {
+  return !supported || supported.length === 0 || supported.includes("blur") ? "blur" : supported[0]!;
 }
 
 function parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {

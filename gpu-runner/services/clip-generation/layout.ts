@@ -16,8 +16,18 @@ export function chooseLayout(a: {
   category: string | null;
   visual: VisualSummary;
   defaultLayout: ClipLayout;
+  /** The plan's `supportedLayouts`: an automatic choice outside them falls back (create already refuses a request outside them). */
+  supported?: readonly ClipLayout[];
 }): { layout: ClipLayout; reason: string } {
   if (a.requested) return { layout: a.requested, reason: "requested" };
+  const chosen = autoLayout(a);
+  const supported = a.supported ?? [];
+  if (supported.length === 0 || supported.includes(chosen.layout)) return chosen;
+  const fallback = supported.includes(a.defaultLayout) ? a.defaultLayout : supported[0]!;
+  return { layout: fallback, reason: `${chosen.reason}; ${chosen.layout} is not in this plan's layouts, so ${fallback}` };
+}
+
+function autoLayout(a: Parameters<typeof chooseLayout>[0]): { layout: ClipLayout; reason: string } {
   if (!a.allowAuto) return { layout: a.defaultLayout, reason: "platform default (auto layout is off for this plan)" };
   if (!a.category) return { layout: a.defaultLayout, reason: "platform default (no category)" };
   const faces = a.visual.meanFaces;

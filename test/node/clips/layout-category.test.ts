@@ -36,6 +36,31 @@ describe("layout choice", () => {
       "horizontal_16_9",
     );
   });
+
+  it("never picks a layout outside the plan's supportedLayouts: the default instead, saying why", () => {
+    const r = chooseLayout({
+      requested: null,
+      allowAuto: true,
+      category: "vlog",
+      visual,
+      defaultLayout: "square_1_1",
+      supported: ["square_1_1", "horizontal_16_9"],
+    });
+    expect(r.layout).toBe("square_1_1");
+    expect(r.reason).toMatch(/vertical_9_16 is not in this plan's layouts/);
+  });
+
+  it("falls back to the first supported layout when the default is not supported either", () => {
+    const r = chooseLayout({
+      requested: null,
+      allowAuto: true,
+      category: "gaming",
+      visual,
+      defaultLayout: "vertical_9_16",
+      supported: ["horizontal_16_9"],
+    });
+    expect(r.layout).toBe("horizontal_16_9");
+  });
 });
 
 describe("local category engine", () => {

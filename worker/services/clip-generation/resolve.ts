@@ -43,6 +43,8 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
     captions: o.captions ?? true,
     ...(o.categoryOverride ? { categoryOverride: o.categoryOverride } : {}),
     supportedCategories: policy.supportedCategories,
+    supportedLayouts: policy.supportedLayouts,
+    supportedFillStyles: policy.supportedFillStyles,
   };
   const clipGenerationId = newId("clipGeneration");
   const { sourceKey } = source;
