@@ -87,7 +87,7 @@ export const SettingsSchema = z.object({
       /** Frames analysed per second of source (detectors never run on every frame). */
       visionFps: z.number().positive().max(10).default(3),
       category: z.boolean().default(true),
-      categoryEngine: z.enum(["local-lexicon"]).default("local-lexicon"),
+      categoryEngine: z.enum(["local-lexicon", "openai-compatible", "workers-ai"]).default("local-lexicon"),
       /** The layout when the request names none and auto layout is off or undecided. */
       defaultLayout: z.enum(CLIP_LAYOUTS).default("vertical_9_16"),
       /** Crop smoothing: the speaker may drift this share of the crop width before the crop moves. */

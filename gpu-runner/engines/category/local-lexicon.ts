@@ -91,6 +91,7 @@ export class LocalLexiconCategoryEngine implements CategoryEngine {
   readonly model = "media-jobs category lexicon v1 (keywords + visual cues)";
 
   async classify(req: CategoryRequest): Promise<CategoryResult> {
+    req.signal.throwIfAborted();
     const words = req.text.toLowerCase().match(/[a-z']+/g) ?? [];
     const counts = new Map<string, number>();
     for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);

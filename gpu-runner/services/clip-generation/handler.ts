@@ -73,7 +73,7 @@ export const RENDERER = "ffmpeg libx264 (H.264 High) + AAC, libass captions, lou
 
 export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHandler<Stage> {
   const makeVision = deps.createVision ?? ((s, env) => createVisionEngine(s.visionEngine, env));
-  const makeCategory = deps.createCategory ?? ((s) => createCategoryEngine(s.categoryEngine));
+  const makeCategory = deps.createCategory ?? ((s) => createCategoryEngine(s.categoryEngine, deps.env ?? process.env));
   return async (ctx) => {
     const { report, signal, task } = ctx;
     const input = parse(InputSchema, task.input, "clip generation input");

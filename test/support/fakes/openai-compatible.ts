@@ -1,3 +1,4 @@
+import { chatTurns, DEFAULT_CHAT_REPLY, limitTokens, tokenCount, type ChatReply, type ChatTurn } from "./chat";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } from "./speech";
@@ -10,24 +11,37 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  *                                   verbose_json), timestamp_granularities[] (word, segment), language
  *   POST /v1/images/generations     JSON: model, prompt, n, size ("WxH"), response_format (url |
  *                                   b64_json; gpt-image models take none and answer b64_json)
+ *   POST /v1/chat/completions       JSON: model, messages [{ role, content }], temperature (0–2),
+ *                                   max_tokens | max_completion_tokens, response_format ({ type:
+ *                                   text | json_object | json_schema }), stream (not served)
  *
  * verbose_json carries `task, language (Whisper's English name), duration, text, segments` and
  * `words` only when word granularity was asked for. Errors are `{ error: { message, type, param,
  * code } }`. Images are drawn at the size asked for (dall-e-3 accepts only its three sizes, as
  * OpenAI does; other model names stand for self-hosted servers that take any size) and answered as
- * `{ created, data: [{ b64_json, revised_prompt? }] }`. Other endpoints (`/v1/chat/completions`, `/v1/embeddings`, `/v1/audio/speech`, …) are
- * added the same way: a `this.route(...)` in the constructor and a handler rendering the format.
+ * `{ created, data: [{ b64_json, revised_prompt? }] }`. A chat completion says what `chatReply`
+ * makes of the messages (chat.ts), answered as `{ id, object: "chat.completion", created, model,
+ * choices: [{ index, message: { role, content, refusal }, logprobs, finish_reason }], usage }`, cut
+ * to max_tokens with finish_reason `length`; `json_object` needs the word "json" in the messages, as
+ * OpenAI requires. Other endpoints (`/v1/embeddings`, `/v1/audio/speech`, …) are added the same way:
+ * a `this.route(...)` in the constructor and a handler rendering the format.
  */
 export class FakeOpenAICompatible extends FakeHttpServer {
   /** What the model hears in any audio (back to HELLO_WORLD on reset). */
   transcript: SpokenTranscript = HELLO_WORLD;
   /** Replaces the images endpoint's answer body, for answers of the wrong shape (cleared on reset). */
   imagesAnswer: unknown = undefined;
+  /** What the chat model says (back to DEFAULT_CHAT_REPLY on reset). */
+  chatReply: ChatReply = DEFAULT_CHAT_REPLY;
+  /** Replaces the chat completions endpoint's answer body, for answers of the wrong shape (cleared on reset). */
+  chatAnswer: unknown = undefined;
+  private completions = 0;
 
   constructor(readonly apiKey?: string) {
     super();
     this.route("POST", "/v1/audio/transcriptions", (req) => this.transcriptions(req));
     this.route("POST", "/v1/images/generations", (req) => this.images(req));
+    this.route("POST", "/v1/chat/completions", (req) => this.chat(req));
   }
 
   static start(opts: { apiKey?: string } = {}): Promise<FakeOpenAICompatible> {
@@ -38,6 +52,8 @@ export class FakeOpenAICompatible extends FakeHttpServer {
     super.reset();
     this.transcript = HELLO_WORLD;
     this.imagesAnswer = undefined;
+    this.chatReply = DEFAULT_CHAT_REPLY;
+    this.chatAnswer = undefined;
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -126,6 +142,52 @@ export class FakeOpenAICompatible extends FakeHttpServer {
       json: {
         created: 1_700_000_000,
         data: [{ b64_json: png.toString("base64"), ...(model === "dall-e-3" ? { revised_prompt: `A cover: ${prompt}` } : {}) }],
+      },
+    };
+  }
+
+  private chat(req: RecordedRequest): Reply {
+    if (!hasBearer(req, this.apiKey)) return this.error(401, "Incorrect API key provided.");
+    const body = req.json() as Record<string, unknown>;
+    const { model, temperature, response_format: format, stream } = body;
+    if (typeof model !== "string" || model === "") return this.error(400, "you must provide a model parameter");
+    let messages: ChatTurn[];
+    try {
+      messages = chatTurns(body.messages, ["system", "developer", "user", "assistant", "tool"]);
+    } catch (err) {
+      return this.error(400, (err as Error).message);
+    }
+    if (temperature !== undefined && (typeof temperature !== "number" || temperature < 0 || temperature > 2))
+      return this.error(400, `Invalid 'temperature': ${String(temperature)}. Expected a number from 0 to 2.`);
+    const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+    if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || (maxTokens as number) < 1))
+      return this.error(400, `Invalid 'max_tokens': ${String(maxTokens)}. Expected a positive integer.`);
+    if (stream === true) return this.error(400, "stream: this fake answers whole completions only");
+    const type = format === undefined ? "text" : (format as { type?: unknown } | null)?.type;
+    if (type !== "text" && type !== "json_object" && type !== "json_schema")
+      return this.error(400, `Invalid value: '${String(type)}'. Supported values are: 'text', 'json_object', and 'json_schema'.`);
+    if (type === "json_object" && !messages.some((m) => /json/i.test(m.content)))
+      return this.error(400, "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.");
+    if (this.chatAnswer !== undefined) return { status: 200, json: this.chatAnswer };
+    const said = this.chatReply(messages, { json: type !== "text" });
+    const { text, cut } = maxTokens === undefined ? { text: said, cut: false } : limitTokens(said, maxTokens as number);
+    const promptTokens = messages.reduce((n, m) => n + tokenCount(m.content), 0);
+    return {
+      status: 200,
+      json: {
+        id: `chatcmpl-fake${++this.completions}`,
+        object: "chat.completion",
+        created: 1_700_000_000,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: text, refusal: null },
+            logprobs: null,
+            finish_reason: cut ? "length" : "stop",
+          },
+        ],
+        usage: { prompt_tokens: promptTokens, completion_tokens: tokenCount(text), total_tokens: promptTokens + tokenCount(text) },
       },
     };
   }

@@ -1,3 +1,4 @@
+import { chatTurns, DEFAULT_CHAT_REPLY, limitTokens, tokenCount, type ChatReply, type ChatTurn } from "./chat";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, type SpokenTranscript } from "./speech";
@@ -12,12 +13,19 @@ import { fullText, HELLO_WORLD, type SpokenTranscript } from "./speech";
  * `@cf/openai/whisper-large-v3-turbo` is there from the start (input `{ audio: <base64>, language?
  * }`, result `{ transcription_info, text, word_count, segments: [{ …, words }], vtt }`), and so is
  * `@cf/black-forest-labs/flux-1-schnell` (input `{ prompt (1–2048 chars), steps? (1–8, default 4) }`,
- * result `{ image: <base64 JPEG, always 1024×1024> }`). Another capability adds its model with
- * `fake.model("@cf/baai/bge-base-en-v1.5", (input) => …)`.
+ * result `{ image: <base64 JPEG, always 1024×1024> }`), and `@cf/meta/llama-3.1-8b-instruct` (input
+ * `{ messages: [{ role, content }] }` or `{ prompt }`, with `max_tokens` (default 256), `temperature`
+ * (0–5), `response_format` (`{ type: json_object | json_schema, json_schema? }`); result `{ response,
+ * tool_calls, usage }`, where `response` is what `chatReply` (chat.ts) says, cut to max_tokens, or in
+ * JSON mode that text parsed into an object, failing with "JSON Mode couldn't be met" when it is
+ * not JSON). Another capability adds its model with `fake.model("@cf/baai/bge-base-en-v1.5",
+ * (input) => …)`.
  */
 export class FakeWorkersAI extends FakeHttpServer {
   /** What the whisper model hears in any audio (back to HELLO_WORLD on reset). */
   transcript: SpokenTranscript = HELLO_WORLD;
+  /** What the llama model says (back to DEFAULT_CHAT_REPLY on reset). */
+  chatReply: ChatReply = DEFAULT_CHAT_REPLY;
   private readonly models = new Map<string, (input: Record<string, unknown>) => unknown>();
   private generated = 0;
 
@@ -47,9 +55,11 @@ export class FakeWorkersAI extends FakeHttpServer {
 
   private installDefaults(): void {
     this.transcript = HELLO_WORLD;
+    this.chatReply = DEFAULT_CHAT_REPLY;
     this.models.clear();
     this.model("@cf/openai/whisper-large-v3-turbo", (input) => this.whisper(input));
     this.model("@cf/black-forest-labs/flux-1-schnell", (input) => this.flux(input));
+    this.model("@cf/meta/llama-3.1-8b-instruct", (input) => this.llama(input));
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -97,5 +107,41 @@ export class FakeWorkersAI extends FakeHttpServer {
       throw new Error("Value of '/steps' must be an integer from 1 to 8");
     const jpeg = await fakeImage(1024, 1024, "jpeg", `${prompt}#${++this.generated}`);
     return { image: jpeg.toString("base64") };
+  }
+
+  /** Text generation, scoped prompts (`messages`) or a raw `prompt`. */
+  private llama(input: Record<string, unknown>): unknown {
+    const { prompt, messages, max_tokens: maxTokens = 256, temperature, response_format: format } = input;
+    if ((prompt === undefined) === (messages === undefined))
+      throw new Error("AiError: Bad input: exactly one of 'prompt' or 'messages' is required");
+    let turns: ChatTurn[];
+    if (prompt !== undefined) {
+      if (typeof prompt !== "string" || prompt === "") throw new Error("Type mismatch of '/prompt': a non-empty string is required");
+      turns = [{ role: "user", content: prompt }];
+    } else {
+      turns = chatTurns(messages, ["system", "user", "assistant", "tool"]);
+    }
+    if (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)
+      throw new Error("Type mismatch of '/max_tokens': a positive integer is required");
+    if (temperature !== undefined && (typeof temperature !== "number" || temperature < 0 || temperature > 5))
+      throw new Error("Value of '/temperature' must be a number from 0 to 5");
+    const type = (format as { type?: unknown } | undefined)?.type;
+    if (format !== undefined && type !== "json_object" && type !== "json_schema")
+      throw new Error("Value of '/response_format/type' must be json_object or json_schema");
+    const { text } = limitTokens(this.chatReply(turns, { json: format !== undefined }), maxTokens as number);
+    let response: unknown = text;
+    if (format !== undefined) {
+      try {
+        response = JSON.parse(text);
+      } catch {
+        throw new Error("JSON Mode couldn't be met");
+      }
+    }
+    const promptTokens = turns.reduce((n, t) => n + tokenCount(t.content), 0);
+    return {
+      response,
+      tool_calls: [],
+      usage: { prompt_tokens: promptTokens, completion_tokens: tokenCount(text), total_tokens: promptTokens + tokenCount(text) },
+    };
   }
 }
