@@ -45,7 +45,13 @@ export const fetchClipTranscriptStep = defineStep({
   executor: "worker",
   handler: "clip_generation.fetch_transcription",
   stages: ["fetch_transcription"],
-  result: z.object({ transcriptKey: z.string(), segmentCount: z.number().int(), artifacts: z.array(z.string()) }),
+  result: z.object({
+    transcriptKey: z.string(),
+    /** The project's brand logo, copied beside the transcript for a `branding` fill. */
+    logoKey: z.string().optional(),
+    segmentCount: z.number().int(),
+    artifacts: z.array(z.string()),
+  }),
 });
 
 export const renderClipsStep = defineStep({

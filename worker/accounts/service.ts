@@ -84,6 +84,7 @@ export async function createProject(db: Db, encryptionKey: string, workspaceId: 
     webhookSecretEnc: await seal(encryptionKey, secret),
     webhookSecretPreviousEnc: null,
     webhookSecretPreviousUntil: null,
+    branding: null,
     createdAt: nowIso(),
   };
   await db.insert(projects).values(row);
@@ -96,6 +97,7 @@ export function publicProject(p: typeof projects.$inferSelect, webhookSecret?: s
     workspaceId: p.workspaceId,
     name: p.name,
     webhookUrl: p.webhookUrl,
+    branding: p.branding ?? null,
     ...(webhookSecret !== undefined ? { webhookSecret } : {}),
     createdAt: p.createdAt,
   };

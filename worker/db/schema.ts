@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { ProjectBranding } from "../../contracts/branding";
 
 /**
  * The D1 schema: the single source of truth for tables. Migrations in migrations/ are generated
@@ -27,6 +28,8 @@ export const projects = sqliteTable(
     /** The secret before the last rotation, still signing deliveries until `webhookSecretPreviousUntil`. */
     webhookSecretPreviousEnc: text("webhook_secret_previous_enc"),
     webhookSecretPreviousUntil: text("webhook_secret_previous_until"),
+    /** Brand colour and logo for branded renders (clips' `branding` fill); null: the platform's colour, no logo. */
+    branding: text("branding", { mode: "json" }).$type<ProjectBranding>(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("projects_workspace_name").on(t.workspaceId, t.name)],

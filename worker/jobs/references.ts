@@ -53,20 +53,20 @@ export function displayNameOf(key: string): string {
   return dot > 0 ? name.slice(0, dot) : name;
 }
 
-/** The connection exists in the project, is active, and allows the bucket. */
-export async function requireUsableConnection(db: Db, projectId: string, connectionId: string, bucket: string) {
+/** The connection exists in the project, is active, and allows the bucket; `at` prefixes the error paths. */
+export async function requireUsableConnection(db: Db, projectId: string, connectionId: string, bucket: string, at = "input") {
   const conn = await db
     .select()
     .from(storageConnections)
     .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
     .get();
   if (!conn)
-    throw notFound(`storage connection not found: ${connectionId}`, [{ path: "input.connectionId", issue: `notFound:${connectionId}` }]);
+    throw notFound(`storage connection not found: ${connectionId}`, [{ path: `${at}.connectionId`, issue: `notFound:${connectionId}` }]);
   if (conn.status !== "active")
-    throw validationError(`storage connection ${conn.id} is not active`, [{ path: "input.connectionId", issue: "connectionInactive" }]);
+    throw validationError(`storage connection ${conn.id} is not active`, [{ path: `${at}.connectionId`, issue: "connectionInactive" }]);
   if (!conn.buckets.includes(bucket)) {
     throw validationError(`bucket ${bucket} is not in the connection's buckets (${conn.buckets.join(", ")})`, [
-      { path: "input.bucket", issue: "bucketNotAllowed" },
+      { path: `${at}.bucket`, issue: "bucketNotAllowed" },
     ]);
   }
   return conn;

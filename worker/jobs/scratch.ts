@@ -18,10 +18,15 @@ export async function storageGrantFor(env: Env, job: Job): Promise<StorageGrant 
   const connectionId = job.input["connectionId"];
   const bucket = job.input["bucket"];
   if (typeof connectionId !== "string" || typeof bucket !== "string") return null;
+  return projectStorageGrant(env, job.projectId, connectionId, bucket);
+}
+
+/** Access to a bucket through one of the project's connections; null when the connection is gone. */
+export async function projectStorageGrant(env: Env, projectId: string, connectionId: string, bucket: string): Promise<StorageGrant | null> {
   const conn = await getDb(env.DB)
     .select()
     .from(storageConnections)
-    .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, job.projectId)))
+    .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
     .get();
   if (!conn) return null;
   return { connectionId, bucket, ...(await connectionLocation(conn, env.ENCRYPTION_KEY)) };
@@ -39,7 +44,9 @@ export async function deleteScratch(env: Env, job: Job, keys: readonly string[])
     const grant = await storageGrantFor(env, job);
     if (!grant) return;
     const s3 = new S3Client(grant, 10_000);
-    await Promise.all(own.map((k) => s3.deleteObject(grant.bucket, k)));
+    // One at a time: a job has a handful of scratch objects, and s3rver (the local stack's S3) fails
+    // concurrent deletes in one folder with 500s.
+    for (const k of own) await s3.deleteObject(grant.bucket, k);
   } catch (err) {
     console.error(JSON.stringify({ level: "warn", msg: "scratch cleanup failed", jobId: job.jobId, error: String(err) }));
   }

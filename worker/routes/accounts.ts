@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
+import { ProjectBrandingSchema } from "../../contracts/branding";
 import { WebhookUrlSchema } from "../../contracts/job-requests";
 import { newId } from "../../contracts/ids";
 import { createKey, createProject, findProject, rotateWebhookSecret, publicKey, publicProject } from "../accounts/service";
@@ -16,9 +17,15 @@ import { usageFor } from "../jobs/credits";
 import { METERS } from "../services/index";
 import { checkWebhookUrl } from "../jobs/create";
 import { loadSettings } from "../platform/settings";
+import { checkLogo } from "../accounts/branding";
 
 const CreateProjectSchema = z.strictObject({ name: z.string().min(1).max(120), webhookUrl: WebhookUrlSchema.nullable().optional() });
-const UpdateProjectSchema = z.strictObject({ webhookUrl: WebhookUrlSchema.nullable() });
+const UpdateProjectSchema = z
+  .strictObject({ webhookUrl: WebhookUrlSchema.nullable().optional(), branding: ProjectBrandingSchema.nullable().optional() })
+  .refine((b) => b.webhookUrl !== undefined || b.branding !== undefined, {
+    message: "send webhookUrl, branding or both",
+    params: { issue: "empty" },
+  });
 const CreateKeySchema = z.strictObject({ name: z.string().min(1).max(120), permissions: z.array(ProjectGrantSchema).min(1).optional() });
 const ConsoleSessionSchema = z.strictObject({
   projectId: z.string().min(1),
@@ -100,8 +107,17 @@ export const projectRoutes = new Hono<AppBindings>()
     const p = requireAuth(c, { key: "workspace", permission: "project:update" });
     const project = await ownedProject(c, p.workspaceId);
     const body = await jsonBody(c, UpdateProjectSchema);
-    checkWebhookUrl(body.webhookUrl, await loadSettings(getDb(c.env.DB)), c.env.ENVIRONMENT);
-    const rows = await getDb(c.env.DB).update(projects).set({ webhookUrl: body.webhookUrl }).where(eq(projects.id, project.id)).returning();
+    const db = getDb(c.env.DB);
+    if (body.webhookUrl !== undefined) checkWebhookUrl(body.webhookUrl, await loadSettings(db), c.env.ENVIRONMENT);
+    if (body.branding?.logo) await checkLogo(db, c.env, project.id, body.branding.logo);
+    const rows = await db
+      .update(projects)
+      .set({
+        ...(body.webhookUrl !== undefined ? { webhookUrl: body.webhookUrl } : {}),
+        ...(body.branding !== undefined ? { branding: body.branding } : {}),
+      })
+      .where(eq(projects.id, project.id))
+      .returning();
     return ok(c, publicProject(rows[0] ?? project));
   })
   .post("/:projectId/api-keys", async (c) => {

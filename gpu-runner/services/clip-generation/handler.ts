@@ -1,6 +1,8 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import sharp from "sharp";
 import { z } from "zod";
+import type { S3Client } from "../../../contracts/s3-client";
 import {
   CLIP_LAYOUTS,
   ClipTranscriptSchema,
@@ -27,7 +29,7 @@ import { chooseLayout } from "./layout";
 import { detectSceneCuts, makeProxy, measureLoudness, probeVideo } from "./media";
 import { findMoments, type Moment } from "./moments";
 import { framingShares, planCrop, targetsOf, type Target } from "./reframe";
-import { cropSize, letterbox, renderClip, renderPoster } from "./render";
+import { cropSize, letterbox, logoBox, renderClip, renderPoster } from "./render";
 import { buildSentences, wordsOf, type Timeline } from "./timeline";
 
 /**
@@ -57,6 +59,7 @@ const InputSchema = z.object({
     maxClipsRequested: z.number().optional(),
   }),
   analysis: z.object({ vision: z.boolean(), category: z.boolean() }),
+  branding: z.object({ color: z.string().nullable() }).passthrough().nullable().optional(),
 });
 
 export interface ClipHandlerDeps {
@@ -228,10 +231,24 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
 
     const clipsDir = join(ctx.workDir, "clips");
     await mkdir(clipsDir, { recursive: true });
+    const brand = { color: input.branding?.color ?? cs.brandColor, logo: null as BrandLogo | null, logoNote: null as string | null };
     const rendered = await report.stage(
       "render_clips",
       () =>
         toolStep(signal, async () => {
+          const logoKey = task.outputs["fetch_transcription"]?.["logoKey"];
+          if (fillStyle === "branding" && typeof logoKey === "string") {
+            const prepared = await prepareLogo(
+              s3,
+              input.bucket,
+              logoKey,
+              join(ctx.workDir, "logo"),
+              logoBox(info.width, info.height),
+              signal,
+            );
+            if ("note" in prepared) brand.logoNote = prepared.note;
+            else brand.logo = prepared;
+          }
           const out: Array<{ moment: Moment; video: string; poster: string; framing: Record<string, number> }> = [];
           for (const [i, m] of found.moments.entries()) {
             out.push(
@@ -246,6 +263,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
                 timeline,
                 targets,
                 cs,
+                brand,
                 captions: input.options.captions,
                 signal,
               }),
@@ -258,6 +276,14 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         totalSec: round(r.reduce((n, c) => n + (c.moment.end - c.moment.start), 0)),
         layout,
         fillStyle,
+        ...(fillStyle === "branding"
+          ? {
+              branding: {
+                color: brand.color,
+                logo: brand.logo ? `${brand.logo.width}×${brand.logo.height}` : (brand.logoNote ?? "none set"),
+              },
+            }
+          : {}),
         captions: input.options.captions,
         renderer: RENDERER,
       }),
@@ -328,6 +354,7 @@ interface RenderOneArgs {
   timeline: Timeline;
   targets: Target[];
   cs: Settings["clips"];
+  brand: { color: string; logo: BrandLogo | null };
   captions: boolean;
   signal: AbortSignal;
 }
@@ -375,7 +402,8 @@ async function renderOne(a: RenderOneArgs): Promise<{ moment: Moment; video: str
     assPath,
     loudness,
     hasAudio: info.hasAudio,
-    brandColor: cs.brandColor,
+    brandColor: a.brand.color,
+    logo: a.brand.logo,
     fps: cs.fps,
     preset: cs.x264Preset,
     crf: cs.crf,
@@ -385,6 +413,32 @@ async function renderOne(a: RenderOneArgs): Promise<{ moment: Moment; video: str
   const poster = join(a.clipsDir, `clip-${a.i}.jpg`);
   await renderPoster(video, Math.min(1.5, dur / 2), poster, signal);
   return { moment: m, video, poster, framing: crops ? framingShares(a.targets, m.start, m.end) : {} };
+}
+
+type BrandLogo = { path: string; width: number; height: number };
+
+/**
+ * The project's logo as a PNG that fits the band above the picture. A logo that cannot be decoded
+ * is left out with a note (the colour still brands the clip) rather than failing the render.
+ */
+async function prepareLogo(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  dir: string,
+  box: { maxWidth: number; maxHeight: number },
+  signal: AbortSignal,
+): Promise<BrandLogo | { note: string }> {
+  await mkdir(dir, { recursive: true });
+  const original = join(dir, "logo-original");
+  await downloadObject(s3, bucket, key, original, signal);
+  const path = join(dir, "logo.png");
+  try {
+    const info = await sharp(original).resize({ width: box.maxWidth, height: box.maxHeight, fit: "inside" }).png().toFile(path);
+    return { path, width: info.width, height: info.height };
+  } catch (err) {
+    return { note: `left out: the logo is not an image (${err instanceof Error ? err.message : String(err)})` };
+  }
 }
 
 /** Blur unless the plan's fill styles leave it out. */

@@ -32,6 +32,8 @@ export interface RenderJob {
   loudness: LoudnessMeasure | null;
   hasAudio: boolean;
   brandColor: string;
+  /** The brand logo for the `branding` fill: a PNG already scaled to fit the band above the picture. */
+  logo?: { path: string; width: number; height: number } | null;
   fps: number;
   preset: string;
   crf: number;
@@ -82,9 +84,19 @@ export function videoFilter(job: RenderJob): string {
           `[b]${fg}[fg];[bg][fg]overlay=0:${box.y},${tail}`
         );
       const colour = fill === "branding" ? job.brandColor.replace("#", "0x") : "black";
-      return `color=c=${colour}:s=${W}x${H}:r=${job.fps}[bg];[0:v]${fps},${fg}[fg];[bg][fg]overlay=0:${box.y}:shortest=1,${tail}`;
+      const picture = `color=c=${colour}:s=${W}x${H}:r=${job.fps}[bg];[0:v]${fps},${fg}[fg];[bg][fg]overlay=0:${box.y}:shortest=1`;
+      if (fill !== "branding" || !job.logo) return `${picture},${tail}`;
+      // The logo is centred in the band above the picture; a one-frame input is repeated by overlay.
+      const ly = Math.max(0, Math.round((box.y - job.logo.height) / 2));
+      return `${picture}[base];[1:v]format=rgba[logo];[base][logo]overlay=x=(W-w)/2:y=${ly},${tail}`;
     }
   }
+}
+
+/** The band above the `horizontal_in_vertical` picture a logo may fill: most of its height, half the width. */
+export function logoBox(srcW: number, srcH: number): { maxWidth: number; maxHeight: number } {
+  const { width } = LAYOUT_SIZE.horizontal_in_vertical;
+  return { maxWidth: Math.round(width * 0.5), maxHeight: Math.max(48, Math.round(letterbox(srcW, srcH).y * 0.6)) };
 }
 
 export function audioFilter(m: LoudnessMeasure | null): string {
@@ -109,6 +121,7 @@ export function renderArgs(job: RenderJob, graphFile: string): string[] {
     job.durationSec.toFixed(3),
     "-i",
     job.source,
+    ...(job.fillStyle === "branding" && job.logo ? ["-i", job.logo.path] : []),
     // The graph can be long (a crop path with many pieces): read it from a file.
     "-filter_complex_script",
     graphFile,

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { newId } from "../../../contracts/ids";
 import type { InputOf } from "../../../contracts/services/index";
-import { clipGenerations } from "../../db/schema";
+import { clipGenerations, projects } from "../../db/schema";
 import { validationError } from "../../errors";
 import { displayNameOf, requireClipSource } from "../../jobs/references";
 import { resolveVideoSource } from "../shared/video-source";
@@ -46,6 +46,7 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
     supportedLayouts: policy.supportedLayouts,
     supportedFillStyles: policy.supportedFillStyles,
   };
+  const project = await db.select({ branding: projects.branding }).from(projects).where(eq(projects.id, projectId)).get();
   const clipGenerationId = newId("clipGeneration");
   const { sourceKey } = source;
 
@@ -57,6 +58,8 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
       options,
       // Platform-managed toggles, stored read-only on the job (the spec's `options.analysis`).
       analysis: { vision: settings.clips.vision, category: settings.clips.category },
+      // The project's branding as it was at create: a later change does not alter a queued job.
+      branding: project?.branding ?? null,
     },
     sourceDisplayName: displayNameOf(sourceKey),
     credits: maxClips,

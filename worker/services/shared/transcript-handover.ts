@@ -6,6 +6,8 @@ import { getDb } from "../../db/client";
 import { transcripts } from "../../db/schema";
 import { scratchPrefix, storageGrantFor } from "../../jobs/scratch";
 import { readLayer } from "../../transcripts/store";
+import type { Job } from "../../../contracts/job";
+import type { Env } from "../../env";
 import type { ResultSink, WorkerStepHandler } from "../types";
 
 /**
@@ -13,32 +15,54 @@ import type { ResultSink, WorkerStepHandler } from "../types";
  * runner (clips, thumbnails), and the sink that passes its scratch key on to the runner step.
  */
 
+/** Further scratch objects a service hands over with the transcript (e.g. a brand logo), by output name. */
+export type HandOverExtra = (ctx: {
+  env: Env;
+  job: Job;
+  s3: S3Client;
+  bucket: string;
+  scratch: string;
+}) => Promise<{ keys: Record<string, string>; details: Record<string, unknown> }>;
+
 /**
  * `fetch_transcription`: the transcript's current segments (with their words) written as a scratch
  * object in the job's bucket, because a long transcript is far larger than a step output may be.
  */
-export const fetchTranscription: WorkerStepHandler = async ({ env, job, stage }) => {
-  const db = getDb(env.DB);
-  const textSourceId = String(job.input["textSourceId"]);
-  let out: { transcriptKey: string; segmentCount: number; artifacts: string[] } | undefined;
-  const goOn = await stage("fetch_transcription", async () => {
-    const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
-    if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
-    const segments = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
-    const grant = await storageGrantFor(env, job);
-    if (!grant) throw new StepFailure("source_access_denied", "the job's storage connection is gone", false);
-    const key = `${scratchPrefix(job.jobId)}transcript.json`;
-    const body = JSON.stringify({ textSourceId, language: t.language, durationSec: t.durationSec, segments });
-    await new S3Client(grant, 30_000).putObject(grant.bucket, key, body, "application/json");
-    out = { transcriptKey: key, segmentCount: segments.length, artifacts: [key] };
-    return { segments: segments.length, words: segments.reduce((n, s) => n + (s.words?.length ?? 0), 0), bytes: body.length };
-  });
-  if (!goOn || !out) return { cancelled: true };
-  return out;
-};
+export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler {
+  return async ({ env, job, stage }) => {
+    const db = getDb(env.DB);
+    const textSourceId = String(job.input["textSourceId"]);
+    let out: Record<string, unknown> | undefined;
+    const goOn = await stage("fetch_transcription", async () => {
+      const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
+      if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
+      const segments = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
+      const grant = await storageGrantFor(env, job);
+      if (!grant) throw new StepFailure("source_access_denied", "the job's storage connection is gone", false);
+      const scratch = scratchPrefix(job.jobId);
+      const key = `${scratch}transcript.json`;
+      const body = JSON.stringify({ textSourceId, language: t.language, durationSec: t.durationSec, segments });
+      const s3 = new S3Client(grant, 30_000);
+      await s3.putObject(grant.bucket, key, body, "application/json");
+      const more = extra ? await extra({ env, job, s3, bucket: grant.bucket, scratch }) : { keys: {}, details: {} };
+      out = { transcriptKey: key, ...more.keys, segmentCount: segments.length, artifacts: [key, ...Object.values(more.keys)] };
+      return {
+        segments: segments.length,
+        words: segments.reduce((n, s) => n + (s.words?.length ?? 0), 0),
+        bytes: body.length,
+        ...more.details,
+      };
+    });
+    if (!goOn || !out) return { cancelled: true };
+    return out;
+  };
+}
 
+export const fetchTranscription = fetchTranscriptionStep();
+
+/** Passes the scratch keys (`…Key` fields) on to the next step as its outputs; the job deletes them when it ends. */
 export const handOver: ResultSink = async (_ctx, raw) => {
-  const key = raw["transcriptKey"];
-  if (typeof key !== "string") return { ok: true, summary: {} };
-  return { ok: true, summary: {}, output: { transcriptKey: key }, artifacts: [key] };
+  const keys = Object.fromEntries(Object.entries(raw).filter(([k, v]) => k.endsWith("Key") && typeof v === "string"));
+  if (Object.keys(keys).length === 0) return { ok: true, summary: {} };
+  return { ok: true, summary: {}, output: keys, artifacts: Object.values(keys) as string[] };
 };
