@@ -59,10 +59,11 @@ afterAll(async () => {
   await s3?.close();
 });
 
+/** Runs the handler; a failure comes back as `error` beside the context, so its events can be read. */
 async function runThumbnails(
   sourceKey: string,
   options = { thumbnailCount: 2, nonAiThumbnailCount: 3 },
-): Promise<{ ctx: TestContext; result: ThumbnailResult }> {
+): Promise<{ ctx: TestContext; result: ThumbnailResult; error?: undefined } | { ctx: TestContext; result?: undefined; error: unknown }> {
   const ctx = await makeHandlerContext({
     input: {
       textSourceId: "txt_test",
@@ -80,6 +81,8 @@ async function runThumbnails(
   });
   try {
     return { ctx, result: ThumbnailResultSchema.parse(await createThumbnailHandler()(ctx)) };
+  } catch (error) {
+    return { ctx, error };
   } finally {
     await ctx.dispose();
   }
@@ -92,7 +95,9 @@ async function object(key: string): Promise<Buffer> {
 describe("thumbnails on a two-person interview", () => {
   let run: { ctx: TestContext; result: ThumbnailResult };
   beforeAll(async () => {
-    run = await runThumbnails("src/interview.mp4");
+    const r = await runThumbnails("src/interview.mp4");
+    if (!r.result) throw r.error;
+    run = r;
   }, 240_000);
 
   it("reports every runner stage in spec order inside the thumbnail_pipeline envelope, skipping the third upload", () => {
@@ -171,12 +176,10 @@ describe("thumbnails on a two-person interview", () => {
 });
 
 describe("thumbnails on a black video", () => {
-  it("fails with no_usable_frames, not retryable, and uploads nothing", async () => {
-    const err = await runThumbnails("src/black.mp4", { thumbnailCount: 1, nonAiThumbnailCount: 1 }).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(err).toMatchObject({ code: "no_usable_frames", retryable: false });
+  it("fails with no_usable_frames, not retryable, closes the envelope as failed, and uploads nothing", async () => {
+    const { ctx, error } = await runThumbnails("src/black.mp4", { thumbnailCount: 1, nonAiThumbnailCount: 1 });
+    expect(error).toMatchObject({ code: "no_usable_frames", retryable: false });
+    expect(ctx.report.eventsOf("thumbnail_pipeline").at(-1)).toMatchObject({ event: "failed", error: { code: "no_usable_frames" } });
     for (const name of ["cover-1.jpg", "frame-1.jpg"])
       expect(await client.headObject(BUCKET, `out/src-black-mp4/job_test/${name}`)).toBeNull();
   }, 120_000);

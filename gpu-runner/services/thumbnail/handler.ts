@@ -13,7 +13,9 @@ import type { Cover, ImageEngine } from "../../engines/image/interface";
 import { faceAwareCrop } from "../../engines/image/local-compositor";
 import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
+import { toStepError } from "../../../contracts/step-failure";
 import { StepFailure, type StepHandler } from "../../handler";
+import { isCancelled } from "../../stage-reporter";
 import { runToolOk } from "../../media/spawn";
 import { detectSceneCuts, probeVideo } from "../clip-generation/media";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
@@ -66,229 +68,245 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
     const s3 = await ctx.openStorage();
     await mkdir(ctx.workDir, { recursive: true });
     await report.event({ stage: "thumbnail_pipeline", event: "started", details: { size: input.size, ...input.options } });
-    const transcript = parse(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
+    try {
+      const transcript = parse(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
 
-    const source = join(ctx.workDir, "source");
-    await report.stage(
-      "download",
-      () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
-      (bytes) => ({ bytes, sourceKey: input.sourceKey }),
-    );
+      const source = join(ctx.workDir, "source");
+      await report.stage(
+        "download",
+        () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
+        (bytes) => ({ bytes, sourceKey: input.sourceKey }),
+      );
 
-    const { info, times } = await report.stage(
-      "thumbnail_ingest",
-      () =>
-        toolStep(signal, async () => {
-          const info = await probeVideo(source, signal);
-          if (!info) throw new StepFailure("unsupported_media", "the source has no video stream to take thumbnails from", false);
-          const { cuts } = await detectSceneCuts(source, SCENE_THRESHOLD, signal);
-          return { info, cuts, times: candidateTimes(info.durationSec, cuts, ts.maxCandidates) };
+      const { info, times } = await report.stage(
+        "thumbnail_ingest",
+        () =>
+          toolStep(signal, async () => {
+            const info = await probeVideo(source, signal);
+            if (!info) throw new StepFailure("unsupported_media", "the source has no video stream to take thumbnails from", false);
+            const { cuts } = await detectSceneCuts(source, SCENE_THRESHOLD, signal);
+            return { info, cuts, times: candidateTimes(info.durationSec, cuts, ts.maxCandidates) };
+          }),
+        (r) => ({
+          durationSec: round(r.info.durationSec),
+          width: r.info.width,
+          height: r.info.height,
+          sceneCuts: r.cuts.length,
+          candidates: r.times.length,
+          maxCandidates: ts.maxCandidates,
         }),
-      (r) => ({
-        durationSec: round(r.info.durationSec),
-        width: r.info.width,
-        height: r.info.height,
-        sceneCuts: r.cuts.length,
-        candidates: r.times.length,
-        maxCandidates: ts.maxCandidates,
-      }),
-    );
-    if (times.length === 0) throw new StepFailure("unsupported_media", "the source has no frames to take thumbnails from", false);
+      );
+      if (times.length === 0) throw new StepFailure("unsupported_media", "the source has no frames to take thumbnails from", false);
 
-    const stillsDir = join(ctx.workDir, "stills");
-    await mkdir(stillsDir, { recursive: true });
-    const stillWidth = Math.min(1920, Math.max(input.size.width, input.size.height));
-    const stills = await report.stage(
-      "thumbnail_encode",
-      () => toolStep(signal, () => extractStills(source, times, stillsDir, stillWidth, signal)),
-      (r) => ({ stills: r.length, maxWidth: stillWidth, times: r.map((s) => s.t) }),
-    );
+      const stillsDir = join(ctx.workDir, "stills");
+      await mkdir(stillsDir, { recursive: true });
+      const stillWidth = Math.min(1920, Math.max(input.size.width, input.size.height));
+      const stills = await report.stage(
+        "thumbnail_encode",
+        () => toolStep(signal, () => extractStills(source, times, stillsDir, stillWidth, signal)),
+        (r) => ({ stills: r.length, maxWidth: stillWidth, times: r.map((s) => s.t) }),
+      );
 
-    let vision: VisionEngine | null = null;
-    const analysed = await report.stage(
-      "thumbnail_analyze",
-      async () => {
-        const measures: Awaited<ReturnType<typeof measureImage>>[] = [];
-        for (const s of stills) measures.push(await measureImage(s.path));
-        let observations: FrameObservation[] = [];
-        if (ts.vision) {
-          const small = [];
-          for (const s of stills) {
-            const path = s.path.replace(/\.jpg$/, "-small.jpg");
-            await sharp(s.path).resize({ width: ANALYSIS_WIDTH, withoutEnlargement: true }).jpeg({ quality: 85 }).toFile(path);
-            small.push({ t: s.t, path });
-          }
-          const engine = makeVision(ts, env);
-          vision = engine;
-          try {
-            observations = await engine.analyze(small, { signal });
-          } finally {
-            await engine.close();
-          }
-        }
-        return scoreCandidates(stills.map((s, i) => ({ ...s, measures: measures[i]!, observation: observations[i] })));
-      },
-      (cands) => ({
-        frames: cands.length,
-        vision: vision ? { engine: vision.name, model: vision.model } : "disabled in platform settings",
-        framesWithFaces: cands.filter((c) => (c.observation?.faces.length ?? 0) > 0).length,
-        rejected: countBy(cands.filter((c) => c.rejected).map((c) => c.rejected!)),
-      }),
-    );
-
-    const picksDir = join(ctx.workDir, "picks");
-    await mkdir(picksDir, { recursive: true });
-    const quality = JPEG_QUALITY[ts.imageQuality];
-    const merged = await report.stage(
-      "thumbnail_merge",
-      async () => {
-        const ranked = pickDiverse(analysed, Math.max(input.options.nonAiThumbnailCount, input.options.thumbnailCount + 2));
-        if (ranked.length === 0)
-          throw new StepFailure(
-            "no_usable_frames",
-            "every candidate frame is black, blank or blurred: there is nothing to make a thumbnail from",
-            false,
-          );
-        const frames = [];
-        for (const [i, c] of ranked.slice(0, input.options.nonAiThumbnailCount).entries()) {
-          const path = join(picksDir, `frame-${i + 1}.jpg`);
-          frames.push({ candidate: c, path, ...(await cropToSize(c, input.size, path, quality)) });
-        }
-        return { ranked, frames };
-      },
-      (r) => ({
-        usable: analysed.filter((c) => !c.rejected).length,
-        framePicks: r.frames.map((f) => ({ t: f.candidate.t, score: f.candidate.total })),
-        coverCandidates: r.ranked.length,
-      }),
-    );
-
-    const withAudio = await report.stage(
-      "thumbnail_audio",
-      () => toolStep(signal, () => rankBySpeech(merged.ranked, transcript, info.hasAudio ? source : null, signal)),
-      (r) => ({
-        measured: info.hasAudio ? r.length : 0,
-        method: info.hasAudio ? "ffmpeg volumedetect over ±1 s, words from the transcript" : "no audio stream: transcript words only",
-        levelsDb: r.map((x) => x.levelDb),
-      }),
-    );
-
-    const topic = topicOf(transcript);
-    const image = makeImage(ts, env, input.imageModel ?? null);
-    const coverFrames = diverseOrder(withAudio.map((x) => ({ ...x, measures: x.candidate.measures }))).map((x) => ({
-      path: x.candidate.path,
-      t: x.candidate.t,
-      faces: (x.candidate.observation?.faces ?? []).filter((f) => f.score >= 0.5).map((f) => f.box),
-    }));
-    const covers = await report.stage(
-      "thumbnail_generate",
-      async () => {
-        const out: Array<{ cover: Cover; prompt: string; variant: number }> = [];
-        for (let variant = 0; variant < input.options.thumbnailCount; variant++) {
-          const prompt = coverPrompt(topic, variant);
-          const req = {
-            width: input.size.width,
-            height: input.size.height,
-            prompt,
-            title: topic.title,
-            frames: coverFrames,
-            variant,
-            signal,
-          };
-          out.push({ cover: await image.generate(req), prompt, variant });
-        }
-        return out;
-      },
-      (r) => ({ engine: image.name, model: image.model, kind: image.kind, covers: r.length, title: topic.title, keywords: topic.keywords }),
-    );
-
-    const now = new Date().toISOString();
-    const base = `${input.resolvedOutputPrefix}${task.jobId}/`;
-    const thumbnails: Thumbnail[] = [];
-    const levels = new Map(withAudio.map((x) => [x.candidate, x.levelDb]));
-    for (const [i, stage] of UPLOAD_STAGES.entries()) {
-      const c = covers[i];
-      if (!c) {
-        await report.skip(stage, `thumbnailCount is ${input.options.thumbnailCount}`);
-        continue;
-      }
-      const added = await report.stage(
-        stage,
+      let vision: VisionEngine | null = null;
+      const analysed = await report.stage(
+        "thumbnail_analyze",
         async () => {
-          const out: Thumbnail[] = [];
-          const key = `${base}cover-${i + 1}.jpg`;
-          await uploadObject(s3, input.bucket, key, Buffer.from(c.cover.jpeg), "image/jpeg");
-          const frameTime = image.kind === "compositor" ? Number(c.cover.details["frameTime"] ?? NaN) : NaN;
-          out.push({
-            thumbnailId: `${task.jobId}-cover-${i + 1}`,
-            jobId: task.jobId,
-            kind: "cover",
-            bucket: input.bucket,
-            key,
-            ...input.size,
-            bytes: c.cover.jpeg.byteLength,
-            frameTimeSec: Number.isFinite(frameTime) ? frameTime : null,
-            engine: image.name,
-            model: image.model,
-            engineKind: image.kind,
-            prompt: image.kind === "generative" ? c.prompt : null,
-            title: image.kind === "compositor" ? topic.title : null,
-            scores: null,
-            details: { variant: c.variant, ...c.cover.details },
-            createdAt: now,
-          });
-          // The frame picks go up with the first cover, so a failed generation leaves none behind.
-          if (i === 0) {
-            for (const [j, f] of merged.frames.entries()) {
-              const fkey = `${base}frame-${j + 1}.jpg`;
-              const body = await readFile(f.path);
-              await uploadObject(s3, input.bucket, fkey, body, "image/jpeg");
-              out.push({
-                thumbnailId: `${task.jobId}-frame-${j + 1}`,
-                jobId: task.jobId,
-                kind: "frame",
-                bucket: input.bucket,
-                key: fkey,
-                ...input.size,
-                bytes: body.byteLength,
-                frameTimeSec: f.candidate.t,
-                ...FRAME_SELECTOR,
-                engineKind: "frame",
-                prompt: null,
-                title: null,
-                scores: scoresOf(f.candidate, levels.get(f.candidate) ?? null),
-                details: { crop: f.crop, facesInside: f.facesInside },
-                createdAt: now,
-              });
+          const measures: Awaited<ReturnType<typeof measureImage>>[] = [];
+          for (const s of stills) measures.push(await measureImage(s.path));
+          let observations: FrameObservation[] = [];
+          if (ts.vision) {
+            const small = [];
+            for (const s of stills) {
+              const path = s.path.replace(/\.jpg$/, "-small.jpg");
+              await sharp(s.path).resize({ width: ANALYSIS_WIDTH, withoutEnlargement: true }).jpeg({ quality: 85 }).toFile(path);
+              small.push({ t: s.t, path });
             }
+            const engine = makeVision(ts, env);
+            vision = engine;
+            try {
+              observations = await engine.analyze(small, { signal });
+            } finally {
+              await engine.close();
+            }
+          }
+          return scoreCandidates(stills.map((s, i) => ({ ...s, measures: measures[i]!, observation: observations[i] })));
+        },
+        (cands) => ({
+          frames: cands.length,
+          vision: vision ? { engine: vision.name, model: vision.model } : "disabled in platform settings",
+          framesWithFaces: cands.filter((c) => (c.observation?.faces.length ?? 0) > 0).length,
+          rejected: countBy(cands.filter((c) => c.rejected).map((c) => c.rejected!)),
+        }),
+      );
+
+      const picksDir = join(ctx.workDir, "picks");
+      await mkdir(picksDir, { recursive: true });
+      const quality = JPEG_QUALITY[ts.imageQuality];
+      const merged = await report.stage(
+        "thumbnail_merge",
+        async () => {
+          const ranked = pickDiverse(analysed, Math.max(input.options.nonAiThumbnailCount, input.options.thumbnailCount + 2));
+          if (ranked.length === 0)
+            throw new StepFailure(
+              "no_usable_frames",
+              "every candidate frame is black, blank or blurred: there is nothing to make a thumbnail from",
+              false,
+            );
+          const frames = [];
+          for (const [i, c] of ranked.slice(0, input.options.nonAiThumbnailCount).entries()) {
+            const path = join(picksDir, `frame-${i + 1}.jpg`);
+            frames.push({ candidate: c, path, ...(await cropToSize(c, input.size, path, quality)) });
+          }
+          return { ranked, frames };
+        },
+        (r) => ({
+          usable: analysed.filter((c) => !c.rejected).length,
+          framePicks: r.frames.map((f) => ({ t: f.candidate.t, score: f.candidate.total })),
+          coverCandidates: r.ranked.length,
+        }),
+      );
+
+      const withAudio = await report.stage(
+        "thumbnail_audio",
+        () => toolStep(signal, () => rankBySpeech(merged.ranked, transcript, info.hasAudio ? source : null, signal)),
+        (r) => ({
+          measured: info.hasAudio ? r.length : 0,
+          method: info.hasAudio ? "ffmpeg volumedetect over ±1 s, words from the transcript" : "no audio stream: transcript words only",
+          levelsDb: r.map((x) => x.levelDb),
+        }),
+      );
+
+      const topic = topicOf(transcript);
+      const image = makeImage(ts, env, input.imageModel ?? null);
+      const coverFrames = diverseOrder(withAudio.map((x) => ({ ...x, measures: x.candidate.measures }))).map((x) => ({
+        path: x.candidate.path,
+        t: x.candidate.t,
+        faces: (x.candidate.observation?.faces ?? []).filter((f) => f.score >= 0.5).map((f) => f.box),
+      }));
+      const covers = await report.stage(
+        "thumbnail_generate",
+        async () => {
+          const out: Array<{ cover: Cover; prompt: string; variant: number }> = [];
+          for (let variant = 0; variant < input.options.thumbnailCount; variant++) {
+            const prompt = coverPrompt(topic, variant);
+            const req = {
+              width: input.size.width,
+              height: input.size.height,
+              prompt,
+              title: topic.title,
+              frames: coverFrames,
+              variant,
+              signal,
+            };
+            out.push({ cover: await image.generate(req), prompt, variant });
           }
           return out;
         },
-        (r) => ({ keys: r.map((t) => t.key), bytes: r.reduce((n, t) => n + t.bytes, 0) }),
+        (r) => ({
+          engine: image.name,
+          model: image.model,
+          kind: image.kind,
+          covers: r.length,
+          title: topic.title,
+          keywords: topic.keywords,
+        }),
       );
-      thumbnails.push(...added);
-    }
-    // Covers first, then frame picks, each in order.
-    thumbnails.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === "cover" ? -1 : 1));
 
-    const result: ThumbnailResult = {
-      size: input.size,
-      sourceDurationSec: round(info.durationSec),
-      candidateCount: analysed.length,
-      title: topic.title,
-      keywords: topic.keywords,
-      engines: {
-        image: { engine: image.name, model: image.model, kind: image.kind },
-        vision: vision ? { engine: (vision as VisionEngine).name, model: (vision as VisionEngine).model } : null,
-      },
-      thumbnails,
-    };
-    await report.event({
-      stage: "thumbnail_pipeline",
-      event: "completed",
-      details: { covers: covers.length, frames: merged.frames.length, engine: image.name, kind: image.kind },
-    });
-    return result;
+      const now = new Date().toISOString();
+      const base = `${input.resolvedOutputPrefix}${task.jobId}/`;
+      const thumbnails: Thumbnail[] = [];
+      const levels = new Map(withAudio.map((x) => [x.candidate, x.levelDb]));
+      for (const [i, stage] of UPLOAD_STAGES.entries()) {
+        const c = covers[i];
+        if (!c) {
+          await report.skip(stage, `thumbnailCount is ${input.options.thumbnailCount}`);
+          continue;
+        }
+        const added = await report.stage(
+          stage,
+          async () => {
+            const out: Thumbnail[] = [];
+            const key = `${base}cover-${i + 1}.jpg`;
+            await uploadObject(s3, input.bucket, key, Buffer.from(c.cover.jpeg), "image/jpeg");
+            const frameTime = image.kind === "compositor" ? Number(c.cover.details["frameTime"] ?? NaN) : NaN;
+            out.push({
+              thumbnailId: `${task.jobId}-cover-${i + 1}`,
+              jobId: task.jobId,
+              kind: "cover",
+              bucket: input.bucket,
+              key,
+              ...input.size,
+              bytes: c.cover.jpeg.byteLength,
+              frameTimeSec: Number.isFinite(frameTime) ? frameTime : null,
+              engine: image.name,
+              model: image.model,
+              engineKind: image.kind,
+              prompt: image.kind === "generative" ? c.prompt : null,
+              title: image.kind === "compositor" ? topic.title : null,
+              scores: null,
+              details: { variant: c.variant, ...c.cover.details },
+              createdAt: now,
+            });
+            // The frame picks go up with the first cover, so a failed generation leaves none behind.
+            if (i === 0) {
+              for (const [j, f] of merged.frames.entries()) {
+                const fkey = `${base}frame-${j + 1}.jpg`;
+                const body = await readFile(f.path);
+                await uploadObject(s3, input.bucket, fkey, body, "image/jpeg");
+                out.push({
+                  thumbnailId: `${task.jobId}-frame-${j + 1}`,
+                  jobId: task.jobId,
+                  kind: "frame",
+                  bucket: input.bucket,
+                  key: fkey,
+                  ...input.size,
+                  bytes: body.byteLength,
+                  frameTimeSec: f.candidate.t,
+                  ...FRAME_SELECTOR,
+                  engineKind: "frame",
+                  prompt: null,
+                  title: null,
+                  scores: scoresOf(f.candidate, levels.get(f.candidate) ?? null),
+                  details: { crop: f.crop, facesInside: f.facesInside },
+                  createdAt: now,
+                });
+              }
+            }
+            return out;
+          },
+          (r) => ({ keys: r.map((t) => t.key), bytes: r.reduce((n, t) => n + t.bytes, 0) }),
+        );
+        thumbnails.push(...added);
+      }
+      // Covers first, then frame picks, each in order.
+      thumbnails.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === "cover" ? -1 : 1));
+
+      const result: ThumbnailResult = {
+        size: input.size,
+        sourceDurationSec: round(info.durationSec),
+        candidateCount: analysed.length,
+        title: topic.title,
+        keywords: topic.keywords,
+        engines: {
+          image: { engine: image.name, model: image.model, kind: image.kind },
+          vision: vision ? { engine: (vision as VisionEngine).name, model: (vision as VisionEngine).model } : null,
+        },
+        thumbnails,
+      };
+      await report.event({
+        stage: "thumbnail_pipeline",
+        event: "completed",
+        details: { covers: covers.length, frames: merged.frames.length, engine: image.name, kind: image.kind },
+      });
+      return result;
+    } catch (err) {
+      // The envelope closes too, so a timeline never shows the pipeline still running.
+      if (!signal.aborted && !isCancelled(err)) {
+        const { code, message } = toStepError(err);
+        await report.event({ stage: "thumbnail_pipeline", event: "failed", error: { code, message } }).catch(() => undefined);
+      }
+      throw err;
+    }
   };
 }
 
