@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import phash from "sharp-phash";
@@ -45,6 +46,9 @@ function spreadSubset(times: readonly number[], max: number): number[] {
   return Array.from({ length: max }, (_, i) => times[Math.floor(((i + 0.5) * times.length) / max)]!);
 }
 
+/** Stills decoded per ffmpeg process: one input per still, so one process start serves several. */
+const STILLS_PER_PROCESS = 8;
+
 /** One still per time, at most `maxWidth` wide (the covers are cropped from these). */
 export async function extractStills(
   source: string,
@@ -53,24 +57,26 @@ export async function extractStills(
   maxWidth: number,
   signal: AbortSignal,
 ): Promise<Array<{ t: number; path: string }>> {
-  const out: Array<{ t: number; path: string }> = [];
-  for (const [i, t] of times.entries()) {
-    const path = join(dir, `still-${String(i).padStart(3, "0")}.jpg`);
-    // Input seeking: decodes from the keyframe before t only, so each still costs one GOP.
-    await runToolOk(
-      "ffmpeg",
-      ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", String(t), "-i", source, "-frames:v", "1"].concat([
-        "-vf",
-        `scale='min(${maxWidth},iw)':-2`,
-        "-q:v",
-        "2",
-        path,
-      ]),
-      { signal },
-    );
-    out.push({ t, path });
+  const out = times.map((t, i) => ({ t, path: join(dir, `still-${String(i).padStart(3, "0")}.jpg`) }));
+  for (let first = 0; first < out.length; first += STILLS_PER_PROCESS) {
+    const batch = out.slice(first, first + STILLS_PER_PROCESS);
+    // Input seeking per still: each decodes from the keyframe before its time only (one GOP).
+    const inputs = batch.flatMap((s) => ["-ss", String(s.t), "-i", source]);
+    const outputs = batch.flatMap((s, i) => [
+      "-map",
+      `${i}:v:0`,
+      "-frames:v",
+      "1",
+      "-vf",
+      `scale='min(${maxWidth},iw)':-2`,
+      "-q:v",
+      "2",
+      s.path,
+    ]);
+    await runToolOk("ffmpeg", ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...inputs, ...outputs], { signal });
   }
-  return out;
+  // A time past the last decodable frame (a truncated file) yields no still: leave it out.
+  return out.filter((s) => existsSync(s.path));
 }
 
 export interface ImageMeasures {
