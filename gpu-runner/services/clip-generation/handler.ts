@@ -23,6 +23,7 @@ import type { EngineEnv } from "../../engines/config";
 import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
 import { StepFailure, type StepHandler } from "../../handler";
+import { parseStepInput, round3 } from "../shared/input";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { buildAss, captionStyleFor } from "./captions";
 import { chooseLayout } from "./layout";
@@ -79,7 +80,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
   const makeCategory = deps.createCategory ?? ((s) => createCategoryEngine(s.categoryEngine, deps.env ?? process.env));
   return async (ctx) => {
     const { report, signal, task } = ctx;
-    const input = parse(InputSchema, task.input, "clip generation input");
+    const input = parseStepInput(InputSchema, task.input, "clip generation input");
     const settings = SettingsSchema.parse({ clips: task.settings["clips"] ?? {}, runner: task.settings["runner"] ?? {} });
     const cs = settings.clips;
     const transcriptKey = task.outputs["fetch_transcription"]?.["transcriptKey"];
@@ -87,7 +88,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
     const s3 = await ctx.openStorage();
     await mkdir(ctx.workDir, { recursive: true });
 
-    const transcript = parse(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
+    const transcript = parseStepInput(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
     const source = join(ctx.workDir, "source");
     await report.stage(
       "download",
@@ -446,17 +447,6 @@ function defaultFill(supported: readonly FillStyle[] | undefined): FillStyle {
   return !supported || supported.length === 0 || supported.includes("blur") ? "blur" : supported[0]!;
 }
 
-function parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
-  const r = schema.safeParse(raw);
-  if (!r.success)
-    throw new StepFailure(
-      "invalid_input",
-      `${what} is invalid: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-      false,
-    );
-  return r.data;
-}
-
 /** Whether someone is speaking at t (a word within 0.3 s). */
 function speechTest(words: ClipTranscript["segments"][number]["words"] & object): (t: number) => boolean {
   return (t) => words.some((w) => t >= w.start - 0.3 && t <= w.end + 0.3);
@@ -491,6 +481,6 @@ function visualSummary(obs: readonly FrameObservation[], targets: readonly Targe
 }
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
-const round = (x: number) => Math.round(x * 1000) / 1000;
+const round = round3;
 
 export const clipGenerationHandler: StepHandler<Stage> = createClipGenerationHandler();

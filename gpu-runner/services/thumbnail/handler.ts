@@ -18,6 +18,7 @@ import { StepFailure, type StepHandler } from "../../handler";
 import { isCancelled } from "../../stage-reporter";
 import { runToolOk } from "../../media/spawn";
 import { detectSceneCuts, probeVideo } from "../clip-generation/media";
+import { parseStepInput, round3 } from "../shared/input";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { candidateTimes, diverseOrder, extractStills, measureImage, pickDiverse, scoreCandidates, type Candidate } from "./frames";
 import { coverPrompt, topicOf } from "./text";
@@ -60,7 +61,7 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
     ((s, env, model) => createImageEngine(s.imageEngine, env, { requestTimeoutMs: 120_000, ...(model ? { model } : {}) }));
   return async (ctx) => {
     const { report, signal, task } = ctx;
-    const input = parse(InputSchema, task.input, "thumbnail input");
+    const input = parseStepInput(InputSchema, task.input, "thumbnail input");
     const ts = SettingsSchema.parse({ thumbnails: task.settings["thumbnails"] ?? {}, runner: task.settings["runner"] ?? {} }).thumbnails;
     const env = deps.env ?? process.env;
     const transcriptKey = task.outputs["fetch_transcription"]?.["transcriptKey"];
@@ -69,7 +70,7 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
     await mkdir(ctx.workDir, { recursive: true });
     await report.event({ stage: "thumbnail_pipeline", event: "started", details: { size: input.size, ...input.options } });
     try {
-      const transcript = parse(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
+      const transcript = parseStepInput(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
 
       const source = join(ctx.workDir, "source");
       await report.stage(
@@ -398,17 +399,6 @@ function countBy(xs: readonly string[]): Record<string, number> {
   return out;
 }
 
-function parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
-  const r = schema.safeParse(raw);
-  if (!r.success)
-    throw new StepFailure(
-      "invalid_input",
-      `${what} is invalid: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-      false,
-    );
-  return r.data;
-}
-
-const round = (x: number) => Math.round(x * 1000) / 1000;
+const round = round3;
 
 export const thumbnailHandler: StepHandler<Stage> = createThumbnailHandler();

@@ -31,6 +31,7 @@ import {
   type ChunkRange,
   type ProbeResult,
 } from "../../media/ffmpeg";
+import { parseStepInput } from "../shared/input";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { buildSegments, mergeChunkWords } from "./merge";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";
@@ -203,14 +204,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
 export const transcriptionHandler: StepHandler<TranscriptionStage> = createTranscriptionHandler();
 
 function parseInput(raw: Record<string, unknown>): TranscriptionInput {
-  const parsed = InputSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new StepFailure(
-      "invalid_input",
-      `transcription input is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-      false,
-    );
-  return parsed.data;
+  return parseStepInput(InputSchema, raw, "transcription input");
 }
 
 /** Only the keys this handler reads are taken, so unrelated settings can never fail a transcription. */
