@@ -1,6 +1,5 @@
-import { z } from "zod";
-import { sleep, withRetry } from "../../../contracts/retry";
 import { EngineHttpClient, type RetryPolicy } from "../http";
+import { ReplicatePredictions } from "../replicate-predictions";
 import { NetworkImageEngine, type Cover, type CoverRequest } from "./interface";
 import { exactJpeg, MAX_IMAGE_BYTES } from "./jpeg";
 
@@ -50,105 +49,19 @@ export function coverSeed(prompt: string, variant: number): number {
   return h & 0x7fffffff;
 }
 
-const PredictionSchema = z
-  .object({
-    id: z.string(),
-    status: z.enum(["starting", "processing", "succeeded", "failed", "canceled"]),
-    output: z.unknown().optional(),
-    error: z.unknown().optional(),
-    urls: z.object({ get: z.string().optional() }).loose().nullish(),
-  })
-  .loose();
-type Prediction = z.infer<typeof PredictionSchema>;
-
-const isDone = (p: Prediction) => p.status === "succeeded" || p.status === "failed" || p.status === "canceled";
-
-/** A prediction that ended `failed` or `canceled` on Replicate's side: worth a new prediction. */
-class PredictionFailed extends Error {
-  constructor(
-    readonly what: string,
-    readonly reason: string,
-  ) {
-    super(what);
-  }
-}
-
 export class ReplicateImageEngine extends NetworkImageEngine<ReplicateImageConfig> {
   readonly name = "replicate";
   private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
+  private readonly predictions = new ReplicatePredictions(this.http, this.config);
 
   async generate(req: CoverRequest): Promise<Cover> {
-    const { retry } = this.config;
     const seed = coverSeed(req.prompt, req.variant);
     const aspectRatio = nearestAspectRatio(req.width, req.height);
     const input = { prompt: req.prompt, aspect_ratio: aspectRatio, num_outputs: 1, output_format: "jpg", output_quality: 90, seed };
-    let attempts = 0;
-    let prediction: Prediction;
-    try {
-      prediction = await withRetry(
-        () => {
-          attempts += 1;
-          return this.predict(input, req.signal);
-        },
-        {
-          retries: retry.attempts - 1,
-          baseMs: retry.baseDelayMs,
-          maxMs: retry.maxDelayMs,
-          signal: req.signal,
-          shouldRetry: (err) => err instanceof PredictionFailed,
-        },
-      );
-    } catch (err) {
-      if (err instanceof PredictionFailed)
-        throw this.http.failure(`${err.what} after ${attempts} attempt${attempts === 1 ? "" : "s"}${err.reason ? `: ${err.reason}` : ""}`);
-      throw err;
-    }
+    const prediction = await this.predictions.run(input, req.signal);
     const image = await this.download(firstOutput(prediction.output), req.signal);
     const { jpeg, source } = await exactJpeg(image, req, req.signal, (m) => this.http.failure(m));
     return { jpeg, details: { seed, aspectRatio, variant: req.variant, prediction: prediction.id, generated: source } };
-  }
-
-  /** Runs one prediction to its end. */
-  private async predict(input: Record<string, unknown>, signal: AbortSignal): Promise<Prediction> {
-    const [ref, version] = this.config.model.split(":");
-    // Prefer: wait holds the request open up to n seconds (1–60): keep it inside the attempt timeout.
-    const waitSec = Math.max(1, Math.min(60, Math.floor(this.config.retry.timeoutMs / 1000) - 1));
-    let p = this.prediction(
-      await this.http.json(version ? "/predictions" : `/models/${ref}/predictions`, {
-        method: "POST",
-        headers: { prefer: `wait=${waitSec}` },
-        body: version ? { version, input } : { input },
-        signal,
-      }),
-    );
-    try {
-      while (!isDone(p)) {
-        await sleep(this.config.pollIntervalMs, signal);
-        p = this.prediction(await this.http.json(this.pollPath(p), { signal }));
-      }
-    } catch (err) {
-      // Cancelled task, lost lease, or a poll that kept failing: nobody will read this prediction.
-      this.cancel(p.id);
-      throw err;
-    }
-    if (p.status !== "succeeded")
-      throw new PredictionFailed(
-        `prediction ${p.id} ${p.status}`,
-        typeof p.error === "string" ? p.error.replace(/\s+/g, " ").trim().slice(0, 200) : "",
-      );
-    return p;
-  }
-
-  /** `urls.get` as the API handed it out, when it points at the API we are configured with (it carries our token). */
-  private pollPath(p: Prediction): string {
-    const get = p.urls?.get;
-    return get && get.startsWith(`${this.config.baseUrl.replace(/\/+$/, "")}/`) ? get : `/predictions/${encodeURIComponent(p.id)}`;
-  }
-
-  private prediction(body: unknown): Prediction {
-    const parsed = PredictionSchema.safeParse(body);
-    if (!parsed.success) throw this.http.failure(`answered something that is not a prediction: ${parsed.error.issues[0]?.message ?? ""}`);
-    return parsed.data;
   }
 
   private async download(ref: string | undefined, signal: AbortSignal): Promise<Uint8Array> {
@@ -169,13 +82,6 @@ export class ReplicateImageEngine extends NetworkImageEngine<ReplicateImageConfi
       if (length > MAX_IMAGE_BYTES) throw this.http.failure(`output file is ${length} bytes, more than ${MAX_IMAGE_BYTES}`, false);
       return new Uint8Array(await res.arrayBuffer());
     });
-  }
-
-  /** Fire and forget: the task is over either way, this only stops the remote GPU. */
-  private cancel(id: string): void {
-    this.http
-      .json(`/predictions/${encodeURIComponent(id)}/cancel`, { method: "POST", signal: AbortSignal.timeout(5_000), attempts: 1 })
-      .catch(() => undefined);
   }
 }
 
