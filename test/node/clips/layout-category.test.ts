@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CLIP_LAYOUTS } from "../../../contracts/clips";
 import { LocalLexiconCategoryEngine } from "../../../gpu-runner/engines/category/local-lexicon";
 import { chooseLayout } from "../../../gpu-runner/services/clip-generation/layout";
 
@@ -48,6 +49,18 @@ describe("layout choice", () => {
     });
     expect(r.layout).toBe("square_1_1");
     expect(r.reason).toMatch(/vertical_9_16 is not in this plan's layouts/);
+  });
+
+  it("never picks a layout outside supportedLayouts, for any category, face count, default and non-empty plan list", () => {
+    const subsets = Array.from({ length: 2 ** CLIP_LAYOUTS.length - 1 }, (_, m) => CLIP_LAYOUTS.filter((_, i) => ((m + 1) >> i) & 1));
+    for (const supported of subsets)
+      for (const defaultLayout of CLIP_LAYOUTS)
+        for (const category of [null, ...CATEGORIES])
+          for (const meanFaces of [null, 0, 1, 2])
+            for (const allowAuto of [true, false]) {
+              const r = chooseLayout({ requested: null, allowAuto, category, visual: { ...visual, meanFaces }, defaultLayout, supported });
+              expect(supported, `${category} ${meanFaces} faces, default ${defaultLayout}`).toContain(r.layout);
+            }
   });
 
   it("falls back to the first supported layout when the default is not supported either", () => {

@@ -1,0 +1,534 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { LAYOUT_SIZE } from "../contracts/clips";
+import { DEFAULT_SETTINGS } from "../contracts/settings";
+import { createSpeechEngine } from "../gpu-runner/engines/speech/factory";
+import { createVisionEngine } from "../gpu-runner/engines/vision/factory";
+import type { FrameObservation } from "../gpu-runner/engines/vision/interface";
+import { runToolOk } from "../gpu-runner/media/spawn";
+import { buildAss, captionStyleFor } from "../gpu-runner/services/clip-generation/captions";
+import { detectSceneCuts, makeProxy, measureLoudness, probeVideo, type VideoInfo } from "../gpu-runner/services/clip-generation/media";
+import { cropXAt, planCrop, targetsOf, type CropPiece, type Target } from "../gpu-runner/services/clip-generation/reframe";
+import { cropSize, renderClip, renderPoster } from "../gpu-runner/services/clip-generation/render";
+import { buildFaceReel, buildSpeechWav, buildVideo } from "../scripts/make-sample-media";
+import { fmt, machineInfo, table } from "./lib";
+
+/**
+ * Clip generation's costs on generated face reels (LibriVox speech looped under real faces), each
+ * beside a baseline measured in the same run:
+ *  - rendering N clips with `renderClip` (speaker-following 9:16 crop, captions, loudnorm second
+ *    pass) against one plain ffmpeg libx264 encode of the same total duration at the same preset,
+ *    CRF, frame rate and size (a fixed centre crop, AAC at the same rate, no loudnorm or captions);
+ *    rounds alternate which goes first; wall time and ffmpeg CPU time (steadier on a shared machine);
+ *  - the vision engine's seconds of analysis per second of source on frames sampled at the
+ *    settings' visionFps, beside what sampling those frames with ffmpeg costs;
+ *  - reframing with `targetsOf`/`planCrop` on those real observations: crop movement on a still
+ *    speaker (beside a crop that follows the raw detections), and the time until the new speaker
+ *    is inside the crop at each speaker change of an interview reel (with the scene cuts `scdet`
+ *    finds, and without them, when the crop must pan). The sample interview reel's close-ups put
+ *    both people near the centre (x ≈ 0.45), where any crop already holds the next speaker, so
+ *    the bench re-frames it as wide shots: speaker A on the left (x ≈ 0.26), B on the right (≈ 0.7);
+ *  - peak RSS of this process (the vision engine runs in it) and of the largest ffmpeg child.
+ * Speech is read by PocketSphinx once (the 29 s reading; the reels loop it) for captions and for
+ * the "someone is speaking" test the reframer uses.
+ *
+ *   npx tsx bench/clips.ts [--clips 3] [--clip-sec 15] [--rounds 3]
+ */
+const { values: args } = parseArgs({
+  options: {
+    clips: { type: "string", default: "3" },
+    "clip-sec": { type: "string", default: "15" },
+    rounds: { type: "string", default: "3" },
+  },
+});
+const CLIPS = Math.max(1, Number(args.clips) || 3);
+const CLIP_SEC = Math.max(5, Number(args["clip-sec"]) || 15);
+const ROUNDS = Math.max(1, Number(args.rounds) || 3);
+
+const CS = DEFAULT_SETTINGS.clips;
+/** The handler's analysis width, scene threshold and crop confirmation (handler.ts). */
+const ANALYSIS_WIDTH = 640;
+const SCENE_THRESHOLD = 10;
+const CONFIRM_SEC = 0.3;
+const LAYOUT = "vertical_9_16" as const;
+const GAP_SEC = 5;
+const MOVING_SEC = Math.max(66, 4 + CLIPS * (CLIP_SEC + GAP_SEC));
+const INTERVIEW_SEC = 64;
+const SCENE_SEC = 8;
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const MEDIA = path.join(ROOT, ".local/bench-clips");
+const signal = new AbortController().signal;
+const mib = (kib: number) => kib / 1024;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+/**
+ * CPU time and peak RSS of every ffmpeg this process starts: a shim first on PATH runs the real
+ * ffmpeg under /usr/bin/time, which appends "wall user sys maxrss_kB" to a log. CPU seconds are
+ * what the render comparison also reports, since wall time on a shared machine moves with its load.
+ */
+const FFMPEG_LOG_RE = /^([\d.]+) ([\d.]+) ([\d.]+) (\d+)$/;
+let ffmpegLog = "";
+async function installFfmpegShim(dir: string): Promise<void> {
+  const real = (await runToolOk("sh", ["-c", "command -v ffmpeg"], { collectStdout: true })).stdout.trim();
+  const bin = path.join(dir, "bin");
+  ffmpegLog = path.join(dir, "ffmpeg-usage.log");
+  await mkdir(bin);
+  await writeFile(ffmpegLog, "");
+  await writeFile(path.join(bin, "ffmpeg"), `#!/bin/sh\nexec /usr/bin/time -a -o '${ffmpegLog}' -f '%e %U %S %M' '${real}' "$@"\n`, {
+    mode: 0o755,
+  });
+  process.env["PATH"] = `${bin}:${process.env["PATH"] ?? ""}`;
+}
+const ffmpegRuns = () =>
+  readFileSync(ffmpegLog, "utf8")
+    .split("\n")
+    .map((l) => FFMPEG_LOG_RE.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ cpu: Number(m[2]) + Number(m[3]), rssKiB: Number(m[4]) }));
+
+/** Wall seconds and ffmpeg CPU seconds. */
+interface Cost {
+  wall: number;
+  cpu: number;
+}
+
+/** Wall seconds of `fn`, and the CPU seconds of the ffmpeg runs it started (they run one at a time). */
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; sec: number; ffmpegCpu: number }> {
+  const before = ffmpegLog ? ffmpegRuns().length : 0;
+  const t0 = performance.now();
+  const value = await fn();
+  const sec = (performance.now() - t0) / 1000;
+  return {
+    value,
+    sec,
+    ffmpegCpu: ffmpegLog
+      ? ffmpegRuns()
+          .slice(before)
+          .reduce((n, r) => n + r.cpu, 0)
+      : 0,
+  };
+}
+
+async function durationOf(file: string): Promise<number> {
+  const res = await runToolOk("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file], {
+    collectStdout: true,
+  });
+  return Number(res.stdout.trim());
+}
+
+async function integratedLufs(file: string): Promise<number> {
+  let i = Number.NaN;
+  await runToolOk("ffmpeg", ["-hide_banner", "-nostdin", "-nostats", "-i", file, "-map", "0:a:0", "-af", "ebur128", "-f", "null", "-"], {
+    onStderrLine: (line) => {
+      const m = /^\s*I:\s+(-?[\d.]+) LUFS/.exec(line);
+      if (m?.[1]) i = Number(m[1]);
+    },
+  });
+  return i;
+}
+
+/** The reels, built once into .local/bench-clips (about a minute the first time). */
+async function buildMedia(): Promise<{ wav: string; moving: string; wide: string }> {
+  await mkdir(MEDIA, { recursive: true });
+  const wav = path.join(MEDIA, "speech.wav");
+  if (!existsSync(wav)) await buildSpeechWav(wav);
+  const reel = async (kind: "moving" | "interview", sec: number) => {
+    const out = path.join(MEDIA, `${kind}-${sec}s.mp4`);
+    if (existsSync(out)) return out;
+    const tmp = path.join(MEDIA, `.${kind}.reel.mp4`);
+    await buildFaceReel(tmp, { kind, durationSec: sec, sceneSec: SCENE_SEC });
+    await buildVideo(`${out}.tmp.mp4`, wav, tmp, { loopAudio: true, durationSec: sec });
+    await rm(tmp, { force: true });
+    await rename(`${out}.tmp.mp4`, out);
+    return out;
+  };
+  const interview = await reel("interview", INTERVIEW_SEC);
+  // Each close-up shrunk onto a wide backdrop, on the left for A's shots and on the right for B's.
+  const wide = path.join(MEDIA, `interview-wide-${INTERVIEW_SEC}s.mp4`);
+  if (!existsSync(wide)) {
+    await runToolOk("ffmpeg", [
+      ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", interview, "-f", "lavfi", "-i", "color=c=0x202830:s=1280x720:r=25"],
+      "-filter_complex",
+      `[0:v]scale=720:405,setsar=1[s];[1:v][s]overlay=x='if(lt(mod(t,${2 * SCENE_SEC}),${SCENE_SEC}),0,560)':y=157:shortest=1,format=yuv420p[v]`,
+      ...["-map", "[v]", "-map", "0:a", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"],
+      ...["-movflags", "+faststart", `${wide}.tmp.mp4`],
+    ]);
+    await rename(`${wide}.tmp.mp4`, wide);
+  }
+  return { wav, moving: await reel("moving", MOVING_SEC), wide };
+}
+
+/** Mean |Δx| of a crop's left edge per output frame over [t0, t1] (clip time). */
+function meanMotion(xAt: (t: number) => number, t0: number, t1: number, fps: number): number {
+  const deltas: number[] = [];
+  for (let t = t0 + 1 / fps; t <= t1; t += 1 / fps) deltas.push(Math.abs(xAt(t) - xAt(t - 1 / fps)));
+  return mean(deltas);
+}
+
+/** A crop that follows the raw detections: each sample's target, linearly between samples. */
+function rawFollow(targets: readonly Target[], srcW: number, cropW: number): (t: number) => number {
+  const toX = (cx: number) => Math.min(srcW - cropW, Math.max(0, cx * srcW - cropW / 2));
+  return (t) => {
+    const i = targets.findIndex((g) => g.t > t);
+    if (i <= 0) return toX((i === 0 ? targets[0]! : targets[targets.length - 1]!).cx);
+    const a = targets[i - 1]!;
+    const b = targets[i]!;
+    return toX(a.cx + ((b.cx - a.cx) * (t - a.t)) / (b.t - a.t));
+  };
+}
+
+const largestFaceCx = (o: FrameObservation): number | null => {
+  const faces = o.faces.filter((f) => f.score >= 0.5);
+  if (faces.length === 0) return null;
+  const f = faces.reduce((a, b) => (b.box.width * b.box.height > a.box.width * a.box.height ? b : a));
+  return f.box.x + f.box.width / 2;
+};
+
+/**
+ * Seconds from a speaker change at `c` until the new speaker's face centre (the median of the
+ * detections 0.4–2 s after the change) is inside the crop and stays there for the next 2 s.
+ */
+function timeToInside(pieces: readonly CropPiece[], obs: readonly FrameObservation[], c: number, srcW: number, cropW: number): number {
+  const cxs = obs
+    .filter((o) => o.t >= c + 0.4 && o.t <= c + 2)
+    .map(largestFaceCx)
+    .filter((x): x is number => x !== null);
+  if (cxs.length === 0) return Number.NaN;
+  const px = median(cxs) * srcW;
+  const inside = (t: number) => {
+    const x = cropXAt(pieces, t);
+    return px >= x && px <= x + cropW;
+  };
+  const step = 1 / CS.fps;
+  for (let t = c; t <= c + 3; t += step) {
+    let holds = true;
+    for (let u = t; u <= t + 2; u += step) if (!inside(u)) holds = false;
+    if (holds) return t - c;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+const dir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-bench-clips-"));
+const vision = createVisionEngine(CS.visionEngine, process.env);
+try {
+  console.log(machineInfo());
+  await installFfmpegShim(dir);
+  const built = await timed(buildMedia);
+  const { wav, moving, wide } = built.value;
+  console.log(`reels: ${path.relative(ROOT, moving)} (${MOVING_SEC} s), ${path.relative(ROOT, wide)} (${INTERVIEW_SEC} s)`);
+
+  // Words once, tiled over the loop: captions and the speaking test the reframer uses.
+  const speech = createSpeechEngine(DEFAULT_SETTINGS.transcription, process.env);
+  const heard = await timed(() => speech.transcribe(wav, { signal }));
+  const loopSec = await durationOf(wav);
+  const words = Array.from({ length: Math.ceil(MOVING_SEC / loopSec) }, (_, k) =>
+    heard.value.words.map((w) => ({ word: w.word, start: w.start + k * loopSec, end: w.end + k * loopSec })),
+  ).flat();
+  // The handler's speechTest: a word within 0.3 s.
+  const speaking = (t: number) => words.some((w) => t >= w.start - 0.3 && t <= w.end + 0.3);
+  console.log(`speech: ${heard.value.words.length} words in ${fmt(loopSec)} s, read in ${fmt(heard.sec)} s (setup, not measured below)\n`);
+
+  // Vision: sample frames as the handler's ingest does, then analyse them.
+  const load = await timed(async () => {
+    const probeDir = path.join(dir, "probe");
+    await mkdir(probeDir);
+    const one = path.join(probeDir, "one.jpg");
+    await runToolOk("ffmpeg", [
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-ss",
+      "1",
+      "-i",
+      moving,
+      "-frames:v",
+      "1",
+      "-vf",
+      `scale=${ANALYSIS_WIDTH}:-2`,
+      one,
+    ]);
+    return vision.analyze([{ t: 0, path: one }], { signal });
+  });
+  const analysed = new Map<
+    string,
+    { info: VideoInfo; obs: FrameObservation[]; proxySec: number; visionSec: number; visionCpu: number; frames: number }
+  >();
+  for (const [name, file] of [
+    ["moving", moving],
+    ["interview", wide],
+  ] as const) {
+    const info = (await probeVideo(file, signal))!;
+    const framesDir = path.join(dir, `frames-${name}`);
+    await mkdir(framesDir);
+    const proxy = await timed(() =>
+      makeProxy(file, framesDir, {
+        fps: CS.visionFps,
+        width: Math.min(ANALYSIS_WIDTH, info.width),
+        energyStep: 0.5,
+        hasAudio: true,
+        signal,
+      }),
+    );
+    const cpu0 = process.cpuUsage();
+    const obs = await timed(() => vision.analyze(proxy.value.frames, { signal }));
+    const cpu = process.cpuUsage(cpu0);
+    analysed.set(name, {
+      info,
+      obs: obs.value,
+      proxySec: proxy.sec,
+      visionSec: obs.sec,
+      visionCpu: (cpu.user + cpu.system) / 1e6,
+      frames: proxy.value.frames.length,
+    });
+  }
+  const nodeRssAfterVision = mib(process.resourceUsage().maxRSS);
+  const mv = analysed.get("moving")!;
+  const iv = analysed.get("interview")!;
+  const srcSec = mv.info.durationSec + iv.info.durationSec;
+  const visionRtf = (mv.visionSec + iv.visionSec) / srcSec;
+  const proxyRtf = (mv.proxySec + iv.proxySec) / srcSec;
+
+  // Reframing on the real observations, as the handler plans a 9:16 crop.
+  const srcW = mv.info.width;
+  const { cropW, cropH } = cropSize(srcW, mv.info.height, LAYOUT);
+  const reframe = { srcW, srcH: mv.info.height, cropW, deadZone: CS.deadZone, maxPanSpeed: CS.maxPanSpeed, confirmSec: CONFIRM_SEC };
+  const movingCuts = (await detectSceneCuts(moving, SCENE_THRESHOLD, signal)).cuts;
+  const movingTargets = targetsOf(mv.obs, speaking);
+  // The moving reel's face slides for the first 80 % and then holds: a still speaker from 1 s later.
+  const still = { start: MOVING_SEC * 0.8 + 1, end: MOVING_SEC };
+  const stillPieces = planCrop(movingTargets, movingCuts, still.start, still.end, reframe);
+  const stillPlanned = meanMotion((t) => cropXAt(stillPieces, t), 0, still.end - still.start, CS.fps);
+  const stillObs = mv.obs.filter((o) => o.t >= still.start && o.t <= still.end);
+  const stillInside =
+    stillObs.filter((o) => {
+      const cx = largestFaceCx(o);
+      const x = cropXAt(stillPieces, o.t - still.start);
+      return cx !== null && cx * srcW >= x && cx * srcW <= x + cropW;
+    }).length / Math.max(1, stillObs.length);
+  const raw = rawFollow(movingTargets, srcW, cropW);
+  const stillRaw = meanMotion((t) => raw(t + still.start), 0, still.end - still.start, CS.fps);
+
+  const interviewCuts = (await detectSceneCuts(wide, SCENE_THRESHOLD, signal)).cuts;
+  const interviewTargets = targetsOf(iv.obs, speaking);
+  const changes = Array.from({ length: Math.floor((INTERVIEW_SEC - 3) / SCENE_SEC) }, (_, k) => (k + 1) * SCENE_SEC);
+  const withCuts = planCrop(interviewTargets, interviewCuts, 0, INTERVIEW_SEC, reframe);
+  const withoutCuts = planCrop(interviewTargets, [], 0, INTERVIEW_SEC, reframe);
+  const toInsideCuts = changes.map((c) => timeToInside(withCuts, iv.obs, c, srcW, cropW));
+  const toInsidePan = changes.map((c) => timeToInside(withoutCuts, iv.obs, c, srcW, cropW));
+  const sideCx = (odd: boolean) =>
+    median(
+      iv.obs
+        .filter((o) => Math.floor(o.t / SCENE_SEC) % 2 === (odd ? 1 : 0))
+        .map(largestFaceCx)
+        .filter((x): x is number => x !== null),
+    );
+
+  // Rendering: N clips through renderClip (as the handler's renderOne prepares them) against one plain encode.
+  const { width: W, height: H } = LAYOUT_SIZE[LAYOUT];
+  const moments = Array.from({ length: CLIPS }, (_, i) => ({
+    start: 4 + i * (CLIP_SEC + GAP_SEC),
+    end: 4 + i * (CLIP_SEC + GAP_SEC) + CLIP_SEC,
+  }));
+  const prepared = await Promise.all(
+    moments.map(async (m, i) => {
+      const clipWords = words
+        .filter((w) => w.start >= m.start - 0.01 && w.end <= m.end + 0.01)
+        .map((w) => ({ word: w.word, start: w.start - m.start, end: w.end - m.start }));
+      const assPath = path.join(dir, `clip-${i}.ass`);
+      await writeFile(assPath, buildAss(clipWords, captionStyleFor(W, H)));
+      return { ...m, assPath, crop: planCrop(movingTargets, movingCuts, m.start, m.end, reframe) };
+    }),
+  );
+  const totalSec = CLIPS * CLIP_SEC;
+  const none = (): Cost => ({ wall: 0, cpu: 0 });
+  const plus = (a: Cost, b: { sec: number; ffmpegCpu: number }): Cost => ({ wall: a.wall + b.sec, cpu: a.cpu + b.ffmpegCpu });
+  const runClips = async (round: number) => {
+    let loudness = none();
+    let render = none();
+    let posters = none();
+    const outputs: string[] = [];
+    for (const [i, p] of prepared.entries()) {
+      const loud = await timed(() => measureLoudness(moving, p.start, CLIP_SEC, signal));
+      loudness = plus(loudness, loud);
+      const output = path.join(dir, `r${round}-clip-${i}.mp4`);
+      const r = await timed(() =>
+        renderClip({
+          source: moving,
+          output,
+          start: p.start,
+          durationSec: CLIP_SEC,
+          layout: LAYOUT,
+          fillStyle: null,
+          srcW,
+          srcH: mv.info.height,
+          crop: p.crop,
+          cropW,
+          cropH,
+          assPath: p.assPath,
+          loudness: loud.value,
+          hasAudio: true,
+          brandColor: CS.brandColor,
+          logo: null,
+          fps: CS.fps,
+          preset: CS.x264Preset,
+          crf: CS.crf,
+          signal,
+        }),
+      );
+      render = plus(render, r);
+      posters = plus(posters, await timed(() => renderPoster(output, Math.min(1.5, CLIP_SEC / 2), `${output}.jpg`, signal)));
+      outputs.push(output);
+    }
+    const stage = { wall: render.wall + loudness.wall + posters.wall, cpu: render.cpu + loudness.cpu + posters.cpu };
+    return { loudness, render, posters, stage, outputs };
+  };
+  const runBaseline = async (round: number): Promise<Cost> => {
+    const output = path.join(dir, `r${round}-plain.mp4`);
+    const x = Math.round((srcW - cropW) / 2);
+    const y = Math.round((mv.info.height - cropH) / 2);
+    return plus(
+      none(),
+      await timed(() =>
+        runToolOk("ffmpeg", [
+          ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", moments[0]!.start.toFixed(3), "-t", String(totalSec)],
+          ...["-i", moving, "-map", "0:v:0", "-map", "0:a:0"],
+          ...["-vf", `fps=${CS.fps},crop=${cropW}:${cropH}:${x}:${y},scale=${W}:${H}:flags=lanczos,setsar=1,format=yuv420p`],
+          ...["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-preset", CS.x264Preset, "-crf", String(CS.crf)],
+          ...["-r", String(CS.fps), "-vsync", "cfr", "-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"],
+          ...["-movflags", "+faststart", output],
+        ]),
+      ),
+    );
+  };
+  const clipRuns: Array<Awaited<ReturnType<typeof runClips>>> = [];
+  const baseRuns: Cost[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    if (r % 2 === 0) {
+      baseRuns.push(await runBaseline(r));
+      clipRuns.push(await runClips(r));
+    } else {
+      clipRuns.push(await runClips(r));
+      baseRuns.push(await runBaseline(r));
+    }
+    const c = clipRuns[r]!;
+    const b = baseRuns[r]!;
+    console.log(
+      `round ${r + 1}: plain encode ${fmt(b.wall)} s (CPU ${fmt(b.cpu)} s); renderClip ${fmt(c.render.wall)} s (CPU ${fmt(c.render.cpu)} s), ` +
+        `${fmt(c.render.wall / b.wall, 2)}×; loudness passes ${fmt(c.loudness.wall)} s, posters ${fmt(c.posters.wall)} s`,
+    );
+  }
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const ratios = (pick: (c: (typeof clipRuns)[number]) => Cost) => {
+    const wall = clipRuns.map((c, r) => pick(c).wall / baseRuns[r]!.wall);
+    return {
+      wall: median(wall),
+      lo: Math.min(...wall),
+      hi: Math.max(...wall),
+      cpu: sum(clipRuns.map((c) => pick(c).cpu)) / sum(baseRuns.map((b) => b.cpu)),
+    };
+  };
+  const renderRatio = ratios((c) => c.render);
+  const stageRatio = ratios((c) => c.stage);
+  const medianOf = (pick: (c: (typeof clipRuns)[number]) => Cost) => ({
+    wall: median(clipRuns.map((c) => pick(c).wall)),
+    cpu: median(clipRuns.map((c) => pick(c).cpu)),
+  });
+  const render = medianOf((c) => c.render);
+  const stage = medianOf((c) => c.stage);
+  const base = { wall: median(baseRuns.map((b) => b.wall)), cpu: median(baseRuns.map((b) => b.cpu)) };
+  const outLufs = await Promise.all(clipRuns[0]!.outputs.map(integratedLufs));
+  const outDur = await Promise.all(clipRuns[0]!.outputs.map(durationOf));
+  const nodePeak = mib(process.resourceUsage().maxRSS);
+  const childPeak = mib(Math.max(0, ...ffmpegRuns().map((r) => r.rssKiB)));
+
+  const ok = (b: boolean) => (b ? "yes" : "NO");
+  const maxCut = Math.max(...toInsideCuts);
+  const maxPan = Math.max(...toInsidePan);
+  console.log(
+    "\n" +
+      table(
+        ["figure", "measured", "baseline, same run", "ratio", "goal", "met"],
+        [
+          [
+            `render ${CLIPS} × ${CLIP_SEC} s clips, 9:16 ${W}×${H}, ${CS.x264Preset} crf ${CS.crf} ${CS.fps} fps: wall time`,
+            `renderClip ${fmt(render.wall)} s`,
+            `one plain libx264 encode of ${totalSec} s: ${fmt(base.wall)} s`,
+            `${fmt(renderRatio.wall, 2)}× (${fmt(renderRatio.lo, 2)}–${fmt(renderRatio.hi, 2)})`,
+            "≤ 1.3×",
+            ok(renderRatio.wall <= 1.3),
+          ],
+          [
+            "  the same, ffmpeg CPU time",
+            `${fmt(render.cpu)} s`,
+            `${fmt(base.cpu)} s`,
+            `${fmt(renderRatio.cpu, 2)}×`,
+            "≤ 1.3×",
+            ok(renderRatio.cpu <= 1.3),
+          ],
+          [
+            "  with the loudness passes and posters (the handler's render stage): wall, CPU",
+            `${fmt(stage.wall)} s, ${fmt(stage.cpu)} s`,
+            `${fmt(base.wall)} s, ${fmt(base.cpu)} s`,
+            `${fmt(stageRatio.wall, 2)}×, ${fmt(stageRatio.cpu, 2)}×`,
+            "-",
+            "-",
+          ],
+          [
+            `vision: s of analysis per s of source (${CS.visionFps} fps, ${ANALYSIS_WIDTH} px, ${mv.frames + iv.frames} frames)`,
+            `${fmt(visionRtf, 3)}×`,
+            `sampling the frames with ffmpeg: ${fmt(proxyRtf, 3)}×`,
+            `${fmt(visionRtf / proxyRtf, 1)}×`,
+            "≤ 0.5×",
+            ok(visionRtf <= 0.5),
+          ],
+          [
+            `still speaker: mean crop movement per output frame (${fmt(still.end - still.start)} s)`,
+            `${fmt(stillPlanned, 2)} px, face inside ${fmt(stillInside * 100, 0)} %`,
+            `crop on raw detections: ${fmt(stillRaw, 2)} px`,
+            "-",
+            "< 2 px",
+            ok(stillPlanned < 2),
+          ],
+          [
+            `speaker change: new speaker inside the crop, worst of ${changes.length} (mean)`,
+            `${fmt(maxCut, 2)} s (${fmt(mean(toInsideCuts), 2)} s)`,
+            `without scene cuts, panning: ${fmt(maxPan, 2)} s (${fmt(mean(toInsidePan), 2)} s)`,
+            "-",
+            "≤ 1 s",
+            ok(maxCut <= 1),
+          ],
+          [
+            "peak RSS: this process (vision engine in it)",
+            `${fmt(nodePeak, 0)} MiB`,
+            `largest ffmpeg child: ${fmt(childPeak, 0)} MiB`,
+            "-",
+            "< 1.5 GB",
+            ok(nodePeak * 2 ** 20 < 1.5e9),
+          ],
+        ],
+      ),
+  );
+  console.log(
+    [
+      "",
+      `rounds: ${ROUNDS}, alternating which side goes first; wall ratio: median of the rounds' ratios (range); CPU ratio: summed over the rounds`,
+      `vision per reel: moving ${fmt(mv.visionSec)} s for ${fmt(mv.info.durationSec)} s, interview ${fmt(iv.visionSec)} s for ${fmt(iv.info.durationSec)} s; CPU ${fmt((mv.visionCpu + iv.visionCpu) / srcSec, 3)} s per s of source; model load (first frame, not in the figure) ${fmt(load.sec)} s; peak RSS after vision ${fmt(nodeRssAfterVision, 0)} MiB`,
+      `interview faces (median centre, share of the width): A ${fmt(sideCx(false), 2)}, B ${fmt(sideCx(true), 2)}; crop ${cropW} of ${srcW} px`,
+      `scene cuts found: interview ${interviewCuts.map((c) => fmt(c, 2)).join(", ")} (true changes every ${SCENE_SEC} s); moving ${movingCuts.length}`,
+      `speaker change, per change (s): with cuts ${toInsideCuts.map((t) => fmt(t, 2)).join(", ")}; panning ${toInsidePan.map((t) => fmt(t, 2)).join(", ")}`,
+      `rendered clips: ${outLufs.map((l) => `${fmt(l)} LUFS`).join(", ")}; durations ${outDur.map((d) => `${fmt(d, 2)} s`).join(", ")}`,
+      `command: npx tsx bench/clips.ts --clips ${CLIPS} --clip-sec ${CLIP_SEC} --rounds ${ROUNDS}`,
+    ].join("\n"),
+  );
+} finally {
+  await vision.close();
+  await rm(dir, { recursive: true, force: true });
+}
