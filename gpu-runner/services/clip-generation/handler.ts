@@ -16,14 +16,14 @@ import {
 import type { ClipGenerationResult } from "../../../contracts/clips";
 import { renderClipsStep } from "../../../contracts/services/clip-generation";
 import type { StageOf } from "../../../contracts/services/types";
-import { SettingsSchema, type Settings } from "../../../contracts/settings";
+import type { Settings } from "../../../contracts/settings";
 import { createCategoryEngine } from "../../engines/category/factory";
 import type { CategoryEngine, CategoryResult, VisualSummary } from "../../engines/category/interface";
 import type { EngineEnv } from "../../engines/config";
 import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
 import { StepFailure, type StepHandler } from "../../handler";
-import { parseStepInput, round3 } from "../shared/input";
+import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { buildAss, captionStyleFor } from "./captions";
 import { chooseLayout } from "./layout";
@@ -81,7 +81,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
   return async (ctx) => {
     const { report, signal, task } = ctx;
     const input = parseStepInput(InputSchema, task.input, "clip generation input");
-    const settings = SettingsSchema.parse({ clips: task.settings["clips"] ?? {}, runner: task.settings["runner"] ?? {} });
+    const settings = parseStepSettings(task.settings, ["clips", "runner"]);
     const cs = settings.clips;
     const transcriptKey = task.outputs["fetch_transcription"]?.["transcriptKey"];
     if (typeof transcriptKey !== "string") throw new StepFailure("processing_failed", "the transcript was not handed over", true);

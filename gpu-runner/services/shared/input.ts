@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { SettingsSchema, type Settings } from "../../../contracts/settings";
 import { StepFailure } from "../../handler";
 
 /**
@@ -14,6 +15,22 @@ export function parseStepInput<T>(schema: z.ZodType<T>, raw: unknown, what: stri
       false,
     );
   return r.data;
+}
+
+/**
+ * The platform settings a step reads, taken from `task.settings` key by key (so an unrelated
+ * section can never fail it) with every default filled in. Invalid settings are the operator's to
+ * fix: `processing_failed`, not retryable.
+ */
+export function parseStepSettings<K extends keyof Settings>(raw: Record<string, unknown>, keys: readonly K[]): Pick<Settings, K> {
+  const parsed = SettingsSchema.safeParse(Object.fromEntries(keys.map((k) => [k, raw[k] ?? {}])));
+  if (!parsed.success)
+    throw new StepFailure(
+      "processing_failed",
+      `platform ${keys.join("/")} settings are invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      false,
+    );
+  return parsed.data;
 }
 
 /** Figures in stage details and records: milliseconds (three decimals) are plenty. */

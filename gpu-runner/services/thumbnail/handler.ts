@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ClipTranscriptSchema } from "../../../contracts/clips";
 import { thumbnailStep } from "../../../contracts/services/thumbnail";
 import type { StageOf } from "../../../contracts/services/types";
-import { SettingsSchema, type Settings } from "../../../contracts/settings";
+import type { Settings } from "../../../contracts/settings";
 import type { Thumbnail, ThumbnailResult } from "../../../contracts/thumbnails";
 import type { EngineEnv } from "../../engines/config";
 import { createImageEngine } from "../../engines/image/factory";
@@ -18,7 +18,7 @@ import { StepFailure, type StepHandler } from "../../handler";
 import { isCancelled } from "../../stage-reporter";
 import { runToolOk } from "../../media/spawn";
 import { detectSceneCuts, probeVideo } from "../clip-generation/media";
-import { parseStepInput, round3 } from "../shared/input";
+import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { candidateTimes, diverseOrder, extractStills, measureImage, pickDiverse, scoreCandidates, type Candidate } from "./frames";
 import { coverPrompt, topicOf } from "./text";
@@ -62,7 +62,7 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
   return async (ctx) => {
     const { report, signal, task } = ctx;
     const input = parseStepInput(InputSchema, task.input, "thumbnail input");
-    const ts = SettingsSchema.parse({ thumbnails: task.settings["thumbnails"] ?? {}, runner: task.settings["runner"] ?? {} }).thumbnails;
+    const ts = parseStepSettings(task.settings, ["thumbnails"]).thumbnails;
     const env = deps.env ?? process.env;
     const transcriptKey = task.outputs["fetch_transcription"]?.["transcriptKey"];
     if (typeof transcriptKey !== "string") throw new StepFailure("processing_failed", "the transcript was not handed over", true);

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { SettingsSchema, type Settings } from "../../../contracts/settings";
+import type { Settings } from "../../../contracts/settings";
 import { TRANSCRIPTION_STAGES } from "../../../contracts/services/transcription";
 import {
   TranscriptionResultSchema,
@@ -31,7 +31,7 @@ import {
   type ChunkRange,
   type ProbeResult,
 } from "../../media/ffmpeg";
-import { parseStepInput } from "../shared/input";
+import { parseStepInput, parseStepSettings } from "../shared/input";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { buildSegments, mergeChunkWords } from "./merge";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";
@@ -208,15 +208,8 @@ function parseInput(raw: Record<string, unknown>): TranscriptionInput {
 }
 
 /** Only the keys this handler reads are taken, so unrelated settings can never fail a transcription. */
-function parseSettings(raw: Record<string, unknown>): Settings {
-  const parsed = SettingsSchema.safeParse({ transcription: raw["transcription"] ?? {}, runner: raw["runner"] ?? {} });
-  if (!parsed.success)
-    throw new StepFailure(
-      "processing_failed",
-      `platform transcription settings are invalid: ${parsed.error.issues[0]?.message ?? "unknown"}`,
-      false,
-    );
-  return parsed.data;
+function parseSettings(raw: Record<string, unknown>): Pick<Settings, "transcription" | "runner"> {
+  return parseStepSettings(raw, ["transcription", "runner"]);
 }
 
 function unsupportedLanguage(lang: string, engine: SpeechEngine): StepFailure {
