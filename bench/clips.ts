@@ -1,19 +1,27 @@
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { LAYOUT_SIZE } from "../contracts/clips";
+import { ClipGenerationResultSchema, LAYOUT_SIZE, type ClipTranscript } from "../contracts/clips";
+import { S3Client } from "../contracts/s3-client";
+import { renderClipsStep } from "../contracts/services/clip-generation";
+import { stepSpec } from "../contracts/services/types";
 import { DEFAULT_SETTINGS } from "../contracts/settings";
 import { createSpeechEngine } from "../gpu-runner/engines/speech/factory";
 import { createVisionEngine } from "../gpu-runner/engines/vision/factory";
 import type { FrameObservation } from "../gpu-runner/engines/vision/interface";
 import { runToolOk } from "../gpu-runner/media/spawn";
 import { buildAss, captionStyleFor } from "../gpu-runner/services/clip-generation/captions";
+import { createClipGenerationHandler } from "../gpu-runner/services/clip-generation/handler";
 import { detectSceneCuts, makeProxy, measureLoudness, probeVideo, type VideoInfo } from "../gpu-runner/services/clip-generation/media";
 import { cropXAt, planCrop, targetsOf, type CropPiece, type Target } from "../gpu-runner/services/clip-generation/reframe";
 import { cropSize, renderClip, renderPoster } from "../gpu-runner/services/clip-generation/render";
+import { startLocalS3 } from "../scripts/lib/local-s3";
 import { buildFaceReel, buildSpeechWav, buildVideo } from "../scripts/make-sample-media";
+import { makeHandlerContext, storageGrant, type RecordedEvent } from "../test/support/handler-context";
 import { fmt, machineInfo, table } from "./lib";
 
 /**
@@ -31,22 +39,35 @@ import { fmt, machineInfo, table } from "./lib";
  *    finds, and without them, when the crop must pan). The sample interview reel's close-ups put
  *    both people near the centre (x ≈ 0.45), where any crop already holds the next speaker, so
  *    the bench re-frames it as wide shots: speaker A on the left (x ≈ 0.26), B on the right (≈ 0.7);
- *  - peak RSS of this process (the vision engine runs in it) and of the largest ffmpeg child.
+ *  - peak RSS of this process (the vision engine runs in it) and of the largest ffmpeg child;
+ *  - with `--whole-job-min M` (off by default): the whole job. The real clip generation handler
+ *    (`createClipGenerationHandler`) runs end to end on an M-minute moving-face reel built like the
+ *    others, against a local S3, with a transcript of the PocketSphinx words looped over it (3 clips
+ *    at most, vertical_9_16, the default clip settings), in a child process so its wall time, CPU
+ *    and peak RSS (the process and its ffmpeg children, sampled from /proc) are its own. Beside it,
+ *    one plain libx264 encode of the total duration of the clips it made; the goal is the whole job
+ *    within twice the render ceiling, 2 × 1.3× that encode. Stage times come from its events.
  * Speech is read by PocketSphinx once (the 29 s reading; the reels loop it) for captions and for
  * the "someone is speaking" test the reframer uses.
  *
- *   npx tsx bench/clips.ts [--clips 3] [--clip-sec 15] [--rounds 3]
+ *   npx tsx bench/clips.ts [--clips 3] [--clip-sec 15] [--rounds 3] [--whole-job-min 10]
  */
 const { values: args } = parseArgs({
   options: {
     clips: { type: "string", default: "3" },
     "clip-sec": { type: "string", default: "15" },
     rounds: { type: "string", default: "3" },
+    "whole-job-min": { type: "string" },
+    /** Internal: this script runs itself with this flag to run the handler in a process of its own. */
+    "whole-job-child": { type: "string" },
   },
 });
 const CLIPS = Math.max(1, Number(args.clips) || 3);
 const CLIP_SEC = Math.max(5, Number(args["clip-sec"]) || 15);
 const ROUNDS = Math.max(1, Number(args.rounds) || 3);
+const WHOLE_JOB_MIN = args["whole-job-min"] === undefined ? 0 : Number(args["whole-job-min"]);
+if (!(WHOLE_JOB_MIN >= 0)) throw new Error(`--whole-job-min wants minutes, got ${args["whole-job-min"]}`);
+const WHOLE_JOB_SEC = Math.round(WHOLE_JOB_MIN * 60);
 
 const CS = DEFAULT_SETTINGS.clips;
 /** The handler's analysis width, scene threshold and crop confirmation (handler.ts). */
@@ -135,21 +156,24 @@ async function integratedLufs(file: string): Promise<number> {
   return i;
 }
 
+/** A face reel with the speech looped under it, built once into .local/bench-clips. */
+async function buildReel(wav: string, kind: "moving" | "interview", sec: number): Promise<string> {
+  const out = path.join(MEDIA, `${kind}-${sec}s.mp4`);
+  if (existsSync(out)) return out;
+  const tmp = path.join(MEDIA, `.${kind}.reel.mp4`);
+  await buildFaceReel(tmp, { kind, durationSec: sec, sceneSec: SCENE_SEC });
+  await buildVideo(`${out}.tmp.mp4`, wav, tmp, { loopAudio: true, durationSec: sec });
+  await rm(tmp, { force: true });
+  await rename(`${out}.tmp.mp4`, out);
+  return out;
+}
+
 /** The reels, built once into .local/bench-clips (about a minute the first time). */
 async function buildMedia(): Promise<{ wav: string; moving: string; wide: string }> {
   await mkdir(MEDIA, { recursive: true });
   const wav = path.join(MEDIA, "speech.wav");
   if (!existsSync(wav)) await buildSpeechWav(wav);
-  const reel = async (kind: "moving" | "interview", sec: number) => {
-    const out = path.join(MEDIA, `${kind}-${sec}s.mp4`);
-    if (existsSync(out)) return out;
-    const tmp = path.join(MEDIA, `.${kind}.reel.mp4`);
-    await buildFaceReel(tmp, { kind, durationSec: sec, sceneSec: SCENE_SEC });
-    await buildVideo(`${out}.tmp.mp4`, wav, tmp, { loopAudio: true, durationSec: sec });
-    await rm(tmp, { force: true });
-    await rename(`${out}.tmp.mp4`, out);
-    return out;
-  };
+  const reel = (kind: "moving" | "interview", sec: number) => buildReel(wav, kind, sec);
   const interview = await reel("interview", INTERVIEW_SEC);
   // Each close-up shrunk onto a wide backdrop, on the left for A's shots and on the right for B's.
   const wide = path.join(MEDIA, `interview-wide-${INTERVIEW_SEC}s.mp4`);
@@ -216,6 +240,239 @@ function timeToInside(pieces: readonly CropPiece[], obs: readonly FrameObservati
   return Number.POSITIVE_INFINITY;
 }
 
+/** The PocketSphinx words of one reading, repeated every `loopSec` over `sec` seconds: one list per repeat. */
+function loopWords(heard: ReadonlyArray<{ word: string; start: number; end: number }>, loopSec: number, sec: number) {
+  return Array.from({ length: Math.ceil(sec / loopSec) }, (_, k) =>
+    heard.map((w) => ({ word: w.word, start: w.start + k * loopSec, end: w.end + k * loopSec })),
+  );
+}
+
+/**
+ * One plain ffmpeg libx264 encode of `sec` seconds of `source` from `start`: a fixed centre crop to
+ * the layout, the clips' preset, CRF, frame rate and size, AAC at the same rate, no loudnorm or captions.
+ */
+function plainEncode(source: string, srcW: number, srcH: number, start: number, sec: number, output: string) {
+  const { cropW, cropH } = cropSize(srcW, srcH, LAYOUT);
+  const { width: W, height: H } = LAYOUT_SIZE[LAYOUT];
+  const x = Math.round((srcW - cropW) / 2);
+  const y = Math.round((srcH - cropH) / 2);
+  return timed(() =>
+    runToolOk("ffmpeg", [
+      ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", start.toFixed(3), "-t", String(sec)],
+      ...["-i", source, "-map", "0:v:0", "-map", "0:a:0"],
+      ...["-vf", `fps=${CS.fps},crop=${cropW}:${cropH}:${x}:${y},scale=${W}:${H}:flags=lanczos,setsar=1,format=yuv420p`],
+      ...["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-preset", CS.x264Preset, "-crf", String(CS.crf)],
+      ...["-r", String(CS.fps), "-vsync", "cfr", "-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"],
+      ...["-movflags", "+faststart", output],
+    ]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole job (--whole-job-min): the clip generation handler end to end, in a child process.
+
+const WHOLE_JOB_BUCKET = "bench-clips";
+const WHOLE_JOB_MAX_CLIPS = 3;
+
+interface WholeJobChildArgs {
+  endpoint: string;
+  sourceKey: string;
+  transcriptKey: string;
+}
+
+interface WholeJobReport {
+  wallSec: number;
+  /** CPU seconds of the handler's process (vision runs in it; ffmpeg children not included). */
+  cpuSec: number;
+  maxRssMiB: number;
+  stageSec: Record<string, number>;
+  events: RecordedEvent[];
+  clips: Array<{ start: number; end: number; durationSec: number }>;
+  candidateCount: number;
+  layout: string;
+  category: string | null;
+  sourceDurationSec: number;
+}
+
+/** Child side: one handler run with the runner's default clip settings; the report on stdout. */
+async function wholeJobChild(job: WholeJobChildArgs): Promise<void> {
+  const s3 = { endpoint: job.endpoint, region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+  const ctx = await makeHandlerContext({
+    input: {
+      clipGenerationId: "clp_bench",
+      textSourceId: "txt_bench",
+      bucket: WHOLE_JOB_BUCKET,
+      sourceKey: job.sourceKey,
+      resolvedOutputPrefix: "out/clips/",
+      options: {
+        maxClips: WHOLE_JOB_MAX_CLIPS,
+        layout: LAYOUT,
+        allowAutoLayout: true,
+        fillStyle: null,
+        captions: true,
+        supportedCategories: [...DEFAULT_SETTINGS.policy.clip_generation.free.supportedCategories],
+      },
+      analysis: { vision: true, category: true },
+    },
+    step: stepSpec("clip_generation", renderClipsStep),
+    outputs: { fetch_transcription: { transcriptKey: job.transcriptKey } },
+    storage: storageGrant(s3, WHOLE_JOB_BUCKET),
+    // No clip settings: the defaults (15–60 s clips, veryfast, CRF 21, 30 fps).
+    settings: {},
+    cores: os.availableParallelism(),
+  });
+  try {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(ctx));
+    const wallSec = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const report: WholeJobReport = {
+      wallSec,
+      cpuSec: (cpu.user + cpu.system) / 1e6,
+      maxRssMiB: mib(process.resourceUsage().maxRSS),
+      stageSec: Object.fromEntries(Object.entries(ctx.report.durations()).map(([k, ms]) => [k, ms / 1000])),
+      events: ctx.report.events,
+      clips: result.clips.map((c) => ({ start: c.start, end: c.end, durationSec: c.durationSec })),
+      candidateCount: result.candidateCount,
+      layout: result.layout,
+      category: result.category,
+      sourceDurationSec: result.sourceDurationSec,
+    };
+    process.stdout.write(JSON.stringify(report) + "\n");
+  } finally {
+    await ctx.dispose();
+  }
+}
+
+/** Resident set of a process and all its descendants (the handler's ffmpeg children), KiB. */
+async function treeRssKiB(root: number): Promise<number> {
+  const parents = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = await readFile(`/proc/${entry}/status`, "utf8");
+      parents.set(Number(entry), Number(/PPid:\s+(\d+)/.exec(status)?.[1] ?? 0));
+      rss.set(Number(entry), Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0));
+    } catch {
+      // The process ended between readdir and read.
+    }
+  }
+  let total = 0;
+  for (const [pid, kib] of rss) {
+    for (let p: number | undefined = pid; p; p = parents.get(p)) {
+      if (p === root) {
+        total += kib;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+/** Parent side: runs the child, sampling its process tree's RSS every 100 ms. */
+async function runWholeJobChild(job: WholeJobChildArgs): Promise<{ report: WholeJobReport; peakTreeMiB: number }> {
+  const self = fileURLToPath(import.meta.url);
+  const proc = spawn(process.execPath, ["--import", "tsx", self, "--whole-job-child", JSON.stringify(job)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let peakKiB = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      if (proc.pid) peakKiB = Math.max(peakKiB, await treeRssKiB(proc.pid));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  let out = "";
+  proc.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+  const code = await new Promise<number | null>((resolve) => proc.once("close", resolve));
+  sampling = false;
+  await sampler;
+  if (code !== 0) throw new Error(`whole-job child exited with ${code}`);
+  return { report: JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as WholeJobReport, peakTreeMiB: mib(peakKiB) };
+}
+
+interface WholeJob {
+  reel: string;
+  reelSec: number;
+  buildSec: number;
+  words: number;
+  report: WholeJobReport;
+  peakTreeMiB: number;
+  /** CPU seconds and peak RSS of the ffmpeg runs the handler started. */
+  ffmpegCpu: number;
+  ffmpegPeakMiB: number;
+  clipSec: number;
+  plainStart: number;
+  plain: Cost;
+}
+
+/**
+ * Builds (once) a `WHOLE_JOB_SEC` moving-face reel with the speech looped under it, runs the handler
+ * on it through a local S3 with the looped words as its transcript, then one plain encode of the
+ * clips' total duration from the first clip's start.
+ */
+async function runWholeJob(
+  wav: string,
+  heard: ReadonlyArray<{ word: string; start: number; end: number }>,
+  loopSec: number,
+  dir: string,
+): Promise<WholeJob> {
+  const built = await timed(() => buildReel(wav, "moving", WHOLE_JOB_SEC));
+  const reel = built.value;
+  const info = (await probeVideo(reel, signal))!;
+  const loops = loopWords(heard, loopSec, info.durationSec)
+    .map((ws) => ws.filter((w) => w.end <= info.durationSec))
+    .filter((ws) => ws.length > 0);
+  const transcript: ClipTranscript = {
+    textSourceId: "txt_bench",
+    language: "en",
+    durationSec: info.durationSec,
+    segments: loops.map((ws) => ({ start: ws[0]!.start, end: ws.at(-1)!.end, text: ws.map((w) => w.word).join(" "), words: ws })),
+  };
+  const s3 = await startLocalS3({ buckets: [WHOLE_JOB_BUCKET] });
+  try {
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+    });
+    const job = { endpoint: s3.endpoint, sourceKey: "src/reel.mp4", transcriptKey: "scratch/transcript.json" };
+    await client.putObject(WHOLE_JOB_BUCKET, job.sourceKey, await readFile(reel), "video/mp4");
+    await client.putObject(WHOLE_JOB_BUCKET, job.transcriptKey, JSON.stringify(transcript), "application/json");
+    const before = ffmpegRuns().length;
+    const { report, peakTreeMiB } = await runWholeJobChild(job);
+    const runs = ffmpegRuns().slice(before);
+    const clipSec = report.clips.reduce((n, c) => n + c.durationSec, 0);
+    const start = Math.max(0, Math.min(Math.min(...report.clips.map((c) => c.start)), info.durationSec - clipSec));
+    const plain = await plainEncode(reel, info.width, info.height, start, clipSec, path.join(dir, "whole-job-plain.mp4"));
+    return {
+      reel,
+      reelSec: info.durationSec,
+      buildSec: built.sec,
+      words: loops.reduce((n, ws) => n + ws.length, 0),
+      report,
+      peakTreeMiB,
+      ffmpegCpu: runs.reduce((n, r) => n + r.cpu, 0),
+      ffmpegPeakMiB: mib(Math.max(0, ...runs.map((r) => r.rssKiB))),
+      clipSec,
+      plainStart: start,
+      plain: { wall: plain.sec, cpu: plain.ffmpegCpu },
+    };
+  } finally {
+    await s3.close();
+  }
+}
+
+if (args["whole-job-child"] !== undefined) {
+  await wholeJobChild(JSON.parse(args["whole-job-child"]) as WholeJobChildArgs);
+  process.exit(0);
+}
+
 const dir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-bench-clips-"));
 const vision = createVisionEngine(CS.visionEngine, process.env);
 try {
@@ -229,9 +486,7 @@ try {
   const speech = createSpeechEngine(DEFAULT_SETTINGS.transcription, process.env);
   const heard = await timed(() => speech.transcribe(wav, { signal }));
   const loopSec = await durationOf(wav);
-  const words = Array.from({ length: Math.ceil(MOVING_SEC / loopSec) }, (_, k) =>
-    heard.value.words.map((w) => ({ word: w.word, start: w.start + k * loopSec, end: w.end + k * loopSec })),
-  ).flat();
+  const words = loopWords(heard.value.words, loopSec, MOVING_SEC).flat();
   // The handler's speechTest: a word within 0.3 s.
   const speaking = (t: number) => words.some((w) => t >= w.start - 0.3 && t <= w.end + 0.3);
   console.log(`speech: ${heard.value.words.length} words in ${fmt(loopSec)} s, read in ${fmt(heard.sec)} s (setup, not measured below)\n`);
@@ -390,24 +645,8 @@ try {
     const stage = { wall: render.wall + loudness.wall + posters.wall, cpu: render.cpu + loudness.cpu + posters.cpu };
     return { loudness, render, posters, stage, outputs };
   };
-  const runBaseline = async (round: number): Promise<Cost> => {
-    const output = path.join(dir, `r${round}-plain.mp4`);
-    const x = Math.round((srcW - cropW) / 2);
-    const y = Math.round((mv.info.height - cropH) / 2);
-    return plus(
-      none(),
-      await timed(() =>
-        runToolOk("ffmpeg", [
-          ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", moments[0]!.start.toFixed(3), "-t", String(totalSec)],
-          ...["-i", moving, "-map", "0:v:0", "-map", "0:a:0"],
-          ...["-vf", `fps=${CS.fps},crop=${cropW}:${cropH}:${x}:${y},scale=${W}:${H}:flags=lanczos,setsar=1,format=yuv420p`],
-          ...["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-preset", CS.x264Preset, "-crf", String(CS.crf)],
-          ...["-r", String(CS.fps), "-vsync", "cfr", "-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"],
-          ...["-movflags", "+faststart", output],
-        ]),
-      ),
-    );
-  };
+  const runBaseline = async (round: number): Promise<Cost> =>
+    plus(none(), await plainEncode(moving, srcW, mv.info.height, moments[0]!.start, totalSec, path.join(dir, `r${round}-plain.mp4`)));
   const clipRuns: Array<Awaited<ReturnType<typeof runClips>>> = [];
   const baseRuns: Cost[] = [];
   for (let r = 0; r < ROUNDS; r++) {
@@ -450,6 +689,67 @@ try {
   const childPeak = mib(Math.max(0, ...ffmpegRuns().map((r) => r.rssKiB)));
 
   const ok = (b: boolean) => (b ? "yes" : "NO");
+  // The whole job, after every figure above is taken (its ffmpeg runs would change the peaks).
+  const whole = WHOLE_JOB_SEC > 0 ? await runWholeJob(wav, heard.value.words, loopSec, dir) : null;
+  const wholeGoal = 2 * 1.3;
+  const wholeRows: string[][] = [];
+  const wholeNotes: string[] = [];
+  if (whole) {
+    const r = whole.report;
+    const ratio = r.wallSec / whole.plain.wall;
+    const cpu = r.cpuSec + whole.ffmpegCpu;
+    const inStages = Object.values(r.stageSec).reduce((a, b) => a + b, 0);
+    const details = (stage: string) => r.events.find((e) => e.stage === stage && e.event === "completed")?.details ?? {};
+    const vis = details("analyze_scenes");
+    console.log(
+      `whole job: handler ${fmt(r.wallSec)} s (CPU ${fmt(cpu)} s) for ${r.clips.length} clips, ${fmt(whole.clipSec)} s; ` +
+        `plain encode of ${fmt(whole.clipSec)} s ${fmt(whole.plain.wall)} s (CPU ${fmt(whole.plain.cpu)} s), ${fmt(ratio, 2)}×`,
+    );
+    wholeRows.push(
+      [
+        `whole job: clip generation handler end to end, ${fmt(whole.reelSec / 60, 1)}-min reel → ${r.clips.length} clips, ${fmt(whole.clipSec)} s ` +
+          `(max ${WHOLE_JOB_MAX_CLIPS}, ${r.layout}, ${CS.minClipSec}–${CS.maxClipSec} s, ${CS.x264Preset} crf ${CS.crf}): wall`,
+        `${fmt(r.wallSec)} s`,
+        `one plain libx264 encode of ${fmt(whole.clipSec)} s: ${fmt(whole.plain.wall)} s`,
+        `${fmt(ratio, 2)}×`,
+        `≤ ${fmt(wholeGoal, 1)}× (2 × 1.3×)`,
+        ok(ratio <= wholeGoal),
+      ],
+      [
+        "  the same, CPU: handler process (vision in it) + its ffmpeg runs",
+        `${fmt(cpu)} s (${fmt(r.cpuSec)} + ${fmt(whole.ffmpegCpu)})`,
+        `${fmt(whole.plain.cpu)} s`,
+        `${fmt(cpu / whole.plain.cpu, 2)}×`,
+        "-",
+        "-",
+      ],
+      ...Object.entries(r.stageSec).map(([stage, sec]) => [
+        `  stage ${stage}`,
+        `${fmt(sec)} s (${fmt((100 * sec) / r.wallSec, 0)} %)`,
+        "-",
+        `${fmt(sec / whole.plain.wall, 2)}×`,
+        "-",
+        "-",
+      ]),
+      ["  outside the stages (transcript fetch, storage)", `${fmt(r.wallSec - inStages)} s`, "-", "-", "-", "-"],
+      [
+        "  peak RSS: handler process + its ffmpeg children (sampled every 100 ms)",
+        `${fmt(whole.peakTreeMiB, 0)} MiB (process alone ${fmt(r.maxRssMiB, 0)} MiB)`,
+        `largest ffmpeg in the job: ${fmt(whole.ffmpegPeakMiB, 0)} MiB`,
+        "-",
+        "< 1.5 GB",
+        ok(whole.peakTreeMiB * 2 ** 20 < 1.5e9),
+      ],
+    );
+    wholeNotes.push(
+      `whole job: ${path.relative(ROOT, whole.reel)} (${fmt(whole.reelSec)} s; built or found in ${fmt(whole.buildSec)} s, not measured), transcript of ${whole.words} looped words; ` +
+        `category ${r.category ?? "none"}, ${r.candidateCount} candidates; clips ${r.clips.map((c) => `${fmt(c.start)}–${fmt(c.end)} s`).join(", ")}; ` +
+        `plain encode from ${fmt(whole.plainStart)} s`,
+      `whole job vision: ${String(vis["frames"] ?? "?")} frames, ${String(vis["msPerFrame"] ?? "?")} ms per frame (model load included), ` +
+        `${fmt((r.stageSec["analyze_scenes"] ?? Number.NaN) / whole.reelSec, 3)} s per s of source; ` +
+        `render_clips stage ${fmt((r.stageSec["render_clips"] ?? Number.NaN) / whole.plain.wall, 2)}× the plain encode`,
+    );
+  }
   const maxCut = Math.max(...toInsideCuts);
   const maxPan = Math.max(...toInsidePan);
   console.log(
@@ -513,6 +813,7 @@ try {
             "< 1.5 GB",
             ok(nodePeak * 2 ** 20 < 1.5e9),
           ],
+          ...wholeRows,
         ],
       ),
   );
@@ -525,7 +826,9 @@ try {
       `scene cuts found: interview ${interviewCuts.map((c) => fmt(c, 2)).join(", ")} (true changes every ${SCENE_SEC} s); moving ${movingCuts.length}`,
       `speaker change, per change (s): with cuts ${toInsideCuts.map((t) => fmt(t, 2)).join(", ")}; panning ${toInsidePan.map((t) => fmt(t, 2)).join(", ")}`,
       `rendered clips: ${outLufs.map((l) => `${fmt(l)} LUFS`).join(", ")}; durations ${outDur.map((d) => `${fmt(d, 2)} s`).join(", ")}`,
-      `command: npx tsx bench/clips.ts --clips ${CLIPS} --clip-sec ${CLIP_SEC} --rounds ${ROUNDS}`,
+      ...wholeNotes,
+      `command: npx tsx bench/clips.ts --clips ${CLIPS} --clip-sec ${CLIP_SEC} --rounds ${ROUNDS}` +
+        (WHOLE_JOB_SEC > 0 ? ` --whole-job-min ${WHOLE_JOB_MIN}` : ""),
     ].join("\n"),
   );
 } finally {
