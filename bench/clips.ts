@@ -528,6 +528,7 @@ try {
         fps: CS.visionFps,
         width: Math.min(ANALYSIS_WIDTH, info.width),
         energyStep: 0.5,
+        sceneThreshold: 10,
         hasAudio: true,
         signal,
       }),

@@ -86,6 +86,11 @@ export const SettingsSchema = z.object({
       visionEngine: z.enum(["local-human"]).default("local-human"),
       /** Frames analysed per second of source (detectors never run on every frame). */
       visionFps: z.number().positive().max(10).default(3),
+      /**
+       * Most frames analysed across the whole source (every frame up to visionFps × 100 s); beyond
+       * that the source is sampled sparsely and the chosen moments are analysed at visionFps.
+       */
+      visionMaxFrames: z.number().int().min(30).max(100_000).default(300),
       category: z.boolean().default(true),
       categoryEngine: z.enum(["local-lexicon", "openai-compatible", "workers-ai"]).default("local-lexicon"),
       /** The layout when the request names none and auto layout is off or undecided. */

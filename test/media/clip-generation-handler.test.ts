@@ -193,3 +193,28 @@ describe("clip generation, vertical_9_16 on a moving face", () => {
     expect((framing["speaker"] ?? 0) + (framing["face"] ?? 0)).toBeGreaterThan(0.5);
   });
 });
+
+describe("clip generation on a long source (sparse analysis, dense around the moments)", () => {
+  let run: { ctx: TestContext; result: ClipGenerationResult };
+  beforeAll(async () => {
+    // 87 proxy frames over a limit of 30: every third frame first, then the moment's frames.
+    run = await runClips({ clips: { visionMaxFrames: 30 } });
+  }, 240_000);
+
+  it("analyses at most visionMaxFrames frames across the source, saying how sparsely", () => {
+    const details = run.ctx.report.eventsOf("analyze_scenes").at(-1)?.details ?? {};
+    expect(details["frames"]).toBeLessThanOrEqual(30);
+    expect(details["sampledEvery"]).toBe(1);
+  });
+
+  it("analyses the chosen moment densely before rendering it, and the crop still follows the face", () => {
+    const details = run.ctx.report.eventsOf("render_clips").at(-1)?.details ?? {};
+    expect(details["denseAnalysisFrames"]).toBeGreaterThan(0);
+    const framing = run.result.clips[0]!.framing ?? {};
+    expect((framing["speaker"] ?? 0) + (framing["face"] ?? 0)).toBeGreaterThan(0.5);
+  });
+
+  it("finds the scene cuts in the ingest decode, without a second pass", () => {
+    expect(run.ctx.report.eventsOf("detect_scenes").at(-1)?.details?.["method"]).toMatch(/in the ingest decode/);
+  });
+});

@@ -27,7 +27,7 @@ import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { buildAss, captionStyleFor } from "./captions";
 import { chooseLayout } from "./layout";
-import { detectSceneCuts, makeProxy, measureLoudness, probeVideo } from "./media";
+import { makeProxy, measureLoudness, probeVideo } from "./media";
 import { findMoments, type Moment } from "./moments";
 import { framingShares, planCrop, targetsOf, type Target } from "./reframe";
 import { cropSize, letterbox, logoBox, renderClip, renderPoster } from "./render";
@@ -85,262 +85,289 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
     const cs = settings.clips;
     const transcriptKey = task.outputs["fetch_transcription"]?.["transcriptKey"];
     if (typeof transcriptKey !== "string") throw new StepFailure("processing_failed", "the transcript was not handed over", true);
+    const handedOver: string = transcriptKey;
     const s3 = await ctx.openStorage();
     await mkdir(ctx.workDir, { recursive: true });
+    const engines: VisionEngine[] = [];
+    try {
+      return await run();
+    } finally {
+      for (const e of engines) await e.close();
+    }
 
-    const transcript = parseStepInput(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
-    const source = join(ctx.workDir, "source");
-    await report.stage(
-      "download",
-      () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
-      (bytes) => ({ bytes, sourceKey: input.sourceKey }),
-    );
+    async function run(): Promise<ClipGenerationResult> {
+      const transcript = parseStepInput(ClipTranscriptSchema, await (await s3.getObject(input.bucket, handedOver)).json(), "transcript");
+      const source = join(ctx.workDir, "source");
+      await report.stage(
+        "download",
+        () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
+        (bytes) => ({ bytes, sourceKey: input.sourceKey }),
+      );
 
-    const framesDir = join(ctx.workDir, "frames");
-    await mkdir(framesDir, { recursive: true });
-    const { info, proxy } = await report.stage(
-      "ingest",
-      () =>
-        toolStep(signal, async () => {
-          const info = await probeVideo(source, signal);
-          if (!info) throw new StepFailure("unsupported_media", "the source has no video stream to make clips from", false);
-          const proxy = await makeProxy(source, framesDir, {
-            fps: cs.visionFps,
-            width: Math.min(ANALYSIS_WIDTH, info.width),
-            energyStep: ENERGY_STEP_SEC,
-            hasAudio: info.hasAudio,
-            signal,
-          });
-          return { info, proxy };
+      const framesDir = join(ctx.workDir, "frames");
+      await mkdir(framesDir, { recursive: true });
+      const { info, proxy } = await report.stage(
+        "ingest",
+        () =>
+          toolStep(signal, async () => {
+            const info = await probeVideo(source, signal);
+            if (!info) throw new StepFailure("unsupported_media", "the source has no video stream to make clips from", false);
+            const proxy = await makeProxy(source, framesDir, {
+              fps: cs.visionFps,
+              width: Math.min(ANALYSIS_WIDTH, info.width),
+              energyStep: ENERGY_STEP_SEC,
+              sceneThreshold: SCENE_THRESHOLD,
+              hasAudio: info.hasAudio,
+              signal,
+            });
+            return { info, proxy };
+          }),
+        ({ info, proxy }) => ({
+          durationSec: round(info.durationSec),
+          width: info.width,
+          height: info.height,
+          fps: round(info.fps),
+          hasAudio: info.hasAudio,
+          analysisFrames: proxy.frames.length,
+          analysisFps: cs.visionFps,
+          analysisWidth: Math.min(ANALYSIS_WIDTH, info.width),
         }),
-      ({ info, proxy }) => ({
-        durationSec: round(info.durationSec),
-        width: info.width,
-        height: info.height,
-        fps: round(info.fps),
-        hasAudio: info.hasAudio,
-        analysisFrames: proxy.frames.length,
-        analysisFps: cs.visionFps,
-        analysisWidth: Math.min(ANALYSIS_WIDTH, info.width),
-      }),
-    );
+      );
 
-    const scenes = await report.stage(
-      "detect_scenes",
-      () => toolStep(signal, () => detectSceneCuts(source, SCENE_THRESHOLD, signal)),
-      (r) => ({ cuts: r.cuts.length, method: `ffmpeg scdet threshold ${SCENE_THRESHOLD}`, firstCuts: r.cuts.slice(0, 20).map(round) }),
-    );
+      const scenes = await report.stage(
+        "detect_scenes",
+        async () => ({ cuts: proxy.cuts }),
+        (r) => ({
+          cuts: r.cuts.length,
+          method: `ffmpeg scdet threshold ${SCENE_THRESHOLD} on a 256 px copy, in the ingest decode`,
+          firstCuts: r.cuts.slice(0, 20).map(round),
+        }),
+      );
 
-    let observations: FrameObservation[] = [];
-    let vision: VisionEngine | null = null;
-    if (input.analysis.vision && cs.vision) {
-      const engine = makeVision(cs, deps.env ?? process.env);
-      vision = engine;
-      try {
+      // A long source is analysed sparsely first (at most visionMaxFrames frames, enough for the
+      // category, the layout and speaker changes), then densely only around the chosen moments,
+      // where the crop needs every sample: the detector is most of a long job's time.
+      let observations: FrameObservation[] = [];
+      let vision: VisionEngine | null = null;
+      const stride = Math.max(1, Math.ceil(proxy.frames.length / cs.visionMaxFrames));
+      if (input.analysis.vision && cs.vision) {
+        const engine = makeVision(cs, deps.env ?? process.env);
+        vision = engine;
+        engines.push(engine);
         const started = performance.now();
         observations = await report.stage(
           "analyze_scenes",
-          () => engine.analyze(proxy.frames, { signal }),
+          () => engine.analyze(stride === 1 ? proxy.frames : proxy.frames.filter((_, i) => i % stride === 0), { signal }),
           (obs) => ({
             engine: engine.name,
             model: engine.model,
             frames: obs.length,
+            ...(stride > 1 ? { sampledEvery: round(stride / cs.visionFps), denseAroundMoments: true } : {}),
             meanFaces: round(mean(obs.map((o) => o.faces.length))),
             maxFaces: Math.max(0, ...obs.map((o) => o.faces.length)),
             framesWithBodies: obs.filter((o) => o.bodies.length > 0).length,
             msPerFrame: Math.round((performance.now() - started) / Math.max(1, obs.length)),
           }),
         );
-      } finally {
-        await engine.close();
+      } else {
+        await report.skip("analyze_scenes", "vision analysis disabled in platform settings");
+        observations = [];
       }
-    } else {
-      await report.skip("analyze_scenes", "vision analysis disabled in platform settings");
-      observations = [];
-    }
 
-    const words = wordsOf(transcript);
-    const speaking = speechTest(words);
-    const targets = observations.length > 0 ? targetsOf(observations, speaking) : [];
-    const timeline: Timeline = await report.stage(
-      "build_timeline",
-      async () => {
-        const sentences = buildSentences(words, cs.sentencePauseSec, Math.min(20, cs.maxClipSec / 2));
-        return {
-          durationSec: info.durationSec,
-          words,
-          sentences,
-          cuts: scenes.cuts,
-          energy: proxy.energy,
-          speakerChanges: speakerChanges(targets),
-        };
-      },
-      (tl) => ({
-        words: tl.words.length,
-        sentences: tl.sentences.length,
-        pausesOver1s: tl.sentences.filter((s) => s.pauseAfter >= 1 && Number.isFinite(s.pauseAfter)).length,
-        sceneCuts: tl.cuts.length,
-        speakerChanges: tl.speakerChanges.length,
-        speechShare: round(speechShare(words, info.durationSec)),
-      }),
-    );
-
-    const visual = visualSummary(observations, targets, timeline, info.durationSec);
-    let category: CategoryResult | null = null;
-    let categorySource: ClipGenerationResult["categorySource"] = "disabled";
-    let categoryEngine: CategoryEngine | null = null;
-    if (input.options.categoryOverride) {
-      await report.skip("detect_category", `categoryOverride ${input.options.categoryOverride} given`);
-      category = { category: input.options.categoryOverride, confidence: 1, scores: {} };
-      categorySource = "override";
-    } else if (!input.analysis.category || !cs.category) {
-      await report.skip("detect_category", "category detection disabled in platform settings");
-    } else {
-      const engine = makeCategory(cs);
-      categoryEngine = engine;
-      category = await report.stage(
-        "detect_category",
-        () => engine.classify({ text: words.map((w) => w.word).join(" "), visual, categories: input.options.supportedCategories, signal }),
-        (r) => ({ category: r.category, confidence: r.confidence, engine: engine.name, model: engine.model, scores: r.scores }),
+      const words = wordsOf(transcript);
+      const speaking = speechTest(words);
+      let targets = observations.length > 0 ? targetsOf(observations, speaking) : [];
+      let denseFrames = 0;
+      const timeline: Timeline = await report.stage(
+        "build_timeline",
+        async () => {
+          const sentences = buildSentences(words, cs.sentencePauseSec, Math.min(20, cs.maxClipSec / 2));
+          return {
+            durationSec: info.durationSec,
+            words,
+            sentences,
+            cuts: scenes.cuts,
+            energy: proxy.energy,
+            speakerChanges: speakerChanges(targets),
+          };
+        },
+        (tl) => ({
+          words: tl.words.length,
+          sentences: tl.sentences.length,
+          pausesOver1s: tl.sentences.filter((s) => s.pauseAfter >= 1 && Number.isFinite(s.pauseAfter)).length,
+          sceneCuts: tl.cuts.length,
+          speakerChanges: tl.speakerChanges.length,
+          speechShare: round(speechShare(words, info.durationSec)),
+        }),
       );
-      categorySource = "detected";
-    }
-    const { layout, reason: layoutReason } = chooseLayout({
-      requested: input.options.layout,
-      allowAuto: input.options.allowAutoLayout,
-      category: category?.category ?? null,
-      visual,
-      defaultLayout: cs.defaultLayout,
-      supported: input.options.supportedLayouts ?? [],
-    });
-    const fillStyle =
-      layout === "horizontal_in_vertical" ? (input.options.fillStyle ?? defaultFill(input.options.supportedFillStyles)) : null;
 
-    const found = await report.stage(
-      "detect_candidates",
-      async () => findMoments(timeline, { minSec: cs.minClipSec, maxSec: cs.maxClipSec, maxClips: input.options.maxClips }),
-      (r) => ({
-        candidates: r.candidates,
-        chosen: r.moments.length,
-        maxClips: input.options.maxClips,
-        ...(input.options.maxClipsRequested !== undefined ? { maxClipsRequested: input.options.maxClipsRequested } : {}),
-        clipLengthSec: { min: cs.minClipSec, max: cs.maxClipSec },
-        scores: r.moments.map((m) => m.score),
-      }),
-    );
-    if (found.moments.length === 0) throw new StepFailure("no_moments", "the transcript has no words to make a clip from", false);
+      const visual = visualSummary(observations, targets, timeline, info.durationSec);
+      let category: CategoryResult | null = null;
+      let categorySource: ClipGenerationResult["categorySource"] = "disabled";
+      let categoryEngine: CategoryEngine | null = null;
+      if (input.options.categoryOverride) {
+        await report.skip("detect_category", `categoryOverride ${input.options.categoryOverride} given`);
+        category = { category: input.options.categoryOverride, confidence: 1, scores: {} };
+        categorySource = "override";
+      } else if (!input.analysis.category || !cs.category) {
+        await report.skip("detect_category", "category detection disabled in platform settings");
+      } else {
+        const engine = makeCategory(cs);
+        categoryEngine = engine;
+        category = await report.stage(
+          "detect_category",
+          () =>
+            engine.classify({ text: words.map((w) => w.word).join(" "), visual, categories: input.options.supportedCategories, signal }),
+          (r) => ({ category: r.category, confidence: r.confidence, engine: engine.name, model: engine.model, scores: r.scores }),
+        );
+        categorySource = "detected";
+      }
+      const { layout, reason: layoutReason } = chooseLayout({
+        requested: input.options.layout,
+        allowAuto: input.options.allowAutoLayout,
+        category: category?.category ?? null,
+        visual,
+        defaultLayout: cs.defaultLayout,
+        supported: input.options.supportedLayouts ?? [],
+      });
+      const fillStyle =
+        layout === "horizontal_in_vertical" ? (input.options.fillStyle ?? defaultFill(input.options.supportedFillStyles)) : null;
 
-    const clipsDir = join(ctx.workDir, "clips");
-    await mkdir(clipsDir, { recursive: true });
-    const brand = { color: input.branding?.color ?? cs.brandColor, logo: null as BrandLogo | null, logoNote: null as string | null };
-    const rendered = await report.stage(
-      "render_clips",
-      () =>
-        toolStep(signal, async () => {
-          const logoKey = task.outputs["fetch_transcription"]?.["logoKey"];
-          if (fillStyle === "branding" && typeof logoKey === "string") {
-            const prepared = await prepareLogo(
-              s3,
-              input.bucket,
-              logoKey,
-              join(ctx.workDir, "logo"),
-              logoBox(info.width, info.height),
-              signal,
-            );
-            if ("note" in prepared) brand.logoNote = prepared.note;
-            else brand.logo = prepared;
-          }
-          const out: Array<{ moment: Moment; video: string; poster: string; framing: Record<string, number> }> = [];
-          for (const [i, m] of found.moments.entries()) {
-            out.push(
-              await renderOne({
-                i,
-                m,
-                layout,
-                fillStyle,
-                info,
-                source,
-                clipsDir,
-                timeline,
-                targets,
-                cs,
-                brand,
-                captions: input.options.captions,
+      const found = await report.stage(
+        "detect_candidates",
+        async () => findMoments(timeline, { minSec: cs.minClipSec, maxSec: cs.maxClipSec, maxClips: input.options.maxClips }),
+        (r) => ({
+          candidates: r.candidates,
+          chosen: r.moments.length,
+          maxClips: input.options.maxClips,
+          ...(input.options.maxClipsRequested !== undefined ? { maxClipsRequested: input.options.maxClipsRequested } : {}),
+          clipLengthSec: { min: cs.minClipSec, max: cs.maxClipSec },
+          scores: r.moments.map((m) => m.score),
+        }),
+      );
+      if (found.moments.length === 0) throw new StepFailure("no_moments", "the transcript has no words to make a clip from", false);
+
+      const clipsDir = join(ctx.workDir, "clips");
+      await mkdir(clipsDir, { recursive: true });
+      const brand = { color: input.branding?.color ?? cs.brandColor, logo: null as BrandLogo | null, logoNote: null as string | null };
+      const rendered = await report.stage(
+        "render_clips",
+        () =>
+          toolStep(signal, async () => {
+            const logoKey = task.outputs["fetch_transcription"]?.["logoKey"];
+            if (fillStyle === "branding" && typeof logoKey === "string") {
+              const prepared = await prepareLogo(
+                s3,
+                input.bucket,
+                logoKey,
+                join(ctx.workDir, "logo"),
+                logoBox(info.width, info.height),
                 signal,
-              }),
-            );
+              );
+              if ("note" in prepared) brand.logoNote = prepared.note;
+              else brand.logo = prepared;
+            }
+            if (vision && stride > 1) {
+              const seen = new Set(observations.map((o) => o.t));
+              const dense = proxy.frames.filter((f) => !seen.has(f.t) && found.moments.some((m) => f.t >= m.start - 1 && f.t <= m.end + 1));
+              const more = await vision.analyze(dense, { signal });
+              observations = [...observations, ...more].sort((a, b) => a.t - b.t);
+              targets = targetsOf(observations, speaking);
+              denseFrames = more.length;
+            }
+            const out: Array<{ moment: Moment; video: string; poster: string; framing: Record<string, number> }> = [];
+            for (const [i, m] of found.moments.entries()) {
+              out.push(
+                await renderOne({
+                  i,
+                  m,
+                  layout,
+                  fillStyle,
+                  info,
+                  source,
+                  clipsDir,
+                  timeline,
+                  targets,
+                  cs,
+                  brand,
+                  captions: input.options.captions,
+                  signal,
+                }),
+              );
+            }
+            return out;
+          }),
+        (r) => ({
+          clips: r.length,
+          totalSec: round(r.reduce((n, c) => n + (c.moment.end - c.moment.start), 0)),
+          layout,
+          fillStyle,
+          ...(fillStyle === "branding"
+            ? {
+                branding: {
+                  color: brand.color,
+                  logo: brand.logo ? `${brand.logo.width}×${brand.logo.height}` : (brand.logoNote ?? "none set"),
+                },
+              }
+            : {}),
+          captions: input.options.captions,
+          ...(denseFrames > 0 ? { denseAnalysisFrames: denseFrames } : {}),
+          renderer: RENDERER,
+        }),
+      );
+
+      const base = `${input.resolvedOutputPrefix}${input.clipGenerationId}/`;
+      const clips = await report.stage(
+        "upload_clips",
+        async () => {
+          const out: Clip[] = [];
+          for (const [i, r] of rendered.entries()) {
+            const n = String(i + 1).padStart(2, "0");
+            const videoKey = `${base}clip-${n}.mp4`;
+            const posterKey = `${base}clip-${n}.jpg`;
+            await uploadObject(s3, input.bucket, videoKey, await readFile(r.video), "video/mp4");
+            await uploadObject(s3, input.bucket, posterKey, await readFile(r.poster), "image/jpeg");
+            const { width, height } = LAYOUT_SIZE[layout];
+            out.push({
+              index: i,
+              start: r.moment.start,
+              end: r.moment.end,
+              durationSec: round(r.moment.end - r.moment.start),
+              title: r.moment.title,
+              score: r.moment.score,
+              scoreParts: r.moment.scoreParts,
+              text: r.moment.text,
+              videoKey,
+              posterKey,
+              width,
+              height,
+              ...(layout === "vertical_9_16" || layout === "square_1_1" ? { framing: r.framing } : {}),
+            });
           }
           return out;
-        }),
-      (r) => ({
-        clips: r.length,
-        totalSec: round(r.reduce((n, c) => n + (c.moment.end - c.moment.start), 0)),
+        },
+        (r) => ({ objects: r.length * 2, keys: r.map((c) => c.videoKey), bytes: 0 }),
+      );
+
+      const result: ClipGenerationResult = {
         layout,
+        layoutReason,
         fillStyle,
-        ...(fillStyle === "branding"
-          ? {
-              branding: {
-                color: brand.color,
-                logo: brand.logo ? `${brand.logo.width}×${brand.logo.height}` : (brand.logoNote ?? "none set"),
-              },
-            }
-          : {}),
+        category: category?.category ?? null,
+        categoryConfidence: category ? round(category.confidence) : null,
+        categorySource,
         captions: input.options.captions,
-        renderer: RENDERER,
-      }),
-    );
-
-    const base = `${input.resolvedOutputPrefix}${input.clipGenerationId}/`;
-    const clips = await report.stage(
-      "upload_clips",
-      async () => {
-        const out: Clip[] = [];
-        for (const [i, r] of rendered.entries()) {
-          const n = String(i + 1).padStart(2, "0");
-          const videoKey = `${base}clip-${n}.mp4`;
-          const posterKey = `${base}clip-${n}.jpg`;
-          await uploadObject(s3, input.bucket, videoKey, await readFile(r.video), "video/mp4");
-          await uploadObject(s3, input.bucket, posterKey, await readFile(r.poster), "image/jpeg");
-          const { width, height } = LAYOUT_SIZE[layout];
-          out.push({
-            index: i,
-            start: r.moment.start,
-            end: r.moment.end,
-            durationSec: round(r.moment.end - r.moment.start),
-            title: r.moment.title,
-            score: r.moment.score,
-            scoreParts: r.moment.scoreParts,
-            text: r.moment.text,
-            videoKey,
-            posterKey,
-            width,
-            height,
-            ...(layout === "vertical_9_16" || layout === "square_1_1" ? { framing: r.framing } : {}),
-          });
-        }
-        return out;
-      },
-      (r) => ({ objects: r.length * 2, keys: r.map((c) => c.videoKey), bytes: 0 }),
-    );
-
-    const result: ClipGenerationResult = {
-      layout,
-      layoutReason,
-      fillStyle,
-      category: category?.category ?? null,
-      categoryConfidence: category ? round(category.confidence) : null,
-      categorySource,
-      captions: input.options.captions,
-      sourceDurationSec: round(info.durationSec),
-      candidateCount: found.candidates,
-      engines: {
-        vision: vision ? { engine: vision.name, model: vision.model } : null,
-        category: categoryEngine ? { engine: categoryEngine.name, model: categoryEngine.model } : null,
-        renderer: RENDERER,
-      },
-      clips,
-    };
-    return result;
+        sourceDurationSec: round(info.durationSec),
+        candidateCount: found.candidates,
+        engines: {
+          vision: vision ? { engine: vision.name, model: vision.model } : null,
+          category: categoryEngine ? { engine: categoryEngine.name, model: categoryEngine.model } : null,
+          renderer: RENDERER,
+        },
+        clips,
+      };
+      return result;
+    }
   };
 }
 

@@ -46,27 +46,41 @@ export async function probeVideo(path: string, signal: AbortSignal): Promise<Vid
 export interface Proxy {
   frames: Array<{ t: number; path: string }>;
   energy: EnergyTrack;
+  /** Scene cut times (`scdet` on a 256 px copy), from the same decode. */
+  cuts: number[];
 }
 
 /**
- * One decode of the source: frames sampled at `fps` scaled to `width` as JPEGs (what the vision
- * engine reads), and the audio's RMS level every `energyStep` seconds (what the moment score reads).
+ * One decode of the source for three outputs: frames sampled at `fps` scaled to `width` as JPEGs
+ * (what the vision engine reads), scene cuts from `scdet` at `sceneThreshold` on a 256 px copy, and
+ * the audio's RMS level every `energyStep` seconds (what the moment score reads). ffmpeg decodes
+ * each input stream once and feeds every output, so the scenes cost no second decode.
  */
 export async function makeProxy(
   source: string,
   dir: string,
-  opts: { fps: number; width: number; energyStep: number; hasAudio: boolean; signal: AbortSignal },
+  opts: { fps: number; width: number; energyStep: number; sceneThreshold: number; hasAudio: boolean; signal: AbortSignal },
 ): Promise<Proxy> {
   const energyFile = join(dir, "energy.txt");
+  const scenesFile = join(dir, "scenes.txt");
   const args = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", source];
   args.push("-map", "0:v:0", "-vf", `fps=${opts.fps},scale=${opts.width}:-2`, "-q:v", "4", join(dir, "f%06d.jpg"));
+  args.push(
+    "-map",
+    "0:v:0",
+    "-vf",
+    `scale=256:-2,scdet=threshold=${opts.sceneThreshold}:sc_pass=1,metadata=mode=print:file=${filterFile(scenesFile)}`,
+    "-f",
+    "null",
+    "-",
+  );
   if (opts.hasAudio) {
     const samples = Math.round(16000 * opts.energyStep);
     args.push(
       "-map",
       "0:a:0",
       "-af",
-      `aformat=sample_rates=16000:channel_layouts=mono,asetnsamples=n=${samples}:p=0,astats=metadata=1:reset=1,ametadata=print:key=lavfi.astats.Overall.RMS_level:file=${energyFile.replace(/([\\':])/g, "\\$1")}`,
+      `aformat=sample_rates=16000:channel_layouts=mono,asetnsamples=n=${samples}:p=0,astats=metadata=1:reset=1,ametadata=print:key=lavfi.astats.Overall.RMS_level:file=${filterFile(energyFile)}`,
       "-f",
       "null",
       "-",
@@ -83,8 +97,16 @@ export async function makeProxy(
       if (m?.[1] !== undefined) db.push(m[1].endsWith("inf") ? -90 : Math.max(-90, Number(m[1])));
     }
   }
-  return { frames, energy: { step: opts.energyStep, db } };
+  const cuts: number[] = [];
+  for (const line of (await readFile(scenesFile, "utf8").catch(() => "")).split("\n")) {
+    const m = /lavfi\.scd\.time=([\d.]+)/.exec(line);
+    if (m?.[1] !== undefined) cuts.push(Number(m[1]));
+  }
+  return { frames, energy: { step: opts.energyStep, db }, cuts };
 }
+
+/** A path as a filter option value (`:`, `'` and `\` escaped). */
+const filterFile = (path: string) => path.replace(/([\\':])/g, "\\$1");
 
 /** Scene cut times from ffmpeg's `scdet` (score 0–100 against `threshold`) on a small decode. */
 export async function detectSceneCuts(
