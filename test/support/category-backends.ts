@@ -7,8 +7,7 @@ import type { EngineEnv } from "../../gpu-runner/engines/config";
 import { fastRetryEnv } from "./engine-conformance";
 import type { ChatReply } from "./fakes/chat";
 import type { FakeHttpServer } from "./fakes/fake-http";
-import { FakeOpenAICompatible } from "./fakes/openai-compatible";
-import { FakeWorkersAI } from "./fakes/workers-ai";
+import { OPENAI_COMPATIBLE_FAKE, WORKERS_AI_FAKE, type HostedFake } from "./hosted-fakes";
 
 /**
  * Every category backend, each with what it talks to: the local lexicon on its own, the hosted
@@ -80,7 +79,7 @@ export function categoryEngine(name: CategoryEngineName, env: EngineEnv, model?:
 function hosted<F extends FakeHttpServer & { chatReply: ChatReply }>(
   name: CategoryEngineName,
   model: string,
-  opts: { start: () => Promise<F>; env: (fake: F) => EngineEnv; wrongCredentials: EngineEnv; required: string },
+  opts: HostedFake<F>,
 ): CategoryBackend<HostedCategoryHarness<F>> {
   return {
     name,
@@ -109,19 +108,9 @@ function hosted<F extends FakeHttpServer & { chatReply: ChatReply }>(
   };
 }
 
-export const OPENAI_COMPATIBLE = hosted("openai-compatible", OPENAI_COMPATIBLE_CATEGORY_DEFAULT_MODEL, {
-  start: () => FakeOpenAICompatible.start({ apiKey: "sk-test" }),
-  env: (fake) => ({ OPENAI_COMPAT_BASE_URL: fake.url, OPENAI_COMPAT_API_KEY: "sk-test" }),
-  wrongCredentials: { OPENAI_COMPAT_API_KEY: "sk-wrong" },
-  required: "OPENAI_COMPAT_BASE_URL",
-});
+export const OPENAI_COMPATIBLE = hosted("openai-compatible", OPENAI_COMPATIBLE_CATEGORY_DEFAULT_MODEL, OPENAI_COMPATIBLE_FAKE);
 
-export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_CATEGORY_DEFAULT_MODEL, {
-  start: () => FakeWorkersAI.start({ accountId: "acc123", apiToken: "cf-token" }),
-  env: (fake) => ({ WORKERS_AI_BASE_URL: `${fake.url}/client/v4`, CLOUDFLARE_ACCOUNT_ID: "acc123", CLOUDFLARE_API_TOKEN: "cf-token" }),
-  wrongCredentials: { CLOUDFLARE_API_TOKEN: "cf-wrong" },
-  required: "CLOUDFLARE_ACCOUNT_ID",
-});
+export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_CATEGORY_DEFAULT_MODEL, WORKERS_AI_FAKE);
 
 export const LOCAL_LEXICON: CategoryBackend = {
   name: "local-lexicon",

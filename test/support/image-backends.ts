@@ -10,9 +10,7 @@ import { REPLICATE_IMAGE_DEFAULT_MODEL } from "../../gpu-runner/engines/image/re
 import { WORKERS_AI_IMAGE_DEFAULT_MODEL } from "../../gpu-runner/engines/image/workers-ai";
 import { fastRetryEnv } from "./engine-conformance";
 import type { FakeHttpServer } from "./fakes/fake-http";
-import { FakeOpenAICompatible } from "./fakes/openai-compatible";
-import { FakeReplicate } from "./fakes/replicate";
-import { FakeWorkersAI } from "./fakes/workers-ai";
+import { OPENAI_COMPATIBLE_FAKE, REPLICATE_FAKE, WORKERS_AI_FAKE, type HostedFake } from "./hosted-fakes";
 
 /**
  * Every image backend, each with what it talks to: the local compositor on synthetic frames, the
@@ -113,11 +111,7 @@ function requestWith(frames: CoverInput["frames"]) {
   });
 }
 
-function hosted<F extends FakeHttpServer>(
-  name: ImageEngineName,
-  model: string,
-  opts: { start: () => Promise<F>; env: (fake: F) => EngineEnv; wrongCredentials: EngineEnv; required: string },
-): ImageBackend<HostedImageHarness<F>> {
+function hosted<F extends FakeHttpServer>(name: ImageEngineName, model: string, opts: HostedFake<F>): ImageBackend<HostedImageHarness<F>> {
   return {
     name,
     model,
@@ -152,27 +146,11 @@ function hosted<F extends FakeHttpServer>(
   };
 }
 
-export const OPENAI_COMPATIBLE = hosted("openai-compatible", OPENAI_COMPATIBLE_IMAGE_DEFAULT_MODEL, {
-  start: () => FakeOpenAICompatible.start({ apiKey: "sk-test" }),
-  env: (fake) => ({ OPENAI_COMPAT_BASE_URL: fake.url, OPENAI_COMPAT_API_KEY: "sk-test" }),
-  wrongCredentials: { OPENAI_COMPAT_API_KEY: "sk-wrong" },
-  required: "OPENAI_COMPAT_BASE_URL",
-});
+export const OPENAI_COMPATIBLE = hosted("openai-compatible", OPENAI_COMPATIBLE_IMAGE_DEFAULT_MODEL, OPENAI_COMPATIBLE_FAKE);
 
-export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_IMAGE_DEFAULT_MODEL, {
-  start: () => FakeWorkersAI.start({ accountId: "acc123", apiToken: "cf-token" }),
-  env: (fake) => ({ WORKERS_AI_BASE_URL: `${fake.url}/client/v4`, CLOUDFLARE_ACCOUNT_ID: "acc123", CLOUDFLARE_API_TOKEN: "cf-token" }),
-  wrongCredentials: { CLOUDFLARE_API_TOKEN: "cf-wrong" },
-  required: "CLOUDFLARE_ACCOUNT_ID",
-});
+export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_IMAGE_DEFAULT_MODEL, WORKERS_AI_FAKE);
 
-export const REPLICATE = hosted("replicate", REPLICATE_IMAGE_DEFAULT_MODEL, {
-  start: () => FakeReplicate.start({ apiToken: "r8-token" }),
-  // Polling every 20 ms keeps tests of running predictions short.
-  env: (fake) => ({ REPLICATE_API_TOKEN: "r8-token", REPLICATE_BASE_URL: `${fake.url}/v1`, REPLICATE_POLL_INTERVAL_MS: "20" }),
-  wrongCredentials: { REPLICATE_API_TOKEN: "r8-wrong" },
-  required: "REPLICATE_API_TOKEN",
-});
+export const REPLICATE = hosted("replicate", REPLICATE_IMAGE_DEFAULT_MODEL, REPLICATE_FAKE);
 
 export const LOCAL_COMPOSITOR: ImageBackend = {
   name: "local-compositor",

@@ -9,9 +9,7 @@ import { REPLICATE_DEFAULT_MODEL } from "../../gpu-runner/engines/speech/replica
 import { WORKERS_AI_DEFAULT_MODEL } from "../../gpu-runner/engines/speech/workers-ai";
 import { fastRetryEnv } from "./engine-conformance";
 import type { FakeHttpServer } from "./fakes/fake-http";
-import { FakeOpenAICompatible } from "./fakes/openai-compatible";
-import { FakeReplicate } from "./fakes/replicate";
-import { FakeWorkersAI } from "./fakes/workers-ai";
+import { OPENAI_COMPATIBLE_FAKE, REPLICATE_FAKE, WORKERS_AI_FAKE, type HostedFake } from "./hosted-fakes";
 import { LIBRIVOX_0880 } from "./media-fixtures";
 
 /**
@@ -62,7 +60,7 @@ export function speechEngine(name: SpeechEngineName, env: EngineEnv, speechModel
 function hosted<F extends FakeHttpServer>(
   name: SpeechEngineName,
   model: string,
-  opts: { speechModel?: string; start: () => Promise<F>; env: (fake: F) => EngineEnv; wrongCredentials: EngineEnv; required: string },
+  opts: HostedFake<F> & { speechModel?: string },
 ): SpeechBackend<HostedSpeechHarness<F>> {
   return {
     name,
@@ -98,27 +96,13 @@ function hosted<F extends FakeHttpServer>(
 }
 
 export const OPENAI_COMPATIBLE = hosted("openai-compatible", "Systran/faster-whisper-small", {
+  ...OPENAI_COMPATIBLE_FAKE,
   speechModel: "Systran/faster-whisper-small",
-  start: () => FakeOpenAICompatible.start({ apiKey: "sk-test" }),
-  env: (fake) => ({ OPENAI_COMPAT_BASE_URL: fake.url, OPENAI_COMPAT_API_KEY: "sk-test" }),
-  wrongCredentials: { OPENAI_COMPAT_API_KEY: "sk-wrong" },
-  required: "OPENAI_COMPAT_BASE_URL",
 });
 
-export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_DEFAULT_MODEL, {
-  start: () => FakeWorkersAI.start({ accountId: "acc123", apiToken: "cf-token" }),
-  env: (fake) => ({ WORKERS_AI_BASE_URL: `${fake.url}/client/v4`, CLOUDFLARE_ACCOUNT_ID: "acc123", CLOUDFLARE_API_TOKEN: "cf-token" }),
-  wrongCredentials: { CLOUDFLARE_API_TOKEN: "cf-wrong" },
-  required: "CLOUDFLARE_ACCOUNT_ID",
-});
+export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_DEFAULT_MODEL, WORKERS_AI_FAKE);
 
-export const REPLICATE = hosted("replicate", REPLICATE_DEFAULT_MODEL, {
-  start: () => FakeReplicate.start({ apiToken: "r8-token" }),
-  // Polling every 20 ms keeps tests of running predictions short.
-  env: (fake) => ({ REPLICATE_API_TOKEN: "r8-token", REPLICATE_BASE_URL: `${fake.url}/v1`, REPLICATE_POLL_INTERVAL_MS: "20" }),
-  wrongCredentials: { REPLICATE_API_TOKEN: "r8-wrong" },
-  required: "REPLICATE_API_TOKEN",
-});
+export const REPLICATE = hosted("replicate", REPLICATE_DEFAULT_MODEL, REPLICATE_FAKE);
 
 export const LOCAL_POCKETSPHINX: SpeechBackend = {
   name: "local-pocketsphinx",
