@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { JobErrorSchema, ProgressEntrySchema } from "./job";
+import { SegmentSchema, VisualChunkSchema } from "./transcript";
 import { PrioritySchema } from "./service-types";
 import { StepSpecSchema } from "./pipelines";
 import { NON_RETRYABLE_CODES as SERVICE_NON_RETRYABLE } from "./services/index";
@@ -95,3 +96,27 @@ export const FailRequestSchema = LeaseTokenBodySchema.extend({
 
 /** Non-retryable failure codes: every service's own (contracts/services), plus the protocol's. */
 export const NON_RETRYABLE_CODES: ReadonlySet<string> = new Set([...SERVICE_NON_RETRYABLE, "invalid_input", "storage_endpoint_refused"]);
+
+/**
+ * `POST /runner/v1/tasks/{taskId}/transcript`: one transcript the task's job names in its input
+ * (`textSourceId` or `textSourceIds`), as the services that work from text need it (metadata,
+ * summarization, indexer): its current `segments` layer without word timings, and its visual chunks.
+ */
+export const TranscriptRequestSchema = LeaseTokenBodySchema.extend({ textSourceId: z.string().min(1).max(128) });
+
+export const TranscriptDocumentSchema = z.object({
+  textSourceId: z.string(),
+  language: z.string(),
+  durationSec: z.number().nonnegative(),
+  revision: z.number().int().nonnegative(),
+  segments: z.array(SegmentSchema.omit({ words: true })),
+  visualChunks: z.array(VisualChunkSchema),
+});
+export type TranscriptDocument = z.infer<typeof TranscriptDocumentSchema>;
+
+/**
+ * `POST /runner/v1/tasks/{taskId}/calls/{name}`: a service's own call for its runner steps (e.g. the
+ * indexer's `catalog.write`), answered by the Worker's module of the job's service. `body` is checked
+ * by the call's own schema there.
+ */
+export const ServiceCallRequestSchema = LeaseTokenBodySchema.extend({ body: z.unknown() });

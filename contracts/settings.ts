@@ -3,6 +3,8 @@ import { TestStepSpecSchema } from "./pipelines";
 import { CLIP_CATEGORIES, CLIP_LAYOUTS } from "./clips";
 
 /** Image engines a runner knows (gpu-runner/engines/image). */
+export const TEXT_ENGINES = ["local-extractive", "workers-ai", "replicate", "openai-compatible"] as const;
+export const EMBEDDING_ENGINES = ["local-wink", "workers-ai", "openai-compatible"] as const;
 export const IMAGE_ENGINES = ["local-compositor", "workers-ai", "replicate", "openai-compatible"] as const;
 
 /**
@@ -120,6 +122,33 @@ export const SettingsSchema = z.object({
       /** Faces on candidate frames (frontal, eyes open) count towards a frame's score. */
       vision: z.boolean().default(true),
       visionEngine: z.enum(["local-human"]).default("local-human"),
+    })
+    .prefault({}),
+  understanding: z
+    .object({
+      /** What writes metadata and summaries: the local extractive engine (the transcript's own words, no model) or a hosted language model. */
+      textEngine: z.enum(TEXT_ENGINES).default("local-extractive"),
+      /** The hosted backend's model id; null: the engine's default (gpu-runner/engines/text/factory.ts). */
+      textModel: z.string().min(1).nullable().default(null),
+    })
+    .prefault({}),
+  catalog: z
+    .object({
+      /**
+       * What embeds chunks (indexer, on the runner) and queries (search, in the Worker): both sides
+       * read this, so documents and queries share one vector space. Changing it needs a re-index;
+       * search skips chunks embedded by another model and says so.
+       */
+      embeddingEngine: z.enum(EMBEDDING_ENGINES).default("local-wink"),
+      embeddingModel: z.string().min(1).nullable().default(null),
+      /** Chunks are whole consecutive segments of about this length, overlapping by whole segments. */
+      chunkMinSeconds: z.number().min(5).max(600).default(30),
+      chunkMaxSeconds: z.number().min(10).max(900).default(60),
+      chunkOverlapSeconds: z.number().min(0).max(120).default(10),
+      /** Candidates each ranked list (dense, sparse) brings to the fusion. */
+      candidates: z.number().int().min(10).max(500).default(100),
+      /** Reciprocal rank fusion's k (Cormack et al. 2009 use 60). */
+      rrfK: z.number().int().min(1).max(1000).default(60),
     })
     .prefault({}),
   policy: z

@@ -109,6 +109,7 @@ export type JobRpc = Pick<
   | "dispatch"
   | "leaseStarted"
   | "heartbeat"
+  | "leaseHolder"
   | "recordEvents"
   | "completeStep"
   | "failStep"
@@ -262,6 +263,21 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     await this.persist(false);
     await this.scheduleAlarm();
     return { ok: true, value: { leaseUntil: lease.until, cancelRequested: s.job.status === "cancelling" } };
+  }
+
+  /**
+   * The job and step a lease is for, to the lease holder only: the runner's data calls (reading the
+   * job's transcripts, writing the catalog) go through it. A call is a sign of life like a heartbeat.
+   */
+  async leaseHolder(taskId: string, token: string): Promise<LeaseCheck<{ job: Job; step: StepSpec; attempt: number }>> {
+    const s = this.state;
+    const lease = this.leaseFor(taskId, token);
+    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    this.extendLease(lease);
+    if (lease.taskId.startsWith("rtk_")) await extendTask(this.env.DB, lease.taskId, lease.until);
+    await this.persist(false);
+    await this.scheduleAlarm();
+    return { ok: true, value: { job: s.job, step: s.steps[lease.stepIndex] as StepSpec, attempt: lease.attempt } };
   }
 
   async recordEvents(

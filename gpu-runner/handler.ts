@@ -1,6 +1,8 @@
 import type { LeasedTask } from "../contracts/runner-protocol";
 import type { ProgressEntry } from "../contracts/job";
 import type { S3Client } from "../contracts/s3-client";
+import type { TranscriptDocument } from "../contracts/runner-protocol";
+import type { z } from "zod";
 
 /**
  * What a step handler on the runner sees. The runner loop owns leasing, heartbeats and reporting;
@@ -33,8 +35,19 @@ export interface HandlerContext<Stage extends string = string> {
   signal: AbortSignal;
   /** Cores this handler may use for parallel work. */
   cores: number;
+  /** The platform's data calls for this task: the transcripts its job names, its service's own calls. */
+  platform: TaskPlatform;
   /** The job's bucket: the only way a handler reaches it (the endpoint's addresses are checked first, gpu-runner/storage.ts). */
   openStorage(): Promise<S3Client>;
+}
+
+/**
+ * What a step may ask the platform while it holds its lease. A transcript that is gone rejects with
+ * a `source_not_found` StepFailure (not retryable); a lost lease with LeaseLostError.
+ */
+export interface TaskPlatform {
+  transcript(textSourceId: string): Promise<TranscriptDocument>;
+  call<T>(name: string, body: unknown, schema: z.ZodType<T>): Promise<T>;
 }
 
 /** A failure the handler understands: `code` goes to the job's `error.code` (the same type the Worker's steps throw). */

@@ -10,11 +10,15 @@ import {
   LeaseRequestSchema,
   LeaseResponseSchema,
   LeaseTokenBodySchema,
+  ServiceCallRequestSchema,
+  TranscriptDocumentSchema,
+  TranscriptRequestSchema,
   type EventsRequest,
   type EventsResponse,
   type HeartbeatResponse,
   type LeaseRequest,
   type LeasedTask,
+  type TranscriptDocument,
 } from "../contracts/runner-protocol";
 
 /**
@@ -171,6 +175,17 @@ export class ProtocolClient {
   /** Gives the task back to its lane without counting an attempt (shutdown). */
   async release(taskId: string, leaseToken: string, opts?: CallOptions): Promise<void> {
     await this.taskCall(taskId, "release", LeaseTokenBodySchema.parse({ leaseToken }), OkResponseSchema, opts);
+  }
+
+  /** A transcript the task's job names (its current segments, without word timings, and its visual chunks). */
+  transcript(taskId: string, leaseToken: string, textSourceId: string, opts?: CallOptions): Promise<TranscriptDocument> {
+    const body = TranscriptRequestSchema.parse({ leaseToken, textSourceId });
+    return this.taskCall(taskId, "transcript", body, TranscriptDocumentSchema, opts);
+  }
+
+  /** One of the job's service's own calls (e.g. the indexer's `catalog.write`). */
+  serviceCall<T>(taskId: string, leaseToken: string, name: string, body: unknown, schema: z.ZodType<T>, opts?: CallOptions): Promise<T> {
+    return this.taskCall(taskId, `calls/${encodeURIComponent(name)}`, ServiceCallRequestSchema.parse({ leaseToken, body }), schema, opts);
   }
 
   private taskCall<T>(taskId: string, action: string, body: unknown, schema: z.ZodType<T>, opts: CallOptions | undefined): Promise<T> {

@@ -7,6 +7,7 @@ import { openStorage, type StorageGuard } from "./storage";
 import { LeaseLostError, type CallOptions, type ProtocolClient } from "./protocol-client";
 import { toStepError } from "../contracts/step-failure";
 import { TaskStageReporter, isCancelled, type TaskControl } from "./stage-reporter";
+import { taskPlatform } from "./task-platform";
 
 /**
  * Runs one leased task, start to finish:
@@ -138,6 +139,7 @@ export class TaskRun {
       signal: this.abort.signal,
       cores: this.deps.cores,
       openStorage: () => openStorage(this.task.storage, this.deps.storageGuard),
+      platform: taskPlatform(this.deps.client, this.task, this.abort.signal),
     };
     return await handler(ctx);
   }

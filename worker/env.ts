@@ -14,6 +14,17 @@ export interface Env extends JobEnv {
   RUNNER_TOKEN: string;
   /** base64 of 32 bytes: AES-256-GCM key for secrets at rest. */
   ENCRYPTION_KEY: string;
+  /** `vectorize` (with the VECTORIZE binding) or `d1` (default): where catalog vectors live (worker/catalog/vector-store). */
+  VECTOR_STORE?: string;
+  VECTORIZE?: VectorizeIndex;
+  /** Workers AI, for `catalog.embeddingEngine: workers-ai` (query embeddings). */
+  AI?: Ai;
+  /**
+   * The embeddings server the search route embeds queries with, for `local-wink` (the local engine
+   * process `npm run dev` starts) and `openai-compatible` (a server on the GPU box): its base URL and key.
+   */
+  EMBEDDINGS_BASE_URL?: string;
+  EMBEDDINGS_API_KEY?: string;
 }
 
 /** `timing` is set only on routes that answer Server-Timing (worker/http/server-timing.ts). */

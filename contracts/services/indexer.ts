@@ -1,8 +1,16 @@
 import { z } from "zod";
+import { IndexerResultSchema } from "../catalog";
 import { Id } from "../request-fields";
-import { COMMON_FAILURE_CODES, defineService } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
-/** Chunks, embeds and indexes transcripts for catalog search (pipeline not built yet). */
+/**
+ * Indexer: transcripts into the project's search collection. One runner step: it reads each
+ * transcript, chunks it, embeds the chunks (the dense engine; the sparse side is D1's FTS5, which
+ * tokenises at write time), and writes them through the runner calls `catalog.write`, then
+ * `catalog.cutover` (the new generation goes live, the previous one is removed). A failure after the
+ * first write calls `catalog.rollback` and fails the job with `index_rollback`: the previous
+ * generation never stopped answering.
+ */
 
 export const INDEXER_MAX_IDS = 50;
 export const IndexerInputSchema = z.strictObject({
@@ -12,11 +20,23 @@ export const IndexerInputSchema = z.strictObject({
     .max(INDEXER_MAX_IDS, { message: `textSourceIds takes at most ${INDEXER_MAX_IDS} ids` }),
 });
 
+export const INDEXER_STAGES = ["fetch_transcription", "chunk", "embed_sparse", "embed_dense", "index", "cutover", "rollback"] as const;
+
+export const indexStep = defineStep({
+  name: "index",
+  executor: "runner",
+  handler: "indexer",
+  stages: INDEXER_STAGES,
+  result: IndexerResultSchema,
+});
+
+const FINAL_CODES = ["index_rollback", "source_not_found", "no_segments"];
+
 export const indexerService = defineService({
   serviceType: "indexer",
   input: IndexerInputSchema,
-  stages: ["fetch_transcription", "chunk", "embed_sparse", "embed_dense", "index", "cutover", "rollback"],
-  steps: [],
-  failureCodes: [...COMMON_FAILURE_CODES, "index_rollback"],
-  nonRetryableCodes: ["index_rollback"],
+  stages: INDEXER_STAGES,
+  steps: [indexStep],
+  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
+  nonRetryableCodes: FINAL_CODES,
 });

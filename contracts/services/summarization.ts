@@ -1,8 +1,12 @@
 import { z } from "zod";
 import { custom } from "../request-fields";
-import { COMMON_FAILURE_CODES, defineService } from "./types";
+import { GeneratedBySchema, SummaryDraftSchema } from "../understanding";
+import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
-/** A Summarization record from a transcript and its visual chunks (pipeline not built yet). */
+/**
+ * Summarization: a Summarization record (`sum_`) synthesised on the runner from the transcript's
+ * current segments and the visual chunks its transcription's `video_analysis` stored.
+ */
 
 export const SummarizationInputSchema = z.strictObject({
   textSourceJobId: z
@@ -12,11 +16,29 @@ export const SummarizationInputSchema = z.strictObject({
     .refine((v) => v.startsWith("job_") || v.startsWith("txt_"), custom("invalidFormat", "textSourceJobId must be a job_ or txt_ id")),
 });
 
+export const SummarizationStepResultSchema = SummaryDraftSchema.extend({
+  generatedBy: GeneratedBySchema,
+  transcriptRevision: z.number().int().nonnegative(),
+  segmentCount: z.number().int().nonnegative(),
+  visualChunkCount: z.number().int().nonnegative(),
+});
+export type SummarizationStepResult = z.infer<typeof SummarizationStepResultSchema>;
+
+export const synthesisStep = defineStep({
+  name: "synthesis",
+  executor: "runner",
+  handler: "summarization",
+  stages: ["synthesis"],
+  result: SummarizationStepResultSchema,
+});
+
+const FINAL_CODES = ["source_not_found", "no_segments"];
+
 export const summarizationService = defineService({
   serviceType: "summarization",
   input: SummarizationInputSchema,
   stages: ["synthesis"],
-  steps: [],
-  failureCodes: [...COMMON_FAILURE_CODES],
-  nonRetryableCodes: [],
+  steps: [synthesisStep],
+  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
+  nonRetryableCodes: FINAL_CODES,
 });

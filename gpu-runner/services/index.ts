@@ -1,5 +1,8 @@
 import type { StepHandler } from "../handler";
 import { clipGenerationHandler } from "./clip-generation/handler";
+import { indexerHandler } from "./indexer/handler";
+import { metadataHandler } from "./metadata/handler";
+import { summarizationHandler } from "./summarization/handler";
 import { createTestHandler } from "./test/handler";
 import { thumbnailHandler } from "./thumbnail/handler";
 import { transcriptionHandler } from "./transcription/handler";
@@ -15,6 +18,9 @@ function handlers(opts: { runnerId: string }) {
     transcription: transcriptionHandler,
     clip_generation: clipGenerationHandler,
     thumbnail: thumbnailHandler,
+    metadata: metadataHandler,
+    summarization: summarizationHandler,
+    indexer: indexerHandler,
     "test.work": createTestHandler(opts),
   } satisfies RunnerHandlers;
 }

@@ -5,7 +5,7 @@ import type { ProgressEntry } from "../../contracts/job";
 import type { LeasedTask, StorageGrant } from "../../contracts/runner-protocol";
 import { S3Client } from "../../contracts/s3-client";
 import { TRANSCRIPTION_STAGES } from "../../contracts/services/transcription";
-import type { HandlerContext, StageReporter } from "../../gpu-runner/handler";
+import { StepFailure, type HandlerContext, type StageReporter, type TaskPlatform } from "../../gpu-runner/handler";
 import { toStepError } from "../../contracts/step-failure";
 import { openStorage } from "../../gpu-runner/storage";
 
@@ -89,7 +89,19 @@ export interface TestContextOptions {
   storage: StorageGrant | null;
   settings?: Record<string, unknown>;
   cores?: number;
+  /** The platform's data calls (transcripts, service calls); default: one that has nothing. */
+  platform?: TaskPlatform;
 }
+
+/** A platform with no transcripts and no calls, for handlers that use neither. */
+export const NO_PLATFORM: TaskPlatform = {
+  transcript: async (id) => {
+    throw new StepFailure("source_not_found", `transcription not found: ${id}`, false);
+  },
+  call: async (name) => {
+    throw new Error(`no service call ${name} in this test`);
+  },
+};
 
 export function storageGrant(
   s3: { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string },
@@ -145,6 +157,7 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
     cores: opts.cores ?? 2,
     // The test S3 server is on loopback, as on a local stack.
     openStorage: () => openStorage(task.storage, { allowLoopback: true }),
+    platform: opts.platform ?? NO_PLATFORM,
     abort,
     dispose: () => rm(workDir, { recursive: true, force: true }),
   };

@@ -7,6 +7,7 @@ export const PROJECT_PERMISSIONS = [
   "job:list",
   "job:cancel",
   "ai:search",
+  "catalog:delete",
   "storage_connection:create",
   "storage_connection:read",
   "storage_connection:delete",

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { ProjectBranding } from "../../contracts/branding";
 
 /**
@@ -276,4 +276,84 @@ export const clipGenerations = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [index("clip_generations_project").on(t.projectId), index("clip_generations_text_source").on(t.textSourceId)],
+);
+
+/**
+ * Summarization records (`sum_`): created `pending` with the job (with the platform's synthesis
+ * configuration at create, read-only), `completed` with the runner's draft, `failed` otherwise.
+ */
+export const summarizations = sqliteTable(
+  "summarizations",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    jobId: text("job_id").notNull(),
+    textSourceId: text("text_source_id").notNull(),
+    status: text("status", { enum: ["pending", "completed", "failed"] }).notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    result: text("result", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("summarizations_project").on(t.projectId), index("summarizations_text_source").on(t.textSourceId)],
+);
+
+/**
+ * The catalog's inventory: one row per indexed transcript of a project, naming the generation
+ * (indexer job) whose chunks answer searches, and the engines and models that made them.
+ */
+export const catalogEntries = sqliteTable(
+  "catalog_entries",
+  {
+    projectId: text("project_id").notNull(),
+    textSourceId: text("text_source_id").notNull(),
+    /** The live generation: `{jobId}.{attempt}` of the indexer run whose chunks are searched. */
+    generation: text("generation").notNull(),
+    jobId: text("job_id").notNull(),
+    chunkCount: integer("chunk_count").notNull(),
+    segmentCount: integer("segment_count").notNull(),
+    transcriptRevision: integer("transcript_revision").notNull(),
+    language: text("language"),
+    denseEngine: text("dense_engine").notNull(),
+    denseModel: text("dense_model").notNull(),
+    dimensions: integer("dimensions").notNull(),
+    sparseEngine: text("sparse_engine").notNull(),
+    indexedAt: text("indexed_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.textSourceId] })],
+);
+
+/**
+ * Indexed chunks, every generation (a re-index writes the new one beside the live one, then the
+ * cutover removes the old). The FTS5 table `catalog_chunks_fts` (BM25, migration 0006, custom SQL
+ * because drizzle has no virtual tables) mirrors `text` by rowid through triggers.
+ */
+export const catalogChunks = sqliteTable(
+  "catalog_chunks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chunkId: text("chunk_id").notNull().unique(),
+    projectId: text("project_id").notNull(),
+    textSourceId: text("text_source_id").notNull(),
+    generation: text("generation").notNull(),
+    position: integer("position").notNull(),
+    start: real("start").notNull(),
+    end: real("end").notNull(),
+    segmentIds: text("segment_ids", { mode: "json" }).$type<number[]>().notNull(),
+    text: text("text").notNull(),
+  },
+  (t) => [index("catalog_chunks_source").on(t.projectId, t.textSourceId, t.generation)],
+);
+
+/** The local vector store (worker/catalog/vector-store/d1.ts): unit vectors as little-endian float32 blobs. */
+export const catalogVectors = sqliteTable(
+  "catalog_vectors",
+  {
+    chunkRowId: integer("chunk_row_id").primaryKey(),
+    collection: text("collection").notNull(),
+    textSourceId: text("text_source_id").notNull(),
+    model: text("model").notNull(),
+    vector: blob("vector", { mode: "buffer" }).$type<ArrayBuffer>().notNull(),
+  },
+  (t) => [index("catalog_vectors_collection").on(t.collection, t.model)],
 );

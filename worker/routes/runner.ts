@@ -6,6 +6,8 @@ import {
   FailRequestSchema,
   LeaseRequestSchema,
   LeaseTokenBodySchema,
+  ServiceCallRequestSchema,
+  TranscriptRequestSchema,
   type LeasedTask,
 } from "../../contracts/runner-protocol";
 import { PRIORITIES } from "../../contracts/service-types";
@@ -22,6 +24,7 @@ import { scratchPrefix, storageGrantFor } from "../jobs/scratch";
 import { jobStub } from "../jobs/stubs";
 import { loadSettings } from "../platform/settings";
 import { workerService } from "../services/index";
+import { transcriptForRunner } from "../transcripts/runner-view";
 
 /**
  * The gpu-runner protocol (contracts/runner-protocol.ts). The D1 row is the lane
@@ -124,12 +127,31 @@ export const runnerRoutes = new Hono<AppBindings>()
     unwrap(await stub.ackCancelled(c.req.param("taskId"), body.leaseToken));
     return ok(c, { ok: true });
   })
+  .post("/tasks/:taskId/transcript", async (c) => {
+    const body = await jsonBody(c, TranscriptRequestSchema);
+    const { job } = await leaseHolder(c.env, c.req.param("taskId"), body.leaseToken);
+    return ok(c, await transcriptForRunner(getDb(c.env.DB), job, body.textSourceId));
+  })
+  .post("/tasks/:taskId/calls/:name", async (c) => {
+    const body = await jsonBody(c, ServiceCallRequestSchema);
+    const holder = await leaseHolder(c.env, c.req.param("taskId"), body.leaseToken);
+    const name = c.req.param("name");
+    const call = workerService(holder.step.service).runnerCalls?.[name];
+    if (!call) throw new ApiError("protocolError", `service ${holder.step.service} has no runner call ${name}`);
+    return ok(c, await call({ env: c.env, db: getDb(c.env.DB), ...holder }, body.body));
+  })
   .post("/tasks/:taskId/release", async (c) => {
     const body = await jsonBody(c, LeaseTokenBodySchema);
     const stub = await stubForTask(c.env, c.req.param("taskId"));
     unwrap(await stub.release(c.req.param("taskId"), body.leaseToken));
     return ok(c, { ok: true });
   });
+
+/** The job and step of a task, for its lease holder only. */
+async function leaseHolder(env: Env, taskId: string, token: string) {
+  const stub = await stubForTask(env, taskId);
+  return unwrap(await stub.leaseHolder(taskId, token));
+}
 
 async function stubForTask(env: Env, taskId: string) {
   const jobId = await jobOfTask(env.DB, taskId);

@@ -1,9 +1,9 @@
 import type { ServiceName } from "../../contracts/services/types";
 import { clipGenerationWorker } from "./clip-generation";
 import { dubbingWorker } from "./dubbing";
-import { indexerWorker } from "./indexer";
-import { metadataWorker } from "./metadata";
-import { summarizationWorker } from "./summarization";
+import { indexerWorker } from "./indexer/index";
+import { metadataWorker } from "./metadata/index";
+import { summarizationWorker } from "./summarization/index";
 import { testWorker } from "./test";
 import { thumbnailWorker } from "./thumbnail";
 import { transcriptionWorker } from "./transcription/index";

@@ -54,6 +54,16 @@ export interface StepResultContext {
 
 export type ResultSink = (ctx: StepResultContext, result: Record<string, unknown>) => Promise<Applied>;
 
+/**
+ * A call a service offers its runner steps (`POST /runner/v1/tasks/{taskId}/calls/{name}`), for work
+ * only the Worker can do (its bindings: D1, the vector store). The lease was checked; the handler
+ * validates `body` with its own schema (a bad body is the runner's bug: 422 protocol error).
+ */
+export type RunnerCall = (
+  ctx: { env: Env; db: Db; job: Job; step: StepSpec; attempt: number },
+  body: unknown,
+) => Promise<Record<string, unknown>>;
+
 /** An in-Worker step (executor `worker`), run by the dispatch consumer under a lease like a runner's. */
 export type WorkerStepHandler = (ctx: InWorkerStepContext & { env: Env }) => Promise<Record<string, unknown>>;
 
@@ -68,6 +78,8 @@ export interface WorkerService<T extends ServiceName = ServiceName> {
   readonly sinks: Readonly<Record<string, ResultSink>>;
   /** Handlers of its `worker` steps, by handler name. */
   readonly workerSteps?: Readonly<Record<string, WorkerStepHandler>>;
+  /** Calls its runner steps may make, by name (e.g. `catalog.write`). */
+  readonly runnerCalls?: Readonly<Record<string, RunnerCall>>;
   /** A job that ended without completing leaves its records in a final state too. */
   onEnded?(ctx: { env: Env; db: Db }, job: Job): Promise<void>;
   /** The slice of platform settings its runner steps receive as `task.settings`. */

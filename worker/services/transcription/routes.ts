@@ -87,11 +87,6 @@ export const transcriptRoutes = new Hono<AppBindings>()
       updatedAt: t.updatedAt,
     });
   })
-  .get("/:transcriptionId/metadata", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
-    const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
-    return ok(c, { transcriptionId: t.id, metadata: t.metadata ?? null });
-  })
   .patch("/:transcriptionId/segments", async (c) => {
     const p = requireAuth(c, { key: "project", permission: "transcript:write" });
     const body = await jsonBody(c, SegmentEditSchema);

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import type { SummarizationStepResult, synthesisStep } from "../../../contracts/services/summarization";
+import type { StageOf } from "../../../contracts/services/types";
+import type { StepHandler } from "../../handler";
+import type { TextHandlerDeps } from "../metadata/handler";
+import { parseStepInput, parseStepSettings } from "../shared/input";
+import { defaultTextEngine, readTranscript } from "../shared/text-document";
+
+/**
+ * Summarization on the runner, one stage (`synthesis`, as the spec lists): the transcript's current
+ * segments and the visual chunks its transcription stored, written up by the text engine. The record
+ * says which visual chunks the summary drew on.
+ */
+type Stage = StageOf<typeof synthesisStep>;
+
+const InputSchema = z.object({ textSourceId: z.string().min(1), summarizationId: z.string().min(1) });
+
+export function createSummarizationHandler(deps: TextHandlerDeps = {}): StepHandler<Stage> {
+  const makeEngine = deps.createEngine ?? defaultTextEngine;
+  return async (ctx) => {
+    const { report, signal, task } = ctx;
+    const input = parseStepInput(InputSchema, task.input, "summarization input");
+    const settings = parseStepSettings(task.settings, ["understanding"]).understanding;
+    const engine = makeEngine(settings, deps.env ?? process.env);
+    return report.stage(
+      "synthesis",
+      async (): Promise<SummarizationStepResult> => {
+        const doc = await readTranscript(ctx, input.textSourceId);
+        const draft = await engine.summarize({ doc, visualChunks: doc.visualChunks, signal });
+        return {
+          ...draft,
+          generatedBy: engine.generatedBy,
+          transcriptRevision: doc.revision,
+          segmentCount: doc.segments.length,
+          visualChunkCount: doc.visualChunks.length,
+        };
+      },
+      (r) => ({
+        ...r.generatedBy,
+        segments: r.segmentCount,
+        visualChunks: r.visualChunkCount,
+        visualChunksUsed: r.visualChunksUsed.length,
+        shortSynopsisLength: r.shortSynopsis.length,
+      }),
+    );
+  };
+}
+
+export const summarizationHandler = createSummarizationHandler();

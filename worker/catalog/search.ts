@@ -1,0 +1,259 @@
+import type { SearchGroup, SearchHit, SearchRequest } from "../../contracts/catalog";
+import { collectionName, SPARSE_ENGINE } from "../../contracts/catalog";
+import type { EmbeddingEngine } from "../../contracts/embeddings/interface";
+import { ftsMatchExpression, HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN, markedHtml, marksFromHighlight } from "./sparse";
+import type { VectorStore } from "./vector-store/interface";
+
+/**
+ * Catalog search over one project's collection. Dense: the query embedded by the same engine and
+ * model as the chunks, nearest chunks from the vector store. Sparse: BM25 over FTS5. Hybrid (the
+ * default) fuses the two rankings by reciprocal rank fusion, score = Σ 1 / (k + rank) over the lists
+ * a chunk appears in (Cormack, Clarke and Büttcher, SIGIR 2009), which needs no score calibration
+ * between cosine and BM25. Only live chunks (the generation each transcript's catalog entry names)
+ * of the caller's project are ever answered: every candidate is joined to `catalog_entries`.
+ */
+
+export interface SearchDeps {
+  db: D1Database;
+  store: VectorStore;
+  /** The query embedder; null when the Worker has none configured (dense and hybrid then answer 503). */
+  embedder: EmbeddingEngine | null;
+  candidates: number;
+  rrfK: number;
+}
+
+export interface SearchAnswer {
+  results: SearchHit[];
+  groups: SearchGroup[];
+  info: {
+    collection: string;
+    mode: SearchRequest["mode"];
+    denseEngine: string | null;
+    denseModel: string | null;
+    sparseEngine: string;
+    vectorStore: string;
+    indexedTranscriptions: number;
+    /** Transcripts indexed with another embedding model than the query's: they answered the sparse list only. */
+    denseSkipped: string[];
+    candidates: { dense: number; sparse: number };
+  };
+}
+
+interface Entry {
+  text_source_id: string;
+  generation: string;
+  dense_model: string;
+  language: string | null;
+}
+
+interface ChunkRow {
+  id: number;
+  chunk_id: string;
+  text_source_id: string;
+  start: number;
+  end: number;
+  segment_ids: string;
+  text: string;
+}
+
+/** Language filter: `en` matches transcripts in `en` and `en-GB`; `en-GB` only `en-GB`. */
+function languageMatches(filter: string | undefined, language: string | null): boolean {
+  if (!filter) return true;
+  if (!language) return false;
+  const f = filter.toLowerCase();
+  const l = language.toLowerCase();
+  return l === f || l.startsWith(`${f}-`);
+}
+
+export async function searchCatalog(projectId: string, req: SearchRequest, deps: SearchDeps): Promise<SearchAnswer> {
+  const collection = collectionName(projectId);
+  const { results: allEntries } = await deps.db
+    .prepare("SELECT text_source_id, generation, dense_model, language FROM catalog_entries WHERE project_id = ?")
+    .bind(projectId)
+    .all<Entry>();
+  const wanted = req.textSourceIds ? new Set(req.textSourceIds) : null;
+  const entries = allEntries.filter((e) => (!wanted || wanted.has(e.text_source_id)) && languageMatches(req.language, e.language));
+  const live = new Map(entries.map((e) => [e.text_source_id, e.generation]));
+
+  const useDense = req.mode !== "sparse";
+  const useSparse = req.mode !== "dense";
+  const embedder = useDense ? deps.embedder : null;
+  const denseSkipped = embedder ? entries.filter((e) => e.dense_model !== embedder.model).map((e) => e.text_source_id) : [];
+  const denseIds = entries.filter((e) => !denseSkipped.includes(e.text_source_id)).map((e) => e.text_source_id);
+
+  const within = (c: Pick<ChunkRow, "start" | "end">) =>
+    (req.minStart === undefined || c.start >= req.minStart) && (req.maxEnd === undefined || c.end <= req.maxEnd);
+  const isLive = (c: Pick<ChunkRow, "text_source_id">, generation: string) => live.get(c.text_source_id) === generation;
+
+  const [dense, sparse] = await Promise.all([
+    embedder && denseIds.length > 0 ? denseList(req, deps, embedder, collection, denseIds, isLive, within) : Promise.resolve([]),
+    useSparse && entries.length > 0 ? sparseList(req, deps, projectId, isLive, within) : Promise.resolve([]),
+  ]);
+
+  const fused = fuse(req.mode, dense, sparse, deps.rrfK);
+  const top = fused.slice(0, req.limit);
+  const rows = await chunkRows(deps.db, top.map((f) => f.id));
+  const marks = await highlights(deps.db, req.query, top.map((f) => f.id));
+  const results: SearchHit[] = top.flatMap((f, i) => {
+    const row = rows.get(f.id);
+    if (!row) return [];
+    const m = marks.get(f.id) ?? [];
+    return [
+      {
+        rank: i + 1,
+        score: round(f.score),
+        textSourceId: row.text_source_id,
+        chunkId: row.chunk_id,
+        start: row.start,
+        end: row.end,
+        segmentIds: JSON.parse(row.segment_ids) as number[],
+        text: row.text,
+        markedText: markedHtml(row.text, m),
+        marks: m,
+        denseRank: f.denseRank,
+        sparseRank: f.sparseRank,
+      },
+    ];
+  });
+
+  return {
+    results,
+    groups: groupsOf(fused),
+    info: {
+      collection,
+      mode: req.mode,
+      denseEngine: embedder?.engine ?? null,
+      denseModel: embedder?.model ?? null,
+      sparseEngine: SPARSE_ENGINE,
+      vectorStore: deps.store.name,
+      indexedTranscriptions: entries.length,
+      denseSkipped,
+      candidates: { dense: dense.length, sparse: sparse.length },
+    },
+  };
+}
+
+interface Ranked {
+  id: number;
+  chunkId: string;
+  textSourceId: string;
+  start: number;
+  end: number;
+  score: number;
+}
+
+async function denseList(
+  req: SearchRequest,
+  deps: SearchDeps,
+  embedder: EmbeddingEngine,
+  collection: string,
+  textSourceIds: string[],
+  isLive: (c: Pick<ChunkRow, "text_source_id">, generation: string) => boolean,
+  within: (c: Pick<ChunkRow, "start" | "end">) => boolean,
+): Promise<Ranked[]> {
+  const [vector] = await embedder.embed([req.query]);
+  if (!vector) return [];
+  const matches = await deps.store.query(collection, {
+    vector,
+    model: embedder.model,
+    topK: deps.candidates,
+    ...(req.textSourceIds ? { textSourceIds: textSourceIds } : {}),
+  });
+  if (matches.length === 0) return [];
+  const { results } = await deps.db
+    .prepare("SELECT id, chunk_id, text_source_id, generation, start, end FROM catalog_chunks WHERE id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify(matches.map((m) => m.chunkRowId)))
+    .all<{ id: number; chunk_id: string; text_source_id: string; generation: string; start: number; end: number }>();
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const allowed = new Set(textSourceIds);
+  return matches.flatMap((m) => {
+    const r = byId.get(m.chunkRowId);
+    if (!r || !allowed.has(r.text_source_id) || !isLive(r, r.generation) || !within(r)) return [];
+    return [{ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: m.score }];
+  });
+}
+
+async function sparseList(
+  req: SearchRequest,
+  deps: SearchDeps,
+  projectId: string,
+  isLive: (c: Pick<ChunkRow, "text_source_id">, generation: string) => boolean,
+  within: (c: Pick<ChunkRow, "start" | "end">) => boolean,
+): Promise<Ranked[]> {
+  const match = ftsMatchExpression(req.query);
+  if (!match) return [];
+  // The entry join keeps only live generations inside SQL, so LIMIT counts live chunks.
+  const { results } = await deps.db
+    .prepare(
+      "SELECT c.id, c.chunk_id, c.text_source_id, c.generation, c.start, c.end, bm25(catalog_chunks_fts) AS rank FROM catalog_chunks_fts " +
+        "JOIN catalog_chunks c ON c.id = catalog_chunks_fts.rowid " +
+        "JOIN catalog_entries e ON e.project_id = c.project_id AND e.text_source_id = c.text_source_id AND e.generation = c.generation " +
+        "WHERE catalog_chunks_fts MATCH ? AND c.project_id = ? AND c.start >= ? AND c.end <= ? ORDER BY rank LIMIT ?",
+    )
+    .bind(match, projectId, req.minStart ?? 0, req.maxEnd ?? Number.MAX_SAFE_INTEGER, deps.candidates * 2)
+    .all<{ id: number; chunk_id: string; text_source_id: string; generation: string; start: number; end: number; rank: number }>();
+  return results
+    .filter((r) => isLive(r, r.generation) && within(r))
+    .slice(0, deps.candidates)
+    .map((r) => ({ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: -r.rank }));
+}
+
+interface Fused extends Ranked {
+  denseRank: number | null;
+  sparseRank: number | null;
+}
+
+/** Reciprocal rank fusion in hybrid mode; one list's own order and scores otherwise. */
+export function fuse(mode: SearchRequest["mode"], dense: readonly Ranked[], sparse: readonly Ranked[], k: number): Fused[] {
+  const all = new Map<number, Fused>();
+  const add = (list: readonly Ranked[], which: "denseRank" | "sparseRank") =>
+    list.forEach((r, i) => {
+      const f = all.get(r.id) ?? { ...r, score: 0, denseRank: null, sparseRank: null };
+      f[which] = i + 1;
+      f.score += mode === "hybrid" ? 1 / (k + i + 1) : r.score;
+      all.set(r.id, f);
+    });
+  add(dense, "denseRank");
+  add(sparse, "sparseRank");
+  // Ties (equal fused scores) go to the chunk the dense list ranked higher, then the earlier one.
+  return [...all.values()].sort(
+    (a, b) => b.score - a.score || (a.denseRank ?? Infinity) - (b.denseRank ?? Infinity) || a.start - b.start,
+  );
+}
+
+async function chunkRows(db: D1Database, ids: readonly number[]): Promise<Map<number, ChunkRow>> {
+  if (ids.length === 0) return new Map();
+  const { results } = await db
+    .prepare("SELECT id, chunk_id, text_source_id, start, end, segment_ids, text FROM catalog_chunks WHERE id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify(ids))
+    .all<ChunkRow>();
+  return new Map(results.map((r) => [r.id, r]));
+}
+
+/** The query's words marked in each hit (stemmed as FTS5 stems them); a chunk no word matched has none. */
+async function highlights(db: D1Database, query: string, ids: readonly number[]): Promise<Map<number, Array<[number, number]>>> {
+  const match = ftsMatchExpression(query);
+  if (!match || ids.length === 0) return new Map();
+  const { results } = await db
+    .prepare(
+      "SELECT rowid AS id, highlight(catalog_chunks_fts, 0, ?, ?) AS h FROM catalog_chunks_fts " +
+        "WHERE catalog_chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+    )
+    .bind(HIGHLIGHT_OPEN, HIGHLIGHT_CLOSE, match, JSON.stringify(ids))
+    .all<{ id: number; h: string }>();
+  return new Map(results.map((r) => [r.id, marksFromHighlight(r.h).marks]));
+}
+
+/** One group per transcript over every fused candidate (not only the returned page), best first. */
+function groupsOf(fused: readonly Fused[]): SearchGroup[] {
+  const groups = new Map<string, SearchGroup>();
+  fused.forEach((f, i) => {
+    const g = groups.get(f.textSourceId) ?? { textSourceId: f.textSourceId, total: 0, bestScore: round(f.score), hits: [] };
+    g.total++;
+    if (g.hits.length < 3) g.hits.push({ chunkId: f.chunkId, rank: i + 1, score: round(f.score), start: f.start, end: f.end });
+    groups.set(f.textSourceId, g);
+  });
+  return [...groups.values()].sort((a, b) => b.bestScore - a.bestScore);
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -1,0 +1,58 @@
+/**
+ * The sparse half of catalog search: BM25 over D1's FTS5 table `catalog_chunks_fts` (porter stemmer,
+ * unicode61 tokenizer), and the marks that show which words of a chunk matched.
+ *
+ * A query becomes an OR of its words, each quoted (so FTS5 syntax in a query — `AND`, `NEAR`, `*`,
+ * quotes — is read as words, never as operators): BM25 then ranks chunks with more, rarer query words
+ * first, and a chunk matching only some words still ranks, as a search box user expects.
+ */
+
+/** At most this many distinct words of a query are searched (a pasted paragraph stays cheap). */
+export const MAX_QUERY_TERMS = 32;
+
+/** Lower-cased Unicode words of a query, distinct, in order, split where unicode61 splits (so "don't" is "don", "t"). */
+export function queryTerms(query: string): string[] {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words)].slice(0, MAX_QUERY_TERMS);
+}
+
+/** The FTS5 MATCH expression for a query; null when it has no words (only punctuation). */
+export function ftsMatchExpression(query: string): string | null {
+  const terms = queryTerms(query);
+  return terms.length === 0 ? null : terms.map((t) => `"${t}"`).join(" OR ");
+}
+
+const OPEN = "\u0001";
+const CLOSE = "\u0002";
+/** highlight()'s markers: control characters that transcripts never contain (they are stripped on the way in). */
+export const HIGHLIGHT_OPEN = OPEN;
+export const HIGHLIGHT_CLOSE = CLOSE;
+
+/** Character ranges of the plain text, from FTS5 highlight() output with the markers above. */
+export function marksFromHighlight(highlighted: string): { text: string; marks: Array<[number, number]> } {
+  const marks: Array<[number, number]> = [];
+  let text = "";
+  let open = -1;
+  for (const ch of highlighted) {
+    if (ch === OPEN) open = text.length;
+    else if (ch === CLOSE) {
+      if (open >= 0) marks.push([open, text.length]);
+      open = -1;
+    } else text += ch;
+  }
+  return { text, marks };
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/** The text, HTML-escaped, with each mark in `<mark>…</mark>`. */
+export function markedHtml(text: string, marks: ReadonlyArray<readonly [number, number]>): string {
+  let out = "";
+  let at = 0;
+  for (const [a, b] of marks) {
+    out += escapeHtml(text.slice(at, a)) + "<mark>" + escapeHtml(text.slice(a, b)) + "</mark>";
+    at = b;
+  }
+  return out + escapeHtml(text.slice(at));
+}

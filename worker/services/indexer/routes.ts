@@ -1,0 +1,81 @@
+import { and, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { collectionName, SearchRequestSchema } from "../../../contracts/catalog";
+import { projectOf, requireAuth } from "../../auth/middleware";
+import { dropTranscript } from "../../catalog/index-writer";
+import { queryEmbedder } from "../../catalog/query-embedder";
+import { searchCatalog } from "../../catalog/search";
+import { vectorStoreFor } from "../../catalog/vector-store/factory";
+import { getDb } from "../../db/client";
+import { catalogEntries } from "../../db/schema";
+import type { AppBindings } from "../../env";
+import { ApiError, notFound } from "../../errors";
+import { ok } from "../../http/envelope";
+import { jsonBody } from "../../http/validate";
+import { loadSettings } from "../../platform/settings";
+
+/**
+ * `/v1/catalog/*`: search over the project's collection, and its inventory. Every route is scoped
+ * to the key's project; another project's transcripts are never read, listed or removed.
+ */
+export const catalogRoutes = new Hono<AppBindings>()
+  .post("/search", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "ai:search" });
+    const req = await jsonBody(c, SearchRequestSchema);
+    const projectId = projectOf(p);
+    const settings = await loadSettings(getDb(c.env.DB));
+    const embedder = req.mode === "sparse" ? { engine: null } : queryEmbedder(c.env, settings);
+    if (req.mode === "dense" && !embedder.engine)
+      throw new ApiError("serviceNotAvailable", `dense search is not available on this deployment: ${embedder.unavailable}`, [
+        { path: "mode", issue: "denseUnavailable" },
+      ]);
+    const started = Date.now();
+    const answer = await searchCatalog(projectId, req, {
+      db: c.env.DB,
+      store: vectorStoreFor(c.env),
+      embedder: embedder.engine,
+      candidates: settings.catalog.candidates,
+      rrfK: settings.catalog.rrfK,
+    });
+    const warnings = req.mode === "hybrid" && embedder.unavailable ? [`dense retrieval unavailable (${embedder.unavailable}): sparse results only`] : [];
+    return ok(
+      c,
+      { query: req.query, mode: req.mode, results: answer.results, groups: answer.groups },
+      { ...answer.info, tookMs: Date.now() - started, warnings },
+    );
+  })
+  .get("/transcriptions", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "ai:search" });
+    const projectId = projectOf(p);
+    const rows = await getDb(c.env.DB).select().from(catalogEntries).where(eq(catalogEntries.projectId, projectId)).all();
+    const data = rows
+      .sort((a, b) => b.indexedAt.localeCompare(a.indexedAt))
+      .map((r) => ({
+        textSourceId: r.textSourceId,
+        chunkCount: r.chunkCount,
+        segmentCount: r.segmentCount,
+        transcriptRevision: r.transcriptRevision,
+        language: r.language,
+        denseEngine: r.denseEngine,
+        denseModel: r.denseModel,
+        dimensions: r.dimensions,
+        sparseEngine: r.sparseEngine,
+        indexedByJobId: r.jobId,
+        lastIndexedAt: r.indexedAt,
+      }));
+    return ok(c, data, { collection: collectionName(projectId), count: data.length });
+  })
+  .delete("/transcriptions/:textSourceId", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "catalog:delete" });
+    const projectId = projectOf(p);
+    const id = c.req.param("textSourceId");
+    const db = getDb(c.env.DB);
+    const entry = await db
+      .select({ id: catalogEntries.textSourceId })
+      .from(catalogEntries)
+      .where(and(eq(catalogEntries.projectId, projectId), eq(catalogEntries.textSourceId, id)))
+      .get();
+    if (!entry) throw notFound(`transcription not in the catalog: ${id}`, [{ path: "textSourceId", issue: `notFound:${id}` }]);
+    const { removedChunks } = await dropTranscript({ db, store: vectorStoreFor(c.env), projectId }, id);
+    return ok(c, { textSourceId: id, removed: true, removedChunks });
+  });

@@ -1,0 +1,92 @@
+import { eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { newId } from "../../../contracts/ids";
+import { MetadataStepResultSchema, type MetadataStepResult } from "../../../contracts/services/metadata";
+import { StepFailure } from "../../../contracts/step-failure";
+import { projectOf, requireAuth } from "../../auth/middleware";
+import { getDb } from "../../db/client";
+import { transcripts } from "../../db/schema";
+import type { AppBindings } from "../../env";
+import { notFound } from "../../errors";
+import { ok } from "../../http/envelope";
+import { requireSegmentedTranscript } from "../../jobs/references";
+import { ownedTranscript } from "../../transcripts/store";
+import { validatedSink } from "../shared/step-result";
+import { defineWorkerService, type WorkerStepHandler } from "../types";
+
+/**
+ * Metadata, the Worker's side: create checks, saving the runner's draft on the transcript
+ * (`save_metadata`, an in-Worker step), and `GET /v1/transcriptions/{id}/metadata`.
+ *
+ * The record lives on the transcript (`transcripts.metadata`), as the spec says; a new run replaces
+ * it with a new `mdt_` id (the job's id, assigned at create, so a redelivered save writes the same
+ * record).
+ */
+
+export interface MetadataRecord extends Omit<MetadataStepResult, "segmentCount" | "durationSec"> {
+  metadataId: string;
+  textSourceId: string;
+  jobId: string;
+  createdAt: string;
+}
+
+const save: WorkerStepHandler = async ({ env, job, outputs, stage }) => {
+  const draft = MetadataStepResultSchema.parse(outputs["generate"]);
+  const textSourceId = String(job.input["textSourceId"]);
+  const record: MetadataRecord = {
+    metadataId: String(job.input["metadataId"]),
+    textSourceId,
+    jobId: job.jobId,
+    title: draft.title,
+    description: draft.description,
+    keywords: draft.keywords,
+    categories: draft.categories,
+    chapters: draft.chapters,
+    generatedBy: draft.generatedBy,
+    transcriptRevision: draft.transcriptRevision,
+    createdAt: new Date().toISOString(),
+  };
+  const goOn = await stage("save_metadata", async () => {
+    const updated = await getDb(env.DB)
+      .update(transcripts)
+      .set({ metadata: { ...record }, updatedAt: record.createdAt })
+      .where(eq(transcripts.id, textSourceId))
+      .returning({ id: transcripts.id });
+    if (updated.length === 0) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
+    return { metadataId: record.metadataId, chapters: record.chapters.length, categories: record.categories.length };
+  });
+  if (!goOn) return { cancelled: true };
+  return {
+    textSourceId,
+    metadataId: record.metadataId,
+    title: record.title,
+    chapterCount: record.chapters.length,
+    generated: record.generatedBy,
+  };
+};
+
+const metadataRoutes = new Hono<AppBindings>().get("/:transcriptionId/metadata", async (c) => {
+  const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+  const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
+  if (!t.metadata)
+    throw notFound(`no metadata for transcription ${t.id} yet; create a metadata job for it`, [
+      { path: "transcriptionId", issue: `notFound:${t.id}` },
+    ]);
+  return ok(c, { transcriptionId: t.id, ...t.metadata });
+});
+
+export const metadataWorker = defineWorkerService<"metadata">({
+  meter: "metadata_credits",
+  resolve: async ({ db, projectId }, input) => {
+    await requireSegmentedTranscript(db, projectId, input.textSourceId, "input.textSourceId");
+    return { input: { ...input, metadataId: newId("metadata") }, credits: 1 };
+  },
+  sinks: {
+    // The draft goes to the save step as its input; the summary comes from the save.
+    metadata: validatedSink(MetadataStepResultSchema, "metadata", async (_ctx, draft) => ({ ok: true, summary: {}, output: draft })),
+    "metadata.save": async (_ctx, raw) => ({ ok: true, summary: raw }),
+  },
+  workerSteps: { "metadata.save": save },
+  runnerSettings: (s) => ({ runner: s.runner, understanding: s.understanding }),
+  routes: { "/transcriptions": metadataRoutes },
+});

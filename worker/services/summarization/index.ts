@@ -1,0 +1,120 @@
+import { and, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { newId } from "../../../contracts/ids";
+import { SummarizationStepResultSchema } from "../../../contracts/services/summarization";
+import type { Settings } from "../../../contracts/settings";
+import { SHORT_SYNOPSIS_PREVIEW_CHARS } from "../../../contracts/understanding";
+import { projectOf, requireAuth } from "../../auth/middleware";
+import { getDb } from "../../db/client";
+import { jobs, summarizations } from "../../db/schema";
+import type { AppBindings } from "../../env";
+import { notFound, validationError } from "../../errors";
+import { ok } from "../../http/envelope";
+import { findTranscript, type TranscriptRow } from "../../jobs/references";
+import { validatedSink } from "../shared/step-result";
+import { defineWorkerService } from "../types";
+
+/**
+ * Summarization, the Worker's side: `textSourceJobId` resolved from a `job_` or a `txt_` with the
+ * spec's messages, the `sum_` record (created `pending` with the job, holding the platform's synthesis
+ * configuration at create), the runner's draft saved on it, and `GET /v1/summarizations/{id}`.
+ */
+
+/** `input.config`: the platform settings the synthesis runs with, as they were at create (read-only). */
+function synthesisConfig(s: Settings) {
+  return { textEngine: s.understanding.textEngine, textModel: s.understanding.textModel, visualChunks: true };
+}
+
+const saveSummary = validatedSink(SummarizationStepResultSchema, "summarization", async ({ db, job }, r) => {
+  const id = String(job.input["summarizationId"]);
+  await db
+    .update(summarizations)
+    .set({ status: "completed", result: r, updatedAt: new Date().toISOString() })
+    .where(eq(summarizations.id, id));
+  return { ok: true, summary: { summarizationId: id, shortSynopsisPreview: r.shortSynopsis.slice(0, SHORT_SYNOPSIS_PREVIEW_CHARS) } };
+});
+
+const summarizationRoutes = new Hono<AppBindings>().get("/:summarizationId", async (c) => {
+  const p = requireAuth(c, { key: "project", permission: "job:read" });
+  const id = c.req.param("summarizationId");
+  const row = await getDb(c.env.DB)
+    .select()
+    .from(summarizations)
+    .where(and(eq(summarizations.id, id), eq(summarizations.projectId, projectOf(p))))
+    .get();
+  if (!row) throw notFound(`summarization not found: ${id}`, [{ path: "summarizationId", issue: `notFound:${id}` }]);
+  const r = row.result ? SummarizationStepResultSchema.parse(row.result) : null;
+  return ok(c, {
+    summarizationId: row.id,
+    projectId: row.projectId,
+    jobId: row.jobId,
+    textSourceId: row.textSourceId,
+    status: row.status,
+    config: row.config,
+    shortSynopsis: r?.shortSynopsis ?? null,
+    shortSynopsisPreview: r ? r.shortSynopsis.slice(0, SHORT_SYNOPSIS_PREVIEW_CHARS) : null,
+    longSynopsis: r?.longSynopsis ?? null,
+    seoDescriptions: r?.seoDescriptions ?? null,
+    socialHooks: r?.socialHooks ?? null,
+    keywords: r?.keywords ?? null,
+    classification: r?.classification ?? null,
+    visualChunksUsed: r?.visualChunksUsed ?? null,
+    visualChunkCount: r?.visualChunkCount ?? null,
+    transcriptRevision: r?.transcriptRevision ?? null,
+    generated: r?.generatedBy ?? null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  });
+});
+
+export const summarizationWorker = defineWorkerService<"summarization">({
+  meter: "summarization_credits",
+  resolve: async ({ db, projectId, settings }, input) => {
+    const ref = input.textSourceJobId;
+    // The spec writes this detail path without the `input.` prefix.
+    const path = "textSourceJobId";
+    let t: TranscriptRow | undefined;
+    if (ref.startsWith("job_")) {
+      const job = await db
+        .select({ id: jobs.id, input: jobs.data })
+        .from(jobs)
+        .where(and(eq(jobs.id, ref), eq(jobs.projectId, projectId), eq(jobs.serviceType, "transcription")))
+        .get();
+      const txt = job ? ((job.input["input"] as Record<string, unknown> | undefined)?.["textSourceId"] as string | undefined) : undefined;
+      t = txt ? await findTranscript(db, projectId, txt) : undefined;
+      if (!t) throw notFound(`transcription not found for job: ${ref}`, [{ path, issue: "notFound" }]);
+    } else {
+      t = await findTranscript(db, projectId, ref);
+      if (!t) throw notFound(`transcription not found: ${ref}`, [{ path, issue: "notFound" }]);
+    }
+    if (t.status !== "completed" || t.segmentCount === 0)
+      throw validationError(`transcription ${t.id} has no segments`, [{ path, issue: "noSegments" }]);
+    const summarizationId = newId("summarization");
+    const config = synthesisConfig(settings);
+    const textSourceId = t.id;
+    return {
+      input: { ...input, textSourceId, summarizationId, config },
+      credits: 1,
+      record: {
+        insert: async (jobId, now) => {
+          await db
+            .insert(summarizations)
+            .values({ id: summarizationId, projectId, jobId, textSourceId, status: "pending", config, result: null, createdAt: now, updatedAt: now });
+        },
+        remove: async () => {
+          await db.delete(summarizations).where(eq(summarizations.id, summarizationId));
+        },
+      },
+    };
+  },
+  sinks: { summarization: saveSummary },
+  onEnded: async ({ db }, job) => {
+    if (job.status === "completed") return;
+    await db
+      .update(summarizations)
+      .set({ status: "failed", updatedAt: new Date().toISOString() })
+      .where(and(eq(summarizations.id, String(job.input["summarizationId"])), eq(summarizations.status, "pending")));
+  },
+  runnerSettings: (s) => ({ runner: s.runner, understanding: s.understanding }),
+  routes: { "/summarizations": summarizationRoutes },
+});
