@@ -597,12 +597,11 @@ describe("POST /v1/jobs: service types whose pipeline is not built", () => {
     expect(res.body.error?.message).toContain(serviceType);
   });
 
-  it("a summarization referencing the transcription job id is valid too (refused only as not built)", async () => {
-    await expectRejected(f.t, body("summarization", { textSourceJobId: f.txtJobId }), {
-      status: 422,
-      code: "serviceNotAvailable",
-      details: [{ path: "serviceType", issue: "serviceNotAvailable:summarization" }],
-    });
+  it("a summarization may reference the transcription job id: it resolves to that job's transcript", async () => {
+    const res = await call<Job>("POST", "/v1/jobs", { key: f.t.projectKey, body: body("summarization", { textSourceJobId: f.txtJobId }) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data.input["textSourceId"]).toBe(f.txt);
+    await call("POST", `/v1/jobs/${res.body.data.jobId}/cancel`, { key: f.t.projectKey });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Job } from "../../../contracts/job";
-import type { LeasedTask } from "../../../contracts/runner-protocol";
+import type { LeasedTask, TranscriptDocument } from "../../../contracts/runner-protocol";
 import type { StepSpec } from "../../../contracts/pipelines";
 import { admin, call, runnerCall } from "./api";
 import { putSource } from "./s3";
@@ -86,6 +86,10 @@ export const fakeRunner = {
     runnerCall(`/tasks/${task.taskId}/fail`, { leaseToken: task.leaseToken, error: { code, message, retryable } }),
   cancelled: (task: LeasedTask) => runnerCall(`/tasks/${task.taskId}/cancelled`, { leaseToken: task.leaseToken }),
   release: (task: LeasedTask) => runnerCall(`/tasks/${task.taskId}/release`, { leaseToken: task.leaseToken }),
+  transcript: (task: LeasedTask, textSourceId: string) =>
+    runnerCall<TranscriptDocument>(`/tasks/${task.taskId}/transcript`, { leaseToken: task.leaseToken, textSourceId }),
+  call: <T = Record<string, unknown>>(task: LeasedTask, name: string, body: unknown) =>
+    runnerCall<T>(`/tasks/${task.taskId}/calls/${name}`, { leaseToken: task.leaseToken, body }),
 };
 
 /**

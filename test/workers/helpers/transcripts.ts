@@ -7,12 +7,13 @@ import type { Tenant } from "./tenant";
 /** The real transcription handler's name: leasing with it never picks up test-pipeline work. */
 export const TRANSCRIPTION_HANDLER = ["transcription"];
 
-/** A valid TranscriptionResult (contracts/transcript.ts) with `segmentCount` segments. */
-export function transcriptionResult(job: Job, segmentCount: number): TranscriptionResult {
-  const segments = Array.from({ length: segmentCount }, (_, id) => ({ id, start: id * 2, end: id * 2 + 2, text: `segment number ${id}` }));
+/** A valid TranscriptionResult (contracts/transcript.ts): `segmentCount` segments, or one 2-second segment per text. */
+export function transcriptionResult(job: Job, segmentCount: number | readonly string[], language = "en"): TranscriptionResult {
+  const texts = typeof segmentCount === "number" ? Array.from({ length: segmentCount }, (_, id) => `segment number ${id}`) : segmentCount;
+  const segments = texts.map((text, id) => ({ id, start: id * 2, end: id * 2 + 2, text }));
   return {
-    language: "en",
-    durationSec: segmentCount * 2,
+    language,
+    durationSec: segments.length * 2,
     engine: "test-engine",
     model: "test-model",
     segments,
@@ -31,10 +32,10 @@ export interface CompletedTranscript {
  * plays the runner, leasing the task and reporting a result with `segmentCount` segments.
  * Needs the real pipeline, so the file must not register a test pipeline for `transcription`.
  */
-export async function completedTranscript(t: Tenant, segmentCount: number): Promise<CompletedTranscript> {
+export async function completedTranscript(t: Tenant, segments: number | readonly string[], language = "en"): Promise<CompletedTranscript> {
   const job = await submitTranscription(t);
   const task = await fakeRunner.leaseWhenReady(job.jobId, TRANSCRIPTION_HANDLER);
-  const res = await fakeRunner.complete(task, transcriptionResult(job, segmentCount) as unknown as Record<string, unknown>);
+  const res = await fakeRunner.complete(task, transcriptionResult(job, segments, language) as unknown as Record<string, unknown>);
   if (res.status !== 200) throw new Error(`complete failed ${res.status}: ${JSON.stringify(res.body)}`);
   await waitForStatus(t, job.jobId, "completed");
   return { jobId: job.jobId, textSourceId: String(job.input["textSourceId"]) };
