@@ -12,6 +12,10 @@ import type { ChatMessage } from "./prompt";
  * the JSON answer answer.ts reads. The retry's conversation adds the model's first answer as an
  * `assistant` turn and the problems as a `user` turn.
  *
+ * Ollama serves a model with a 2,048 or 4,096-token context unless told otherwise, cutting longer
+ * prompts from the front (the instructions first): give it `num_ctx` 8192 or more for the prompt's
+ * budgets (prompt.ts).
+ *
  * An empty message (a server that stopped at once, or at `length` before any text) counts as an
  * unusable answer and is asked again; a refusal or an answer without choices fails at once.
  */

@@ -24,12 +24,13 @@ import type { TextDocument } from "./interface";
  *
  * Budgets. The smallest context among the default models is about 8,000 tokens (Workers AI's
  * llama-3.1-8b-instruct: 7,968; Llama 3 8B on Replicate: 8,192). The answer may take
- * ANSWER_MAX_TOKENS (1,500), the retry repeats the first answer (up to 1,500 more), the
- * instructions take about 700: that leaves about 4,000 tokens for the material, at roughly 3–4
- * characters a token 10,000 characters of transcript lines and 2,000 of scene lines. Lines are kept
- * whole from the start (a chapter or a scene must be referable by what the model saw); the heading
- * says how much was left out. A first segment longer than the whole budget is cut at a word.
- * Models with larger windows (Workers AI's llama-3.1-8b-instruct-fast, 128K) are not given more,
+ * ANSWER_MAX_TOKENS (1,500), the retry repeats the first answer (up to 1,500 more) and adds the
+ * problems (~100), the instructions take about 550 (1,700–1,850 characters; the IAB ids are dense):
+ * that leaves about 4,300 tokens for the material, at roughly 3–3.5 characters a token for
+ * timestamped lines 10,000 characters of transcript and 2,000 of scenes. Lines are kept whole
+ * from the start (a chapter or a scene must be referable by what the model saw); the heading says
+ * how much was left out. A first segment longer than the whole budget is cut at a word. Models
+ * with larger windows (Workers AI's llama-3.1-8b-instruct-fast, 128K) are not given more,
  * so every backend writes from the same material.
  */
 export interface ChatMessage {
@@ -99,7 +100,8 @@ function withinBudget<T>(items: readonly T[], line: (item: T) => string, budget:
 export function cutAtWord(text: string, max: number): string {
   if (text.length <= max) return text;
   const room = text.slice(0, max - 1);
-  const space = room.lastIndexOf(" ");
+  // The room may end exactly where a word does.
+  const space = /\s/.test(text[max - 1] ?? "") ? room.length : room.lastIndexOf(" ");
   const cut = (space > max / 2 ? room.slice(0, space) : room).replace(/[\s,;:.–-]+$/, "");
   return `${cut}…`;
 }

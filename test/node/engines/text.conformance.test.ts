@@ -127,7 +127,7 @@ describe.each(HOSTED_TEXT_BACKENDS)("$name text engine", (backend) => {
   it("cuts a string still over its limit after the retry at a word, marked, and records the cut", async () => {
     h().says(answer({ title: LONG_TITLE }), answer({ title: LONG_TITLE }));
     const draft = await metadata(h().engine());
-    expect(draft.title).toBe("How to grow a great many cherry tomatoes on a very small city…");
+    expect(draft.title).toBe("How to grow a great many cherry tomatoes on a very small city balcony…");
     expect(draft.title.length).toBeLessThanOrEqual(70);
     expect(h().logged.map((l) => l.fields.notes ?? l.fields.issues)).toEqual([
       [`title: ${LONG_TITLE.length} characters, at most 70 allowed`],
