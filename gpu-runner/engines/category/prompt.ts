@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { StepFailure } from "../../handler";
+import { answerExcerpt as excerpt, jsonObjectIn } from "../json-answer";
 import type { CategoryRequest, CategoryResult, VisualSummary } from "./interface";
 
 /**
@@ -82,7 +83,7 @@ const AnswerSchema = z
  * object a JSON mode already parsed. `fail` builds the error (the engine's client names engine and model).
  */
 export function readCategoryAnswer(said: unknown, categories: readonly string[], fail: (message: string) => StepFailure): CategoryResult {
-  const json = typeof said === "string" ? jsonIn(said) : said;
+  const json = typeof said === "string" ? jsonObjectIn(said) : said;
   if (json === undefined) throw fail(`answered something that is not a JSON object: ${excerpt(String(said))}`);
   const parsed = AnswerSchema.safeParse(json);
   if (!parsed.success) {
@@ -98,29 +99,4 @@ export function readCategoryAnswer(said: unknown, categories: readonly string[],
     throw fail(`answered category ${JSON.stringify(parsed.data.category)}, which is not one of ${categories.join(", ")}`);
   const confidence = parsed.data.confidence;
   return { category, confidence, scores: { [category]: confidence } };
-}
-
-/** The JSON object in a model's text: the whole text, a fenced block, or the outermost braces. */
-function jsonIn(text: string): unknown {
-  const attempts = [text.trim()];
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
-  if (fenced) attempts.push(fenced[1]!.trim());
-  const open = text.indexOf("{");
-  const close = text.lastIndexOf("}");
-  if (open >= 0 && close > open) attempts.push(text.slice(open, close + 1));
-  for (const candidate of attempts) {
-    try {
-      const value = JSON.parse(candidate) as unknown;
-      if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
-    } catch {
-      // the next candidate
-    }
-  }
-  return undefined;
-}
-
-function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (flat === "") return "(empty)";
-  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_CHAT_REPLY, limitTokens, type ChatReply } from "./chat";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } from "./speech";
@@ -15,8 +16,11 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  * to need polls comes back `starting` as if the wait ran out. Errors are problem details
  * `{ title, detail, status }`. `openai/whisper` (the version the speech engine defaults to) and
  * `black-forest-labs/flux-schnell` (input `{ prompt, aspect_ratio, num_outputs, output_format,
- * output_quality, seed, … }`, output a list of file URLs) are registered from the start; another
- * capability adds its model with `fake.version(...)`.
+ * output_quality, seed, … }`, output a list of file URLs) are registered from the start, and so is
+ * the official language model `meta/meta-llama-3-8b-instruct` (input `{ prompt, system_prompt,
+ * max_tokens (default 512), temperature, … }`; what `chatReply` (chat.ts) makes of the system prompt
+ * and the prompt, cut to max_tokens, as the array of string tokens a finished language-model
+ * prediction carries); another capability adds its model with `fake.version(...)`.
  *
  * Output files are served by a second server, `fake.files`, standing in for replicate.delivery: a
  * host of its own, public (no token), so tests see what the engine sends there and the API fake's
@@ -45,6 +49,8 @@ export interface FakePrediction {
 
 export const WHISPER_VERSION = "8099696689d249cf8b122d833c36ac3f75505c666a395ca40ef26f68e7d3d16e";
 export const FLUX_SCHNELL_VERSION = "c846a69991daf4c0e5d016514849d14ee5b2e6846ce6b9d6f21369e564cfe51e";
+/** Official models are run by name; this stands for the version the fake's predictions report. */
+export const LLAMA3_8B_INSTRUCT_VERSION = "fake-meta-llama-3-8b-instruct";
 
 /** flux-schnell's sizes at its default 1 megapixel, per aspect ratio. */
 export const FLUX_SIZES: Record<string, [number, number]> = {
@@ -92,6 +98,8 @@ export class FakeFileHost extends FakeHttpServer {
 export class FakeReplicate extends FakeHttpServer {
   /** What the whisper model hears in any audio (back to HELLO_WORLD on reset). */
   transcript: SpokenTranscript = HELLO_WORLD;
+  /** What the language model says (back to DEFAULT_CHAT_REPLY on reset). */
+  chatReply: ChatReply = DEFAULT_CHAT_REPLY;
   readonly predictions = new Map<string, FakePrediction>();
   private readonly versions = new Map<string, { model: string; run: (input: Record<string, unknown>) => unknown }>();
   readonly files = new FakeFileHost();
@@ -144,6 +152,8 @@ export class FakeReplicate extends FakeHttpServer {
     this.versions.clear();
     this.version(WHISPER_VERSION, "openai/whisper", (input) => this.whisper(input));
     this.version(FLUX_SCHNELL_VERSION, "black-forest-labs/flux-schnell", (input) => this.fluxSchnell(input));
+    this.chatReply = DEFAULT_CHAT_REPLY;
+    this.version(LLAMA3_8B_INSTRUCT_VERSION, "meta/meta-llama-3-8b-instruct", (input) => this.llama3(input));
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -237,6 +247,18 @@ export class FakeReplicate extends FakeHttpServer {
         web: `https://replicate.com/p/${p.id}`,
       },
     };
+  }
+
+  /** meta/meta-llama-3-8b-instruct: the reply as streamed tokens (a word with its leading space each). */
+  private llama3(input: Record<string, unknown>): unknown {
+    const { prompt, system_prompt: system = "You are a helpful assistant.", max_tokens: maxTokens = 512, temperature = 0.6 } = input;
+    if (typeof prompt !== "string" || prompt === "") throw new Error("prompt is required");
+    if (typeof system !== "string") throw new Error("system_prompt must be a string");
+    if (!Number.isInteger(maxTokens) || (maxTokens as number) < 1) throw new Error("max_tokens must be a positive integer");
+    if (typeof temperature !== "number" || temperature < 0) throw new Error("temperature must be a number >= 0");
+    const turns = [...(system ? [{ role: "system", content: system }] : []), { role: "user", content: prompt }];
+    const { text } = limitTokens(this.chatReply(turns, { json: false }), maxTokens as number);
+    return text.match(/\s*\S+|\s+$/g) ?? [];
   }
 
   /** openai/whisper: `{ detected_language, transcription, segments, translation, txt_file, srt_file }`. */
