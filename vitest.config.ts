@@ -1,8 +1,11 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { startLexicalEmbeddings } from "./test/support/fakes/lexical-embeddings";
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+// The Worker's catalog search embeds queries over HTTP: a stand-in model on loopback for the Workers tests.
+const embeddings = await startLexicalEmbeddings();
 
 export default defineConfig({
   test: {
@@ -14,7 +17,7 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             remoteBindings: false,
             miniflare: {
-              bindings: { TEST_MIGRATIONS: migrations, ALLOW_TEST_PIPELINES: "true" },
+              bindings: { TEST_MIGRATIONS: migrations, ALLOW_TEST_PIPELINES: "true", EMBEDDINGS_BASE_URL: embeddings.url },
               // Every fetch the Worker makes passes here: loopback (the test S3 server) goes through,
               // anything else (a webhook to a public test host) is answered 502 without a DNS query,
               // so the suite never sends traffic outside loopback.

@@ -97,7 +97,12 @@ export const SearchRequestSchema = z
       .trim()
       .min(1, { message: "query must not be empty" })
       .max(SEARCH_QUERY_MAX, { message: `query must be at most ${SEARCH_QUERY_MAX} characters` }),
-    limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX, { message: `limit must be 1-${SEARCH_LIMIT_MAX}` }).default(SEARCH_LIMIT_DEFAULT),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(SEARCH_LIMIT_MAX, { message: `limit must be 1-${SEARCH_LIMIT_MAX}` })
+      .default(SEARCH_LIMIT_DEFAULT),
     mode: z.enum(SEARCH_MODES).default("hybrid"),
     textSourceIds: z.array(Id("txt_")).min(1).max(50).optional(),
     language: z

@@ -49,14 +49,23 @@ export async function writeChunks(s: Scope, body: CatalogWrite): Promise<{ writt
   // D1 binds at most 100 parameters per statement: 10 rows of 9 columns each.
   const inserts = [];
   for (let i = 0; i < rows.length; i += INSERT_ROWS)
-    inserts.push(s.db.insert(catalogChunks).values(rows.slice(i, i + INSERT_ROWS)).onConflictDoNothing({ target: catalogChunks.chunkId }));
+    inserts.push(
+      s.db
+        .insert(catalogChunks)
+        .values(rows.slice(i, i + INSERT_ROWS))
+        .onConflictDoNothing({ target: catalogChunks.chunkId }),
+    );
   const [first, ...rest] = inserts;
   if (first) await s.db.batch([first, ...rest]);
   const ids = await s.db
     .select({ id: catalogChunks.id, position: catalogChunks.position })
     .from(catalogChunks)
     .where(
-      and(eq(catalogChunks.projectId, s.projectId), eq(catalogChunks.textSourceId, body.textSourceId), eq(catalogChunks.generation, generation)),
+      and(
+        eq(catalogChunks.projectId, s.projectId),
+        eq(catalogChunks.textSourceId, body.textSourceId),
+        eq(catalogChunks.generation, generation),
+      ),
     )
     .all();
   const idOf = new Map(ids.map((r) => [r.position, r.id]));
@@ -112,7 +121,10 @@ export async function cutover(s: Scope, body: CatalogCutover): Promise<{ removed
     .from(catalogChunks)
     .where(and(where, ne(catalogChunks.generation, generation)))
     .all();
-  await removeChunks(s, stale.map((r) => r.id));
+  await removeChunks(
+    s,
+    stale.map((r) => r.id),
+  );
   return { removedStaleChunks: stale.length, reindexed: before !== undefined };
 }
 
@@ -133,14 +145,20 @@ export async function removeJobLeftovers(s: Omit<Scope, "attempt">, textSourceId
 }
 
 /** `DELETE /v1/catalog/transcriptions/{id}`: the transcript leaves the index at once. */
-export async function dropTranscript(s: Pick<Scope, "db" | "store" | "projectId">, textSourceId: string): Promise<{ removedChunks: number }> {
+export async function dropTranscript(
+  s: Pick<Scope, "db" | "store" | "projectId">,
+  textSourceId: string,
+): Promise<{ removedChunks: number }> {
   await s.db.delete(catalogEntries).where(and(eq(catalogEntries.projectId, s.projectId), eq(catalogEntries.textSourceId, textSourceId)));
   const rows = await s.db
     .select({ id: catalogChunks.id })
     .from(catalogChunks)
     .where(and(eq(catalogChunks.projectId, s.projectId), eq(catalogChunks.textSourceId, textSourceId)))
     .all();
-  await removeChunks(s, rows.map((r) => r.id));
+  await removeChunks(
+    s,
+    rows.map((r) => r.id),
+  );
   return { removedChunks: rows.length };
 }
 
@@ -168,7 +186,10 @@ async function removeGenerations(
       ),
     )
     .all();
-  await removeChunks(s, rows.map((r) => r.id));
+  await removeChunks(
+    s,
+    rows.map((r) => r.id),
+  );
   return rows.length;
 }
 

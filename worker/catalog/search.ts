@@ -92,8 +92,15 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
 
   const fused = fuse(req.mode, dense, sparse, deps.rrfK);
   const top = fused.slice(0, req.limit);
-  const rows = await chunkRows(deps.db, top.map((f) => f.id));
-  const marks = await highlights(deps.db, req.query, top.map((f) => f.id));
+  const rows = await chunkRows(
+    deps.db,
+    top.map((f) => f.id),
+  );
+  const marks = await highlights(
+    deps.db,
+    req.query,
+    top.map((f) => f.id),
+  );
   const results: SearchHit[] = top.flatMap((f, i) => {
     const row = rows.get(f.id);
     if (!row) return [];
@@ -216,15 +223,15 @@ export function fuse(mode: SearchRequest["mode"], dense: readonly Ranked[], spar
   add(dense, "denseRank");
   add(sparse, "sparseRank");
   // Ties (equal fused scores) go to the chunk the dense list ranked higher, then the earlier one.
-  return [...all.values()].sort(
-    (a, b) => b.score - a.score || (a.denseRank ?? Infinity) - (b.denseRank ?? Infinity) || a.start - b.start,
-  );
+  return [...all.values()].sort((a, b) => b.score - a.score || (a.denseRank ?? Infinity) - (b.denseRank ?? Infinity) || a.start - b.start);
 }
 
 async function chunkRows(db: D1Database, ids: readonly number[]): Promise<Map<number, ChunkRow>> {
   if (ids.length === 0) return new Map();
   const { results } = await db
-    .prepare("SELECT id, chunk_id, text_source_id, start, end, segment_ids, text FROM catalog_chunks WHERE id IN (SELECT value FROM json_each(?))")
+    .prepare(
+      "SELECT id, chunk_id, text_source_id, start, end, segment_ids, text FROM catalog_chunks WHERE id IN (SELECT value FROM json_each(?))",
+    )
     .bind(JSON.stringify(ids))
     .all<ChunkRow>();
   return new Map(results.map((r) => [r.id, r]));

@@ -52,7 +52,8 @@ interface Prepared {
 
 export function createIndexerHandler(deps: IndexerHandlerDeps = {}): StepHandler<Stage> {
   const makeEngine =
-    deps.createEngine ?? ((s, env) => createEmbeddingEngine(s.embeddingEngine, env, { ...(s.embeddingModel ? { model: s.embeddingModel } : {}) }));
+    deps.createEngine ??
+    ((s, env) => createEmbeddingEngine(s.embeddingEngine, env, { ...(s.embeddingModel ? { model: s.embeddingModel } : {}) }));
   return async (ctx) => {
     const { report, task } = ctx;
     const input = parseStepInput(InputSchema, task.input, "indexer input");
@@ -148,9 +149,19 @@ async function indexOne(
     "embed_dense",
     async () => {
       const out: Float32Array[] = [];
-      for (let i = 0; i < chunks.length; i += EMBED_BATCH) out.push(...(await engine.embed(chunks.slice(i, i + EMBED_BATCH).map((c) => c.text), signal)));
+      for (let i = 0; i < chunks.length; i += EMBED_BATCH)
+        out.push(
+          ...(await engine.embed(
+            chunks.slice(i, i + EMBED_BATCH).map((c) => c.text),
+            signal,
+          )),
+        );
       if (out.length !== chunks.length)
-        throw new StepFailure("processing_failed", `${engine.engine} (${engine.model}) returned ${out.length} vectors for ${chunks.length} chunks`, true);
+        throw new StepFailure(
+          "processing_failed",
+          `${engine.engine} (${engine.model}) returned ${out.length} vectors for ${chunks.length} chunks`,
+          true,
+        );
       return out;
     },
     (v) => ({ textSourceId, engine: dense.engine, model: dense.model, dimensions: dense.dimensions, vectors: v.length }),

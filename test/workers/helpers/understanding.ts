@@ -38,7 +38,8 @@ export function metadataDraft(overrides: Partial<MetadataStepResult> = {}): Meta
   };
 }
 
-export const SHORT_SYNOPSIS = "A talk that walks through segment number zero, then one, then two, in that order, and explains each with care. ".repeat(2).trim();
+export const SHORT_SYNOPSIS =
+  "A talk that walks through segment number zero, then one, then two, in that order, and explains each with care. ".repeat(2).trim();
 
 export function summaryDraft(overrides: Partial<SummarizationStepResult> = {}): SummarizationStepResult {
   return {

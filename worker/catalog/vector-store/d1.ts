@@ -33,7 +33,8 @@ export class D1VectorStore implements VectorStore {
   }
 
   async query(collection: string, q: VectorQuery): Promise<VectorMatch[]> {
-    const filter = q.textSourceIds && q.textSourceIds.length > 0 ? ` AND text_source_id IN (${q.textSourceIds.map(() => "?").join(",")})` : "";
+    const filter =
+      q.textSourceIds && q.textSourceIds.length > 0 ? ` AND text_source_id IN (${q.textSourceIds.map(() => "?").join(",")})` : "";
     const rows = await this.db
       .prepare(`SELECT chunk_row_id, vector FROM catalog_vectors WHERE collection = ? AND model = ?${filter}`)
       .bind(collection, q.model, ...(q.textSourceIds ?? []))

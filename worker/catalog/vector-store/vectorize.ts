@@ -49,6 +49,7 @@ export class VectorizeStore implements VectorStore {
 
   async remove(_collection: string, chunkRowIds: readonly number[]): Promise<void> {
     // Ids are D1 row ids, unique across every namespace of the index.
-    for (let i = 0; i < chunkRowIds.length; i += DELETE_BATCH) await this.index.deleteByIds(chunkRowIds.slice(i, i + DELETE_BATCH).map(String));
+    for (let i = 0; i < chunkRowIds.length; i += DELETE_BATCH)
+      await this.index.deleteByIds(chunkRowIds.slice(i, i + DELETE_BATCH).map(String));
   }
 }

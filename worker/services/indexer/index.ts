@@ -21,7 +21,10 @@ import { catalogRoutes } from "./routes";
  */
 
 /** A runner call with its body checked by `schema`; a bad body is the runner's bug (422 protocol error). */
-function catalogCall<S extends z.ZodType>(schema: S, run: (scope: Scope, body: z.infer<S>) => Promise<Record<string, unknown>>): RunnerCall {
+function catalogCall<S extends z.ZodType>(
+  schema: S,
+  run: (scope: Scope, body: z.infer<S>) => Promise<Record<string, unknown>>,
+): RunnerCall {
   return async ({ env, db, job, attempt }, raw) => {
     const body = schema.safeParse(raw);
     if (!body.success) throw new ApiError("protocolError", `invalid call body: ${body.error.issues[0]?.message ?? "invalid"}`);

@@ -37,7 +37,8 @@ export const catalogRoutes = new Hono<AppBindings>()
       candidates: settings.catalog.candidates,
       rrfK: settings.catalog.rrfK,
     });
-    const warnings = req.mode === "hybrid" && embedder.unavailable ? [`dense retrieval unavailable (${embedder.unavailable}): sparse results only`] : [];
+    const warnings =
+      req.mode === "hybrid" && embedder.unavailable ? [`dense retrieval unavailable (${embedder.unavailable}): sparse results only`] : [];
     return ok(
       c,
       { query: req.query, mode: req.mode, results: answer.results, groups: answer.groups },

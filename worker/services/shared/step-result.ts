@@ -16,7 +16,10 @@ export function validatedSink<T>(
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-      return { ok: false, error: { code: "processing_failed", message: `runner returned an invalid ${what} result${where}: ${issue?.message ?? "invalid"}` } };
+      return {
+        ok: false,
+        error: { code: "processing_failed", message: `runner returned an invalid ${what} result${where}: ${issue?.message ?? "invalid"}` },
+      };
     }
     return apply(ctx, parsed.data);
   };
