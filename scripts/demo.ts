@@ -16,15 +16,19 @@ import { makeSamples } from "./make-sample-media";
  * then stops everything it started.
  *
  *   npm run demo            # transcription
- *   npm run demo -- clips   # then clip generation and thumbnails on the same transcript (a video with faces)
+ *   npm run demo -- clips          # then clip generation and thumbnails on the same transcript (a video with faces)
+ *   npm run demo -- understanding  # then metadata, a summary, indexing and a few catalog searches of it
  */
 const out = (s: string) => process.stdout.write(s + "\n");
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 
-type Mode = "transcription" | "clips";
+const MODES = ["transcription", "clips", "understanding"] as const;
+type Mode = (typeof MODES)[number];
 
 async function main(): Promise<void> {
-  const mode: Mode = process.argv[2] === "clips" ? "clips" : "transcription";
+  const arg = process.argv[2] ?? "transcription";
+  if (!(MODES as readonly string[]).includes(arg)) throw new Error(`unknown demo ${arg} (known: ${MODES.join(", ")})`);
+  const mode = arg as Mode;
   out("media-jobs demo: building a sample video from public-domain speech (pocketsphinx-testdata)…");
   const samples = await makeSamples(path.join(ROOT, ".local/samples"), { faces: mode === "clips" });
   const reference = (await readFile(samples.reference, "utf8")).trim();
@@ -95,6 +99,8 @@ async function main(): Promise<void> {
         .join("\n")}`,
     );
     if (mode === "clips") await clipsDemo({ follow, s3, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
+    if (mode === "understanding")
+      await understandingDemo({ follow, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
   } finally {
     out("\nstopping the local stack…");
     await stack.close();
@@ -216,6 +222,79 @@ async function thumbnailsDemo(a: Parameters<typeof clipsDemo>[0] & { dir: string
     const at = t.frameTimeSec === null ? "" : ` from ${t.frameTimeSec.toFixed(1)} s`;
     out(`  ${t.kind.padEnd(5)} ${t.width}×${t.height} by ${t.engine} (${t.engineKind})${at}${t.title ? `: "${t.title}"` : ""}`);
     out(`     s3://${a.tenant.bucket}/${t.key} (${bytes.length} bytes)`);
+  }
+}
+
+interface MetadataRecord {
+  metadataId: string;
+  title: string;
+  description: string;
+  keywords: string[];
+  categories: Array<{ id: string; name: string; tierPath: string[]; confidence: number }>;
+  chapters: Array<{ start: number; title: string }>;
+  generatedBy: { engine: string; model: string; kind: string };
+}
+
+interface SummaryRecord {
+  shortSynopsis: string;
+  seoDescriptions: string[];
+  socialHooks: string[];
+  keywords: string[];
+  generated: { engine: string; model: string; kind: string };
+}
+
+interface SearchAnswer {
+  results: Array<{ score: number; start: number; end: number; markedText: string; denseRank: number | null; sparseRank: number | null }>;
+}
+
+/** Metadata, a summary, indexing and three searches (hybrid, dense, sparse) of the demo's transcript. */
+async function understandingDemo(a: {
+  follow: (body: Record<string, unknown>) => Promise<Job>;
+  tenant: { projectKey: string };
+  textSourceId: string;
+  apiBaseUrl: string;
+}): Promise<void> {
+  const get = async <T>(p: string) => (await apiCall<T>(a.apiBaseUrl, "GET", p, a.tenant.projectKey)).data;
+  const ended = (job: Job) => {
+    if (job.status !== "completed") process.exitCode = 1;
+    return job.status === "completed";
+  };
+  let started = Date.now();
+  if (!ended(await a.follow({ serviceType: "metadata", input: { textSourceId: a.textSourceId } }))) return;
+  const md = await get<MetadataRecord>(`/v1/transcriptions/${a.textSourceId}/metadata`);
+  out(`
+metadata in ${((Date.now() - started) / 1000).toFixed(1)} s by ${md.generatedBy.engine} (${md.generatedBy.kind}, ${md.generatedBy.model}):`);
+  out(`  title        ${md.title}`);
+  out(`  description  ${md.description}`);
+  out(`  keywords     ${md.keywords.join(", ")}`);
+  out(
+    `  IAB          ${md.categories.map((c) => `${c.id} ${c.tierPath.join(" > ")} (${c.confidence})`).join("; ") || "(none above the threshold)"}`,
+  );
+  for (const c of md.chapters) out(`  chapter ${c.start.toFixed(1).padStart(6)} s  ${c.title}`);
+
+  started = Date.now();
+  const sum = await a.follow({ serviceType: "summarization", input: { textSourceJobId: a.textSourceId } });
+  if (!ended(sum)) return;
+  const rec = await get<SummaryRecord>(`/v1/summarizations/${String(sum.resultSummary?.["summarizationId"])}`);
+  out(`
+summary in ${((Date.now() - started) / 1000).toFixed(1)} s by ${rec.generated.engine}:`);
+  out(`  synopsis  ${rec.shortSynopsis}`);
+  for (const h of rec.socialHooks) out(`  hook      ${h}`);
+  out(`  keywords  ${rec.keywords.join(", ")}`);
+
+  started = Date.now();
+  const idx = await a.follow({ serviceType: "indexer", input: { textSourceIds: [a.textSourceId] } });
+  if (!ended(idx)) return;
+  out(`
+indexed in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(idx.resultSummary)}`);
+  const query = md.keywords[0] ?? "love";
+  for (const mode of ["hybrid", "dense", "sparse"] as const) {
+    const t0 = Date.now();
+    const res = await apiCall<SearchAnswer>(a.apiBaseUrl, "POST", "/v1/catalog/search", a.tenant.projectKey, { query, mode, limit: 3 });
+    out(`
+POST /v1/catalog/search {"query": "${query}", "mode": "${mode}"} → ${res.data.results.length} hits in ${Date.now() - t0} ms`);
+    for (const h of res.data.results)
+      out(`  ${h.start.toFixed(1).padStart(6)}–${h.end.toFixed(1)} s  score ${h.score.toFixed(4)}  ${h.markedText.slice(0, 110)}`);
   }
 }
 
