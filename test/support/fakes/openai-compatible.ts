@@ -1,4 +1,5 @@
 import { chatTurns, DEFAULT_CHAT_REPLY, limitTokens, tokenCount, type ChatReply, type ChatTurn } from "./chat";
+import { fakeEmbedding } from "./embeddings";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } from "./speech";
@@ -14,6 +15,9 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  *   POST /v1/chat/completions       JSON: model, messages [{ role, content }], temperature (0–2),
  *                                   max_tokens | max_completion_tokens, response_format ({ type:
  *                                   text | json_object | json_schema }), stream (not served)
+ *   POST /v1/embeddings             JSON: model, input (a string or 1–2048 strings, none empty; token
+ *                                   arrays not served), encoding_format (float | base64),
+ *                                   dimensions (text-embedding-3 models only)
  *
  * verbose_json carries `task, language (Whisper's English name), duration, text, segments` and
  * `words` only when word granularity was asked for. Errors are `{ error: { message, type, param,
@@ -23,7 +27,11 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  * makes of the messages (chat.ts), answered as `{ id, object: "chat.completion", created, model,
  * choices: [{ index, message: { role, content, refusal }, logprobs, finish_reason }], usage }`, cut
  * to max_tokens with finish_reason `length`; `json_object` needs the word "json" in the messages, as
- * OpenAI requires. Other endpoints (`/v1/embeddings`, `/v1/audio/speech`, …) are added the same way:
+ * OpenAI requires. Embeddings are answered as `{ object: "list", data: [{ object: "embedding", index,
+ * embedding }], model, usage: { prompt_tokens, total_tokens } }` with the deterministic vectors of
+ * embeddings.ts, unit length as OpenAI's are: text-embedding-3-small and ada-002 have 1536
+ * dimensions, text-embedding-3-large 3072, any other model name (a self-hosted TEI, vLLM or Ollama)
+ * `embeddingDimensions`. Other endpoints (`/v1/audio/speech`, …) are added the same way:
  * a `this.route(...)` in the constructor and a handler rendering the format.
  */
 export class FakeOpenAICompatible extends FakeHttpServer {
@@ -35,6 +43,12 @@ export class FakeOpenAICompatible extends FakeHttpServer {
   chatReply: ChatReply = DEFAULT_CHAT_REPLY;
   /** Replaces the chat completions endpoint's answer body, for answers of the wrong shape (cleared on reset). */
   chatAnswer: unknown = undefined;
+  /** Dimensions of embedding models OpenAI does not have (back to 384 on reset). */
+  embeddingDimensions = 384;
+  /** Lists `data` last input first (each item keeps its `index`), as a server may (cleared on reset). */
+  embeddingsReversed = false;
+  /** Replaces the embeddings endpoint's answer body, for answers of the wrong shape (cleared on reset). */
+  embeddingsAnswer: unknown = undefined;
   private completions = 0;
 
   constructor(readonly apiKey?: string) {
@@ -42,6 +56,7 @@ export class FakeOpenAICompatible extends FakeHttpServer {
     this.route("POST", "/v1/audio/transcriptions", (req) => this.transcriptions(req));
     this.route("POST", "/v1/images/generations", (req) => this.images(req));
     this.route("POST", "/v1/chat/completions", (req) => this.chat(req));
+    this.route("POST", "/v1/embeddings", (req) => this.embeddings(req));
   }
 
   static start(opts: { apiKey?: string } = {}): Promise<FakeOpenAICompatible> {
@@ -54,6 +69,9 @@ export class FakeOpenAICompatible extends FakeHttpServer {
     this.imagesAnswer = undefined;
     this.chatReply = DEFAULT_CHAT_REPLY;
     this.chatAnswer = undefined;
+    this.embeddingDimensions = 384;
+    this.embeddingsReversed = false;
+    this.embeddingsAnswer = undefined;
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -191,4 +209,46 @@ export class FakeOpenAICompatible extends FakeHttpServer {
       },
     };
   }
+
+  private embeddings(req: RecordedRequest): Reply {
+    if (!hasBearer(req, this.apiKey)) return this.error(401, "Incorrect API key provided.");
+    const body = req.json() as Record<string, unknown>;
+    const { model, input, encoding_format: format = "float", dimensions } = body;
+    if (typeof model !== "string" || model === "") return this.error(400, "you must provide a model parameter");
+    const texts = typeof input === "string" ? [input] : input;
+    if (!Array.isArray(texts) || texts.length === 0 || texts.length > 2048 || !texts.every((t) => typeof t === "string"))
+      return this.error(400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.");
+    if (texts.some((t) => t === "")) return this.error(400, "'$.input' is invalid: an input cannot be an empty string.");
+    if (format !== "float" && format !== "base64")
+      return this.error(400, `Invalid value: '${String(format)}'. Supported values are: 'float' and 'base64'.`);
+    const native = OPENAI_EMBEDDING_DIMENSIONS[model] ?? this.embeddingDimensions;
+    if (dimensions !== undefined && (!model.startsWith("text-embedding-3") || !Number.isInteger(dimensions) || (dimensions as number) < 1))
+      return this.error(400, `This model does not support specifying dimensions.`);
+    if (this.embeddingsAnswer !== undefined) return { status: 200, json: this.embeddingsAnswer };
+    const size = (dimensions as number | undefined) ?? native;
+    const data = texts.map((t, index) => {
+      const v = fakeEmbedding(model, t, size);
+      return {
+        object: "embedding",
+        index,
+        embedding: format === "base64" ? Buffer.from(Float32Array.from(v).buffer).toString("base64") : v,
+      };
+    });
+    const tokens = texts.reduce((n, t) => n + tokenCount(t), 0);
+    return {
+      status: 200,
+      json: {
+        object: "list",
+        data: this.embeddingsReversed ? data.reverse() : data,
+        model,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      },
+    };
+  }
 }
+
+const OPENAI_EMBEDDING_DIMENSIONS: Record<string, number> = {
+  "text-embedding-3-small": 1536,
+  "text-embedding-3-large": 3072,
+  "text-embedding-ada-002": 1536,
+};

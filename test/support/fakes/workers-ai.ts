@@ -1,4 +1,5 @@
 import { chatTurns, DEFAULT_CHAT_REPLY, limitTokens, tokenCount, type ChatReply, type ChatTurn } from "./chat";
+import { bgeOutput, BGE_MODELS } from "./embeddings";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, type SpokenTranscript } from "./speech";
@@ -18,8 +19,10 @@ import { fullText, HELLO_WORLD, type SpokenTranscript } from "./speech";
  * (0–5), `response_format` (`{ type: json_object | json_schema, json_schema? }`); result `{ response,
  * tool_calls, usage }`, where `response` is what `chatReply` (chat.ts) says, cut to max_tokens, or in
  * JSON mode that text parsed into an object, failing with "JSON Mode couldn't be met" when it is
- * not JSON). Another capability adds its model with `fake.model("@cf/baai/bge-base-en-v1.5",
- * (input) => …)`.
+ * not JSON), and the text embedding models `@cf/baai/bge-small-en-v1.5`, `bge-base-en-v1.5` and
+ * `bge-large-en-v1.5` (input `{ text: string | string[] (each non-empty, at most 100), pooling?: mean |
+ * cls }`, result `{ shape: [n, 384 | 768 | 1024], data, pooling }` with embeddings.ts's vectors).
+ * Another capability adds its model with `fake.model(name, (input) => …)`.
  */
 export class FakeWorkersAI extends FakeHttpServer {
   /** What the whisper model hears in any audio (back to HELLO_WORLD on reset). */
@@ -60,6 +63,7 @@ export class FakeWorkersAI extends FakeHttpServer {
     this.model("@cf/openai/whisper-large-v3-turbo", (input) => this.whisper(input));
     this.model("@cf/black-forest-labs/flux-1-schnell", (input) => this.flux(input));
     this.model("@cf/meta/llama-3.1-8b-instruct", (input) => this.llama(input));
+    for (const name of Object.keys(BGE_MODELS)) this.model(name, (input) => bgeOutput(name, input));
   }
 
   protected errorBody(status: number, message: string): unknown {
