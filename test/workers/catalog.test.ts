@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SearchGroup, SearchHit } from "../../contracts/catalog";
 import type { Job } from "../../contracts/job";
 import type { LeasedTask } from "../../contracts/runner-protocol";
-import { LEXICAL_DIMENSIONS, LEXICAL_MODEL, lexicalEmbedding } from "../support/fakes/lexical-embeddings";
+import { LEXICAL_DIMENSIONS, LEXICAL_MODEL, lexicalEmbedding } from "../support/fakes/lexical-vectors";
 import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, projectKey, type Tenant } from "./helpers/tenant";

