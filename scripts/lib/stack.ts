@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -42,6 +43,11 @@ export interface StackOptions {
   /** Forward child output to this process's stdout/stderr (dev) instead of keeping it quiet. */
   verbose?: boolean;
   buckets?: string[];
+  /**
+   * Start the local engine process (scripts/local-engines/embeddings-server.ts) that embeds catalog
+   * queries for the Worker with the local model (default true; it loads in about 3 s, beside wrangler).
+   */
+  localEngines?: boolean;
 }
 
 export interface Stack {
@@ -108,10 +114,22 @@ function runnerStopDeadlineMs(env: NodeJS.ProcessEnv): number {
   }
 }
 
+/** A free loopback port (the kernel's choice, released again for the child to take). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 async function waitForHttp(url: string, timeoutMs: number, child: ChildProcess, logs: () => string): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${logs().slice(-4000)}`);
+    if (child.exitCode !== null) throw new Error(`${child.spawnargs.slice(1, 3).join(" ")} exited with ${child.exitCode}:\n${logs().slice(-4000)}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       if (res.ok) return;
@@ -153,7 +171,22 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     log += d.toString();
     if (log.length > 200_000) log = log.slice(-100_000);
   };
-  const varArgs = Object.entries(opts.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  // The local engine process: the same vectors the runners load in-process, over HTTP for the Worker.
+  let engines: ChildProcess | null = null;
+  const vars = { ...opts.vars };
+  if (opts.localEngines !== false) {
+    const port = await freePort();
+    engines = spawn(process.execPath, ["--import", TSX_LOADER, path.join(ROOT, "scripts/local-engines/embeddings-server.ts"), "--port", String(port)], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    engines.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
+    engines.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
+    vars["EMBEDDINGS_BASE_URL"] ??= `http://127.0.0.1:${port}`;
+  }
+  const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const wrangler = spawn(
     process.execPath,
     [
@@ -221,14 +254,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     close: async () => {
       await stack.stopRunners();
       await stopChild(wrangler);
+      if (engines) await stopChild(engines);
       await s3.close();
     },
     kill: () => {
-      for (const child of [...runners, wrangler]) killGroup(child, "SIGKILL");
+      for (const child of [...runners, wrangler, ...(engines ? [engines] : [])]) killGroup(child, "SIGKILL");
     },
   };
   try {
     await waitForHttp(`${apiBaseUrl}/healthz`, 90_000, wrangler, () => log);
+    if (engines) await waitForHttp(`${vars["EMBEDDINGS_BASE_URL"]}/health`, 60_000, engines, () => log);
   } catch (err) {
     await stack.close();
     throw err;
