@@ -50,8 +50,8 @@ import { rankOrder, textRank } from "./textrank";
  *   over the chapter's sentences alone, then the title rule above; a title already used by an
  *   earlier chapter moves on to the chapter's next sentence.
  * - Keywords (keyphrases.ts): retext-keywords keyphrases and compromise's named people, places and
- *   organisations, ranked by occurrences; metadata keeps the top 15 (padded to 5 with the most
- *   frequent content words when fewer are found); a summary has exactly 5 (see `exactlyKeywords`).
+ *   organisations, ranked by occurrences; metadata keeps the top 15 (when fewer than 5 are found,
+ *   padded like a summary's, without repeats); a summary has exactly 5 (see `exactlyKeywords`).
  * - Categories (iab.ts): the local IAB classifier on the transcript's stems; English only (its
  *   evidence words are English), so other languages get no categories rather than a guess.
  * - Short synopsis (280) and long synopsis (2000): as the description; the long one takes
@@ -98,13 +98,14 @@ export class LocalExtractiveTextEngine implements TextEngine {
       used.add(title.toLowerCase());
       return { start: c.start, segmentId: x.a.segments[c.segment]?.id ?? 0, title };
     });
-    const keywords = x.keywords.slice(0, METADATA_KEYWORDS_MAX).map((k) => k.text);
-    if (keywords.length < SUMMARY_KEYWORD_COUNT)
-      keywords.splice(0, keywords.length, ...exactlyKeywords(x.a, x.keywords, SUMMARY_KEYWORD_COUNT));
+    const ranked = x.keywords.slice(0, METADATA_KEYWORDS_MAX).map((k) => k.text);
+    // Too few keyphrases: padded as a summary's are, but a repeat is dropped (metadata has no minimum).
+    const keywords =
+      ranked.length >= SUMMARY_KEYWORD_COUNT ? ranked : [...new Set(exactlyKeywords(x.a, x.keywords, SUMMARY_KEYWORD_COUNT))];
     return MetadataDraftSchema.parse({
       title: headingFrom(x, x.order, new Set()),
       description: pack(x, x.order, DESCRIPTION_MAX).text,
-      keywords: [...new Set(keywords)],
+      keywords,
       categories: x.categories,
       chapters,
     });
@@ -151,7 +152,7 @@ async function extract(doc: TextDocument, signal: AbortSignal): Promise<Extract>
   await pause(signal);
   const categories = a.method === "wink-english" ? classifyIabTokens(a.tokens) : [];
   await pause(signal);
-  const lastEnd = Math.max(0, ...a.segments.map((s) => s.end));
+  const lastEnd = a.segments.reduce((m, s) => Math.max(m, s.end), 0);
   const duration = doc.durationSec > 0 ? doc.durationSec : lastEnd;
   const chapters = chaptersWithSentences(a, chapterStarts(a, duration)).map((c) => {
     const long = c.sentences.filter((i) => selectable.has(i));
@@ -264,7 +265,7 @@ function seoDescriptions(x: Extract): string[] {
 }
 
 function socialHooks(x: Extract): string[] {
-  const best = Math.max(...x.order.map((i) => x.scores[i] ?? 0)) || 1;
+  const best = x.order.reduce((m, i) => Math.max(m, x.scores[i] ?? 0), 0) || 1;
   const scored = x.order.map((i, rank) => {
     const s = x.a.sentences[i] as Sentence;
     return { i, rank, score: hookScore(x.a, s, (x.scores[i] ?? 0) / best, SOCIAL_HOOK_MAX) };

@@ -21,26 +21,12 @@ const DANGLING_EN = new Set(
   ).split(" "),
 );
 /**
- * Spoken openers that carry no content, dropped from the start of titles and hooks (with the comma
- * that follows them): "So, today we…" → "Today we…".
+ * Spoken openers that carry no content, dropped from the start of titles and hooks: "So, today we…"
+ * → "Today we…". The second set are openers only when a comma follows ("Like, …" but not "Like
+ * this dish").
  */
-const OPENERS_EN = new Set([
-  "so",
-  "and",
-  "but",
-  "well",
-  "okay",
-  "ok",
-  "um",
-  "uh",
-  "erm",
-  "yeah",
-  "anyway",
-  "alright",
-  "right",
-  "also",
-  "like",
-]);
+const OPENERS_EN = new Set(["so", "and", "but", "okay", "ok", "um", "uh", "erm", "yeah", "anyway", "alright"]);
+const OPENERS_WITH_COMMA_EN = new Set(["well", "like", "right", "also", "now", "yes"]);
 
 const HEADING_MIN_KEEP = 1 / 3;
 
@@ -112,8 +98,9 @@ export function dropOpeners(text: string, locale = "en"): string {
   if (!isEnglish(locale)) return text.trim();
   let out = text.trim();
   for (;;) {
-    const m = /^([\p{L}']+)[\s,]+/u.exec(out);
-    if (!m || !OPENERS_EN.has((m[1] ?? "").toLowerCase())) return out;
+    const m = /^([\p{L}']+)(\s*,)?\s+/u.exec(out);
+    const word = (m?.[1] ?? "").toLowerCase();
+    if (!m || !(OPENERS_EN.has(word) || (m[2] !== undefined && OPENERS_WITH_COMMA_EN.has(word)))) return out;
     const rest = out.slice(m[0].length);
     if (!/\p{L}/u.test(rest)) return out;
     out = rest;

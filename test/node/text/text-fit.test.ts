@@ -47,6 +47,12 @@ describe("headings", () => {
     expect(dropOpeners("So, okay, today we cook risotto.")).toBe("today we cook risotto.");
   });
 
+  it("drop 'well', 'like', 'now' only as openers, that is with a comma after them", () => {
+    expect(dropOpeners("Well, like, you need rice.")).toBe("you need rice.");
+    expect(dropOpeners("Like this dish, you need rice.")).toBe("Like this dish, you need rice.");
+    expect(dropOpeners("Now tip in the rice.")).toBe("Now tip in the rice.");
+  });
+
   it("keep an opener that is the whole sentence", () => {
     expect(dropOpeners("Okay.")).toBe("Okay.");
   });
