@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { IabCategory } from "../../../contracts/understanding";
+import { iabCategory, loadIabTaxonomy } from "./iab";
 
 /**
  * What the hosted text engines need of the IAB Content Taxonomy 3.1: the category behind an id
@@ -26,9 +25,6 @@ export interface IabIds {
   tier1: readonly IabEntry[];
 }
 
-export const IAB_TAXONOMY_FILE = path.join(import.meta.dirname, "iab", "content-taxonomy-3.1.tsv");
-
-/** An `IabIds` over a lookup function; `tier1Ids` must all be known to it. */
 export function iabIds(lookup: IabLookup, tier1Ids: readonly string[]): IabIds {
   const tier1 = tier1Ids.map((id) => {
     const entry = lookup(id);
@@ -38,34 +34,18 @@ export function iabIds(lookup: IabLookup, tier1Ids: readonly string[]): IabIds {
   return { category: lookup, tier1 };
 }
 
-/**
- * Parses the official TSV: two header lines, then `Unique ID, Parent, Name, Tier 1, Tier 2, Tier 3,
- * Tier 4, Extension` (CRLF line ends). The tier path is the non-empty tier columns.
- */
-export function parseIabTaxonomy(tsv: string): IabEntry[] {
-  const entries: IabEntry[] = [];
-  for (const line of tsv.split(/\r?\n/).slice(2)) {
-    const cols = line.split("\t").map((c) => c.trim());
-    const [id, , name] = cols;
-    if (!id || !name) continue;
-    const tierPath = cols.slice(3, 7).filter((t) => t !== "");
-    if (tierPath.length === 0) continue;
-    entries.push({ id, name, tierPath });
-  }
-  return entries;
-}
-
 let loaded: IabIds | undefined;
 
-/** The taxonomy file beside this module, read once per process. */
-export function loadIabIds(file = IAB_TAXONOMY_FILE): IabIds {
-  if (file === IAB_TAXONOMY_FILE && loaded) return loaded;
-  const entries = parseIabTaxonomy(readFileSync(file, "utf8"));
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const ids = iabIds(
-    (id) => byId.get(id),
-    entries.filter((e) => e.tierPath.length === 1).map((e) => e.id),
+/** The bundled taxonomy (iab.ts reads it once per process), as the hosted engines check answers against it. */
+export function loadIabIds(): IabIds {
+  loaded ??= iabIds(
+    (id) => {
+      const e = iabCategory(id);
+      return e && { id: e.id, name: e.name, tierPath: e.tierPath };
+    },
+    loadIabTaxonomy()
+      .entries.filter((e) => e.tierPath.length === 1)
+      .map((e) => e.id),
   );
-  if (file === IAB_TAXONOMY_FILE) loaded = ids;
-  return ids;
+  return loaded;
 }

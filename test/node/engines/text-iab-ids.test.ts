@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { iabIds, loadIabIds, parseIabTaxonomy } from "../../../gpu-runner/engines/text/iab-ids";
+import { iabIds, loadIabIds } from "../../../gpu-runner/engines/text/iab-ids";
 
 /** The IAB Content Taxonomy 3.1 as the hosted text engines check answers against it. */
 describe("IAB ids", () => {
@@ -20,15 +20,6 @@ describe("IAB ids", () => {
 
   it("knows no category for an id the file does not have", () => {
     expect(loadIabIds().category("IAB17")).toBeUndefined();
-  });
-
-  it("parses the two header lines away and reads CRLF lines", () => {
-    const tsv =
-      "Relational ID System\t\t\tTiers\r\nUnique ID\tParent\tName\tTier 1\tTier 2\tTier 3\tTier 4\t\r\n1\t\tAutomotive\tAutomotive\t\t\t\t\r\n2\t1\tAuto Body Styles\tAutomotive\tAuto Body Styles\t\t\t\r\n";
-    expect(parseIabTaxonomy(tsv)).toEqual([
-      { id: "1", name: "Automotive", tierPath: ["Automotive"] },
-      { id: "2", name: "Auto Body Styles", tierPath: ["Automotive", "Auto Body Styles"] },
-    ]);
   });
 
   it("builds ids over any lookup function, refusing a tier-1 id it does not know", () => {
