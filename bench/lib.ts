@@ -98,3 +98,46 @@ export async function timeCli(wav: string): Promise<{ wallMs: number; text: stri
   const rss = Number(lines.find((l) => l.startsWith("\u0000"))?.slice(1) ?? 0) / 1024;
   return { wallMs, text: lines.filter((l) => !l.startsWith("\u0000")).join(" "), peakRssMb: rss };
 }
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  latencies: number[];
+  wallMs: number;
+  firstError?: string;
+}
+
+/**
+ * `concurrency` clients, each running one operation at a time, until `requests` were issued or
+ * `seconds` passed. An operation resolves to null when it succeeded, else to an error description.
+ */
+export async function runLoad(
+  op: (i: number) => Promise<string | null>,
+  opts: { requests: number; seconds: number; concurrency: number },
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let issued = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const start = performance.now();
+  const deadline = start + opts.seconds * 1000;
+  const client = async () => {
+    while (issued < opts.requests && performance.now() < deadline) {
+      const i = issued++;
+      const t0 = performance.now();
+      let error: string | null;
+      try {
+        error = await op(i);
+      } catch (err) {
+        error = String(err);
+      }
+      if (error === null) latencies.push(performance.now() - t0);
+      else {
+        errors++;
+        firstError ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, client));
+  return { requests: issued, errors, latencies, wallMs: performance.now() - start, ...(firstError ? { firstError } : {}) };
+}
