@@ -136,6 +136,8 @@ describe("metadata", () => {
     const task = await fakeRunner.leaseWhenReady(job.jobId, ["metadata"]);
     await fakeRunner.fail(task, "no_segments", false, "transcription has no segments with text");
     expect((await waitForStatus(t, job.jobId, "failed")).error?.code).toBe("no_segments");
-    expect((await call<Record<string, unknown>>("GET", `/v1/transcriptions/${txt}/metadata`, { key: t.projectKey })).body.data).toEqual(before);
+    expect((await call<Record<string, unknown>>("GET", `/v1/transcriptions/${txt}/metadata`, { key: t.projectKey })).body.data).toEqual(
+      before,
+    );
   });
 });
