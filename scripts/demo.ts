@@ -18,6 +18,7 @@ import { makeSamples } from "./make-sample-media";
  *   npm run demo            # transcription
  *   npm run demo -- clips          # then clip generation and thumbnails on the same transcript (a video with faces)
  *   npm run demo -- understanding  # then metadata, a summary, indexing and a few catalog searches of it
+ *   npm run demo -- clips understanding   # both (the Quick start demo)
  */
 const out = (s: string) => process.stdout.write(s + "\n");
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
@@ -26,11 +27,12 @@ const MODES = ["transcription", "clips", "understanding"] as const;
 type Mode = (typeof MODES)[number];
 
 async function main(): Promise<void> {
-  const arg = process.argv[2] ?? "transcription";
-  if (!(MODES as readonly string[]).includes(arg)) throw new Error(`unknown demo ${arg} (known: ${MODES.join(", ")})`);
-  const mode = arg as Mode;
+  const args = process.argv.slice(2);
+  for (const a of args) if (!(MODES as readonly string[]).includes(a)) throw new Error(`unknown demo ${a} (known: ${MODES.join(", ")})`);
+  // The transcription always runs: the other demos work on its transcript.
+  const modes = new Set<Mode>(["transcription", ...(args as Mode[])]);
   out("media-jobs demo: building a sample video from public-domain speech (pocketsphinx-testdata)…");
-  const samples = await makeSamples(path.join(ROOT, ".local/samples"), { faces: mode === "clips" });
+  const samples = await makeSamples(path.join(ROOT, ".local/samples"), { faces: modes.has("clips") });
   const reference = (await readFile(samples.reference, "utf8")).trim();
 
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-demo-"));
@@ -98,8 +100,8 @@ async function main(): Promise<void> {
         .map((l) => "  " + l)
         .join("\n")}`,
     );
-    if (mode === "clips") await clipsDemo({ follow, s3, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
-    if (mode === "understanding")
+    if (modes.has("clips")) await clipsDemo({ follow, s3, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
+    if (modes.has("understanding"))
       await understandingDemo({ follow, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
   } finally {
     out("\nstopping the local stack…");

@@ -10,12 +10,30 @@ import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
 export const MetadataInputSchema = z.strictObject({ textSourceId: Id("txt_") });
 
-/** What the runner hands the Worker: the draft, who made it, and the transcript state it describes. */
+/**
+ * What the runner hands the Worker: the draft, who made it, and the transcript state it describes.
+ * Chapters are checked against that state: the first at 0, strictly in order, each inside the
+ * duration, so a player can show them as given.
+ */
 export const MetadataStepResultSchema = MetadataDraftSchema.extend({
   generatedBy: GeneratedBySchema,
   transcriptRevision: z.number().int().nonnegative(),
   segmentCount: z.number().int().nonnegative(),
   durationSec: z.number().nonnegative(),
+}).superRefine((r, ctx) => {
+  if (r.chapters[0] && r.chapters[0].start !== 0)
+    ctx.addIssue({ code: "custom", path: ["chapters", 0, "start"], message: "the first chapter must start at 0" });
+  r.chapters.forEach((c, i) => {
+    const before = r.chapters[i - 1];
+    if (before && c.start <= before.start)
+      ctx.addIssue({ code: "custom", path: ["chapters", i, "start"], message: "chapters must be in order, each after the one before" });
+    if (r.durationSec > 0 && c.start >= r.durationSec)
+      ctx.addIssue({
+        code: "custom",
+        path: ["chapters", i, "start"],
+        message: `a chapter must start inside the duration (${r.durationSec} s)`,
+      });
+  });
 });
 export type MetadataStepResult = z.infer<typeof MetadataStepResultSchema>;
 

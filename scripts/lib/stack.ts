@@ -129,7 +129,8 @@ function freePort(): Promise<number> {
 async function waitForHttp(url: string, timeoutMs: number, child: ChildProcess, logs: () => string): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    if (child.exitCode !== null) throw new Error(`${child.spawnargs.slice(1, 3).join(" ")} exited with ${child.exitCode}:\n${logs().slice(-4000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`${child.spawnargs.slice(1, 3).join(" ")} exited with ${child.exitCode}:\n${logs().slice(-4000)}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       if (res.ok) return;
@@ -176,12 +177,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const vars = { ...opts.vars };
   if (opts.localEngines !== false) {
     const port = await freePort();
-    engines = spawn(process.execPath, ["--import", TSX_LOADER, path.join(ROOT, "scripts/local-engines/embeddings-server.ts"), "--port", String(port)], {
-      cwd: ROOT,
-      env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    engines = spawn(
+      process.execPath,
+      ["--import", TSX_LOADER, path.join(ROOT, "scripts/local-engines/embeddings-server.ts"), "--port", String(port)],
+      {
+        cwd: ROOT,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     engines.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
     engines.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
     vars["EMBEDDINGS_BASE_URL"] ??= `http://127.0.0.1:${port}`;

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SearchGroup, SearchHit } from "../../contracts/catalog";
 import type { Job } from "../../contracts/job";
 import type { LeasedTask } from "../../contracts/runner-protocol";
-import { LEXICAL_DIMENSIONS, LEXICAL_MODEL, lexicalEmbedding } from "../support/fakes/lexical-vectors";
+import { LEXICAL_DIMENSIONS, LEXICAL_FAIL_WORD, LEXICAL_MODEL, lexicalEmbedding } from "../support/fakes/lexical-vectors";
 import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, projectKey, type Tenant } from "./helpers/tenant";
@@ -197,6 +197,29 @@ describe("POST /v1/catalog/search", () => {
     const res = await search(body);
     expectError(res, 422, "validationError");
     expect(res.body.error?.details?.[0]?.path).toBe(path);
+  });
+
+  it("when the embeddings server fails, a hybrid search answers from BM25 and says so; a dense search is refused", async () => {
+    const hybrid = await search({ query: `bread ${LEXICAL_FAIL_WORD}` });
+    expect(hybrid.status).toBe(200);
+    expect(texts(hybrid.body.data.results)).toContain("Let the bread rise overnight.");
+    expect(hybrid.body.data.results.every((h) => h.denseRank === null)).toBe(true);
+    expect(String(hybrid.body.metadata?.["warnings"])).toContain("dense retrieval unavailable");
+    const dense = await search({ query: `bread ${LEXICAL_FAIL_WORD}`, mode: "dense" });
+    expectError(dense, 422, "serviceNotAvailable");
+    expect(dense.body.error?.details?.[0]).toEqual({ path: "mode", issue: "denseUnavailable" });
+  });
+
+  it("a transcript indexed with another embedding model answers the sparse list only, and is named", async () => {
+    await patchSettings({ catalog: { embeddingEngine: "openai-compatible", embeddingModel: "another-model" } });
+    try {
+      const res = await search({ query: "bread" });
+      expect(res.status).toBe(200);
+      expect(res.body.metadata?.["denseSkipped"]).toEqual(expect.arrayContaining([bread, football]));
+      expect(texts(res.body.data.results)).toContain("Let the bread rise overnight.");
+    } finally {
+      await patchSettings({ catalog: { embeddingEngine: "openai-compatible", embeddingModel: LEXICAL_MODEL } });
+    }
   });
 
   it("a query of punctuation only finds nothing, without an error", async () => {

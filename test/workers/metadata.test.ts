@@ -122,6 +122,31 @@ describe("metadata", () => {
     expectError(await call("GET", `/v1/transcriptions/${fresh}/metadata`, { key: t.projectKey }), 404, "notFound");
   });
 
+  it.each([
+    ["a first chapter after 0", [{ start: 2, segmentId: 1, title: "late" }]],
+    [
+      "chapters out of order",
+      [
+        { start: 0, segmentId: 0, title: "a" },
+        { start: 4, segmentId: 2, title: "c" },
+        { start: 2, segmentId: 1, title: "b" },
+      ],
+    ],
+    [
+      "a chapter past the end",
+      [
+        { start: 0, segmentId: 0, title: "a" },
+        { start: 6, segmentId: 3, title: "after the end" },
+      ],
+    ],
+  ])("a draft with %s fails the job", async (_rule, chapters) => {
+    const job = await createJob(t, "metadata", { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, ["metadata"]);
+    await fakeRunner.complete(task, { ...metadataDraft(), chapters });
+    const failed = await waitForStatus(t, job.jobId, "failed");
+    expect(failed.error?.message).toContain("chapters");
+  });
+
   it("metadata of a transcript with none yet is 404, and another project's transcript is 404", async () => {
     const fresh = (await completedTranscript(t, 2)).textSourceId;
     const none = await call("GET", `/v1/transcriptions/${fresh}/metadata`, { key: t.projectKey });
@@ -136,6 +161,8 @@ describe("metadata", () => {
     const task = await fakeRunner.leaseWhenReady(job.jobId, ["metadata"]);
     await fakeRunner.fail(task, "no_segments", false, "transcription has no segments with text");
     expect((await waitForStatus(t, job.jobId, "failed")).error?.code).toBe("no_segments");
-    expect((await call<Record<string, unknown>>("GET", `/v1/transcriptions/${txt}/metadata`, { key: t.projectKey })).body.data).toEqual(before);
+    expect((await call<Record<string, unknown>>("GET", `/v1/transcriptions/${txt}/metadata`, { key: t.projectKey })).body.data).toEqual(
+      before,
+    );
   });
 });

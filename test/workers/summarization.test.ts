@@ -36,7 +36,13 @@ describe("summarization", () => {
     expect((await usage(t))["summarization_credits"]).toBe(before + 1);
     expect(job.input["config"]).toEqual({ textEngine: "local-extractive", textModel: null, visualChunks: true });
     const res = await record(String(job.input["summarizationId"]));
-    expect(res.body.data).toMatchObject({ status: "pending", jobId: job.jobId, textSourceId: txt, config: job.input["config"], shortSynopsis: null });
+    expect(res.body.data).toMatchObject({
+      status: "pending",
+      jobId: job.jobId,
+      textSourceId: txt,
+      config: job.input["config"],
+      shortSynopsis: null,
+    });
   });
 
   it("input.config is fixed at create: a later settings change does not alter it", async () => {

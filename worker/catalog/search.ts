@@ -13,6 +13,9 @@ import type { VectorStore } from "./vector-store/interface";
  * of the caller's project are ever answered: every candidate is joined to `catalog_entries`.
  */
 
+/** A dense search whose query could not be embedded (the embeddings server failed). */
+export class DenseUnavailable extends Error {}
+
 export interface SearchDeps {
   db: D1Database;
   store: VectorStore;
@@ -35,6 +38,8 @@ export interface SearchAnswer {
     indexedTranscriptions: number;
     /** Transcripts indexed with another embedding model than the query's: they answered the sparse list only. */
     denseSkipped: string[];
+    /** Why the dense list is missing from a hybrid answer (the query could not be embedded), else null. */
+    denseFailed: string | null;
     candidates: { dense: number; sparse: number };
   };
 }
@@ -85,8 +90,16 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
     (req.minStart === undefined || c.start >= req.minStart) && (req.maxEnd === undefined || c.end <= req.maxEnd);
   const isLive = (c: Pick<ChunkRow, "text_source_id">, generation: string) => live.get(c.text_source_id) === generation;
 
+  let denseFailed: string | null = null;
   const [dense, sparse] = await Promise.all([
-    embedder && denseIds.length > 0 ? denseList(req, deps, embedder, collection, denseIds, isLive, within) : Promise.resolve([]),
+    embedder && denseIds.length > 0
+      ? denseList(req, deps, embedder, collection, denseIds, isLive, within).catch((err: unknown) => {
+          // The embeddings server is the deployment's, not the caller's: a hybrid search answers from BM25 and says so.
+          if (req.mode === "dense") throw new DenseUnavailable(err instanceof Error ? err.message : String(err));
+          denseFailed = err instanceof Error ? err.message : String(err);
+          return [];
+        })
+      : Promise.resolve([]),
     useSparse && entries.length > 0 ? sparseList(req, deps, projectId, isLive, within) : Promise.resolve([]),
   ]);
 
@@ -135,6 +148,7 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
       vectorStore: deps.store.name,
       indexedTranscriptions: entries.length,
       denseSkipped,
+      denseFailed,
       candidates: { dense: dense.length, sparse: sparse.length },
     },
   };

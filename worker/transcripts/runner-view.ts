@@ -10,7 +10,10 @@ import { readLayer } from "./store";
 export function transcriptsNamedBy(job: Job): string[] {
   const one = job.input["textSourceId"];
   const many = job.input["textSourceIds"];
-  return [...(typeof one === "string" ? [one] : []), ...(Array.isArray(many) ? many.filter((v): v is string => typeof v === "string") : [])];
+  return [
+    ...(typeof one === "string" ? [one] : []),
+    ...(Array.isArray(many) ? many.filter((v): v is string => typeof v === "string") : []),
+  ];
 }
 
 /**

@@ -28,8 +28,9 @@ import type { TextDocument } from "./interface";
  * problems (~100), the instructions take about 550 (1,700–1,850 characters; the IAB ids are dense):
  * that leaves about 4,300 tokens for the material, at roughly 3–3.5 characters a token for
  * timestamped lines 10,000 characters of transcript and 2,000 of scenes. Lines are kept whole
- * from the start (a chapter or a scene must be referable by what the model saw); the heading says
- * how much was left out. A first segment longer than the whole budget is cut at a word. Models
+ * (a chapter or a scene must be referable by what the model saw); a transcript too long for its
+ * budget is shown as TRANSCRIPT_PASSAGES passages spread over the whole video, scenes from the
+ * start; the heading says how much was left out. A first segment longer than the whole budget is cut at a word. Models
  * with larger windows (Workers AI's llama-3.1-8b-instruct-fast, 128K) are not given more,
  * so every backend writes from the same material.
  */
@@ -47,8 +48,10 @@ export const ANSWER_MAX_TOKENS = 1_500;
 export interface Shown {
   segments: readonly Segment[];
   segmentLines: readonly string[];
-  /** Segments with text in the document (the shown ones are its first ones). */
+  /** Segments with text in the document. */
   segmentsWithText: number;
+  /** Where the shown segments jump over left-out ones (indexes into `segments` that start a new passage). */
+  passageStarts: readonly number[];
   chunks: readonly VisualChunk[];
   chunkLines: readonly string[];
   chunksTotal: number;
@@ -56,12 +59,13 @@ export interface Shown {
 
 export function shownMaterial(doc: TextDocument, chunks: readonly VisualChunk[] = []): Shown {
   const spoken = doc.segments.filter((s) => flat(s.text) !== "");
-  const segments = withinBudget(spoken, segmentLine, TRANSCRIPT_BUDGET_CHARS);
+  const segments = spreadWithinBudget(spoken, segmentLine, TRANSCRIPT_BUDGET_CHARS);
   const shownChunks = withinBudget(chunks, chunkLine, VISUAL_BUDGET_CHARS);
   return {
     segments: segments.items,
     segmentLines: segments.lines,
     segmentsWithText: spoken.length,
+    passageStarts: segments.passageStarts,
     chunks: shownChunks.items,
     chunkLines: shownChunks.lines,
     chunksTotal: chunks.length,
@@ -74,6 +78,38 @@ export function segmentLine(s: Segment): string {
 
 export function chunkLine(c: VisualChunk): string {
   return `#${c.index} ${seconds(c.start)}–${seconds(c.end)}: ${flat(c.summary) || "(no description)"}`;
+}
+
+/** Passages a long transcript is shown as: enough to place chapters across the whole video, each long enough to read as speech. */
+export const TRANSCRIPT_PASSAGES = 8;
+
+/**
+ * Every line when all fit; otherwise TRANSCRIPT_PASSAGES passages spread evenly over the document
+ * (it is cut into that many equal runs of segments, and each run shows whole lines from its start
+ * within its share of the budget), so a model writing chapters or a synopsis of an hour-long video
+ * sees its middle and its end, not only its first minutes.
+ */
+function spreadWithinBudget<T>(
+  items: readonly T[],
+  line: (item: T) => string,
+  budget: number,
+): { items: T[]; lines: string[]; passageStarts: number[] } {
+  const all = withinBudget(items, line, budget);
+  if (all.items.length === items.length || items.length <= TRANSCRIPT_PASSAGES) return { ...all, passageStarts: [] };
+  const kept: T[] = [];
+  const lines: string[] = [];
+  const passageStarts: number[] = [];
+  // Each passage's share, less the newline that joins it to the one before.
+  const share = Math.floor(budget / TRANSCRIPT_PASSAGES) - 1;
+  for (let p = 0; p < TRANSCRIPT_PASSAGES; p++) {
+    const from = Math.floor((p * items.length) / TRANSCRIPT_PASSAGES);
+    const to = Math.floor(((p + 1) * items.length) / TRANSCRIPT_PASSAGES);
+    const part = withinBudget(items.slice(from, to), line, share);
+    if (p > 0) passageStarts.push(kept.length);
+    kept.push(...part.items);
+    lines.push(...part.lines);
+  }
+  return { items: kept, lines, passageStarts };
 }
 
 /** Whole lines from the start while they fit `budget` characters (newlines counted); the first is always shown, cut at a word if it must be. */
@@ -178,6 +214,11 @@ function videoLine(doc: TextDocument): string {
 function transcriptSection(shown: Shown): string {
   if (shown.segments.length === 0) return "Transcript: (no speech)";
   const n = shown.segments.length;
+  if (n < shown.segmentsWithText && shown.passageStarts.length > 0) {
+    const heading = `Transcript (${n} of ${shown.segmentsWithText} segments, in ${shown.passageStarts.length + 1} passages spread over the whole video; "…" marks the left-out segments between passages):`;
+    const starts = new Set(shown.passageStarts);
+    return `${heading}\n${shown.segmentLines.map((l, i) => (starts.has(i) ? `…\n${l}` : l)).join("\n")}`;
+  }
   const heading =
     n < shown.segmentsWithText
       ? `Transcript (the first ${n} of ${shown.segmentsWithText} segments, up to ${seconds(shown.segments[n - 1]!.end)} s; the rest does not fit):`

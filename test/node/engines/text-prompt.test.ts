@@ -9,6 +9,7 @@ import {
   shownMaterial,
   summaryMessages,
   TRANSCRIPT_BUDGET_CHARS,
+  TRANSCRIPT_PASSAGES,
 } from "../../../gpu-runner/engines/text/prompt";
 import { TOMATO_SCENES, TOMATO_TALK } from "../../support/text-backends";
 
@@ -66,19 +67,24 @@ describe("the prompt", () => {
     ).toBe(true);
   });
 
-  it("keeps whole segments from the start within the budget, saying how many were left out", () => {
+  it("shows a transcript too long for the budget as passages spread over the whole video, in whole lines", () => {
     const doc = talk(Array.from({ length: 400 }, (_, i) => ({ text: `segment number ${i} says something long enough to count` })));
     const shown = shownMaterial(doc);
-    const lines = shown.segmentLines.join("\n");
-    expect(lines.length).toBeLessThanOrEqual(TRANSCRIPT_BUDGET_CHARS);
-    expect(lines.length).toBeGreaterThan(TRANSCRIPT_BUDGET_CHARS - 80);
-    const n = shown.segments.length;
-    expect(shown.segmentLines.at(-1)).toBe(
-      `[${n - 1} @ ${((n - 1) * 10).toFixed(1)} s] segment number ${n - 1} says something long enough to count`,
-    );
-    expect(userMessage(doc)).toContain(
-      `Transcript (the first ${n} of 400 segments, up to ${(n * 10).toFixed(1)} s; the rest does not fit):\n[0 @ 0.0 s]`,
-    );
+    expect(shown.segmentLines.join("\n").length).toBeLessThanOrEqual(TRANSCRIPT_BUDGET_CHARS);
+    expect(shown.passageStarts).toHaveLength(TRANSCRIPT_PASSAGES - 1);
+    // Each passage opens where its eighth of the transcript opens, the last in the final eighth.
+    const firstIds = [0, ...shown.passageStarts].map((i) => shown.segments[i]!.id);
+    expect(firstIds).toEqual(Array.from({ length: TRANSCRIPT_PASSAGES }, (_, p) => p * 50));
+    for (const l of shown.segmentLines) expect(l).toMatch(/^\[\d+ @ [\d.]+ s\] segment number \d+ says something long enough to count$/);
+    const user = userMessage(doc);
+    expect(user).toContain(`Transcript (${shown.segments.length} of 400 segments, in 8 passages spread over the whole video;`);
+    expect(user).toContain("…\n[50 @ 500.0 s]");
+  });
+
+  it("shows every segment when all fit, in one passage", () => {
+    const shown = shownMaterial(talk(Array.from({ length: 20 }, (_, i) => ({ text: `line ${i}` }))));
+    expect(shown.segments).toHaveLength(20);
+    expect(shown.passageStarts).toEqual([]);
   });
 
   it("cuts a first segment longer than the whole budget at a word", () => {

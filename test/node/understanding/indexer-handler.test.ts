@@ -99,6 +99,28 @@ describe("indexer handler", () => {
     expect(ctx!.report.timeline().slice(-2)).toEqual(["rollback:started", "rollback:completed"]);
   });
 
+  it("an embedding failure after another transcript was written rolls back too", async () => {
+    let calls = 0;
+    const flaky: EmbeddingEngine = {
+      ...fakeEngine,
+      embed: async (texts, signal) => {
+        if (++calls > 1) throw new StepFailure("processing_failed", "fake (fake-4): HTTP 503", true);
+        return fakeEngine.embed(texts, signal);
+      },
+    };
+    const p = platform();
+    ctx = await makeHandlerContext({
+      input: { textSourceIds: ["txt_a", "txt_b"] },
+      storage: null,
+      platform: p,
+      step: { service: "indexer", name: "index", executor: "runner", handler: "indexer", stages: [...INDEXER_STAGES], params: {} },
+    });
+    const err = await rejectionOf(createIndexerHandler({ createEngine: () => flaky })(ctx), StepFailure);
+    expect(err).toMatchObject({ code: "index_rollback" });
+    expect(ctx.report.timeline()).toContain("embed_dense:failed");
+    expect(p.callsOf("catalog.rollback")).toHaveLength(1);
+  });
+
   it("a failed cutover rolls back too", async () => {
     const p = platform().failOn("catalog.cutover", 1);
     expect(await rejectionOf(run(p, ["txt_a"]), StepFailure)).toMatchObject({ code: "index_rollback" });

@@ -87,6 +87,24 @@ describe("metadata handler", () => {
     expect(engine.asked).toEqual([]);
   });
 
+  it("an engine failure fails generate_metadata with the engine's code", async () => {
+    const broken: TextEngine = {
+      generatedBy: { engine: "openai-compatible", model: "m", kind: "language-model" },
+      metadata: async () => {
+        throw new StepFailure("processing_failed", "openai-compatible (m): HTTP 503 after 3 attempts", true);
+      },
+      summarize: async () => {
+        throw new Error("not asked");
+      },
+    };
+    const c = await context(generateMetadataStep, "metadata", new FakePlatform({ txt_bread: DOC }));
+    expect(await rejectionOf(createMetadataHandler({ createEngine: () => broken })(c), StepFailure)).toMatchObject({
+      code: "processing_failed",
+      retryable: true,
+    });
+    expect(c.report.timeline().slice(-1)).toEqual(["generate_metadata:failed"]);
+  });
+
   it("a transcript that is gone fails with source_not_found", async () => {
     const c = await context(generateMetadataStep, "metadata", new FakePlatform({}));
     expect(await rejectionOf(createMetadataHandler()(c), StepFailure)).toMatchObject({ code: "source_not_found" });

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { lexicalEmbedding } from "./lexical-vectors";
+import { LEXICAL_FAIL_WORD, lexicalEmbedding } from "./lexical-vectors";
 
 /** The lexical stand-in model (lexical-vectors.ts) in OpenAI's `/v1/embeddings` format on loopback, for the Workers tests. */
 /** Starts the server on a free loopback port; it never keeps the process alive. */
@@ -15,6 +15,11 @@ export async function startLexicalEmbeddings(): Promise<{ url: string; close(): 
       }
       const { input, model } = JSON.parse(body) as { input: string | string[]; model: string };
       const texts = typeof input === "string" ? [input] : input;
+      // A way for a test to see the server fail: any text asking for it.
+      if (texts.some((t) => t.includes(LEXICAL_FAIL_WORD))) {
+        res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "model overloaded" } }));
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
           object: "list",

@@ -7,6 +7,8 @@
  */
 export const LEXICAL_MODEL = "lexical-hash-64";
 export const LEXICAL_DIMENSIONS = 64;
+/** A text containing this word makes the server answer 503 (tests of a failing embeddings server). */
+export const LEXICAL_FAIL_WORD = "zzfailembedding";
 
 function hash(word: string): number {
   let h = 0x811c9dc5;

@@ -4,7 +4,7 @@ import { collectionName, SearchRequestSchema } from "../../../contracts/catalog"
 import { projectOf, requireAuth } from "../../auth/middleware";
 import { dropTranscript } from "../../catalog/index-writer";
 import { queryEmbedder } from "../../catalog/query-embedder";
-import { searchCatalog } from "../../catalog/search";
+import { DenseUnavailable, searchCatalog } from "../../catalog/search";
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
 import { getDb } from "../../db/client";
 import { catalogEntries } from "../../db/schema";
@@ -36,9 +36,15 @@ export const catalogRoutes = new Hono<AppBindings>()
       embedder: embedder.engine,
       candidates: settings.catalog.candidates,
       rrfK: settings.catalog.rrfK,
+    }).catch((err: unknown) => {
+      if (err instanceof DenseUnavailable)
+        throw new ApiError("serviceNotAvailable", `dense search is not available right now: ${err.message}`, [
+          { path: "mode", issue: "denseUnavailable" },
+        ]);
+      throw err;
     });
-    const warnings =
-      req.mode === "hybrid" && embedder.unavailable ? [`dense retrieval unavailable (${embedder.unavailable}): sparse results only`] : [];
+    const unavailable = embedder.unavailable ?? answer.info.denseFailed;
+    const warnings = req.mode === "hybrid" && unavailable ? [`dense retrieval unavailable (${unavailable}): sparse results only`] : [];
     return ok(
       c,
       { query: req.query, mode: req.mode, results: answer.results, groups: answer.groups },

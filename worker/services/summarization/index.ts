@@ -97,19 +97,17 @@ export const summarizationWorker = defineWorkerService<"summarization">({
       credits: 1,
       record: {
         insert: async (jobId, now) => {
-          await db
-            .insert(summarizations)
-            .values({
-              id: summarizationId,
-              projectId,
-              jobId,
-              textSourceId,
-              status: "pending",
-              config,
-              result: null,
-              createdAt: now,
-              updatedAt: now,
-            });
+          await db.insert(summarizations).values({
+            id: summarizationId,
+            projectId,
+            jobId,
+            textSourceId,
+            status: "pending",
+            config,
+            result: null,
+            createdAt: now,
+            updatedAt: now,
+          });
         },
         remove: async () => {
           await db.delete(summarizations).where(eq(summarizations.id, summarizationId));
