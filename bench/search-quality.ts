@@ -112,7 +112,10 @@ const rankOf = (sources: readonly string[], want: string | undefined) => {
 async function rankAll(t: BenchTenant, questions: readonly Question[], idOf: Map<string, string>, mode: Mode): Promise<number[]> {
   const ranks: number[] = [];
   for (const q of questions) {
-    const { results } = await t.search({ query: q.query, mode, limit: LIMIT });
+    const { results, metadata } = await t.search({ query: q.query, mode, limit: LIMIT });
+    // A hybrid search whose dense half failed answers from BM25 alone: not the search being measured.
+    if (Array.isArray(metadata["warnings"]) && metadata["warnings"].length > 0)
+      throw new Error(`search warned: ${String(metadata["warnings"])}`);
     ranks.push(
       rankOf(
         results.map((h) => h.textSourceId),

@@ -1,0 +1,354 @@
+import { execFile, execFileSync } from "node:child_process";
+import { readdir } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { parseArgs } from "node:util";
+import { removeStopwords } from "stopword";
+import { collectionName } from "../contracts/catalog";
+import { bytesToVector, normalize, vectorToBytes } from "../contracts/embeddings/interface";
+import { embeddingEngineForWorker } from "../contracts/embeddings/worker-factory";
+import { DEFAULT_SETTINGS } from "../contracts/settings";
+import type { Segment } from "../contracts/transcript";
+import { chunkSegments } from "../gpu-runner/services/indexer/chunk";
+import { startEmbeddingsServer } from "../scripts/local-engines/embeddings-server";
+import { ftsMatchExpression } from "../worker/catalog/sparse";
+import { loadPassages, loadQuestions, openTenant, processingMs, seededRandom, segmentsOf, sentencesOf, wordCount } from "./catalog-lib";
+import { fmt, machineInfo, runLoad, summarize, table, withFreshStack, type LoadResult } from "./lib";
+
+/**
+ * Catalog search latency on 10,000 indexed chunks (100 transcripts of 100 chunks, about 90 words
+ * each) on a fresh local stack, per mode, one client and N concurrent clients, beside the bare Hono
+ * route on the same workerd as the ceiling; then where a search's time goes.
+ *
+ * The transcripts are the labelled corpus's passages (bench/data) in a different seeded order each,
+ * one segment per sentence at 150 words a minute, cut so the default chunking (30-60 s, 10 s
+ * overlap) makes exactly 100 chunks; the bench plays the runner for their transcription step, and a
+ * real gpu-runner indexes them (local-wink). Queries are the 80 labelled questions, in turn.
+ *
+ *   npx tsx bench/search-latency.ts [--transcripts 100] [--chunks 100] [--concurrency 8] [--requests 300] [--seconds 30]
+ */
+const { values: args } = parseArgs({
+  options: {
+    transcripts: { type: "string", default: "100" },
+    chunks: { type: "string", default: "100" },
+    concurrency: { type: "string", default: "8" },
+    requests: { type: "string", default: "300" },
+    seconds: { type: "string", default: "30" },
+    port: { type: "string", default: process.env["BENCH_API_PORT"] ?? "18992" },
+  },
+});
+const TRANSCRIPTS = Number(args.transcripts);
+const CHUNKS_PER = Number(args.chunks);
+const CONCURRENCY = Number(args.concurrency);
+const REQUESTS = Number(args.requests);
+const SECONDS = Number(args.seconds);
+const LIMIT = 10;
+const exec = promisify(execFile);
+
+const { chunkMinSeconds, chunkMaxSeconds, chunkOverlapSeconds } = DEFAULT_SETTINGS.catalog;
+const CHUNKING = { minSeconds: chunkMinSeconds, maxSeconds: chunkMaxSeconds, overlapSeconds: chunkOverlapSeconds };
+
+/** Passages in a seeded order, sentence by sentence, cut where the default chunking closes chunk number `chunks`. */
+function transcriptFor(seed: number, sentencesByPassage: readonly string[][], chunks: number): Segment[] {
+  const rand = seededRandom(seed);
+  const sentences: string[] = [];
+  for (;;) {
+    const order = sentencesByPassage.map((s, i) => [rand(), i] as const).sort((a, b) => a[0] - b[0]);
+    for (const [, i] of order) sentences.push(...sentencesByPassage[i]!);
+    const made = chunkSegments(segmentsOf(sentences), CHUNKING);
+    if (made.length > chunks) {
+      const last = made[chunks - 1]!.segmentIds.at(-1)!;
+      const segments = segmentsOf(sentences.slice(0, last + 1));
+      if (chunkSegments(segments, CHUNKING).length !== chunks) throw new Error("cutting the transcript changed its chunking");
+      return segments;
+    }
+  }
+}
+
+/** The same scan decoding through a Float32Array view of each blob (little-endian hosts) instead of a DataView: the decode's share. */
+function scanWithViews(rows: ReadonlyArray<[number, ArrayBuffer]>, query: Float32Array, topK: number): number {
+  const best: number[] = [];
+  for (const [, blob] of rows) {
+    const v = new Float32Array(blob);
+    let dot = 0;
+    for (let i = 0; i < v.length; i++) dot += v[i]! * query[i]!;
+    if (best.length === topK && dot <= best[best.length - 1]!) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1]! < dot) at--;
+    best.splice(at, 0, dot);
+    if (best.length > topK) best.pop();
+  }
+  return best.length;
+}
+
+/** The D1 vector store's scan (worker/catalog/vector-store/d1.ts), copied: decode each blob, dot product, bounded top-K. */
+function scan(rows: ReadonlyArray<[number, ArrayBuffer]>, query: Float32Array, topK: number): number {
+  const best: Array<{ id: number; score: number }> = [];
+  for (const [id, blob] of rows) {
+    const v = bytesToVector(blob);
+    let dot = 0;
+    for (let i = 0; i < v.length; i++) dot += v[i]! * query[i]!;
+    if (best.length === topK && dot <= best[best.length - 1]!.score) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1]!.score < dot) at--;
+    best.splice(at, 0, { id, score: dot });
+    if (best.length > topK) best.pop();
+  }
+  return best.length;
+}
+
+async function findD1File(stateDir: string): Promise<string | null> {
+  const root = path.join(stateDir, "wrangler");
+  const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith(".sqlite") && f.includes("D1"));
+  for (const f of files) {
+    const full = path.join(root, f);
+    const { stdout } = await exec("sqlite3", ["-readonly", full, "SELECT count(*) FROM sqlite_master WHERE name = 'catalog_vectors'"]);
+    if (stdout.trim() === "1") return full;
+  }
+  return null;
+}
+
+/** SQLite's own time for one statement (sqlite3's `.timer`, "real" seconds), the median of `times` runs. */
+function sqliteMs(file: string, sql: string, times = 5): number {
+  const runs: number[] = [];
+  for (let i = 0; i < times; i++) {
+    // On stdin: sqlite3 prints no timer for a statement given as an argument.
+    const stdout = execFileSync("sqlite3", ["-readonly", "-cmd", ".timer on", file], {
+      input: `${sql};\n`,
+      maxBuffer: 64 * 2 ** 20,
+    }).toString();
+    const real = /Run Time: real ([\d.]+)/.exec(stdout)?.[1];
+    if (!real) throw new Error(`sqlite3 printed no timing for: ${sql}\n${stdout.slice(0, 500)}`);
+    runs.push(Number(real) * 1000);
+  }
+  return summarize(runs).p50;
+}
+
+const sql = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+const passages = loadPassages();
+const questions = loadQuestions();
+const sentencesByPassage = passages.map((p) => sentencesOf(p.text));
+
+await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) => {
+  const t = await openTenant(stack, "search-latency");
+  const transcripts = Array.from({ length: TRANSCRIPTS }, (_, i) => transcriptFor(i + 1, sentencesByPassage, CHUNKS_PER));
+  const transcribeStarted = performance.now();
+  const ids = await t.transcribe(transcripts);
+  const transcribeMs = performance.now() - transcribeStarted;
+
+  stack.startRunner();
+  const indexStarted = performance.now();
+  const jobs = [];
+  for (let i = 0; i < ids.length; i += 50) jobs.push(await t.createJob("indexer", { textSourceIds: ids.slice(i, i + 50) }));
+  const done = [];
+  for (const j of jobs) done.push(await t.waitForJob(j.jobId, 3_600_000));
+  const indexMs = performance.now() - indexStarted;
+  const inventory = await t.api<Array<{ chunkCount: number; denseModel: string }>>("GET", "/v1/catalog/transcriptions");
+  const chunks = inventory.reduce((n, e) => n + e.chunkCount, 0);
+  const chunkWords = transcripts.flatMap((segs) => chunkSegments(segs, CHUNKING).map((c) => wordCount(c.text)));
+  const chunkWordStats = summarize(chunkWords);
+
+  const base = stack.apiBaseUrl;
+  const auth = { authorization: `Bearer ${t.tenant.projectKey}`, "content-type": "application/json" };
+  const tookMs: number[] = [];
+  const searchOp =
+    (extra: Record<string, unknown>) =>
+    async (i: number): Promise<string | null> => {
+      const body = JSON.stringify({ query: questions[i % questions.length]!.query, limit: LIMIT, ...extra });
+      const res = await fetch(`${base}/v1/catalog/search`, { method: "POST", headers: auth, body });
+      const text = await res.text();
+      if (res.status !== 200) return `${res.status} ${text.slice(0, 300)}`;
+      const { metadata } = JSON.parse(text) as { metadata: { tookMs?: number; warnings?: string[] } };
+      // A hybrid search whose dense half failed answers 200 from BM25 alone: that is not the search being measured.
+      if (metadata.warnings?.length) return `answered with warnings: ${metadata.warnings.join("; ")}`;
+      if (typeof metadata.tookMs === "number") tookMs.push(metadata.tookMs);
+      return null;
+    };
+  const bare = async () => {
+    const res = await fetch(`${base}/__bench/bare`);
+    await res.text();
+    return res.status === 200 ? null : `${res.status}`;
+  };
+  const one = ids[0]!;
+  const endpoints: Array<{ name: string; op: (i: number) => Promise<string | null> }> = [
+    { name: "GET /__bench/bare (ceiling)", op: bare },
+    { name: "search hybrid", op: searchOp({ mode: "hybrid" }) },
+    { name: "search dense", op: searchOp({ mode: "dense" }) },
+    { name: "search sparse", op: searchOp({ mode: "sparse" }) },
+    { name: `search dense, textSourceIds: 1 transcript (${CHUNKS_PER} vectors)`, op: searchOp({ mode: "dense", textSourceIds: [one] }) },
+  ];
+
+  const rows: string[][] = [];
+  const results: Array<{ name: string; concurrency: number; r: LoadResult; took: number[] }> = [];
+  for (const e of endpoints) {
+    await runLoad(e.op, { requests: 20, seconds: 20, concurrency: 2 });
+    for (const concurrency of [1, CONCURRENCY]) {
+      tookMs.length = 0;
+      const r = await runLoad(e.op, { requests: concurrency === 1 ? Math.min(REQUESTS, 150) : REQUESTS, seconds: SECONDS, concurrency });
+      results.push({ name: e.name, concurrency, r, took: [...tookMs] });
+      console.error(
+        `  ${e.name} x${concurrency}: ${r.latencies.length} ok, p50 ${fmt(summarize(r.latencies).p50)} ms, load ${os.loadavg()[0]?.toFixed(2)}`,
+      );
+    }
+  }
+  for (const { name, concurrency, r, took } of results) {
+    const s = summarize(r.latencies);
+    rows.push([
+      name,
+      String(concurrency),
+      String(r.requests),
+      fmt(s.p50),
+      fmt(s.p99),
+      fmt(r.latencies.length / (r.wallMs / 1000), 1),
+      took.length ? fmt(summarize(took).p50, 0) : "-",
+      String(r.errors),
+    ]);
+  }
+
+  // Where the time goes.
+  const server = await startEmbeddingsServer({ port: 0 });
+  const embedder = embeddingEngineForWorker({ engine: "local-wink", baseUrl: server.url });
+  await embedder.embed(["warm up"]);
+  const embedRun = await runLoad(
+    async (i) => {
+      await embedder.embed([questions[i % questions.length]!.query]);
+      return null;
+    },
+    { requests: 200, seconds: 20, concurrency: 1 },
+  );
+  await server.close();
+  const [queryVector] = await embedder.embed([questions[0]!.query]).catch(() => [new Float32Array(100)]);
+  const rand = seededRandom(7);
+  const fakeRows: Array<[number, ArrayBuffer]> = Array.from({ length: chunks }, (_, i) => {
+    const v = normalize(Float32Array.from({ length: 100 }, () => rand() - 0.5));
+    const bytes = vectorToBytes(v);
+    return [i, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer];
+  });
+  const scanRun = await runLoad(
+    async () => (scan(fakeRows, queryVector ?? new Float32Array(100), DEFAULT_SETTINGS.catalog.candidates), null),
+    {
+      requests: 200,
+      seconds: 10,
+      concurrency: 1,
+    },
+  );
+
+  const viewRun = await runLoad(
+    async () => (scanWithViews(fakeRows, queryVector ?? new Float32Array(100), DEFAULT_SETTINGS.catalog.candidates), null),
+    { requests: 200, seconds: 10, concurrency: 1 },
+  );
+
+  const d1File = await findD1File(stack.stateDir);
+  const collection = collectionName(t.tenant.projectId);
+  const model = inventory[0]?.denseModel ?? "";
+  const sqliteRows: string[][] = [];
+  if (d1File) {
+    const vectors = sqliteMs(
+      d1File,
+      `SELECT count(*), sum(length(vector)) FROM catalog_vectors WHERE collection = ${sql(collection)} AND model = ${sql(model)}`,
+    );
+    sqliteRows.push([`vector scan: every vector of the collection read (${chunks} x 400 bytes)`, fmt(vectors, 1)]);
+    const match = ftsMatchExpression(questions[1]!.query)!;
+    const fts = sqliteMs(
+      d1File,
+      "SELECT count(*) FROM (SELECT c.id, bm25(catalog_chunks_fts) AS rank FROM catalog_chunks_fts JOIN catalog_chunks c ON c.id = catalog_chunks_fts.rowid " +
+        `WHERE catalog_chunks_fts MATCH ${sql(match)} ORDER BY rank LIMIT ${DEFAULT_SETTINGS.catalog.candidates * 2})`,
+    );
+    sqliteRows.push([
+      `BM25 top ${DEFAULT_SETTINGS.catalog.candidates * 2} for "${questions[1]!.query.slice(0, 40)}…" (${match.split(" OR ").length} terms OR-ed)`,
+      fmt(fts, 1),
+    ]);
+    const contentOnly = ftsMatchExpression(removeStopwords(questions[1]!.query.split(/\s+/)).join(" "))!;
+    const ftsContent = sqliteMs(
+      d1File,
+      "SELECT count(*) FROM (SELECT c.id, bm25(catalog_chunks_fts) AS rank FROM catalog_chunks_fts JOIN catalog_chunks c ON c.id = catalog_chunks_fts.rowid " +
+        `WHERE catalog_chunks_fts MATCH ${sql(contentOnly)} ORDER BY rank LIMIT ${DEFAULT_SETTINGS.catalog.candidates * 2})`,
+    );
+    const contentMatching = execFileSync("sqlite3", [
+      "-readonly",
+      d1File,
+      `SELECT count(*) FROM catalog_chunks_fts WHERE catalog_chunks_fts MATCH ${sql(contentOnly)}`,
+    ])
+      .toString()
+      .trim();
+    sqliteRows.push([
+      `  the same query, stop words removed (${contentOnly.split(" OR ").length} terms, matching ${contentMatching} chunks)`,
+      fmt(ftsContent, 1),
+    ]);
+    const ids10 = JSON.stringify(Array.from({ length: LIMIT }, (_, i) => i * 97 + 1));
+    const marks = sqliteMs(
+      d1File,
+      // As the route runs it (sqlite3 refuses highlight() inside a subquery, so the 10 rows are printed and dropped).
+      `SELECT rowid, highlight(catalog_chunks_fts, 0, '[', ']') FROM catalog_chunks_fts ` +
+        `WHERE catalog_chunks_fts MATCH ${sql(match)} AND rowid IN (SELECT value FROM json_each(${sql(ids10)}))`,
+    );
+    sqliteRows.push([`highlights of the ${LIMIT} returned chunks (the route's MATCH ... AND rowid IN json_each)`, fmt(marks, 1)]);
+    const matching = await exec("sqlite3", [
+      "-readonly",
+      d1File,
+      `SELECT count(*) FROM catalog_chunks_fts WHERE catalog_chunks_fts MATCH ${sql(match)}`,
+    ]);
+    sqliteRows.push([`  (chunks that query matches: ${matching.stdout.trim()} of ${chunks})`, ""]);
+  }
+
+  // A filtered sparse search: the filter is applied after the SQL LIMIT (see the report).
+  const filtered = await t.search({ query: questions[0]!.query, mode: "sparse", textSourceIds: [one], limit: LIMIT });
+  const filteredDense = await t.search({ query: questions[0]!.query, mode: "dense", textSourceIds: [one], limit: LIMIT });
+
+  console.log(machineInfo());
+  console.log(
+    `command: npx tsx bench/search-latency.ts --transcripts ${TRANSCRIPTS} --chunks ${CHUNKS_PER} --concurrency ${CONCURRENCY} --requests ${REQUESTS} --seconds ${SECONDS}`,
+  );
+  console.log(
+    `collection: ${chunks} chunks in ${inventory.length} transcripts (chunk text ${fmt(chunkWordStats.mean, 0)} words on average, ${chunkWordStats.min}-${chunkWordStats.max}, overlap included), ${model}, D1 exact-cosine store; ` +
+      `transcripts created in ${fmt(transcribeMs / 1000, 0)} s; indexed by one real gpu-runner in ${fmt(indexMs / 1000, 0)} s ` +
+      `(${fmt(chunks / (indexMs / 1000), 0)} chunks/s; jobs processing ${done.map((j) => fmt(processingMs(j) / 1000, 0)).join(" + ")} s)`,
+  );
+  console.log(
+    `load: 1 client (up to ${Math.min(REQUESTS, 150)} requests) and ${CONCURRENCY} clients (up to ${REQUESTS} requests or ${SECONDS} s) per row, after 20 warm-up requests; limit ${LIMIT}; queries: the 80 labelled questions in turn\n`,
+  );
+  console.log(table(["endpoint", "clients", "requests", "p50 ms", "p99 ms", "req/s", "server tookMs p50", "errors"], rows));
+
+  console.log("\nwhere a search's time goes (p50 ms):");
+  const p50 = (name: string, c = 1) => summarize(results.find((r) => r.name === name && r.concurrency === c)!.r.latencies).p50;
+  const denseFull = p50("search dense");
+  const denseOne = p50(endpoints[4]!.name);
+  console.log(
+    table(
+      ["part", "p50 ms"],
+      [
+        [
+          "query embedding: Worker client -> local engine process over loopback HTTP (measured from Node, same client code)",
+          fmt(summarize(embedRun.latencies).p50, 2),
+        ],
+        [
+          `store scan in JS alone: decode + cosine + top ${DEFAULT_SETTINGS.catalog.candidates} over ${chunks} vectors (d1.ts loop, in Node)`,
+          fmt(summarize(scanRun.latencies).p50, 2),
+        ],
+        ["  the same with a Float32Array view per blob instead of DataView reads", fmt(summarize(viewRun.latencies).p50, 2)],
+        ...sqliteRows,
+        [
+          `dense search, whole collection (${chunks} vectors) minus one transcript (${CHUNKS_PER} vectors), through the route`,
+          fmt(denseFull - denseOne, 1),
+        ],
+        ["  = what reading the other vectors through D1 into the Worker costs per search", ""],
+      ],
+    ),
+  );
+  console.log(
+    `\nfiltered search check (textSourceIds = one transcript, "${questions[0]!.query}"): dense ${filteredDense.results.length} results, sparse ${filtered.results.length} results`,
+  );
+  console.log(
+    `load average at end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  const failed = results.filter((r) => r.r.errors > 0);
+  if (failed.length > 0)
+    throw new Error(
+      `requests failed: ${failed.map((r) => `${r.name} x${r.concurrency}: ${r.r.errors} (${r.r.firstError ?? ""})`).join("; ")}`,
+    );
+});
