@@ -170,7 +170,7 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
     perSecond(indexMany.stages.get(s) ?? Number.NaN),
   ]);
   console.log(
-    `\nindexing throughput: one indexer job over ${COPIES} 60-minute transcripts, ${n} chunks (${fmt(words / (n / COPIES), 0)} words per chunk before overlap)`,
+    `\nindexing throughput: one indexer job over ${COPIES} 60-minute transcripts, ${n} chunks (${fmt(summarize(texts.map(wordCount)).mean, 0)} words of text per chunk, the 10 s overlap included)`,
   );
   console.log(
     table(
