@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Segment } from "../../../contracts/transcript";
-import { readMetadataAnswer, readSummaryAnswer, UnreadableAnswer, type ReadContext } from "../../../gpu-runner/engines/text/answer";
+import { UnreadableAnswer } from "../../../gpu-runner/engines/chat/interface";
+import { readMetadataAnswer, readSummaryAnswer, type ReadContext } from "../../../gpu-runner/engines/text/answer";
 import { loadIabIds } from "../../../gpu-runner/engines/text/iab-ids";
 import type { TextDocument } from "../../../gpu-runner/engines/text/interface";
 import {
