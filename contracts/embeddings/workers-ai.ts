@@ -1,6 +1,7 @@
+import { describeFailure, short } from "../engine-http";
 import { withRetry } from "../retry";
 import { StepFailure } from "../step-failure";
-import { DEFAULT_EMBEDDING_HTTP, describeFailure, EmbeddingRequestError, postJson, short, type EmbeddingHttpPolicy } from "./http";
+import { DEFAULT_EMBEDDING_HTTP, EmbeddingRequestError, postJson, type EmbeddingHttpPolicy } from "./http";
 import { embedInBatches, MAX_BATCH, normalize, type EmbeddingEngine } from "./interface";
 
 /**
