@@ -1,7 +1,8 @@
 /**
  * Waiting and retrying, shared by the Worker and the runner (so: web-platform APIs only, no Node
- * modules). One abortable sleep, one delay rule (capped exponential backoff with jitter that honours
- * a server's Retry-After), and one loop that applies them.
+ * modules). One abortable sleep, one abortable wait for work that cannot be stopped, one delay rule
+ * (capped exponential backoff with jitter that honours a server's Retry-After), and one loop that
+ * applies them.
  */
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as the signal aborts. */
@@ -20,6 +21,33 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       Math.max(0, ms),
     );
     signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Waits for `work`, or rejects with the signal's reason as soon as it aborts (at once if it already
+ * has): for work that cannot itself be stopped (a sharp encode, a model load other callers share,
+ * an AI binding call), which goes on unobserved; a failure it ends with later is ignored.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason as unknown);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as unknown);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err as Error);
+      },
+    );
   });
 }
 

@@ -255,13 +255,9 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   }
 
   async heartbeat(taskId: string, token: string): Promise<LeaseCheck<{ leaseUntil: string; cancelRequested: boolean }>> {
-    const s = this.state;
-    const lease = this.leaseFor(taskId, token);
-    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
-    this.extendLease(lease);
-    if (lease.taskId.startsWith("rtk_")) await extendTask(this.env.DB, lease.taskId, lease.until);
-    await this.persist(false);
-    await this.scheduleAlarm();
+    const renewed = await this.renewLease(taskId, token);
+    if (!renewed.ok) return renewed;
+    const { state: s, lease } = renewed.value;
     return { ok: true, value: { leaseUntil: lease.until, cancelRequested: s.job.status === "cancelling" } };
   }
 
@@ -270,13 +266,9 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    * job's transcripts, writing the catalog) go through it. A call is a sign of life like a heartbeat.
    */
   async leaseHolder(taskId: string, token: string): Promise<LeaseCheck<{ job: Job; step: StepSpec; attempt: number }>> {
-    const s = this.state;
-    const lease = this.leaseFor(taskId, token);
-    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
-    this.extendLease(lease);
-    if (lease.taskId.startsWith("rtk_")) await extendTask(this.env.DB, lease.taskId, lease.until);
-    await this.persist(false);
-    await this.scheduleAlarm();
+    const renewed = await this.renewLease(taskId, token);
+    if (!renewed.ok) return renewed;
+    const { state: s, lease } = renewed.value;
     return { ok: true, value: { job: s.job, step: s.steps[lease.stepIndex] as StepSpec, attempt: lease.attempt } };
   }
 
@@ -414,6 +406,18 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   private mustState(): JobState {
     if (!this.state) throw new Error("job state missing");
     return this.state;
+  }
+
+  /** A sign of life from the lease holder: the lease (and its lane row) extended, persisted, the alarm moved. */
+  private async renewLease(taskId: string, token: string): Promise<LeaseCheck<{ state: JobState; lease: Lease }>> {
+    const s = this.state;
+    const lease = this.leaseFor(taskId, token);
+    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    this.extendLease(lease);
+    if (lease.taskId.startsWith("rtk_")) await extendTask(this.env.DB, lease.taskId, lease.until);
+    await this.persist(false);
+    await this.scheduleAlarm();
+    return { ok: true, value: { state: s, lease } };
   }
 
   private leaseFor(taskId: string, token: string): Lease | null {

@@ -1,4 +1,5 @@
-import { DEFAULT_EMBEDDING_HTTP, describeFailure, EmbeddingRequestError, postJson, type EmbeddingHttpPolicy } from "./http";
+import { describeFailure } from "../engine-http";
+import { DEFAULT_EMBEDDING_HTTP, EmbeddingRequestError, postJson, type EmbeddingHttpPolicy } from "./http";
 import { embedInBatches, MAX_BATCH, normalize, type EmbeddingEngine } from "./interface";
 
 /**

@@ -1,6 +1,7 @@
-import { withRetry } from "../retry";
+import { describeFailure, short } from "../engine-http";
+import { untilAborted, withRetry } from "../retry";
 import { StepFailure } from "../step-failure";
-import { DEFAULT_EMBEDDING_HTTP, describeFailure, EmbeddingRequestError, postJson, short, type EmbeddingHttpPolicy } from "./http";
+import { DEFAULT_EMBEDDING_HTTP, EmbeddingRequestError, postJson, type EmbeddingHttpPolicy } from "./http";
 import { embedInBatches, MAX_BATCH, normalize, type EmbeddingEngine } from "./interface";
 
 /**
@@ -124,7 +125,8 @@ export function workersAiBinding(ai: AiBinding, opts: WorkersAiBindingOptions = 
           made += 1;
           const timeout = AbortSignal.timeout(timeoutMs);
           try {
-            return await abortable(ai.run(model, input), signal ? AbortSignal.any([signal, timeout]) : timeout);
+            // The binding call itself cannot be cancelled: stop waiting for it.
+            return await untilAborted(ai.run(model, input), signal ? AbortSignal.any([signal, timeout]) : timeout);
           } catch (err) {
             if (timeout.aborted && !signal?.aborted) throw new NoAnswer(`no answer within ${timeoutMs} ms`);
             throw err;
@@ -205,24 +207,4 @@ function bindingErrorIsTransient(err: unknown): boolean {
   const code = /\b([35]\d{3})\b/.exec(message)?.[1];
   if (code !== undefined) return !REQUEST_ERROR_CODES.has(Number(code));
   return !/bad input|invalid|validation|no such model/i.test(message);
-}
-
-/** Rejects with the signal's reason as soon as it aborts (the binding call itself cannot be cancelled). */
-function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

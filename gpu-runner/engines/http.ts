@@ -1,34 +1,20 @@
-import { withRetry } from "../../contracts/retry";
+import { callEngine, describeFailure, readJson, type EngineCallOptions, type RetryPolicy } from "../../contracts/engine-http";
 import { StepFailure } from "../handler";
 
 /**
  * The one HTTP client of engines reached over the network (OpenAI-compatible servers, Workers AI,
- * Replicate, for every capability: speech, image, text, embeddings, translation, tts, diarization).
+ * Replicate, for every capability: speech, image, text, category, translation, tts, diarization),
+ * on the request rules every engine client shares (contracts/engine-http.ts: a timeout per
+ * attempt, retries of 429, 408, 5xx and network errors honouring Retry-After, no retry of other
+ * 4xx, the task's signal abandoning the call with its reason, errors naming engine and model).
  *
- * - Each attempt has its own timeout, which the caller sets shorter than the runner's lease (the
- *   factory derives it from the lease), so a hung server can never outlive the task's lease.
- * - 429, 408 and 5xx answers and network errors are retried with capped exponential backoff,
- *   honouring Retry-After (contracts/retry.ts). Other 4xx answers are the request's fault (bad key,
- *   unsupported file) and fail at once, not retryable.
- * - The task's signal (cancel, lease loss, hard shutdown) aborts the attempt in flight and the wait
- *   before the next one; the call then rejects with the signal's reason, never with a StepFailure.
- * - Every error names the engine and model and carries at most a short excerpt of the answer:
- *   `openai-compatible (whisper-1): HTTP 503 after 3 attempts: model is loading`.
+ * The timeout per attempt is set shorter than the runner's lease (the factory derives it from the
+ * lease), so a hung server can never outlive the task's lease; the task's signal is its cancel,
+ * lease loss or hard shutdown.
  */
-export interface RetryPolicy {
-  /** Total attempts including the first. */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** Per attempt, reading the answer included. Keep it shorter than the runner's lease. */
-  timeoutMs: number;
-}
+export type { RetryPolicy } from "../../contracts/engine-http";
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 1000, maxDelayMs: 20_000, timeoutMs: 45_000 };
-
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status === 408 || status >= 500;
-}
 
 /** A failed call. `status` is the last HTTP status, absent when no answer came (network, timeout). */
 export class EngineRequestError extends StepFailure {
@@ -72,30 +58,22 @@ export interface JsonOptions extends RequestOptions {
   body?: unknown;
 }
 
-/** One attempt's failure, before the retry loop decides what it means. */
-class AttemptFailure extends Error {
-  constructor(
-    readonly what: string,
-    readonly retryable: boolean,
-    readonly status?: number,
-    readonly retryAfter?: string | null,
-    readonly reason?: string,
-  ) {
-    super(what);
-  }
-}
-
-const MAX_REASON = 200;
-
 export class EngineHttpClient {
   readonly engine: string;
   readonly model: string;
   private readonly baseUrl: string;
+  private readonly call: EngineCallOptions;
 
   constructor(private readonly opts: EngineHttpOptions) {
     this.engine = opts.engine;
     this.model = opts.model;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    this.call = {
+      engine: opts.engine,
+      model: opts.model,
+      policy: opts.policy,
+      error: (message, retryable, status) => new EngineRequestError(message, retryable, status),
+    };
   }
 
   /** An absolute URL is used as is (e.g. a polling URL the API handed out). */
@@ -108,32 +86,11 @@ export class EngineHttpClient {
    * covers reading the body, and a body cut off mid-way is retried like any network error.
    */
   async send<T>(path: string, opts: SendOptions, read: (res: Response) => Promise<T>): Promise<T> {
-    const url = this.url(path);
-    const { policy } = this.opts;
-    const attempts = Math.max(1, opts.attempts ?? policy.attempts);
-    let made = 0;
-    try {
-      return await withRetry(
-        async () => {
-          made += 1;
-          return await this.attempt(url, opts, read);
-        },
-        {
-          retries: attempts - 1,
-          baseMs: policy.baseDelayMs,
-          maxMs: policy.maxDelayMs,
-          signal: opts.signal,
-          shouldRetry: (err) => err instanceof AttemptFailure && err.retryable,
-          retryAfter: (err) => (err instanceof AttemptFailure ? err.retryAfter : undefined),
-        },
-      );
-    } catch (err) {
-      if (opts.signal.aborted) throw opts.signal.reason;
-      if (!(err instanceof AttemptFailure)) throw err;
-      const tail = err.reason ? `: ${err.reason}` : "";
-      if (!err.retryable) throw new EngineRequestError(this.describe(`rejected with ${err.what}${tail}`), false, err.status);
-      throw new EngineRequestError(this.describe(`${err.what} after ${made} attempt${made === 1 ? "" : "s"}${tail}`), true, err.status);
-    }
+    const request = async (): Promise<RequestInit> => {
+      const body = opts.body ? await opts.body() : undefined;
+      return { method: opts.method ?? "GET", headers: { ...this.opts.headers, ...opts.headers }, ...(body === undefined ? {} : { body }) };
+    };
+    return callEngine(this.url(path), request, read, { ...this.call, signal: opts.signal, attempts: opts.attempts });
   }
 
   /** A JSON request (the body serialised once) answered with JSON. */
@@ -148,7 +105,7 @@ export class EngineHttpClient {
         headers: { accept: "application/json", ...(payload === undefined ? {} : { "content-type": "application/json" }), ...opts.headers },
         ...(payload === undefined ? {} : { body: () => payload }),
       },
-      (res) => this.readJson(res),
+      (res) => readJson(res, this.call),
     );
   }
 
@@ -157,93 +114,12 @@ export class EngineHttpClient {
     return this.send(
       path,
       { ...opts, method: opts.method ?? "POST", headers: { accept: "application/json", ...opts.headers }, body: form },
-      (res) => this.readJson(res),
+      (res) => readJson(res, this.call),
     );
   }
 
   /** A failure that names this engine and model, for answers that arrived but make no sense. */
   failure(message: string, retryable = true): EngineRequestError {
-    return new EngineRequestError(this.describe(message), retryable, undefined);
+    return new EngineRequestError(describeFailure(this.engine, this.model, message), retryable, undefined);
   }
-
-  private describe(message: string): string {
-    return `${this.engine} (${this.model}): ${message}`;
-  }
-
-  private async attempt<T>(url: string, opts: SendOptions, read: (res: Response) => Promise<T>): Promise<T> {
-    const { timeoutMs } = this.opts.policy;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([opts.signal, timeout]);
-    const noAnswer = (err: unknown): never => {
-      if (opts.signal.aborted) throw opts.signal.reason;
-      if (timeout.aborted) throw new AttemptFailure(`no answer within ${timeoutMs} ms`, true);
-      throw new AttemptFailure("network error", true, undefined, null, short(describeError(err)));
-    };
-    let res: Response;
-    try {
-      const body = opts.body ? await opts.body() : undefined;
-      res = await fetch(url, {
-        method: opts.method ?? "GET",
-        headers: { ...this.opts.headers, ...opts.headers },
-        ...(body === undefined ? {} : { body }),
-        signal,
-      });
-    } catch (err) {
-      return noAnswer(err);
-    }
-    if (!res.ok) {
-      const text = await res.text().catch(() => "");
-      throw new AttemptFailure(
-        `HTTP ${res.status}`,
-        isRetryableStatus(res.status),
-        res.status,
-        res.headers.get("retry-after"),
-        reasonOf(text),
-      );
-    }
-    try {
-      return await read(res);
-    } catch (err) {
-      if (err instanceof StepFailure) throw err;
-      return noAnswer(err);
-    }
-  }
-
-  private async readJson(res: Response): Promise<unknown> {
-    const text = await res.text();
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw this.failure(`answered HTTP ${res.status} with a body that is not JSON: ${short(text) || "(empty)"}`);
-    }
-  }
-}
-
-/** The message an API put in its error body (OpenAI, Cloudflare and Replicate shapes), or the text. */
-function reasonOf(text: string): string {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return short(text);
-  }
-  const o = (body ?? {}) as Record<string, unknown>;
-  const err = o.error as Record<string, unknown> | string | undefined;
-  const errors = Array.isArray(o.errors)
-    ? (o.errors as { message?: unknown }[]).map((e) => e?.message).filter((m) => typeof m === "string")
-    : [];
-  const candidates = [typeof err === "string" ? err : err?.message, errors.join("; "), o.detail, o.message, o.title];
-  const found = candidates.find((c): c is string => typeof c === "string" && c.trim() !== "");
-  return short(found ?? text);
-}
-
-function short(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > MAX_REASON ? `${flat.slice(0, MAX_REASON)}…` : flat;
-}
-
-function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = (err as Error & { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
 }

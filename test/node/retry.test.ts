@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { parseRetryAfter, retryDelayMs, sleep, withRetry } from "../../contracts/retry";
+import { parseRetryAfter, retryDelayMs, sleep, untilAborted, withRetry } from "../../contracts/retry";
 
 /** Settles `p` into a result the test can inspect after advancing fake time. */
 function track<T>(p: Promise<T>) {
@@ -39,6 +39,57 @@ describe("sleep", () => {
     const s = track(sleep(1_000, AbortSignal.abort(reason)));
     await flush();
     expect(s.error).toBe(reason);
+  });
+});
+
+describe("untilAborted", () => {
+  /** Work that cannot be stopped, settled by the test. */
+  function work<T>() {
+    let settle!: { resolve(v: T): void; reject(e: unknown): void };
+    const promise = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+    return { promise, ...settle };
+  }
+
+  it("resolves with the work's value while the signal holds", async () => {
+    const w = work<string>();
+    const wait = untilAborted(w.promise, new AbortController().signal);
+    w.resolve("done");
+    await expect(wait).resolves.toBe("done");
+  });
+
+  it("rejects with the work's error while the signal holds", async () => {
+    const w = work<string>();
+    const wait = untilAborted(w.promise, new AbortController().signal);
+    const failure = new Error("decode failed");
+    w.reject(failure);
+    await expect(wait).rejects.toBe(failure);
+  });
+
+  it("rejects with the signal's reason as soon as it aborts, without waiting for the work", async () => {
+    const ac = new AbortController();
+    const s = track(untilAborted(work<string>().promise, ac.signal));
+    const reason = new Error("cancel requested");
+    ac.abort(reason);
+    await Promise.resolve();
+    expect(s).toEqual({ done: true, error: reason });
+  });
+
+  it("rejects at once when the signal is already aborted, and leaves no unhandled rejection when the work fails later", async () => {
+    const w = work<string>();
+    const reason = new Error("cancel requested");
+    await expect(untilAborted(w.promise, AbortSignal.abort(reason))).rejects.toBe(reason);
+    const unhandled: unknown[] = [];
+    const record = (e: unknown) => unhandled.push(e);
+    process.on("unhandledRejection", record);
+    w.reject(new Error("encode failed"));
+    await new Promise((r) => setImmediate(r));
+    process.off("unhandledRejection", record);
+    expect(unhandled).toEqual([]);
+  });
+
+  it("is the work itself without a signal", () => {
+    const w = work<string>();
+    expect(untilAborted(w.promise, undefined)).toBe(w.promise);
   });
 });
 

@@ -4,10 +4,10 @@ import type { CategoryEngine, CategoryEngineName, CategoryRequest, VisualSummary
 import { OPENAI_COMPATIBLE_CATEGORY_DEFAULT_MODEL } from "../../gpu-runner/engines/category/openai-compatible";
 import { WORKERS_AI_CATEGORY_DEFAULT_MODEL } from "../../gpu-runner/engines/category/workers-ai";
 import type { EngineEnv } from "../../gpu-runner/engines/config";
-import { fastRetryEnv } from "./engine-conformance";
 import type { ChatReply } from "./fakes/chat";
 import type { FakeHttpServer } from "./fakes/fake-http";
-import { OPENAI_COMPATIBLE_FAKE, WORKERS_AI_FAKE, type HostedFake } from "./hosted-fakes";
+import { engineEnv, OPENAI_COMPATIBLE_FAKE, startHosted, WORKERS_AI_FAKE } from "./hosted-fakes";
+import type { HostedFake, HostedFixture } from "./hosted-fakes";
 
 /**
  * Every category backend, each with what it talks to: the local lexicon on its own, the hosted
@@ -25,15 +25,8 @@ export interface CategoryHarness {
   close(): Promise<void>;
 }
 
-export interface HostedCategoryHarness<
-  F extends FakeHttpServer & { chatReply: ChatReply } = FakeHttpServer & { chatReply: ChatReply },
-> extends CategoryHarness {
-  fake: F;
-  /** The variables the fake is reached with (base URL, credentials). */
-  env: EngineEnv;
-  wrongCredentials: EngineEnv;
-  /** The first variable the backend cannot do without. */
-  required: string;
+export interface HostedCategoryHarness<F extends FakeHttpServer & { chatReply: ChatReply } = FakeHttpServer & { chatReply: ChatReply }>
+  extends CategoryHarness, HostedFixture<F> {
   /** Makes the model answer `text`, whatever it is asked (until reset). */
   says(text: string): void;
 }
@@ -85,15 +78,12 @@ function hosted<F extends FakeHttpServer & { chatReply: ChatReply }>(
     name,
     model,
     async start() {
-      const fake = await opts.start();
+      const fixture = await startHosted(opts, "CATEGORY");
+      const { fake } = fixture;
       fake.chatReply = quotedCategoryModel;
-      const env = opts.env(fake);
       return {
-        fake,
-        env,
-        wrongCredentials: opts.wrongCredentials,
-        required: opts.required,
-        engine: (overrides = {}, m) => categoryEngine(name, { ...fastRetryEnv("CATEGORY"), ...env, ...overrides }, m),
+        ...fixture,
+        engine: (overrides, m) => categoryEngine(name, engineEnv(fixture, overrides), m),
         request,
         says: (text) => {
           fake.chatReply = () => text;

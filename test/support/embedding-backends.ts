@@ -7,10 +7,10 @@ import { WORKERS_AI_EMBEDDING_DEFAULT_MODEL, type AiBinding } from "../../contra
 import type { EngineEnv } from "../../gpu-runner/engines/config";
 import { createEmbeddingEngine } from "../../gpu-runner/engines/embeddings/factory";
 import { startEmbeddingsServer } from "../../scripts/local-engines/embeddings-server";
-import { fastRetryEnv } from "./engine-conformance";
 import { bgeOutput, fakeEmbedding } from "./fakes/embeddings";
 import type { FakeHttpServer } from "./fakes/fake-http";
-import { OPENAI_COMPATIBLE_FAKE, WORKERS_AI_FAKE, type HostedFake } from "./hosted-fakes";
+import { engineEnv, OPENAI_COMPATIBLE_FAKE, startHosted, WORKERS_AI_FAKE } from "./hosted-fakes";
+import type { HostedFake, HostedFixture } from "./hosted-fakes";
 
 /**
  * Every embedding backend, each with what it talks to:
@@ -31,12 +31,7 @@ export interface EmbeddingHarness {
   close(): Promise<void>;
 }
 
-export interface HostedEmbeddingHarness extends EmbeddingHarness {
-  fake: FakeHttpServer;
-  env: EngineEnv;
-  wrongCredentials: EngineEnv;
-  /** The first variable the backend cannot do without. */
-  required: string;
+export interface HostedEmbeddingHarness extends EmbeddingHarness, HostedFixture<FakeHttpServer> {
   /** The vector the fake answers for `text`, as the client must return it. */
   expected(text: string): Float32Array;
   /** Makes the fake answer a well-formed body without vectors (until reset). */
@@ -109,14 +104,11 @@ function hosted<F extends FakeHttpServer>(
     maxBatch: MAX_BATCH[engine],
     semantic: false,
     async start() {
-      const fake = await opts.start();
-      const env = opts.env(fake);
+      const fixture = await startHosted(opts, "EMBEDDING");
+      const { fake } = fixture;
       return {
-        fake,
-        env,
-        wrongCredentials: opts.wrongCredentials,
-        required: opts.required,
-        engine: (overrides = {}) => createEmbeddingEngine(engine, { ...fastRetryEnv("EMBEDDING"), ...env, ...overrides }),
+        ...fixture,
+        engine: (overrides) => createEmbeddingEngine(engine, engineEnv(fixture, overrides)),
         sent: () => fake.requests.map((r) => inputOf(r.json() as Record<string, unknown>)),
         expected: (text) => normalize(answers(text)),
         answersNoVectors: () => answersNoVectors(fake),

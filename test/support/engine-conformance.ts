@@ -2,14 +2,15 @@ import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { StepFailure } from "../../gpu-runner/handler";
 import type { EngineEnv } from "../../gpu-runner/engines/config";
 import type { FakeHttpServer } from "./fakes/fake-http";
+import type { HostedFixture } from "./hosted-fakes";
 import { rejectionOf } from "./rejection";
 
 /**
  * Pieces of the per-capability engine conformance suites (test/node/engines/<capability>.conformance
  * .test.ts). A suite is one `describe.each` over the capability's backends, each against its fake
  * (test/support/fakes/); the capability's own cases (what a result must contain) sit in the suite,
- * and the HTTP behaviour every hosted backend shares comes from `hostedTransportCases`, written once
- * for every capability.
+ * and what every hosted backend shares comes from `hostedTransportCases` (HTTP) and
+ * `requiredSettingCase` (the factory), written once for every capability.
  */
 
 /** Starts a fixture once for the enclosing describe, resets it after each test, closes it at the end. */
@@ -40,19 +41,17 @@ export function abortAfter(ms: number, reason: unknown): AbortSignal {
   return ac.signal;
 }
 
+/** A hosted backend's harness as the shared cases use it: its fixture, and an engine aimed at the fake (`env` adds or overrides variables). */
+export type HostedHarness<E> = HostedFixture<FakeHttpServer> & { engine(env?: EngineEnv): E };
+
 export interface HostedCase<E> {
-  /** The backend's fake (reset between tests by `useFixture`). */
-  fake(): FakeHttpServer;
-  /** An engine aimed at the fake, with fastRetryEnv; `env` adds or overrides variables. */
-  engine(env?: EngineEnv): E & { name: string; model: string };
+  /** The engine name and model every error must name. */
+  name: string;
+  model: string;
   /** One unit of the capability's work (transcribe a file, embed a text, …). */
   run(engine: E, signal: AbortSignal): Promise<unknown>;
   /** Asserts that a result is the fake's normal answer. */
   expectResult(result: unknown): void;
-  /** The capability's `<PREFIX>_HTTP_*` variables. */
-  envPrefix: string;
-  /** Variables that make the backend's credentials wrong. */
-  wrongCredentials: EngineEnv;
 }
 
 /**
@@ -61,70 +60,77 @@ export interface HostedCase<E> {
  * timeouts, a retryable failure naming engine and model once attempts run out, and no retry for a
  * request the server rejects.
  */
-export function hostedTransportCases<E>(c: () => HostedCase<E>): void {
-  const run = (engine: E) => c().run(engine, AbortSignal.timeout(20_000));
+export function hostedTransportCases<E>(h: () => HostedHarness<E>, c: HostedCase<E>): void {
+  const run = (engine: E) => c.run(engine, AbortSignal.timeout(20_000));
+  const variable = (name: string) => `${h().envPrefix}_HTTP_${name}`;
 
   it("retries a transient 500 and succeeds on the next answer", async () => {
-    c().fake().fail({ status: 500 });
-    c().expectResult(await run(c().engine()));
-    expect(c().fake().requests).toHaveLength(2);
+    h().fake.fail({ status: 500 });
+    c.expectResult(await run(h().engine()));
+    expect(h().fake.requests).toHaveLength(2);
   });
 
   it("retries a 429 no sooner than its Retry-After asks", async () => {
-    const { fake, engine, envPrefix } = c();
-    fake().fail({ status: 429, retryAfter: "1" });
-    c().expectResult(await run(engine({ [`${envPrefix}_HTTP_MAX_BACKOFF_MS`]: "5000" })));
-    const [first, second] = fake().requests;
+    h().fake.fail({ status: 429, retryAfter: "1" });
+    c.expectResult(await run(h().engine({ [variable("MAX_BACKOFF_MS")]: "5000" })));
+    const [first, second] = h().fake.requests;
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
   });
 
   it("times out a hung attempt and retries it", async () => {
-    const { fake, engine, envPrefix } = c();
-    fake().fail({ delayMs: 1_000 });
-    c().expectResult(await run(engine({ [`${envPrefix}_HTTP_TIMEOUT_MS`]: "200" })));
-    expect(fake().requests).toHaveLength(2);
+    h().fake.fail({ delayMs: 1_000 });
+    c.expectResult(await run(h().engine({ [variable("TIMEOUT_MS")]: "200" })));
+    expect(h().fake.requests).toHaveLength(2);
   });
 
   it("gives up after the configured attempts with a retryable failure naming engine, model, status and reason", async () => {
-    const { fake } = c();
-    fake().failAlways({ status: 503, message: "model is loading" });
-    const engine = c().engine();
-    const f = await rejectionOf(run(engine), StepFailure);
+    h().fake.failAlways({ status: 503, message: "model is loading" });
+    const f = await rejectionOf(run(h().engine()), StepFailure);
     expect(f).toMatchObject({
       code: "processing_failed",
       retryable: true,
-      message: `${engine.name} (${engine.model}): HTTP 503 after 3 attempts: model is loading`,
+      message: `${c.name} (${c.model}): HTTP 503 after 3 attempts: model is loading`,
     });
-    expect(fake().requests).toHaveLength(3);
+    expect(h().fake.requests).toHaveLength(3);
   });
 
   it("says a hung server gave no answer within the timeout", async () => {
-    const { fake, engine, envPrefix } = c();
-    fake().failAlways({ delayMs: 1_000 });
-    const f = await rejectionOf(run(engine({ [`${envPrefix}_HTTP_TIMEOUT_MS`]: "100", [`${envPrefix}_HTTP_ATTEMPTS`]: "2" })), StepFailure);
+    h().fake.failAlways({ delayMs: 1_000 });
+    const f = await rejectionOf(run(h().engine({ [variable("TIMEOUT_MS")]: "100", [variable("ATTEMPTS")]: "2" })), StepFailure);
     expect(f).toMatchObject({ retryable: true, message: expect.stringContaining("no answer within 100 ms after 2 attempts") });
   });
 
   it("fails at once, not retryable, when the server rejects the request (401)", async () => {
-    const { fake, engine, wrongCredentials } = c();
-    const e = engine(wrongCredentials);
-    const f = await rejectionOf(run(e), StepFailure);
+    const f = await rejectionOf(run(h().engine(h().wrongCredentials)), StepFailure);
     expect(f).toMatchObject({
       code: "processing_failed",
       retryable: false,
-      message: expect.stringMatching(new RegExp(`^${escape(e.name)} \\(${escape(e.model)}\\): rejected with HTTP 401: `)),
+      message: expect.stringMatching(new RegExp(`^${escape(c.name)} \\(${escape(c.model)}\\): rejected with HTTP 401: `)),
     });
-    expect(fake().requests).toHaveLength(1);
+    expect(h().fake.requests).toHaveLength(1);
   });
 
   it("stops at once when the task is cancelled, with the signal's reason and no retry", async () => {
-    const { fake, engine } = c();
-    fake().fail({ delayMs: 5_000 });
+    h().fake.fail({ delayMs: 5_000 });
     const reason = new Error("cancel requested");
     const started = Date.now();
-    await expect(c().run(engine(), abortAfter(100, reason))).rejects.toBe(reason);
+    await expect(c.run(h().engine(), abortAfter(100, reason))).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(1_500);
-    expect(fake().requests).toHaveLength(1);
+    expect(h().fake.requests).toHaveLength(1);
+  });
+}
+
+/** The factory refuses to build a hosted `capability` engine without the variable the backend cannot do without, naming it. */
+export function requiredSettingCase(capability: string, h: () => HostedHarness<unknown>): void {
+  it("is unavailable on a runner missing its required setting, naming it", () => {
+    const env = { ...h().env, [h().required]: undefined };
+    expect(() => h().engine(env)).toThrow(
+      expect.objectContaining({
+        code: "engine_unavailable",
+        retryable: true,
+        message: `${capability} engine is not configured on this runner: ${h().required} is not set`,
+      }),
+    );
   });
 }
 

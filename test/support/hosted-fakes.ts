@@ -1,12 +1,13 @@
 import type { EngineEnv } from "../../gpu-runner/engines/config";
+import { fastRetryEnv } from "./engine-conformance";
 import { FakeOpenAICompatible } from "./fakes/openai-compatible";
 import { FakeReplicate } from "./fakes/replicate";
 import { FakeWorkersAI } from "./fakes/workers-ai";
 
 /**
  * How each hosted provider's local fake is started and pointed at, shared by every capability's
- * backend harness (speech, image, category): the runner's environment for it, credentials it
- * refuses, and the variable without which the factory must refuse to build the engine.
+ * backend harness (speech, image, embeddings, text, category): the runner's environment for it,
+ * credentials it refuses, and the variable without which the factory must refuse to build the engine.
  */
 export interface HostedFake<F> {
   start: () => Promise<F>;
@@ -36,3 +37,26 @@ export const REPLICATE_FAKE: HostedFake<FakeReplicate> = {
   wrongCredentials: { REPLICATE_API_TOKEN: "r8-wrong" },
   required: "REPLICATE_API_TOKEN",
 };
+
+/** What every hosted backend's harness holds, whatever the capability: its fake, started, and how an engine reaches it. */
+export interface HostedFixture<F> {
+  fake: F;
+  /** The variables the fake is reached with (base URL, credentials). */
+  env: EngineEnv;
+  /** Variables that make the backend's credentials wrong. */
+  wrongCredentials: EngineEnv;
+  /** The first variable the backend cannot do without. */
+  required: string;
+  /** The capability's `<PREFIX>_HTTP_*` variables. */
+  envPrefix: string;
+}
+
+export async function startHosted<F>(hosted: HostedFake<F>, envPrefix: string): Promise<HostedFixture<F>> {
+  const fake = await hosted.start();
+  return { fake, env: hosted.env(fake), wrongCredentials: hosted.wrongCredentials, required: hosted.required, envPrefix };
+}
+
+/** What an engine aimed at the fixture's fake is built with: fast retries, the fake's variables, then `overrides`. */
+export function engineEnv(fixture: HostedFixture<unknown>, overrides: EngineEnv = {}): EngineEnv {
+  return { ...fastRetryEnv(fixture.envPrefix), ...fixture.env, ...overrides };
+}

@@ -8,9 +8,9 @@ import type { CoverRequest, ImageEngine, ImageEngineName } from "../../gpu-runne
 import { OPENAI_COMPATIBLE_IMAGE_DEFAULT_MODEL } from "../../gpu-runner/engines/image/openai-compatible";
 import { REPLICATE_IMAGE_DEFAULT_MODEL } from "../../gpu-runner/engines/image/replicate";
 import { WORKERS_AI_IMAGE_DEFAULT_MODEL } from "../../gpu-runner/engines/image/workers-ai";
-import { fastRetryEnv } from "./engine-conformance";
 import type { FakeHttpServer } from "./fakes/fake-http";
-import { OPENAI_COMPATIBLE_FAKE, REPLICATE_FAKE, WORKERS_AI_FAKE, type HostedFake } from "./hosted-fakes";
+import { engineEnv, OPENAI_COMPATIBLE_FAKE, REPLICATE_FAKE, startHosted, WORKERS_AI_FAKE } from "./hosted-fakes";
+import type { HostedFake, HostedFixture } from "./hosted-fakes";
 
 /**
  * Every image backend, each with what it talks to: the local compositor on synthetic frames, the
@@ -35,14 +35,7 @@ export interface ImageHarness {
   close(): Promise<void>;
 }
 
-export interface HostedImageHarness<F extends FakeHttpServer = FakeHttpServer> extends ImageHarness {
-  fake: F;
-  /** The variables the fake is reached with (base URL, credentials). */
-  env: EngineEnv;
-  wrongCredentials: EngineEnv;
-  /** The first variable the backend cannot do without. */
-  required: string;
-}
+export interface HostedImageHarness<F extends FakeHttpServer = FakeHttpServer> extends ImageHarness, HostedFixture<F> {}
 
 export interface ImageBackend<H extends ImageHarness = ImageHarness> {
   name: ImageEngineName;
@@ -117,16 +110,13 @@ function hosted<F extends FakeHttpServer>(name: ImageEngineName, model: string, 
     model,
     kind: "generative",
     async start() {
-      const fake = await opts.start();
+      const fixture = await startHosted(opts, "IMAGE");
+      const { fake } = fixture;
       const dir = await mkdtemp(path.join(os.tmpdir(), `image-${name}-`));
-      const env = opts.env(fake);
       return {
-        fake,
-        env,
+        ...fixture,
         dir,
-        wrongCredentials: opts.wrongCredentials,
-        required: opts.required,
-        engine: (overrides = {}) => imageEngine(name, { ...fastRetryEnv("IMAGE"), ...env, ...overrides }),
+        engine: (overrides) => imageEngine(name, engineEnv(fixture, overrides)),
         request: requestWith(await framesIn(dir)),
         hang: () => {
           fake.fail({ delayMs: 5_000 });

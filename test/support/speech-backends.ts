@@ -7,9 +7,9 @@ import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
 import type { SpeechEngine, SpeechEngineName } from "../../gpu-runner/engines/speech/interface";
 import { REPLICATE_DEFAULT_MODEL } from "../../gpu-runner/engines/speech/replicate";
 import { WORKERS_AI_DEFAULT_MODEL } from "../../gpu-runner/engines/speech/workers-ai";
-import { fastRetryEnv } from "./engine-conformance";
 import type { FakeHttpServer } from "./fakes/fake-http";
-import { OPENAI_COMPATIBLE_FAKE, REPLICATE_FAKE, WORKERS_AI_FAKE, type HostedFake } from "./hosted-fakes";
+import { engineEnv, OPENAI_COMPATIBLE_FAKE, REPLICATE_FAKE, startHosted, WORKERS_AI_FAKE } from "./hosted-fakes";
+import type { HostedFake, HostedFixture } from "./hosted-fakes";
 import { LIBRIVOX_0880 } from "./media-fixtures";
 
 /**
@@ -34,14 +34,7 @@ export interface SpeechHarness {
   close(): Promise<void>;
 }
 
-export interface HostedSpeechHarness<F extends FakeHttpServer = FakeHttpServer> extends SpeechHarness {
-  fake: F;
-  /** The variables the fake is reached with (base URL, credentials). */
-  env: EngineEnv;
-  wrongCredentials: EngineEnv;
-  /** The first variable the backend cannot do without. */
-  required: string;
-}
+export interface HostedSpeechHarness<F extends FakeHttpServer = FakeHttpServer> extends SpeechHarness, HostedFixture<F> {}
 
 export interface SpeechBackend<H extends SpeechHarness = SpeechHarness> {
   name: SpeechEngineName;
@@ -66,17 +59,14 @@ function hosted<F extends FakeHttpServer>(
     name,
     model,
     async start() {
-      const fake = await opts.start();
+      const fixture = await startHosted(opts, "SPEECH");
+      const { fake } = fixture;
       const dir = await mkdtemp(path.join(os.tmpdir(), `speech-${name}-`));
       const audio = path.join(dir, "chunk-0001.mp3");
       await writeFile(audio, FAKE_AUDIO);
-      const env = opts.env(fake);
       return {
-        fake,
-        env,
-        wrongCredentials: opts.wrongCredentials,
-        required: opts.required,
-        engine: (overrides = {}) => speechEngine(name, { ...fastRetryEnv("SPEECH"), ...env, ...overrides }, opts.speechModel),
+        ...fixture,
+        engine: (overrides) => speechEngine(name, engineEnv(fixture, overrides), opts.speechModel),
         audio,
         expectedText: /^Hello world\.$/,
         segments: true,

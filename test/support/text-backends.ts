@@ -6,10 +6,10 @@ import { OPENAI_COMPATIBLE_TEXT_DEFAULT_MODEL } from "../../gpu-runner/engines/t
 import { REPLICATE_TEXT_DEFAULT_MODEL } from "../../gpu-runner/engines/text/replicate";
 import { WORKERS_AI_TEXT_DEFAULT_MODEL } from "../../gpu-runner/engines/text/workers-ai";
 import type { LogLevel } from "../../gpu-runner/log";
-import { fastRetryEnv } from "./engine-conformance";
 import type { ChatReply, ChatTurn } from "./fakes/chat";
 import type { FakeHttpServer } from "./fakes/fake-http";
-import { OPENAI_COMPATIBLE_FAKE, REPLICATE_FAKE, WORKERS_AI_FAKE, type HostedFake } from "./hosted-fakes";
+import { engineEnv, OPENAI_COMPATIBLE_FAKE, REPLICATE_FAKE, startHosted, WORKERS_AI_FAKE } from "./hosted-fakes";
+import type { HostedFake, HostedFixture } from "./hosted-fakes";
 
 /**
  * Every hosted text backend against its fake API, where a stand-in language model
@@ -24,13 +24,9 @@ export interface LogEntry {
   fields: Record<string, unknown>;
 }
 
-export interface HostedTextHarness<F extends FakeHttpServer & { chatReply: ChatReply } = FakeHttpServer & { chatReply: ChatReply }> {
-  fake: F;
-  /** The variables the fake is reached with (base URL, credentials). */
-  env: EngineEnv;
-  wrongCredentials: EngineEnv;
-  /** The first variable the backend cannot do without. */
-  required: string;
+export interface HostedTextHarness<
+  F extends FakeHttpServer & { chatReply: ChatReply } = FakeHttpServer & { chatReply: ChatReply },
+> extends HostedFixture<F> {
   /** An engine aimed at the fake; `env` adds or overrides variables; its log goes to `logged`. */
   engine(env?: EngineEnv, opts?: CreateTextEngineOptions): HostedTextEngine;
   /** Makes the model say these answers, one per request in turn, then the stand-in again (until reset). */
@@ -69,6 +65,32 @@ export const TOMATO_SCENES: VisualChunk[] = [
   { index: 0, start: 0, end: 40, summary: "A woman on a balcony beside potted plants.", descriptors: { faces: 1 } },
   { index: 1, start: 40, end: 95, summary: "Close-ups of hands pinching tomato shoots.", descriptors: { faces: 0 } },
 ];
+
+/** A valid metadata answer about TOMATO_TALK, as the model's JSON object, `overrides` applied. */
+export function metadataAnswer(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: "Balcony tomatoes",
+    description: "How to grow tomatoes in a pot.",
+    keywords: ["tomatoes"],
+    categories: [],
+    chapters: [{ segmentId: 0, title: "Start" }],
+    ...overrides,
+  };
+}
+
+/** A valid summary answer about TOMATO_TALK, as the model's JSON object, `overrides` applied. */
+export function summaryAnswer(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    shortSynopsis: "Tomatoes on a balcony.",
+    longSynopsis: "A short guide to growing tomatoes on a balcony.",
+    seoDescriptions: ["one", "two", "three"],
+    socialHooks: ["a", "b", "c"],
+    keywords: ["tomatoes", "balcony", "pots", "watering", "harvest"],
+    classification: [],
+    visualChunksUsed: [],
+    ...overrides,
+  };
+}
 
 export const STANDIN_CONFIDENCE = 0.8;
 
@@ -132,8 +154,8 @@ function hosted<F extends FakeHttpServer & { chatReply: ChatReply }>(
     name,
     model,
     async start() {
-      const fake = await opts.start();
-      const env = opts.env(fake);
+      const fixture = await startHosted(opts, "TEXT");
+      const { fake } = fixture;
       const heard: ChatTurn[][] = [];
       const logged: LogEntry[] = [];
       let queued: string[] = [];
@@ -143,21 +165,14 @@ function hosted<F extends FakeHttpServer & { chatReply: ChatReply }>(
       };
       fake.chatReply = model;
       return {
-        fake,
-        env,
-        wrongCredentials: opts.wrongCredentials,
-        required: opts.required,
+        ...fixture,
         heard,
         logged,
-        engine: (overrides = {}, engineOpts = {}) =>
-          createTextEngine(
-            name,
-            { ...fastRetryEnv("TEXT"), ...env, ...overrides },
-            {
-              log: (level, event, fields = {}) => logged.push({ level, event, fields }),
-              ...engineOpts,
-            },
-          ) as HostedTextEngine,
+        engine: (overrides, engineOpts = {}) =>
+          createTextEngine(name, engineEnv(fixture, overrides), {
+            log: (level, event, fields = {}) => logged.push({ level, event, fields }),
+            ...engineOpts,
+          }) as HostedTextEngine,
         says: (...answers) => {
           queued = answers;
         },

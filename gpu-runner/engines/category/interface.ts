@@ -1,6 +1,7 @@
 import { StepFailure } from "../../handler";
+import type { ChatMessage, ChatOptions } from "../chat/interface";
 import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../http";
-import { categoryMessages, readCategoryAnswer, type ChatMessage } from "./prompt";
+import { ANSWER_MAX_TOKENS, categoryMessages, readCategoryAnswer } from "./prompt";
 
 /**
  * The seam between clip generation and whatever tells what kind of video it is. The local engine
@@ -56,8 +57,9 @@ export interface CategoryEngineFactoryOptions {
 
 /**
  * The common shape of hosted language models asked for a category: the prompt and the reading of
- * the answer are shared (prompt.ts); each backend only sends the messages and returns what the
- * model said, as text or (JSON mode) already parsed.
+ * the answer are shared (prompt.ts); each backend only sends the messages through its provider's
+ * chat transport (engines/chat/) and returns what the model said: text, an object a JSON mode
+ * parsed, or an UnreadableAnswer.
  */
 export abstract class NetworkCategoryEngine<C extends { model: string; retry: RetryPolicy }> implements CategoryEngine {
   abstract readonly name: string;
@@ -80,10 +82,10 @@ export abstract class NetworkCategoryEngine<C extends { model: string; retry: Re
         `${this.name} (${this.model}): no categories to choose from (supportedCategories is empty)`,
         false,
       );
-    const said = await this.complete(categoryMessages(req), req.signal);
+    const said = await this.complete(categoryMessages(req), { maxTokens: ANSWER_MAX_TOKENS, signal: req.signal });
     return readCategoryAnswer(said, req.categories, (m) => new EngineRequestError(`${this.name} (${this.model}): ${m}`, true, undefined));
   }
 
-  /** Sends the conversation; resolves with the model's answer (its text, or the object JSON mode gave). */
-  protected abstract complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<unknown>;
+  /** Sends the conversation; resolves with the model's answer (its text, the object JSON mode gave, or an UnreadableAnswer). */
+  protected abstract complete(messages: readonly ChatMessage[], opts: ChatOptions): Promise<unknown>;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { StepFailure } from "../../handler";
+import { UnreadableAnswer, type ChatMessage } from "../chat/interface";
 import { answerExcerpt as excerpt, jsonObjectIn } from "../json-answer";
 import type { CategoryRequest, CategoryResult, VisualSummary } from "./interface";
 
@@ -20,11 +21,6 @@ import type { CategoryRequest, CategoryResult, VisualSummary } from "./interface
  * A model states one confidence, for its own answer, so `scores` records that one category only;
  * the other categories' shares are unknown rather than zero.
  */
-export interface ChatMessage {
-  role: "system" | "user";
-  content: string;
-}
-
 export const TRANSCRIPT_EXCERPT_CHARS = 6000;
 /** Room for the JSON answer (about 20 tokens), and for a sentence around it. */
 export const ANSWER_MAX_TOKENS = 200;
@@ -79,10 +75,13 @@ const AnswerSchema = z
   .loose();
 
 /**
- * Reads a model's answer: `said` is its text (JSON, perhaps fenced or inside a sentence) or an
- * object a JSON mode already parsed. `fail` builds the error (the engine's client names engine and model).
+ * Reads a model's answer: `said` is its text (JSON, perhaps fenced or inside a sentence), an
+ * object a JSON mode already parsed, or an UnreadableAnswer (nothing said). `fail` builds the error
+ * (naming engine and model).
  */
 export function readCategoryAnswer(said: unknown, categories: readonly string[], fail: (message: string) => StepFailure): CategoryResult {
+  if (said instanceof UnreadableAnswer)
+    throw fail(`answered ${said.reason}${said.finishReason ? ` (finish_reason ${said.finishReason})` : ""}`);
   const json = typeof said === "string" ? jsonObjectIn(said) : said;
   if (json === undefined) throw fail(`answered something that is not a JSON object: ${excerpt(String(said))}`);
   const parsed = AnswerSchema.safeParse(json);

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { MAX_BATCH, type EmbeddingEngine } from "../../../contracts/embeddings/interface";
 import { LOCAL_WINK_DIMENSIONS, LOCAL_WINK_ENGINE } from "../../../contracts/embeddings/local-wink";
+import { untilAborted } from "../../../contracts/retry";
 import { readWinkVectors, WINK_PACKAGE, winkPackageVersion, type WordVectors } from "./wink-vectors";
 
 /**
@@ -161,6 +162,7 @@ export class LocalWinkEmbeddingEngine implements EmbeddingEngine {
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
     signal?.throwIfAborted();
+    // An abort stops the wait, not the load: later callers share it.
     const model = await untilAborted(loadWinkModel(), signal);
     const out: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += MAX_BATCH["local-wink"]) {
@@ -170,14 +172,4 @@ export class LocalWinkEmbeddingEngine implements EmbeddingEngine {
     }
     return out;
   }
-}
-
-/** Waits for `p`, or rejects with the signal's reason once it aborts (the load goes on for later callers). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

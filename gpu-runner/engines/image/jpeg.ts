@@ -1,4 +1,5 @@
 import sharp, { type Metadata } from "sharp";
+import { untilAborted } from "../../../contracts/retry";
 import type { StepFailure } from "../../handler";
 
 /**
@@ -34,7 +35,8 @@ export async function exactJpeg(
     throw fail(`answered an image that cannot be decoded: ${(err as Error).message}`);
   }
   signal.throwIfAborted();
-  const jpeg = await abortable(
+  // sharp's work cannot be stopped once started, but it is short and touches nothing outside memory: the task need not wait.
+  const jpeg = await untilAborted(
     sharp(image)
       .autoOrient()
       .resize(size.width, size.height, { fit: "cover", position: "centre" })
@@ -50,29 +52,4 @@ export async function exactJpeg(
       format: meta.format ?? "unknown",
     },
   };
-}
-
-/**
- * Rejects with the signal's reason as soon as it aborts. sharp and canvas work cannot be stopped
- * once started, but it is short and touches nothing outside memory, so the task need not wait.
- */
-export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason as unknown);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as unknown);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (err: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err as Error);
-      },
-    );
-  });
 }

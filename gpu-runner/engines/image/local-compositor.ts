@@ -2,10 +2,11 @@ import { existsSync } from "node:fs";
 import { basename, extname } from "node:path";
 import { createCanvas, GlobalFonts, type SKRSContext2D } from "@napi-rs/canvas";
 import sharp, { type Metadata } from "sharp";
+import { untilAborted } from "../../../contracts/retry";
 import { StepFailure } from "../../handler";
 import type { EngineEnv } from "../config";
 import type { Cover, CoverRequest, ImageEngine } from "./interface";
-import { abortable, COVER_JPEG_QUALITY } from "./jpeg";
+import { COVER_JPEG_QUALITY } from "./jpeg";
 
 /**
  * The local cover: no model, a designed layout. It takes one of the candidate frames (the variant
@@ -163,7 +164,8 @@ export class LocalCompositorEngine implements ImageEngine {
   }
 
   generate(req: CoverRequest): Promise<Cover> {
-    return abortable(this.compose(req), req.signal);
+    // sharp and canvas work cannot be stopped once started, but it is short and touches nothing outside memory: the task need not wait.
+    return untilAborted(this.compose(req), req.signal);
   }
 
   private fail(message: string, retryable = true): StepFailure {

@@ -16,6 +16,7 @@ import {
   type MetadataDraft,
   type SummaryDraft,
 } from "../../../contracts/understanding";
+import { UnreadableAnswer } from "../chat/interface";
 import { answerExcerpt, isJsonObject, jsonObjectIn } from "../json-answer";
 import type { IabLookup } from "./iab-ids";
 import { cutAtWord, type Shown } from "./prompt";
@@ -45,11 +46,6 @@ import { cutAtWord, type Shown } from "./prompt";
  * the model has been told, and a slightly cut SEO description is more use than a failed job.
  * Every other problem fails the answer whichever round it is.
  */
-
-/** An answer that never arrived as text or JSON (Workers AI's "JSON Mode couldn't be met", an empty message). */
-export class UnreadableAnswer {
-  constructor(readonly reason: string) {}
-}
 
 export type Reading<T> = { ok: true; draft: T; notes: string[] } | { ok: false; issues: string[] };
 
@@ -245,7 +241,10 @@ class Checker {
 }
 
 function parse<T>(said: unknown, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; issues: string[] } {
-  if (said instanceof UnreadableAnswer) return { ok: false, issues: [`the answer is not a JSON object (${said.reason})`] };
+  if (said instanceof UnreadableAnswer) {
+    const why = said.finishReason ? `${said.reason}, finish_reason ${said.finishReason}` : said.reason;
+    return { ok: false, issues: [`the answer is not a JSON object (${why})`] };
+  }
   const json = typeof said === "string" ? jsonObjectIn(said) : isJsonObject(said) ? said : undefined;
   if (json === undefined)
     return {

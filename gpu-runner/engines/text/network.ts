@@ -1,6 +1,7 @@
 import type { GeneratedBy, MetadataDraft, SummaryDraft } from "../../../contracts/understanding";
 import { StepFailure } from "../../handler";
 import type { Logger } from "../../log";
+import type { ChatMessage, ChatOptions } from "../chat/interface";
 import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../http";
 import {
   metadataJsonSchema,
@@ -13,7 +14,7 @@ import {
 } from "./answer";
 import { loadIabIds, type IabIds } from "./iab-ids";
 import type { MetadataRequest, SummaryRequest, TextEngine } from "./interface";
-import { ANSWER_MAX_TOKENS, metadataMessages, retryMessages, shownMaterial, summaryMessages, type ChatMessage, type Shown } from "./prompt";
+import { ANSWER_MAX_TOKENS, metadataMessages, retryMessages, shownMaterial, summaryMessages, type Shown } from "./prompt";
 
 /**
  * The common shape of the hosted language models behind `TextEngine`: the prompt (prompt.ts) and
@@ -35,12 +36,9 @@ export interface NetworkTextConfig {
   log?: Logger;
 }
 
-/** What one backend call needs besides the conversation. */
-export interface CompletionOptions {
-  /** The answer's JSON Schema, for backends that constrain decoding with one. */
+/** What one backend call needs besides the conversation: always the answer's JSON Schema, for backends that constrain decoding with one. */
+export interface CompletionOptions extends ChatOptions {
   jsonSchema: Record<string, unknown>;
-  maxTokens: number;
-  signal: AbortSignal;
 }
 
 interface Task<T> {

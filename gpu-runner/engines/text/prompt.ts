@@ -10,6 +10,7 @@ import {
   SUMMARY_KEYWORD_COUNT,
   TITLE_MAX,
 } from "../../../contracts/understanding";
+import type { ChatMessage } from "../chat/interface";
 import type { IabEntry } from "./iab-ids";
 import type { TextDocument } from "./interface";
 
@@ -34,11 +35,6 @@ import type { TextDocument } from "./interface";
  * with larger windows (Workers AI's llama-3.1-8b-instruct-fast, 128K) are not given more,
  * so every backend writes from the same material.
  */
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
-
 export const TRANSCRIPT_BUDGET_CHARS = 10_000;
 export const VISUAL_BUDGET_CHARS = 2_000;
 /** Room for the longest summary (about 3,300 characters of text, ~900 tokens) plus JSON punctuation. */

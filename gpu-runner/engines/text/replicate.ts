@@ -1,8 +1,7 @@
 import { z } from "zod";
+import { UnreadableAnswer, type ChatMessage } from "../chat/interface";
 import { ReplicatePredictions } from "../replicate-predictions";
-import { UnreadableAnswer } from "./answer";
 import { NetworkTextEngine, type CompletionOptions, type NetworkTextConfig } from "./network";
-import type { ChatMessage } from "./prompt";
 
 /**
  * A Llama-class instruct model on Replicate, run through the shared predictions client

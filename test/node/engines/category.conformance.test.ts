@@ -3,7 +3,7 @@ import { StepFailure } from "../../../gpu-runner/handler";
 import { createCategoryEngine } from "../../../gpu-runner/engines/category/factory";
 import type { CategoryEngine, CategoryResult } from "../../../gpu-runner/engines/category/interface";
 import { CATEGORY_BACKENDS, HOSTED_CATEGORY_BACKENDS, STANDIN_CONFIDENCE, type CategoryInput } from "../../support/category-backends";
-import { hostedTransportCases, useFixture } from "../../support/engine-conformance";
+import { hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";
 import { rejectionOf } from "../../support/rejection";
 
 /**
@@ -41,10 +41,8 @@ describe.each(CATEGORY_BACKENDS)("$name category engine", (backend) => {
   );
 
   it("rejects with the signal's reason when the task is already cancelled", async () => {
-    const ac = new AbortController();
     const reason = new Error("cancel requested");
-    ac.abort(reason);
-    await expect(classify(h().engine(), h().request(), ac.signal)).rejects.toBe(reason);
+    await expect(classify(h().engine(), h().request(), AbortSignal.abort(reason))).rejects.toBe(reason);
   });
 });
 
@@ -82,15 +80,13 @@ const MALFORMED: { what: string; says: string; message: string }[] = [
 describe.each(HOSTED_CATEGORY_BACKENDS)("$name category engine over HTTP", (backend) => {
   const h = useFixture(backend.start);
 
-  hostedTransportCases(() => ({
-    fake: () => h().fake,
-    engine: (env) => h().engine(env),
+  hostedTransportCases(h, {
+    name: backend.name,
+    model: backend.model,
     run: (engine, signal) => engine.classify({ ...h().request(), signal }),
     expectResult: (r) =>
       expect(r).toEqual({ category: "interview", confidence: STANDIN_CONFIDENCE, scores: { interview: STANDIN_CONFIDENCE } }),
-    envPrefix: "CATEGORY",
-    wrongCredentials: h().wrongCredentials,
-  }));
+  });
 
   it("retries a 503 no sooner than its Retry-After asks", async () => {
     h().fake.fail({ status: 503, retryAfter: "1", message: "model is loading" });
@@ -132,22 +128,13 @@ describe.each(HOSTED_CATEGORY_BACKENDS)("$name category engine over HTTP", (back
   });
 
   it("sends nothing for a task already cancelled", async () => {
-    const ac = new AbortController();
-    ac.abort(new Error("cancel requested"));
-    await expect(classify(h().engine(), h().request(), ac.signal)).rejects.toThrow("cancel requested");
+    await expect(classify(h().engine(), h().request(), AbortSignal.abort(new Error("cancel requested")))).rejects.toThrow(
+      "cancel requested",
+    );
     expect(h().fake.requests).toHaveLength(0);
   });
 
-  it("is unavailable on a runner missing its required setting, naming it", () => {
-    const env = { ...h().env, [h().required]: undefined };
-    expect(() => h().engine(env)).toThrow(
-      expect.objectContaining({
-        code: "engine_unavailable",
-        retryable: true,
-        message: `category engine is not configured on this runner: ${h().required} is not set`,
-      }),
-    );
-  });
+  requiredSettingCase("category", h);
 });
 
 describe("createCategoryEngine", () => {

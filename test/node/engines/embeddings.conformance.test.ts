@@ -6,7 +6,7 @@ import { createEmbeddingEngine } from "../../../gpu-runner/engines/embeddings/fa
 import { LOCAL_WINK_MODEL_ID, loadWinkModel } from "../../../gpu-runner/engines/embeddings/local-wink";
 import { StepFailure } from "../../../gpu-runner/handler";
 import { distinctTexts, EMBEDDING_BACKENDS, HOSTED_EMBEDDING_BACKENDS, LOCAL_WINK } from "../../support/embedding-backends";
-import { hostedTransportCases, useFixture } from "../../support/engine-conformance";
+import { hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";
 import { rejectionOf } from "../../support/rejection";
 
 /**
@@ -78,10 +78,8 @@ describe.each(EMBEDDING_BACKENDS)("$label embedding engine", (backend) => {
   });
 
   it("rejects with the signal's reason when the task is already cancelled, sending nothing", async () => {
-    const ac = new AbortController();
     const reason = new Error("cancel requested");
-    ac.abort(reason);
-    await expect(embed(h().engine(), ["hello"], ac.signal)).rejects.toBe(reason);
+    await expect(embed(h().engine(), ["hello"], AbortSignal.abort(reason))).rejects.toBe(reason);
     expect(h().sent()?.length ?? 0).toBe(0);
   });
 
@@ -133,17 +131,12 @@ describe("local-wink embedding engine", () => {
 describe.each(HOSTED_EMBEDDING_BACKENDS)("$label embedding engine over HTTP", (backend) => {
   const h = useFixture(backend.start);
 
-  hostedTransportCases(() => ({
-    fake: () => h().fake,
-    engine: (env) => {
-      const e = h().engine(env);
-      return { name: e.engine, model: e.model, embedder: e };
-    },
-    run: (e, signal) => e.embedder.embed(["hello world"], signal),
+  hostedTransportCases(h, {
+    name: backend.engine,
+    model: backend.model,
+    run: (engine, signal) => engine.embed(["hello world"], signal),
     expectResult: (r) => expect(r).toEqual([h().expected("hello world")]),
-    envPrefix: "EMBEDDING",
-    wrongCredentials: h().wrongCredentials,
-  }));
+  });
 
   it("answers the fake model's vectors, unit length", async () => {
     expect(await embed(h().engine(), ["one", "two"])).toEqual([h().expected("one"), h().expected("two")]);
@@ -160,16 +153,7 @@ describe.each(HOSTED_EMBEDDING_BACKENDS)("$label embedding engine over HTTP", (b
     expect(h().fake.requests).toHaveLength(1);
   });
 
-  it("is unavailable on a runner missing its required setting, naming it", () => {
-    const env = { ...h().env, [h().required]: undefined };
-    expect(() => h().engine(env)).toThrow(
-      expect.objectContaining({
-        code: "engine_unavailable",
-        retryable: true,
-        message: `embedding engine is not configured on this runner: ${h().required} is not set`,
-      }),
-    );
-  });
+  requiredSettingCase("embedding", h);
 });
 
 describe("createEmbeddingEngine (runner)", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { StepFailure } from "../../../gpu-runner/handler";
 import { createImageEngine } from "../../../gpu-runner/engines/image/factory";
 import type { Cover, ImageEngine } from "../../../gpu-runner/engines/image/interface";
-import { abortAfter, hostedTransportCases, useFixture } from "../../support/engine-conformance";
+import { abortAfter, hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";
 import { HOSTED_IMAGE_BACKENDS, IMAGE_BACKENDS, type CoverInput } from "../../support/image-backends";
 import { rejectionOf } from "../../support/rejection";
 
@@ -54,25 +54,14 @@ describe.each(IMAGE_BACKENDS)("$name image engine", (backend) => {
 describe.each(HOSTED_IMAGE_BACKENDS)("$name image engine over HTTP", (backend) => {
   const h = useFixture(backend.start);
 
-  hostedTransportCases(() => ({
-    fake: () => h().fake,
-    engine: (env) => h().engine(env),
+  hostedTransportCases(h, {
+    name: backend.name,
+    model: backend.model,
     run: (engine, signal) => engine.generate({ ...h().request(), signal }),
     expectResult: (r) => expect((r as Cover).jpeg.byteLength).toBeGreaterThan(1000),
-    envPrefix: "IMAGE",
-    wrongCredentials: h().wrongCredentials,
-  }));
-
-  it("is unavailable on a runner missing its required setting, naming it", () => {
-    const env = { ...h().env, [h().required]: undefined };
-    expect(() => h().engine(env)).toThrow(
-      expect.objectContaining({
-        code: "engine_unavailable",
-        retryable: true,
-        message: `image engine is not configured on this runner: ${h().required} is not set`,
-      }),
-    );
   });
+
+  requiredSettingCase("image", h);
 });
 
 describe("createImageEngine", () => {

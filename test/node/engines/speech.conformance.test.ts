@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { StepFailure } from "../../../gpu-runner/handler";
 import type { SpeechEngine } from "../../../gpu-runner/engines/speech/interface";
-import { abortAfter, hostedTransportCases, useFixture } from "../../support/engine-conformance";
+import { abortAfter, hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";
 import { rejectionOf } from "../../support/rejection";
 import { HOSTED_SPEECH_BACKENDS, SPEECH_BACKENDS } from "../../support/speech-backends";
 
@@ -47,24 +47,13 @@ describe.each(SPEECH_BACKENDS)("$name speech engine", (backend) => {
 describe.each(HOSTED_SPEECH_BACKENDS)("$name speech engine over HTTP", (backend) => {
   const h = useFixture(backend.start);
 
-  hostedTransportCases(() => ({
-    fake: () => h().fake,
-    engine: (env) => h().engine(env),
+  hostedTransportCases(h, {
+    name: backend.name,
+    model: backend.model,
     run: (engine, signal) => engine.transcribe(h().audio, { signal }),
     expectResult: (r) =>
       expect((r as Awaited<ReturnType<SpeechEngine["transcribe"]>>).words.map((w) => w.word)).toEqual(["Hello", "world."]),
-    envPrefix: "SPEECH",
-    wrongCredentials: h().wrongCredentials,
-  }));
-
-  it("is unavailable on a runner missing its required setting, naming it", () => {
-    const env = { ...h().env, [h().required]: undefined };
-    expect(() => h().engine(env)).toThrow(
-      expect.objectContaining({
-        code: "engine_unavailable",
-        retryable: true,
-        message: `speech engine is not configured on this runner: ${h().required} is not set`,
-      }),
-    );
   });
+
+  requiredSettingCase("speech", h);
 });

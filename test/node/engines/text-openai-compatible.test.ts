@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadIabIds } from "../../../gpu-runner/engines/text/iab-ids";
 import { metadataMessages, shownMaterial } from "../../../gpu-runner/engines/text/prompt";
 import { useFixture } from "../../support/engine-conformance";
-import { OPENAI_COMPATIBLE, TOMATO_TALK } from "../../support/text-backends";
+import { metadataAnswer, OPENAI_COMPATIBLE, TOMATO_TALK } from "../../support/text-backends";
 
 /** OpenAI's chat/completions format for the text engines; shared behaviour is in text.conformance.test.ts. */
 const h = useFixture(OPENAI_COMPATIBLE.start);
@@ -12,13 +12,7 @@ const metadata = (env = {}) =>
     .metadata({ doc: TOMATO_TALK, signal: AbortSignal.timeout(20_000) });
 const bodies = () => h().fake.requests.map((r) => r.json() as { model: string; messages: { role: string; content: string }[] });
 
-const VALID = JSON.stringify({
-  title: "Balcony tomatoes",
-  description: "How to grow tomatoes in a pot.",
-  keywords: ["tomatoes"],
-  categories: [],
-  chapters: [{ segmentId: 0, title: "Start" }],
-});
+const VALID = JSON.stringify(metadataAnswer());
 
 describe("openai-compatible text engine", () => {
   it("POSTs { model, messages, temperature: 0, max_tokens: 1500, response_format: json_object } to /v1/chat/completions with the API key", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Segment } from "../../../contracts/transcript";
-import { readMetadataAnswer, readSummaryAnswer, UnreadableAnswer, type ReadContext } from "../../../gpu-runner/engines/text/answer";
+import { UnreadableAnswer } from "../../../gpu-runner/engines/chat/interface";
+import { readMetadataAnswer, readSummaryAnswer, type ReadContext } from "../../../gpu-runner/engines/text/answer";
 import { loadIabIds } from "../../../gpu-runner/engines/text/iab-ids";
 import type { TextDocument } from "../../../gpu-runner/engines/text/interface";
 import {
@@ -11,7 +12,7 @@ import {
   TRANSCRIPT_BUDGET_CHARS,
   TRANSCRIPT_PASSAGES,
 } from "../../../gpu-runner/engines/text/prompt";
-import { TOMATO_SCENES, TOMATO_TALK } from "../../support/text-backends";
+import { metadataAnswer, summaryAnswer, TOMATO_SCENES, TOMATO_TALK } from "../../support/text-backends";
 
 /** What the hosted text engines ask (prompt.ts) and how they read the answer (answer.ts), whatever the backend. */
 const iab = loadIabIds();
@@ -20,26 +21,6 @@ const context = (final = false, doc: TextDocument = TOMATO_TALK): ReadContext =>
   shown: shownMaterial(doc, TOMATO_SCENES),
   iab: iab.category,
   final,
-});
-
-const metadataAnswer = (overrides: Record<string, unknown> = {}) => ({
-  title: "Balcony tomatoes",
-  description: "How to grow tomatoes in a pot.",
-  keywords: ["tomatoes"],
-  categories: [],
-  chapters: [{ segmentId: 0, title: "Start" }],
-  ...overrides,
-});
-
-const summaryAnswer = (overrides: Record<string, unknown> = {}) => ({
-  shortSynopsis: "Tomatoes on a balcony.",
-  longSynopsis: "A short guide to growing tomatoes on a balcony.",
-  seoDescriptions: ["one", "two", "three"],
-  socialHooks: ["a", "b", "c"],
-  keywords: ["tomatoes", "balcony", "pots", "watering", "harvest"],
-  classification: [],
-  visualChunksUsed: [],
-  ...overrides,
 });
 
 function talk(segments: Partial<Segment>[]): TextDocument {

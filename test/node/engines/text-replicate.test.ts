@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadIabIds } from "../../../gpu-runner/engines/text/iab-ids";
 import { metadataMessages, shownMaterial } from "../../../gpu-runner/engines/text/prompt";
 import { useFixture } from "../../support/engine-conformance";
-import { REPLICATE, TOMATO_TALK } from "../../support/text-backends";
+import { metadataAnswer, REPLICATE, TOMATO_TALK } from "../../support/text-backends";
 
 /** Replicate's predictions API with a Llama 3 instruct model; shared behaviour is in text.conformance.test.ts. */
 const h = useFixture(REPLICATE.start);
@@ -13,13 +13,7 @@ const metadata = (model?: string, signal = AbortSignal.timeout(20_000)) =>
 const creates = () => h().fake.requests.filter((r) => r.method === "POST");
 const inputOf = (i: number) => (creates()[i]!.json() as { input: { system_prompt: string; prompt: string } }).input;
 
-const VALID = JSON.stringify({
-  title: "Balcony tomatoes",
-  description: "How to grow tomatoes in a pot.",
-  keywords: ["tomatoes"],
-  categories: [],
-  chapters: [{ segmentId: 0, title: "Start" }],
-});
+const VALID = JSON.stringify(metadataAnswer());
 
 describe("replicate text engine", () => {
   it("creates a prediction of meta/meta-llama-3-8b-instruct with { system_prompt, prompt, max_tokens, temperature: 0 }, the token and Prefer: wait", async () => {

@@ -3,7 +3,7 @@ import { metadataJsonSchema, summaryJsonSchema } from "../../../gpu-runner/engin
 import { loadIabIds } from "../../../gpu-runner/engines/text/iab-ids";
 import { metadataMessages, shownMaterial, summaryMessages } from "../../../gpu-runner/engines/text/prompt";
 import { useFixture } from "../../support/engine-conformance";
-import { TOMATO_SCENES, TOMATO_TALK, WORKERS_AI } from "../../support/text-backends";
+import { metadataAnswer, TOMATO_SCENES, TOMATO_TALK, WORKERS_AI } from "../../support/text-backends";
 
 /** Workers AI's REST format and JSON mode for the text engines; shared behaviour is in text.conformance.test.ts. */
 const h = useFixture(WORKERS_AI.start);
@@ -15,13 +15,7 @@ const metadata = (model?: string) =>
     .metadata({ doc: TOMATO_TALK, signal: signal() });
 const bodies = () => h().fake.requests.map((r) => r.json() as { messages: { role: string; content: string }[] });
 
-const VALID = {
-  title: "Balcony tomatoes",
-  description: "How to grow tomatoes in a pot.",
-  keywords: ["tomatoes"],
-  categories: [],
-  chapters: [{ segmentId: 0, title: "Start" }],
-};
+const VALID = metadataAnswer();
 
 describe("workers-ai text engine", () => {
   it("POSTs { messages, max_tokens, temperature: 0, response_format: json_schema of the draft } to accounts/{account}/ai/run/{model} with the API token", async () => {

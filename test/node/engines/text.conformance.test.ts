@@ -3,9 +3,16 @@ import { MetadataDraftSchema, SummaryDraftSchema, type MetadataDraft } from "../
 import { StepFailure } from "../../../gpu-runner/handler";
 import { createTextEngine } from "../../../gpu-runner/engines/text/factory";
 import type { TextDocument, TextEngine } from "../../../gpu-runner/engines/text/interface";
-import { hostedTransportCases, useFixture } from "../../support/engine-conformance";
+import { hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";
 import { rejectionOf } from "../../support/rejection";
-import { HOSTED_TEXT_BACKENDS, STANDIN_CONFIDENCE, TOMATO_SCENES, TOMATO_TALK } from "../../support/text-backends";
+import {
+  HOSTED_TEXT_BACKENDS,
+  metadataAnswer,
+  STANDIN_CONFIDENCE,
+  summaryAnswer,
+  TOMATO_SCENES,
+  TOMATO_TALK,
+} from "../../support/text-backends";
 
 /**
  * What every hosted text engine does, whatever its backend, each against its fake with a stand-in
@@ -17,27 +24,9 @@ const metadata = (engine: TextEngine, doc: TextDocument = TOMATO_TALK, s = signa
 const summarize = (engine: TextEngine, doc: TextDocument = TOMATO_TALK) =>
   engine.summarize({ doc, visualChunks: TOMATO_SCENES, signal: signal() });
 
-const answer = (overrides: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    title: "Balcony tomatoes",
-    description: "How to grow tomatoes in a pot.",
-    keywords: ["tomatoes"],
-    categories: [],
-    chapters: [{ segmentId: 0, title: "Start" }],
-    ...overrides,
-  });
-
-const summaryAnswer = (overrides: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    shortSynopsis: "Tomatoes on a balcony.",
-    longSynopsis: "A short guide to growing tomatoes on a balcony.",
-    seoDescriptions: ["one", "two", "three"],
-    socialHooks: ["a", "b", "c"],
-    keywords: ["tomatoes", "balcony", "pots", "watering", "harvest"],
-    classification: [],
-    visualChunksUsed: [],
-    ...overrides,
-  });
+/** The model's answers as text, the way it says them. */
+const metadataText = (overrides: Record<string, unknown> = {}) => JSON.stringify(metadataAnswer(overrides));
+const summaryText = (overrides: Record<string, unknown> = {}) => JSON.stringify(summaryAnswer(overrides));
 
 const LONG_TITLE = "How to grow a great many cherry tomatoes on a very small city balcony in summer";
 
@@ -64,7 +53,7 @@ describe.each(HOSTED_TEXT_BACKENDS)("$name text engine", (backend) => {
 
   it("takes each chapter's start from its segment, never from the model, the first at 0", async () => {
     h().says(
-      answer({
+      metadataText({
         chapters: [
           { segmentId: 0, start: 5, title: "Intro" },
           { segmentId: 3, start: 999, title: "Feeding" },
@@ -80,7 +69,7 @@ describe.each(HOSTED_TEXT_BACKENDS)("$name text engine", (backend) => {
 
   it("keeps IAB categories the taxonomy has, with its names and tier paths, and drops the ids it does not have", async () => {
     h().says(
-      answer({
+      metadataText({
         categories: [
           { id: "IAB17", confidence: 0.9 },
           { id: "234", confidence: 0.7 },
@@ -115,7 +104,7 @@ describe.each(HOSTED_TEXT_BACKENDS)("$name text engine", (backend) => {
   });
 
   it("asks once more, telling the model what was wrong, when an answer is over a limit, and keeps the corrected answer", async () => {
-    h().says(answer({ title: LONG_TITLE }));
+    h().says(metadataText({ title: LONG_TITLE }));
     const draft = await metadata(h().engine());
     expect(draft.title).toBe("Growing tomatoes on a small balcony");
     expect(h().heard).toHaveLength(2);
@@ -125,7 +114,7 @@ describe.each(HOSTED_TEXT_BACKENDS)("$name text engine", (backend) => {
   });
 
   it("cuts a string still over its limit after the retry at a word, marked, and records the cut", async () => {
-    h().says(answer({ title: LONG_TITLE }), answer({ title: LONG_TITLE }));
+    h().says(metadataText({ title: LONG_TITLE }), metadataText({ title: LONG_TITLE }));
     const draft = await metadata(h().engine());
     expect(draft.title).toBe("How to grow a great many cherry tomatoes on a very small city balcony…");
     expect(draft.title.length).toBeLessThanOrEqual(70);
@@ -136,7 +125,7 @@ describe.each(HOSTED_TEXT_BACKENDS)("$name text engine", (backend) => {
   });
 
   it("fails retryably, naming engine, model and the first problem, when the retry's answer is still invalid", async () => {
-    const wrong = answer({ chapters: [{ segmentId: 99, title: "Nowhere" }] });
+    const wrong = metadataText({ chapters: [{ segmentId: 99, title: "Nowhere" }] });
     h().says(wrong, wrong);
     const f = await rejectionOf(metadata(h().engine()), StepFailure);
     expect(f).toMatchObject({
@@ -160,7 +149,7 @@ describe.each(HOSTED_TEXT_BACKENDS)("$name text engine", (backend) => {
   });
 
   it("asks again when a summary names a scene it was not shown", async () => {
-    h().says(summaryAnswer({ visualChunksUsed: [1, 7] }));
+    h().says(summaryText({ visualChunksUsed: [1, 7] }));
     expect((await summarize(h().engine())).visualChunksUsed).toEqual([0, 1]);
     expect(h().heard[1]!.at(-1)!.content).toContain("- visualChunksUsed[1]: 7 is not the index of a scene shown (shown: 0, 1)");
   });
@@ -177,33 +166,20 @@ describe.each(HOSTED_TEXT_BACKENDS)("$name text engine", (backend) => {
   });
 
   it("sends nothing for a task already cancelled, rejecting with the signal's reason", async () => {
-    const ac = new AbortController();
     const reason = new Error("cancel requested");
-    ac.abort(reason);
-    await expect(metadata(h().engine(), TOMATO_TALK, ac.signal)).rejects.toBe(reason);
+    await expect(metadata(h().engine(), TOMATO_TALK, AbortSignal.abort(reason))).rejects.toBe(reason);
     expect(h().fake.requests).toHaveLength(0);
   });
 
-  it("is unavailable on a runner missing its required setting, naming it", () => {
-    const env = { ...h().env, [h().required]: undefined };
-    expect(() => h().engine(env)).toThrow(
-      expect.objectContaining({
-        code: "engine_unavailable",
-        retryable: true,
-        message: `text engine is not configured on this runner: ${h().required} is not set`,
-      }),
-    );
-  });
+  requiredSettingCase("text", h);
 
   describe("over HTTP", () => {
-    hostedTransportCases(() => ({
-      fake: () => h().fake,
-      engine: (env) => h().engine(env),
+    hostedTransportCases(h, {
+      name: backend.name,
+      model: backend.model,
       run: (engine, s) => engine.metadata({ doc: TOMATO_TALK, signal: s }),
       expectResult: (r) => expect((r as MetadataDraft).title).toBe("Growing tomatoes on a small balcony"),
-      envPrefix: "TEXT",
-      wrongCredentials: h().wrongCredentials,
-    }));
+    });
   });
 });
 

@@ -7,8 +7,8 @@
  * vectors carry meaning).
  */
 
-/** FNV-1a, 32 bits. */
-function hash(text: string): number {
+/** FNV-1a, 32 bits: the fake embedding models' hash. */
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
@@ -33,7 +33,7 @@ function generator(seed: number): () => number {
  * (OpenAI's embeddings are unit length; a fake can answer longer ones to show the client normalises).
  */
 export function fakeEmbedding(model: string, text: string, dimensions: number, length = 1): number[] {
-  const next = generator(hash(`${model}\n${text}`));
+  const next = generator(fnv1a(`${model}\n${text}`));
   const v = Array.from({ length: dimensions }, () => next() * 2 - 1);
   const norm = Math.hypot(...v);
   return v.map((x) => (x / norm) * length);
