@@ -222,6 +222,20 @@ describe("POST /v1/catalog/search", () => {
     }
   });
 
+  it("stop words are not searched: a question finds the chunk with its content words first", async () => {
+    const res = await search({ query: "how long does the bread rise?", mode: "sparse" });
+    expect(res.body.data.results[0]?.text).toBe("Let the bread rise overnight.");
+    expect(texts(res.body.data.results)).not.toContain("Fans sang in the stadium.");
+  });
+
+  it("hybrid: a sparse hit matching fewer than half the query's words does not join the fusion", async () => {
+    const query = "referee stadium goal bread";
+    const sparse = await search({ query, mode: "sparse" });
+    expect(sparse.body.data.results.length).toBeGreaterThan(0);
+    const hybrid = await search({ query });
+    expect(hybrid.body.data.results.every((h) => h.sparseRank === null)).toBe(true);
+  });
+
   it("a query of punctuation only finds nothing, without an error", async () => {
     const res = await search({ query: "?!", mode: "sparse" });
     expect(res.status).toBe(200);

@@ -1,7 +1,16 @@
 import type { SearchGroup, SearchHit, SearchRequest } from "../../contracts/catalog";
 import { collectionName, SPARSE_ENGINE } from "../../contracts/catalog";
 import type { EmbeddingEngine } from "../../contracts/embeddings/interface";
-import { ftsMatchExpression, HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN, markedHtml, marksFromHighlight } from "./sparse";
+import {
+  ftsMatchExpression,
+  HIGHLIGHT_CLOSE,
+  HIGHLIGHT_OPEN,
+  markedHtml,
+  marksFromHighlight,
+  orOf,
+  queryTerms,
+  requiredCoverage,
+} from "./sparse";
 import type { VectorStore } from "./vector-store/interface";
 
 /**
@@ -90,17 +99,29 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
     (req.minStart === undefined || c.start >= req.minStart) && (req.maxEnd === undefined || c.end <= req.maxEnd);
   const isLive = (c: Pick<ChunkRow, "text_source_id">, generation: string) => live.get(c.text_source_id) === generation;
 
+  // A filtered search names the transcripts it may answer from, so the stores filter before their limits.
+  const filtered = wanted !== null || req.language !== undefined;
+  const allowed = entries.map((e) => e.text_source_id);
   let denseFailed: string | null = null;
+  const embedQuery = async (): Promise<Float32Array | null> => {
+    if (!embedder || denseIds.length === 0) return null;
+    try {
+      return (await embedder.embed([req.query]))[0] ?? null;
+    } catch (err) {
+      // The embeddings server is the deployment's, not the caller's: a hybrid search answers from BM25 and says so.
+      const message = err instanceof Error ? err.message : String(err);
+      if (req.mode === "dense") throw new DenseUnavailable(message);
+      denseFailed = message;
+      return null;
+    }
+  };
   const [dense, sparse] = await Promise.all([
-    embedder && denseIds.length > 0
-      ? denseList(req, deps, embedder, collection, denseIds, isLive, within).catch((err: unknown) => {
-          // The embeddings server is the deployment's, not the caller's: a hybrid search answers from BM25 and says so.
-          if (req.mode === "dense") throw new DenseUnavailable(err instanceof Error ? err.message : String(err));
-          denseFailed = err instanceof Error ? err.message : String(err);
-          return [];
-        })
-      : Promise.resolve([]),
-    useSparse && entries.length > 0 ? sparseList(req, deps, projectId, isLive, within) : Promise.resolve([]),
+    embedQuery().then((vector) =>
+      vector && embedder
+        ? denseList(deps, vector, embedder.model, collection, filtered || denseSkipped.length > 0 ? denseIds : null, isLive, within)
+        : [],
+    ),
+    useSparse && entries.length > 0 ? sparseList(req, deps, projectId, filtered ? allowed : null, isLive, within) : Promise.resolve([]),
   ]);
 
   const fused = fuse(req.mode, dense, sparse, deps.rrfK);
@@ -164,21 +185,19 @@ interface Ranked {
 }
 
 async function denseList(
-  req: SearchRequest,
   deps: SearchDeps,
-  embedder: EmbeddingEngine,
+  vector: Float32Array,
+  model: string,
   collection: string,
-  textSourceIds: string[],
+  textSourceIds: string[] | null,
   isLive: (c: Pick<ChunkRow, "text_source_id">, generation: string) => boolean,
   within: (c: Pick<ChunkRow, "start" | "end">) => boolean,
 ): Promise<Ranked[]> {
-  const [vector] = await embedder.embed([req.query]);
-  if (!vector) return [];
   const matches = await deps.store.query(collection, {
     vector,
-    model: embedder.model,
+    model,
     topK: deps.candidates,
-    ...(req.textSourceIds ? { textSourceIds: textSourceIds } : {}),
+    ...(textSourceIds ? { textSourceIds } : {}),
   });
   if (matches.length === 0) return [];
   const { results } = await deps.db
@@ -186,10 +205,10 @@ async function denseList(
     .bind(JSON.stringify(matches.map((m) => m.chunkRowId)))
     .all<{ id: number; chunk_id: string; text_source_id: string; generation: string; start: number; end: number }>();
   const byId = new Map(results.map((r) => [r.id, r]));
-  const allowed = new Set(textSourceIds);
+  const allowed = textSourceIds ? new Set(textSourceIds) : null;
   return matches.flatMap((m) => {
     const r = byId.get(m.chunkRowId);
-    if (!r || !allowed.has(r.text_source_id) || !isLive(r, r.generation) || !within(r)) return [];
+    if (!r || (allowed && !allowed.has(r.text_source_id)) || !isLive(r, r.generation) || !within(r)) return [];
     return [{ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: m.score }];
   });
 }
@@ -198,10 +217,12 @@ async function sparseList(
   req: SearchRequest,
   deps: SearchDeps,
   projectId: string,
+  textSourceIds: string[] | null,
   isLive: (c: Pick<ChunkRow, "text_source_id">, generation: string) => boolean,
   within: (c: Pick<ChunkRow, "start" | "end">) => boolean,
 ): Promise<Ranked[]> {
-  const match = ftsMatchExpression(req.query);
+  const terms = queryTerms(req.query);
+  const match = orOf(terms);
   if (!match) return [];
   // The entry join keeps only live generations inside SQL, so LIMIT counts live chunks.
   const { results } = await deps.db
@@ -209,14 +230,47 @@ async function sparseList(
       "SELECT c.id, c.chunk_id, c.text_source_id, c.generation, c.start, c.end, bm25(catalog_chunks_fts) AS rank FROM catalog_chunks_fts " +
         "JOIN catalog_chunks c ON c.id = catalog_chunks_fts.rowid " +
         "JOIN catalog_entries e ON e.project_id = c.project_id AND e.text_source_id = c.text_source_id AND e.generation = c.generation " +
-        "WHERE catalog_chunks_fts MATCH ? AND c.project_id = ? AND c.start >= ? AND c.end <= ? ORDER BY rank LIMIT ?",
+        "WHERE catalog_chunks_fts MATCH ? AND c.project_id = ? AND c.start >= ? AND c.end <= ?" +
+        (textSourceIds ? " AND c.text_source_id IN (SELECT value FROM json_each(?))" : "") +
+        " ORDER BY rank LIMIT ?",
     )
-    .bind(match, projectId, req.minStart ?? 0, req.maxEnd ?? Number.MAX_SAFE_INTEGER, deps.candidates * 2)
+    .bind(
+      match,
+      projectId,
+      req.minStart ?? 0,
+      req.maxEnd ?? Number.MAX_SAFE_INTEGER,
+      ...(textSourceIds ? [JSON.stringify(textSourceIds)] : []),
+      deps.candidates,
+    )
     .all<{ id: number; chunk_id: string; text_source_id: string; generation: string; start: number; end: number; rank: number }>();
-  return results
+  const hits = results
     .filter((r) => isLive(r, r.generation) && within(r))
-    .slice(0, deps.candidates)
     .map((r) => ({ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: -r.rank }));
+  if (req.mode !== "hybrid" || terms.length < 2 || hits.length === 0) return hits;
+  const coverage = await termCoverage(
+    deps.db,
+    terms,
+    hits.map((h) => h.id),
+  );
+  const need = requiredCoverage(terms);
+  return hits.filter((h) => (coverage.get(h.id) ?? 0) >= need);
+}
+
+/** How many of the query's words each chunk contains (stemmed as the index stems them): one FTS5 query per word, in one batch. */
+async function termCoverage(db: D1Database, terms: readonly string[], ids: readonly number[]): Promise<Map<number, number>> {
+  const json = JSON.stringify(ids);
+  const answers = await db.batch<{ id: number }>(
+    terms.map((t) =>
+      db
+        .prepare(
+          "SELECT rowid AS id FROM catalog_chunks_fts WHERE catalog_chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+        )
+        .bind(orOf([t]), json),
+    ),
+  );
+  const counts = new Map<number, number>();
+  for (const a of answers) for (const r of a.results) counts.set(r.id, (counts.get(r.id) ?? 0) + 1);
+  return counts;
 }
 
 interface Fused extends Ranked {

@@ -1,3 +1,5 @@
+import { eng } from "stopword";
+
 /**
  * The sparse half of catalog search: BM25 over D1's FTS5 table `catalog_chunks_fts` (porter stemmer,
  * unicode61 tokenizer), and the marks that show which words of a chunk matched.
@@ -10,16 +12,36 @@
 /** At most this many distinct words of a query are searched (a pasted paragraph stays cheap). */
 export const MAX_QUERY_TERMS = 32;
 
-/** Lower-cased Unicode words of a query, distinct, in order, split where unicode61 splits (so "don't" is "don", "t"). */
+/**
+ * The words a query is searched by: lower-cased Unicode words, distinct, in order, split where
+ * unicode61 splits (so "don't" is "don", "t"), without English stop words ("how", "the", "does"),
+ * which match nearly every chunk and only add noise to the ranking; a query of stop words only keeps them.
+ */
 export function queryTerms(query: string): string[] {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words)].slice(0, MAX_QUERY_TERMS);
+  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+  const content = words.filter((w) => !STOP.has(w) && !(w.length === 1 && /\p{L}/u.test(w)));
+  return (content.length > 0 ? content : words).slice(0, MAX_QUERY_TERMS);
 }
+
+const STOP = new Set<string>(eng);
 
 /** The FTS5 MATCH expression for a query; null when it has no words (only punctuation). */
 export function ftsMatchExpression(query: string): string | null {
-  const terms = queryTerms(query);
-  return terms.length === 0 ? null : terms.map((t) => `"${t}"`).join(" OR ");
+  return orOf(queryTerms(query));
+}
+
+/** The MATCH expression for any of these words, each quoted. */
+export function orOf(terms: readonly string[]): string | null {
+  return terms.length === 0 ? null : terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
+}
+
+/**
+ * How many of a query's words a sparse hit must contain to join a hybrid fusion: half of them,
+ * rounded up. A chunk matching one incidental word of a paraphrased question is noise that reciprocal
+ * rank fusion would otherwise weigh like the dense list's real answer (bench/search-quality.ts).
+ */
+export function requiredCoverage(terms: readonly string[]): number {
+  return Math.ceil(terms.length / 2);
 }
 
 const OPEN = "\u0001";

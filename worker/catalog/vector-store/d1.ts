@@ -5,7 +5,7 @@ import type { VectorMatch, VectorPoint, VectorQuery, VectorStore } from "./inter
  * Exact cosine search over unit vectors kept in D1 (`catalog_vectors`, little-endian float32
  * blobs): no account, no approximation. Every query reads the collection's vectors of the query's
  * model and keeps the best `topK` (a bounded insertion into a sorted list: topK is small).
- * Figures for 10,000 chunks are in the README (bench/search.ts).
+ * Figures for 10,000 chunks are in the README (bench/search-latency.ts).
  */
 const WRITE_BATCH = 50;
 const DELETE_BATCH = 90;
@@ -33,11 +33,10 @@ export class D1VectorStore implements VectorStore {
   }
 
   async query(collection: string, q: VectorQuery): Promise<VectorMatch[]> {
-    const filter =
-      q.textSourceIds && q.textSourceIds.length > 0 ? ` AND text_source_id IN (${q.textSourceIds.map(() => "?").join(",")})` : "";
+    const filter = q.textSourceIds && q.textSourceIds.length > 0 ? " AND text_source_id IN (SELECT value FROM json_each(?))" : "";
     const rows = await this.db
       .prepare(`SELECT chunk_row_id, vector FROM catalog_vectors WHERE collection = ? AND model = ?${filter}`)
-      .bind(collection, q.model, ...(q.textSourceIds ?? []))
+      .bind(collection, q.model, ...(q.textSourceIds && q.textSourceIds.length > 0 ? [JSON.stringify(q.textSourceIds)] : []))
       .raw<[number, ArrayBuffer]>();
     const best: VectorMatch[] = [];
     for (const [chunkRowId, blob] of rows) {
