@@ -115,7 +115,7 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
       return null;
     }
   };
-  const [dense, sparse] = await Promise.all([
+  const [dense, allSparse] = await Promise.all([
     embedQuery().then((vector) =>
       vector && embedder
         ? denseList(deps, vector, embedder.model, collection, filtered || denseSkipped.length > 0 ? denseIds : null, isLive, within)
@@ -124,6 +124,8 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
     useSparse && entries.length > 0 ? sparseList(req, deps, projectId, filtered ? allowed : null, isLive, within) : Promise.resolve([]),
   ]);
 
+  // Without a dense list (nothing indexed with the query's model, or the query could not be embedded) BM25 answers alone.
+  const sparse = req.mode === "hybrid" && dense.length > 0 ? await admitted(deps.db, req.query, allSparse) : allSparse;
   const fused = fuse(req.mode, dense, sparse, deps.rrfK);
   const top = fused.slice(0, req.limit);
   const rows = await chunkRows(
@@ -246,9 +248,15 @@ async function sparseList(
   const hits = results
     .filter((r) => isLive(r, r.generation) && within(r))
     .map((r) => ({ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: -r.rank }));
-  if (req.mode !== "hybrid" || terms.length < 2 || hits.length === 0) return hits;
+  return hits;
+}
+
+/** The sparse hits that may join a hybrid fusion: those holding more than half of the query's words (sparse.ts). */
+async function admitted(db: D1Database, query: string, hits: Ranked[]): Promise<Ranked[]> {
+  const terms = queryTerms(query);
+  if (terms.length < 2 || hits.length === 0) return hits;
   const coverage = await termCoverage(
-    deps.db,
+    db,
     terms,
     hits.map((h) => h.id),
   );

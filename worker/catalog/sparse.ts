@@ -36,12 +36,12 @@ export function orOf(terms: readonly string[]): string | null {
 }
 
 /**
- * How many of a query's words a sparse hit must contain to join a hybrid fusion: half of them,
- * rounded up. A chunk matching one incidental word of a paraphrased question is noise that reciprocal
+ * How many of a query's words a sparse hit must contain to join a hybrid fusion: more than half of
+ * them (1 of 1, 2 of 2 or 3, 3 of 4 or 5). A chunk matching one incidental word of a paraphrased question is noise that reciprocal
  * rank fusion would otherwise weigh like the dense list's real answer (bench/search-quality.ts).
  */
 export function requiredCoverage(terms: readonly string[]): number {
-  return Math.ceil(terms.length / 2);
+  return Math.floor(terms.length / 2) + 1;
 }
 
 const OPEN = "\u0001";
