@@ -290,22 +290,24 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               if ("note" in prepared) brand.logoNote = prepared.note;
               else brand.logo = prepared;
             }
-            // Each moment is prepared (one decode of it: dense frames, exact cuts, the loudness
-            // measure; then the dense vision pass) while the previous one renders.
+            // Each moment is prepared (one decode of it for dense frames, exact cuts and the loudness
+            // measure, the frames analysed as they are written) while the previous one renders.
             const prepare = async (i: number, m: Moment, work: AbortSignal): Promise<Prepared> => {
+              const frames = engine && dense ? analyzeAsProduced(engine, work) : null;
               const sample = await sampleMoment(source, join(framesDir, `moment-${i + 1}`), {
                 start: m.start,
                 end: m.end,
                 margin: DENSE_MARGIN_SEC,
-                frameRate: engine && dense ? cs.visionFps : null,
+                frameRate: frames ? cs.visionFps : null,
                 width: Math.min(ANALYSIS_WIDTH, info.width),
                 sceneThreshold: SCENE_THRESHOLD,
                 hasAudio: info.hasAudio,
+                // The crop reads faces and mouths only: no body or eye models on these frames.
+                onFrame: (f) => frames?.push(f, { bodies: false, eyes: false }),
                 signal: work,
               });
-              if (engine && sample.frames.length > 0) {
-                // The crop reads faces and mouths only: no body or eye models on these frames.
-                const more = await engine.analyze(sample.frames, { signal: work, bodies: false, eyes: false });
+              if (frames) {
+                const more = await frames.done();
                 const outside = observations.filter((o) => o.t < sample.from || o.t > sample.to);
                 observations = [...outside, ...more].sort((a, b) => a.t - b.t);
                 targets = targetsOf(observations, speaking);

@@ -107,31 +107,9 @@ export async function makeProxy(source: string, dir: string, opts: ProxyOptions)
       "-",
     );
   }
-  const frames: SampledFrame[] = [];
   // The fps filter puts frame n at n / rate (its first output frame is the source's first).
-  const frameAt = (i: number) => ({ t: opts.frameRate ? (i * opts.frameRate.den) / opts.frameRate.num : 0, path: join(dir, frameName(i)) });
-  const collect = async () => {
-    for (;;) {
-      const next = frameAt(frames.length);
-      if (!(await exists(next.path))) return;
-      frames.push(next);
-      opts.onFrame?.(next);
-    }
-  };
-  const run = runToolOk(FFMPEG, args, { signal: opts.signal });
-  if (opts.frameRate) {
-    let running = true;
-    run.then(
-      () => (running = false),
-      () => (running = false),
-    );
-    while (running) {
-      await collect();
-      await new Promise((r) => setTimeout(r, FRAME_POLL_MS));
-    }
-  }
-  await run;
-  if (opts.frameRate) await collect();
+  const rate = opts.frameRate;
+  const frames = await runWritingFrames(args, dir, rate ? (i) => (i * rate.den) / rate.num : null, opts.onFrame, opts.signal);
   const db: number[] = [];
   if (opts.hasAudio) {
     for (const line of (await readFile(energyFile, "utf8").catch(() => "")).split("\n")) {
@@ -140,6 +118,44 @@ export async function makeProxy(source: string, dir: string, opts: ProxyOptions)
     }
   }
   return { frames, energy: { step: opts.energyStep, db }, cuts: await readCuts(scenesFile, 0) };
+}
+
+/**
+ * Runs ffmpeg, which writes numbered frames (`f%06d.jpg`, atomically) into `dir`, and hands each
+ * frame to `onFrame` in order as soon as it is complete, while ffmpeg goes on. `timeOf` gives frame
+ * i's time in the source; null: the run writes no frames.
+ */
+async function runWritingFrames(
+  args: string[],
+  dir: string,
+  timeOf: ((i: number) => number) | null,
+  onFrame: ((frame: SampledFrame) => void) | undefined,
+  signal: AbortSignal,
+  onStderrLine?: (line: string) => void,
+): Promise<SampledFrame[]> {
+  const frames: SampledFrame[] = [];
+  const collect = async () => {
+    if (!timeOf) return;
+    for (;;) {
+      const next = { t: round3(timeOf(frames.length)), path: join(dir, frameName(frames.length)) };
+      if (!(await exists(next.path))) return;
+      frames.push(next);
+      onFrame?.(next);
+    }
+  };
+  const run = runToolOk(FFMPEG, args, { signal, ...(onStderrLine ? { onStderrLine } : {}) });
+  let running = true;
+  run.then(
+    () => (running = false),
+    () => (running = false),
+  );
+  while (running && timeOf) {
+    await collect();
+    await new Promise((r) => setTimeout(r, FRAME_POLL_MS));
+  }
+  await run;
+  await collect();
+  return frames;
 }
 
 const FRAME_POLL_MS = 100;
@@ -192,6 +208,8 @@ export async function sampleMoment(
     width: number;
     sceneThreshold: number;
     hasAudio: boolean;
+    /** Called with each frame, in order, as soon as it is written. */
+    onFrame?: (frame: SampledFrame) => void;
     signal: AbortSignal;
   },
 ): Promise<MomentSample> {
@@ -209,15 +227,11 @@ export async function sampleMoment(
   const args = ["-hide_banner", "-nostdin", "-nostats", "-y", "-loglevel", "info"];
   args.push("-ss", from.toFixed(3), "-t", (lead + dur + opts.margin).toFixed(3), "-i", source, "-filter_complex", graph.join(";"));
   args.push("-map", "[cuts]", "-f", "null", "-");
-  if (opts.frameRate) args.push("-map", "[frames]", "-q:v", "4", join(dir, "f%06d.jpg"));
+  if (opts.frameRate) args.push("-map", "[frames]", "-q:v", "4", "-atomic_writing", "1", join(dir, "f%06d.jpg"));
   const json = loudnormJsonReader();
-  await runToolOk(FFMPEG, args, { signal: opts.signal, onStderrLine: json.line });
-  const frames: SampledFrame[] = [];
-  if (opts.frameRate) {
-    // Frame n of the fps filter is at n / rate after the seek point.
-    for (let i = 0; await exists(join(dir, frameName(i))); i++)
-      frames.push({ t: round3(from + i / opts.frameRate), path: join(dir, frameName(i)) });
-  }
+  const rate = opts.frameRate;
+  // Frame n of the fps filter is at n / rate after the seek point.
+  const frames = await runWritingFrames(args, dir, rate ? (i) => from + i / rate : null, opts.onFrame, opts.signal, json.line);
   return {
     frames,
     cuts: await readCuts(scenesFile, from),
