@@ -114,7 +114,7 @@ describe("a cut on a frame the fast decode skips", () => {
     ]);
   }, 120_000);
 
-  it("is found at most 0.2 s late by the ingest", async () => {
+  it("is found within 0.2 s by the ingest", async () => {
     const out = path.join(dir, "shifted-proxy");
     await mkdir(out);
     const r = await makeProxy(shifted, out, {
@@ -126,10 +126,7 @@ describe("a cut on a frame the fast decode skips", () => {
       signal: signal(),
     });
     expect(r.cuts.length).toBe(SHIFTED_CUTS.length);
-    r.cuts.forEach((c, i) => {
-      expect(c).toBeGreaterThanOrEqual(SHIFTED_CUTS[i]! - 0.01);
-      expect(c).toBeLessThanOrEqual(SHIFTED_CUTS[i]! + 0.2);
-    });
+    r.cuts.forEach((c, i) => expect(Math.abs(c - SHIFTED_CUTS[i]!)).toBeLessThanOrEqual(0.2));
   });
 
   it("is found to the frame by the moment's decode", async () => {

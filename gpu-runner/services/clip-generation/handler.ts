@@ -164,7 +164,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         async () => ({ cuts: proxy.cuts }),
         (r) => ({
           cuts: r.cuts.length,
-          method: `ffmpeg scdet threshold ${SCENE_THRESHOLD} on a 256 px copy, in the ingest decode; every frame around the chosen moments`,
+          method: `ffmpeg scdet threshold ${SCENE_THRESHOLD} on a 256 px copy at 5 fps, in the ingest decode; every frame around the chosen moments`,
           firstCuts: r.cuts.slice(0, 20).map(round),
         }),
       );
