@@ -294,6 +294,10 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
             // measure, the frames analysed as they are written) while the previous one renders.
             const prepare = async (i: number, m: Moment, work: AbortSignal): Promise<Prepared> => {
               const frames = engine && dense ? analyzeAsProduced(engine, work) : null;
+              // A frame of the dense grid with a sparse observation within half a period already has
+              // its sample: analysing it again would cost a detector run for nothing.
+              const half = 0.5 / cs.visionFps;
+              const sparseNear = (t: number) => observations.some((o) => Math.abs(o.t - t) < half);
               const sample = await sampleMoment(source, join(framesDir, `moment-${i + 1}`), {
                 start: m.start,
                 end: m.end,
@@ -303,13 +307,14 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
                 sceneThreshold: SCENE_THRESHOLD,
                 hasAudio: info.hasAudio,
                 // The crop reads faces and mouths only: no body or eye models on these frames.
-                onFrame: (f) => frames?.push(f, { bodies: false, eyes: false }),
+                onFrame: (f) => {
+                  if (!sparseNear(f.t)) frames?.push(f, { bodies: false, eyes: false });
+                },
                 signal: work,
               });
               if (frames) {
                 const more = await frames.done();
-                const outside = observations.filter((o) => o.t < sample.from || o.t > sample.to);
-                observations = [...outside, ...more].sort((a, b) => a.t - b.t);
+                observations = [...observations, ...more].sort((a, b) => a.t - b.t);
                 targets = targetsOf(observations, speaking);
                 denseFrames += more.length;
               }
