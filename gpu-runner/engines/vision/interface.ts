@@ -48,6 +48,14 @@ export interface SampledFrame {
 
 export interface AnalyzeOptions {
   signal: AbortSignal;
+  /**
+   * Whether to look for bodies and tell whether eyes are open (default: yes). A caller that reads
+   * neither (the crop follows faces and mouths) says so, and an engine may skip those models: in
+   * local-human they are more than half of each frame's time. Skipped, `bodies` is empty and
+   * `eyesOpen` null.
+   */
+  bodies?: boolean;
+  eyes?: boolean;
 }
 
 export interface VisionEngine {

@@ -228,21 +228,31 @@ export class LocalHumanEngine implements VisionEngine {
     const runtime = this.runtime;
     const human = await runtime.human;
     const out: FrameObservation[] = [];
+    const want = { bodies: opts.bodies ?? true, eyes: opts.eyes ?? true };
     for (const frame of frames) {
       opts.signal.throwIfAborted();
-      out.push(await this.analyzeFrame(runtime, human, frame));
+      out.push(await this.analyzeFrame(runtime, human, frame, want));
     }
     return out;
   }
 
-  private async analyzeFrame(runtime: Runtime, human: Human, frame: SampledFrame): Promise<FrameObservation> {
+  private async analyzeFrame(
+    runtime: Runtime,
+    human: Human,
+    frame: SampledFrame,
+    want: { bodies: boolean; eyes: boolean },
+  ): Promise<FrameObservation> {
     const { data, info } = await sharp(frame.path).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
     const { width, height } = info;
     const salientP = salientRegion({ data, width, height, channels: 3 });
     const detect = async () => {
       const tensor = human.tf.tensor3d(new Uint8Array(data.buffer, data.byteOffset, data.length), [height, width, 3], "int32");
       try {
-        return await human.detect(tensor);
+        // Human merges a call's config into its own and keeps it: every call says what it wants.
+        return await human.detect(tensor, {
+          body: { enabled: want.bodies },
+          face: { iris: { enabled: want.eyes } },
+        } as Partial<Config>);
       } finally {
         tensor.dispose();
       }
@@ -253,8 +263,11 @@ export class LocalHumanEngine implements VisionEngine {
     if (r.error) throw new Error(`vision engine local-human failed on ${frame.path}: ${r.error}`);
     return {
       t: frame.t,
-      faces: r.face.filter((f) => f.boxScore >= this.config.minFaceScore).map((f) => faceObservation(f, width, height)),
-      bodies: r.body.map((b: BodyResult): BodyObservation => ({ box: normalise(b.box, width, height), score: b.score })),
+      faces: r.face.filter((f) => f.boxScore >= this.config.minFaceScore).map((f) => faceObservation(f, width, height, want.eyes)),
+      bodies: (want.bodies ? r.body : []).map((b: BodyResult): BodyObservation => ({
+        box: normalise(b.box, width, height),
+        score: b.score,
+      })),
       salient,
     };
   }
@@ -279,7 +292,7 @@ function normalise([x, y, w, h]: readonly number[], width: number, height: numbe
 /** Below this lid gap over eye height Human's gestures call the eye blinking. */
 const BLINK_RATIO = 0.2;
 
-function faceObservation(f: FaceResult, width: number, height: number): FaceObservation {
+function faceObservation(f: FaceResult, width: number, height: number, eyes: boolean): FaceObservation {
   const m = f.mesh;
   // The mesh is 468 points (478 with iris); fewer means the mesh model did not run on this face.
   const hasMesh = m.length >= 468;
@@ -291,10 +304,11 @@ function faceObservation(f: FaceResult, width: number, height: number): FaceObse
     // times 5; a wide-open mouth is about a fifth of the face height.
     const faceHeight = dy(10, 152);
     mouthOpen = faceHeight > 0 ? Math.min(1, (5 * dy(13, 14)) / faceHeight) : null;
-    // Human's blink gesture: eyelid gap over the eye region's height, per eye.
+    // Human's blink gesture: eyelid gap over the eye region's height, per eye; without the iris
+    // model the lids are not refined, so a caller that did not ask gets null rather than a guess.
     const left = dy(374, 386) / dy(443, 450);
     const right = dy(145, 159) / dy(223, 230);
-    eyesOpen = Number.isFinite(left) && Number.isFinite(right) ? left >= BLINK_RATIO && right >= BLINK_RATIO : null;
+    eyesOpen = eyes && Number.isFinite(left) && Number.isFinite(right) ? left >= BLINK_RATIO && right >= BLINK_RATIO : null;
   }
   // Human's sign convention, uncalibrated: only the magnitude (how far from facing the camera) is relied on.
   const yaw = f.rotation?.angle.yaw;

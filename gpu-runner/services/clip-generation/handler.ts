@@ -27,10 +27,11 @@ import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { downloadObject, toolStep, uploadObject } from "../shared/objects";
 import { buildAss, captionStyleFor } from "./captions";
 import { chooseLayout } from "./layout";
-import { makeProxy, measureLoudness, probeVideo } from "./media";
+import { analysisSampling, analyzeAsProduced, type FrameStream } from "./analysis";
+import { makeProxy, probeVideo, sampleMoment, type LoudnessMeasure } from "./media";
 import { findMoments, type Moment } from "./moments";
 import { framingShares, planCrop, targetsOf, type Target } from "./reframe";
-import { cropSize, letterbox, logoBox, renderClip, renderPoster } from "./render";
+import { cropSize, letterbox, logoBox, renderClip } from "./render";
 import { buildSentences, wordsOf, type Timeline } from "./timeline";
 
 /**
@@ -72,6 +73,10 @@ export interface ClipHandlerDeps {
 /** Width of the analysis frames: detectors need faces, not detail. */
 const ANALYSIS_WIDTH = 640;
 const ENERGY_STEP_SEC = 0.5;
+/** Bodies are looked for on one sparse frame in this many. */
+const BODY_EVERY = 4;
+/** Seconds around a moment analysed densely and searched for exact cuts: the crop looks ahead up to a second. */
+const DENSE_MARGIN_SEC = 1;
 const SCENE_THRESHOLD = 10;
 export const RENDERER = "ffmpeg libx264 (H.264 High) + AAC, libass captions, loudnorm −14 LUFS";
 
@@ -106,31 +111,51 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
 
       const framesDir = join(ctx.workDir, "frames");
       await mkdir(framesDir, { recursive: true });
-      const { info, proxy } = await report.stage(
+      const visionOn = input.analysis.vision && cs.vision;
+      // The sparse vision pass starts with the decode: each frame goes to the engine once written.
+      const { info, proxy, sampling, vision, sparse } = await report.stage(
         "ingest",
         () =>
           toolStep(signal, async () => {
             const info = await probeVideo(source, signal);
             if (!info) throw new StepFailure("unsupported_media", "the source has no video stream to make clips from", false);
+            const sampling = analysisSampling(info.durationSec, cs.visionFps, cs.visionMaxFrames);
+            let vision: VisionEngine | null = null;
+            let sparse: FrameStream | null = null;
+            if (visionOn) {
+              vision = makeVision(cs, deps.env ?? process.env);
+              engines.push(vision);
+              sparse = analyzeAsProduced(vision, signal);
+            }
+            let queued = 0;
             const proxy = await makeProxy(source, framesDir, {
-              fps: cs.visionFps,
+              frameRate: visionOn ? sampling.rate : null,
               width: Math.min(ANALYSIS_WIDTH, info.width),
               energyStep: ENERGY_STEP_SEC,
               sceneThreshold: SCENE_THRESHOLD,
               hasAudio: info.hasAudio,
+              // The estimate behind the stride can be one frame short: the limit holds regardless.
+              // Eye state is read by nothing in a clip. Bodies describe the source in the record but
+              // steer nothing (the crop follows faces, then the salient region), and cost as much as the
+              // face models: they are looked for on every BODY_EVERY-th frame.
+              onFrame: (f) => {
+                if (queued < cs.visionMaxFrames) sparse?.push(f, { bodies: queued % BODY_EVERY === 0, eyes: false });
+                queued++;
+              },
               signal,
             });
-            return { info, proxy };
+            return { info, proxy, sampling, vision, sparse };
           }),
-        ({ info, proxy }) => ({
+        ({ info, proxy, sampling }) => ({
           durationSec: round(info.durationSec),
           width: info.width,
           height: info.height,
           fps: round(info.fps),
           hasAudio: info.hasAudio,
           analysisFrames: proxy.frames.length,
-          analysisFps: cs.visionFps,
+          analysisFps: round(sampling.rate.num / sampling.rate.den),
           analysisWidth: Math.min(ANALYSIS_WIDTH, info.width),
+          decode: "reference frames only, no deblocking (analysis only)",
         }),
       );
 
@@ -139,7 +164,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         async () => ({ cuts: proxy.cuts }),
         (r) => ({
           cuts: r.cuts.length,
-          method: `ffmpeg scdet threshold ${SCENE_THRESHOLD} on a 256 px copy, in the ingest decode`,
+          method: `ffmpeg scdet threshold ${SCENE_THRESHOLD} on a 256 px copy at 5 fps, in the ingest decode; every frame around the chosen moments`,
           firstCuts: r.cuts.slice(0, 20).map(round),
         }),
       );
@@ -147,31 +172,29 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
       // A long source is analysed sparsely first (at most visionMaxFrames frames, enough for the
       // category, the layout and speaker changes), then densely only around the chosen moments,
       // where the crop needs every sample: the detector is most of a long job's time.
+      const dense = sampling.stride > 1;
       let observations: FrameObservation[] = [];
-      let vision: VisionEngine | null = null;
-      const stride = Math.max(1, Math.ceil(proxy.frames.length / cs.visionMaxFrames));
-      if (input.analysis.vision && cs.vision) {
-        const engine = makeVision(cs, deps.env ?? process.env);
-        vision = engine;
-        engines.push(engine);
-        const started = performance.now();
+      const engine = vision;
+      const sparsePass = sparse;
+      if (sparsePass && engine) {
         observations = await report.stage(
           "analyze_scenes",
-          () => engine.analyze(stride === 1 ? proxy.frames : proxy.frames.filter((_, i) => i % stride === 0), { signal }),
+          () => sparsePass.done(),
           (obs) => ({
             engine: engine.name,
             model: engine.model,
             frames: obs.length,
-            ...(stride > 1 ? { sampledEvery: round(stride / cs.visionFps), denseAroundMoments: true } : {}),
+            ...(dense ? { sampledEvery: round(sampling.stride / cs.visionFps), denseAroundMoments: true } : {}),
             meanFaces: round(mean(obs.map((o) => o.faces.length))),
             maxFaces: Math.max(0, ...obs.map((o) => o.faces.length)),
+            bodiesLookedForOn: Math.ceil(obs.length / BODY_EVERY),
             framesWithBodies: obs.filter((o) => o.bodies.length > 0).length,
-            msPerFrame: Math.round((performance.now() - started) / Math.max(1, obs.length)),
+            msPerFrame: Math.round(sparsePass.busyMs() / Math.max(1, obs.length)),
+            alongsideIngest: true,
           }),
         );
       } else {
         await report.skip("analyze_scenes", "vision analysis disabled in platform settings");
-        observations = [];
       }
 
       const words = wordsOf(transcript);
@@ -267,33 +290,72 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               if ("note" in prepared) brand.logoNote = prepared.note;
               else brand.logo = prepared;
             }
-            if (vision && stride > 1) {
-              const seen = new Set(observations.map((o) => o.t));
-              const dense = proxy.frames.filter((f) => !seen.has(f.t) && found.moments.some((m) => f.t >= m.start - 1 && f.t <= m.end + 1));
-              const more = await vision.analyze(dense, { signal });
-              observations = [...observations, ...more].sort((a, b) => a.t - b.t);
-              targets = targetsOf(observations, speaking);
-              denseFrames = more.length;
-            }
+            // Each moment is prepared (one decode of it for dense frames, exact cuts and the loudness
+            // measure, the frames analysed as they are written) while the previous one renders.
+            const prepare = async (i: number, m: Moment, work: AbortSignal): Promise<Prepared> => {
+              const frames = engine && dense ? analyzeAsProduced(engine, work) : null;
+              // A frame of the dense grid with a sparse observation within half a period already has
+              // its sample: analysing it again would cost a detector run for nothing.
+              const half = 0.5 / cs.visionFps;
+              const sparseNear = (t: number) => observations.some((o) => Math.abs(o.t - t) < half);
+              const sample = await sampleMoment(source, join(framesDir, `moment-${i + 1}`), {
+                start: m.start,
+                end: m.end,
+                margin: DENSE_MARGIN_SEC,
+                frameRate: frames ? cs.visionFps : null,
+                width: Math.min(ANALYSIS_WIDTH, info.width),
+                sceneThreshold: SCENE_THRESHOLD,
+                hasAudio: info.hasAudio,
+                // The crop reads faces and mouths only: no body or eye models on these frames.
+                onFrame: (f) => {
+                  if (!sparseNear(f.t)) frames?.push(f, { bodies: false, eyes: false });
+                },
+                signal: work,
+              });
+              if (frames) {
+                const more = await frames.done();
+                observations = [...observations, ...more].sort((a, b) => a.t - b.t);
+                targets = targetsOf(observations, speaking);
+                denseFrames += more.length;
+              }
+              const cuts = [...timeline.cuts.filter((c) => c < sample.from || c > sample.to), ...sample.cuts].sort((a, b) => a - b);
+              return { targets, cuts, loudness: sample.loudness };
+            };
             const out: Array<{ moment: Moment; video: string; poster: string; framing: Record<string, number> }> = [];
-            for (const [i, m] of found.moments.entries()) {
-              out.push(
-                await renderOne({
-                  i,
-                  m,
-                  layout,
-                  fillStyle,
-                  info,
-                  source,
-                  clipsDir,
-                  timeline,
-                  targets,
-                  cs,
-                  brand,
-                  captions: input.options.captions,
-                  signal,
-                }),
-              );
+            const lookahead = new AbortController();
+            const work = AbortSignal.any([signal, lookahead.signal]);
+            const begin = (i: number) => {
+              const p = prepare(i, found.moments[i]!, work);
+              // Awaited in its turn; a render failing first must not leave it unhandled.
+              p.catch(() => undefined);
+              return p;
+            };
+            try {
+              let next = begin(0);
+              for (const [i, m] of found.moments.entries()) {
+                const prepared = await next;
+                if (i + 1 < found.moments.length) next = begin(i + 1);
+                out.push(
+                  await renderOne({
+                    i,
+                    m,
+                    layout,
+                    fillStyle,
+                    info,
+                    source,
+                    clipsDir,
+                    timeline,
+                    prepared,
+                    cs,
+                    brand,
+                    captions: input.options.captions,
+                    signal,
+                  }),
+                );
+              }
+            } finally {
+              // Stops a moment still being prepared when a render failed.
+              lookahead.abort();
             }
             return out;
           }),
@@ -371,6 +433,13 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
   };
 }
 
+/** What a moment's render needs beyond the timeline: the crop's targets, the exact cuts, the loudness measure. */
+interface Prepared {
+  targets: Target[];
+  cuts: number[];
+  loudness: LoudnessMeasure | null;
+}
+
 interface RenderOneArgs {
   i: number;
   m: Moment;
@@ -380,7 +449,7 @@ interface RenderOneArgs {
   source: string;
   clipsDir: string;
   timeline: Timeline;
-  targets: Target[];
+  prepared: Prepared;
   cs: Settings["clips"];
   brand: { color: string; logo: BrandLogo | null };
   captions: boolean;
@@ -389,13 +458,14 @@ interface RenderOneArgs {
 
 async function renderOne(a: RenderOneArgs): Promise<{ moment: Moment; video: string; poster: string; framing: Record<string, number> }> {
   const { m, layout, info, cs, signal } = a;
+  const { targets, cuts, loudness } = a.prepared;
   const dur = m.end - m.start;
   const { width, height } = LAYOUT_SIZE[layout];
   const crops = layout === "vertical_9_16" || layout === "square_1_1";
   const { cropW, cropH } = cropSize(info.width, info.height, layout);
   const crop =
-    crops && a.targets.length > 0
-      ? planCrop(a.targets, a.timeline.cuts, m.start, m.end, {
+    crops && targets.length > 0
+      ? planCrop(targets, cuts, m.start, m.end, {
           srcW: info.width,
           srcH: info.height,
           cropW,
@@ -413,8 +483,8 @@ async function renderOne(a: RenderOneArgs): Promise<{ moment: Moment; video: str
     assPath = join(a.clipsDir, `clip-${a.i}.ass`);
     await writeFile(assPath, buildAss(words, captionStyleFor(width, height, below ? { belowY: below.y + below.h } : {})));
   }
-  const loudness = info.hasAudio ? await measureLoudness(a.source, m.start, dur, signal) : null;
   const video = join(a.clipsDir, `clip-${a.i}.mp4`);
+  const poster = join(a.clipsDir, `clip-${a.i}.jpg`);
   await renderClip({
     source: a.source,
     output: video,
@@ -428,19 +498,27 @@ async function renderOne(a: RenderOneArgs): Promise<{ moment: Moment; video: str
     cropW,
     cropH,
     assPath,
-    loudness,
+    loudness: info.hasAudio ? loudness : null,
     hasAudio: info.hasAudio,
     brandColor: a.brand.color,
     logo: a.brand.logo,
     fps: cs.fps,
     preset: cs.x264Preset,
     crf: cs.crf,
+    poster: { output: poster, at: Math.min(1.5, dur / 2) },
     signal,
   });
-  if ((await stat(video)).size === 0) throw new StepFailure("processing_failed", `clip ${a.i + 1} rendered empty`, true);
-  const poster = join(a.clipsDir, `clip-${a.i}.jpg`);
-  await renderPoster(video, Math.min(1.5, dur / 2), poster, signal);
-  return { moment: m, video, poster, framing: crops ? framingShares(a.targets, m.start, m.end) : {} };
+  for (const [file, what] of [
+    [video, "rendered"],
+    [poster, "poster"],
+  ] as const) {
+    const size = await stat(file).then(
+      (st) => st.size,
+      () => 0,
+    );
+    if (size === 0) throw new StepFailure("processing_failed", `clip ${a.i + 1}: ${what} file empty`, true);
+  }
+  return { moment: m, video, poster, framing: crops ? framingShares(targets, m.start, m.end) : {} };
 }
 
 type BrandLogo = { path: string; width: number; height: number };

@@ -1,12 +1,15 @@
-import { readdir, readFile } from "node:fs/promises";
+import { access, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { SampledFrame } from "../../engines/vision/interface";
 import { runToolOk } from "../../media/spawn";
+import { round3 } from "../shared/input";
 import type { EnergyTrack } from "./timeline";
 
 /**
- * The ffmpeg work of clip generation: the analysis proxy (sampled frames and a loudness track in one
- * decode), scene cuts with `scdet`, and the measurement pass of two-pass loudness normalisation.
- * Rendering itself is in render.ts.
+ * The ffmpeg work of clip generation: the analysis proxy (sampled frames, scene cuts and a loudness
+ * track in one fast decode of the source), the per-moment sample (dense frames, exact cuts and the
+ * measuring pass of two-pass loudness normalisation in one decode of the moment), and scene cuts on
+ * their own (thumbnails). Rendering itself is in render.ts.
  */
 
 const FFMPEG = "ffmpeg";
@@ -44,36 +47,62 @@ export async function probeVideo(path: string, signal: AbortSignal): Promise<Vid
 }
 
 export interface Proxy {
-  frames: Array<{ t: number; path: string }>;
+  frames: SampledFrame[];
   energy: EnergyTrack;
-  /** Scene cut times (`scdet` on a 256 px copy), from the same decode. */
+  /** Scene cut times (`scdet` on a 256 px, 5 fps copy of the frames the fast decode keeps), from the same decode. */
   cuts: number[];
 }
 
 /**
- * One decode of the source for three outputs: frames sampled at `fps` scaled to `width` as JPEGs
- * (what the vision engine reads), scene cuts from `scdet` at `sceneThreshold` on a 256 px copy, and
- * the audio's RMS level every `energyStep` seconds (what the moment score reads). ffmpeg decodes
- * each input stream once and feeds every output, so the scenes cost no second decode.
+ * Decoder options that make an analysis decode about twice as fast: frames no other frame refers to
+ * (most B-frames) are not decoded at all, nor is the deblocking filter run. Detectors and `scdet` do
+ * not need every frame or clean block edges. With the scene detector on a 5 fps copy, a cut is
+ * found within 0.2 s (on the 5 fps grid, from the kept frame nearest to it) and is refined around the
+ * chosen moments by `sampleMoment`, which decodes every frame there.
  */
-export async function makeProxy(
-  source: string,
-  dir: string,
-  opts: { fps: number; width: number; energyStep: number; sceneThreshold: number; hasAudio: boolean; signal: AbortSignal },
-): Promise<Proxy> {
+/** Frames a second the ingest's scene detector compares: cuts within 0.2 s, at under half the scaling work of every kept frame. */
+const SCENE_FPS = 5;
+
+export const FAST_ANALYSIS_DECODE = ["-skip_frame", "noref", "-skip_loop_filter", "all", "-flags2", "fast"] as const;
+
+export interface ProxyOptions {
+  /** Frames per second sampled for the vision engine (a rational such as `3/6` is kept exact); null: none. */
+  frameRate: { num: number; den: number } | null;
+  width: number;
+  energyStep: number;
+  sceneThreshold: number;
+  hasAudio: boolean;
+  /** Called with each sampled frame, in order, as soon as ffmpeg has written it: analysis need not wait for the decode to end. */
+  onFrame?: (frame: SampledFrame) => void;
+  signal: AbortSignal;
+}
+
+/**
+ * One fast decode of the source (FAST_ANALYSIS_DECODE) for three outputs: frames sampled at
+ * `frameRate`, scaled to `width`, as JPEGs (what the vision engine reads), scene cuts from `scdet` at
+ * `sceneThreshold` on a 256 px copy at 5 fps, and the audio's RMS level every `energyStep` seconds (what the
+ * moment score reads). ffmpeg decodes each input stream once and feeds every output, so the scenes
+ * cost no second decode.
+ */
+export async function makeProxy(source: string, dir: string, opts: ProxyOptions): Promise<Proxy> {
   const energyFile = join(dir, "energy.txt");
   const scenesFile = join(dir, "scenes.txt");
-  const args = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", source];
-  args.push("-map", "0:v:0", "-vf", `fps=${opts.fps},scale=${opts.width}:-2`, "-q:v", "4", join(dir, "f%06d.jpg"));
+  const args = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...FAST_ANALYSIS_DECODE, "-i", source];
+  // The scene branch ends in a sink inside the graph (no null output to wrap its frames for) unless
+  // it is all there is: ffmpeg wants at least one output.
+  const onlyScenes = !opts.frameRate && !opts.hasAudio;
+  // Coarse cuts are enough here (the moment's decode finds them to the frame): the scene detector
+  // compares frames 1/SCENE_FPS s apart instead of every kept frame.
   args.push(
-    "-map",
-    "0:v:0",
-    "-vf",
-    `scale=256:-2,scdet=threshold=${opts.sceneThreshold}:sc_pass=1,metadata=mode=print:file=${filterFile(scenesFile)}`,
-    "-f",
-    "null",
-    "-",
+    "-filter_complex",
+    `[0:v:0]fps=${SCENE_FPS},${sceneFilter(opts.sceneThreshold, scenesFile)}${onlyScenes ? "[cuts]" : ",nullsink"}`,
   );
+  if (onlyScenes) args.push("-map", "[cuts]", "-f", "null", "-");
+  if (opts.frameRate) {
+    const rate = `${opts.frameRate.num}/${opts.frameRate.den}`;
+    // Atomic writes: a frame file that exists is complete, so it can be read while ffmpeg runs.
+    args.push("-map", "0:v:0", "-vf", `fps=${rate},scale=${opts.width}:-2`, "-q:v", "4", "-atomic_writing", "1", join(dir, "f%06d.jpg"));
+  }
   if (opts.hasAudio) {
     const samples = Math.round(16000 * opts.energyStep);
     args.push(
@@ -86,10 +115,9 @@ export async function makeProxy(
       "-",
     );
   }
-  await runToolOk(FFMPEG, args, { signal: opts.signal });
-  const names = (await readdir(dir)).filter((f) => /^f\d+\.jpg$/.test(f)).sort();
-  // The fps filter puts frame n at n / fps (its first output frame is the source's first).
-  const frames = names.map((name, i) => ({ t: i / opts.fps, path: join(dir, name) }));
+  // The fps filter puts frame n at n / rate (its first output frame is the source's first).
+  const rate = opts.frameRate;
+  const frames = await runWritingFrames(args, dir, rate ? (i) => (i * rate.den) / rate.num : null, opts.onFrame, opts.signal);
   const db: number[] = [];
   if (opts.hasAudio) {
     for (const line of (await readFile(energyFile, "utf8").catch(() => "")).split("\n")) {
@@ -97,12 +125,128 @@ export async function makeProxy(
       if (m?.[1] !== undefined) db.push(m[1].endsWith("inf") ? -90 : Math.max(-90, Number(m[1])));
     }
   }
-  const cuts: number[] = [];
-  for (const line of (await readFile(scenesFile, "utf8").catch(() => "")).split("\n")) {
-    const m = /lavfi\.scd\.time=([\d.]+)/.exec(line);
-    if (m?.[1] !== undefined) cuts.push(Number(m[1]));
+  return { frames, energy: { step: opts.energyStep, db }, cuts: await readCuts(scenesFile, 0) };
+}
+
+/**
+ * Runs ffmpeg, which writes numbered frames (`f%06d.jpg`, atomically) into `dir`, and hands each
+ * frame to `onFrame` in order as soon as it is complete, while ffmpeg goes on. `timeOf` gives frame
+ * i's time in the source; null: the run writes no frames.
+ */
+async function runWritingFrames(
+  args: string[],
+  dir: string,
+  timeOf: ((i: number) => number) | null,
+  onFrame: ((frame: SampledFrame) => void) | undefined,
+  signal: AbortSignal,
+  onStderrLine?: (line: string) => void,
+): Promise<SampledFrame[]> {
+  const frames: SampledFrame[] = [];
+  const collect = async () => {
+    if (!timeOf) return;
+    for (;;) {
+      const next = { t: round3(timeOf(frames.length)), path: join(dir, frameName(frames.length)) };
+      if (!(await exists(next.path))) return;
+      frames.push(next);
+      onFrame?.(next);
+    }
+  };
+  const run = runToolOk(FFMPEG, args, { signal, ...(onStderrLine ? { onStderrLine } : {}) });
+  let running = true;
+  run.then(
+    () => (running = false),
+    () => (running = false),
+  );
+  while (running && timeOf) {
+    await collect();
+    await new Promise((r) => setTimeout(r, FRAME_POLL_MS));
   }
-  return { frames, energy: { step: opts.energyStep, db }, cuts };
+  await run;
+  await collect();
+  return frames;
+}
+
+const FRAME_POLL_MS = 100;
+const frameName = (i: number) => `f${String(i + 1).padStart(6, "0")}.jpg`;
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** Scales to 256 px (fast bilinear: the score compares whole frames) and prints `scdet`'s cuts to a file. */
+const sceneFilter = (threshold: number, file: string) =>
+  `scale=256:-2:flags=fast_bilinear,scdet=threshold=${threshold}:sc_pass=1,metadata=mode=print:file=${filterFile(file)}`;
+
+/** Cut times from a `scdet` metadata file, shifted by `offset` seconds. */
+async function readCuts(file: string, offset: number): Promise<number[]> {
+  const cuts: number[] = [];
+  for (const line of (await readFile(file, "utf8").catch(() => "")).split("\n")) {
+    const m = /lavfi\.scd\.time=([\d.]+)/.exec(line);
+    if (m?.[1] !== undefined) cuts.push(round3(offset + Number(m[1])));
+  }
+  return cuts;
+}
+
+export interface MomentSample {
+  /** Frames at `frameRate` over the sampled range (empty without a rate). */
+  frames: SampledFrame[];
+  /** Scene cuts inside the sampled range, from every frame (source seconds). */
+  cuts: number[];
+  /** The first pass of two-pass loudnorm over exactly [start, end]; null without audio. */
+  loudness: LoudnessMeasure | null;
+  /** The sampled range, source seconds: [start, end] widened by the margin (not before 0). */
+  from: number;
+  to: number;
+}
+
+/**
+ * Everything the render of one moment needs from the source, in one decode of the moment and a
+ * `margin` around it: frames for the dense vision pass, scene cuts from every frame (the ingest's
+ * fast decode may find a cut a few frames late), and the loudness measuring pass over the moment.
+ */
+export async function sampleMoment(
+  source: string,
+  dir: string,
+  opts: {
+    start: number;
+    end: number;
+    margin: number;
+    frameRate: number | null;
+    width: number;
+    sceneThreshold: number;
+    hasAudio: boolean;
+    /** Called with each frame, in order, as soon as it is written. */
+    onFrame?: (frame: SampledFrame) => void;
+    signal: AbortSignal;
+  },
+): Promise<MomentSample> {
+  await mkdir(dir, { recursive: true });
+  const from = Math.max(0, opts.start - opts.margin);
+  const lead = opts.start - from;
+  const dur = opts.end - opts.start;
+  const scenesFile = join(dir, "scenes.txt");
+  const graph = [`[0:v:0]${opts.frameRate ? "split[s][f];[s]" : ""}${sceneFilter(opts.sceneThreshold, scenesFile)}[cuts]`];
+  if (opts.frameRate) graph.push(`[f]fps=${opts.frameRate},scale=${opts.width}:-2[frames]`);
+  if (opts.hasAudio) {
+    // The same samples the render's `-ss start -t dur` reads: the moment, not the margin.
+    graph.push(`[0:a:0]atrim=start=${lead.toFixed(3)}:duration=${dur.toFixed(3)},${loudnormMeasure},anullsink`);
+  }
+  const args = ["-hide_banner", "-nostdin", "-nostats", "-y", "-loglevel", "info"];
+  args.push("-ss", from.toFixed(3), "-t", (lead + dur + opts.margin).toFixed(3), "-i", source, "-filter_complex", graph.join(";"));
+  args.push("-map", "[cuts]", "-f", "null", "-");
+  if (opts.frameRate) args.push("-map", "[frames]", "-q:v", "4", "-atomic_writing", "1", join(dir, "f%06d.jpg"));
+  const json = loudnormJsonReader();
+  const rate = opts.frameRate;
+  // Frame n of the fps filter is at n / rate after the seek point.
+  const frames = await runWritingFrames(args, dir, rate ? (i) => from + i / rate : null, opts.onFrame, opts.signal, json.line);
+  return {
+    frames,
+    cuts: await readCuts(scenesFile, from),
+    loudness: opts.hasAudio ? json.result() : null,
+    from,
+    to: from + lead + dur + opts.margin,
+  };
 }
 
 /** A path as a filter option value (`:`, `'` and `\` escaped). */
@@ -154,10 +298,32 @@ export interface LoudnessMeasure {
 
 export const LOUDNESS = { I: -14, TP: -1.5, LRA: 11 } as const;
 
-/** First pass of two-pass loudnorm over [start, start+dur] of the source's audio. */
-export async function measureLoudness(source: string, start: number, dur: number, signal: AbortSignal): Promise<LoudnessMeasure | null> {
+const loudnormMeasure = `loudnorm=I=${LOUDNESS.I}:TP=${LOUDNESS.TP}:LRA=${LOUDNESS.LRA}:print_format=json`;
+
+/** Collects the JSON block loudnorm prints to stderr when it ends. */
+function loudnormJsonReader(): { line: (line: string) => void; result: () => LoudnessMeasure | null } {
   let json = "";
   let inJson = false;
+  return {
+    line: (line) => {
+      if (line.trim() === "{") inJson = true;
+      if (inJson) json += line + "\n";
+      if (line.trim() === "}") inJson = false;
+    },
+    result: () => {
+      try {
+        const m = JSON.parse(json) as LoudnessMeasure;
+        return Number.isFinite(Number(m.input_i)) ? m : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** First pass of two-pass loudnorm over [start, start+dur] of the source's audio. */
+export async function measureLoudness(source: string, start: number, dur: number, signal: AbortSignal): Promise<LoudnessMeasure | null> {
+  const json = loudnormJsonReader();
   await runToolOk(
     FFMPEG,
     [
@@ -172,24 +338,12 @@ export async function measureLoudness(source: string, start: number, dur: number
       "-map",
       "0:a:0",
       "-af",
-      `loudnorm=I=${LOUDNESS.I}:TP=${LOUDNESS.TP}:LRA=${LOUDNESS.LRA}:print_format=json`,
+      loudnormMeasure,
       "-f",
       "null",
       "-",
     ],
-    {
-      signal,
-      onStderrLine: (line) => {
-        if (line.trim() === "{") inJson = true;
-        if (inJson) json += line + "\n";
-        if (line.trim() === "}") inJson = false;
-      },
-    },
+    { signal, onStderrLine: json.line },
   );
-  try {
-    const m = JSON.parse(json) as LoudnessMeasure;
-    return Number.isFinite(Number(m.input_i)) ? m : null;
-  } catch {
-    return null;
-  }
+  return json.result();
 }

@@ -37,6 +37,8 @@ export interface RenderJob {
   fps: number;
   preset: string;
   crf: number;
+  /** A poster JPEG of the clip's frame at `at` seconds, taken from the picture on its way to the encoder (no second decode). */
+  poster?: { output: string; at: number } | null;
   signal: AbortSignal;
 }
 
@@ -63,7 +65,9 @@ export function videoFilter(job: RenderJob): string {
   const { width: W, height: H } = LAYOUT_SIZE[job.layout];
   const fps = `fps=${job.fps}`;
   const captions = job.assPath ? `,ass=filename=${filterPath(job.assPath)}:fontsdir=${filterPath(FONTS_DIR)}` : "";
-  const tail = `setsar=1,format=yuv420p${captions}[v]`;
+  const frame = job.poster ? Math.max(0, Math.round(job.poster.at * job.fps)) : 0;
+  const posterBranch = job.poster ? `,split=2[v][pv];[pv]trim=start_frame=${frame}:end_frame=${frame + 1}[poster]` : "[v]";
+  const tail = `setsar=1,format=yuv420p${captions}${posterBranch}`;
   switch (job.layout) {
     case "vertical_9_16":
     case "square_1_1": {
@@ -148,6 +152,7 @@ export function renderArgs(job: RenderJob, graphFile: string): string[] {
     "-movflags",
     "+faststart",
     job.output,
+    ...(job.poster ? ["-map", "[poster]", "-frames:v", "1", "-q:v", "3", "-update", "1", job.poster.output] : []),
   ];
 }
 
@@ -158,7 +163,7 @@ export async function renderClip(job: RenderJob): Promise<void> {
   await runToolOk("ffmpeg", renderArgs(job, graphFile), { signal: job.signal });
 }
 
-/** A poster frame from the rendered clip, as a JPEG of the clip's own size. */
+/** A poster frame from a rendered clip, as a JPEG of the clip's own size (renderClip makes one itself when asked). */
 export async function renderPoster(clip: string, at: number, output: string, signal: AbortSignal): Promise<void> {
   await runToolOk(
     "ffmpeg",

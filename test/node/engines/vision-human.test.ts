@@ -108,6 +108,27 @@ describe("local-human vision engine", () => {
     }
   });
 
+  it("leaves bodies and eye state out when asked, with the same faces and mouths", async () => {
+    const frames = [{ t: 0, path: frame("sample1") }];
+    const [all] = await engine.analyze(frames, { signal: never() });
+    const [lean] = await engine.analyze(frames, { signal: never(), bodies: false, eyes: false });
+    expect(all!.bodies.length).toBeGreaterThan(0);
+    expect(lean!.bodies).toEqual([]);
+    expect(lean!.faces.map((f) => f.eyesOpen)).toEqual(lean!.faces.map(() => null));
+    const xs = (o: FrameObservation) => o.faces.map((f) => centreX(f.box)).sort((a, b) => a - b);
+    expect(xs(lean!)).toEqual(xs(all!));
+    const mouths = (o: FrameObservation) => o.faces.map((f) => [centreX(f.box), f.mouthOpen] as const).sort((a, b) => a[0] - b[0]);
+    mouths(lean!).forEach(([, m], i) => expect(Math.abs(m! - mouths(all!)[i]![1]!)).toBeLessThan(0.02));
+  });
+
+  it("looks for bodies and eye state again on the next call that does not leave them out", async () => {
+    const frames = [{ t: 0, path: frame("sample1") }];
+    await engine.analyze(frames, { signal: never(), bodies: false, eyes: false });
+    const [again] = await engine.analyze(frames, { signal: never() });
+    expect(again!.bodies.length).toBeGreaterThan(0);
+    expect(again!.faces.some((f) => f.eyesOpen !== null)).toBe(true);
+  });
+
   it("finds no faces in a blank grey frame and no off-centre salient region", async () => {
     const [obs] = await engine.analyze([{ t: 0, path: frame("grey") }], { signal: never() });
     expect(obs!.faces).toEqual([]);
