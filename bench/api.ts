@@ -1,9 +1,5 @@
 import os from "node:os";
-import { performance } from "node:perf_hooks";
-import { bootstrap } from "../scripts/lib/api-client";
-import { LOCAL_ADMIN_SECRET } from "../scripts/lib/stack";
-import { S3Client } from "../contracts/s3-client";
-import { fmt, machineInfo, summarize, table, withFreshStack } from "./lib";
+import { benchTenant, fmt, machineInfo, runLoad, summarize, table, withFreshStack } from "./lib";
 
 /**
  * API benchmark: p50/p99 latency and requests/s for POST /v1/jobs, GET /v1/jobs/{id} and
@@ -69,60 +65,14 @@ function collectServerTiming(res: Response, into: Phases): void {
   }
 }
 
-/** N clients, each running one operation at a time, until the request budget or time budget runs out. */
+/** One endpoint's load run, named (the shared loop: runLoad in bench/lib.ts). */
 async function load(name: string, op: Op, opts: { requests: number; seconds: number; concurrency: number }): Promise<RunResult> {
-  const latencies: number[] = [];
-  let issued = 0;
-  let errors = 0;
-  let firstError: string | undefined;
-  const start = performance.now();
-  const deadline = start + opts.seconds * 1000;
-  const client = async () => {
-    while (issued < opts.requests && performance.now() < deadline) {
-      const i = issued++;
-      const t0 = performance.now();
-      let error: string | null;
-      try {
-        error = await op(i);
-      } catch (err) {
-        error = String(err);
-      }
-      if (error === null) latencies.push(performance.now() - t0);
-      else {
-        errors++;
-        firstError ??= error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: opts.concurrency }, client));
-  return {
-    name,
-    concurrency: opts.concurrency,
-    requests: issued,
-    errors,
-    latencies,
-    wallMs: performance.now() - start,
-    ...(firstError ? { firstError } : {}),
-  };
+  return { name, concurrency: opts.concurrency, ...(await runLoad(op, opts)) };
 }
 
 await withFreshStack({ apiPort: API_PORT, runners: 0 }, async (stack) => {
   const base = stack.apiBaseUrl;
-  const tenant = await bootstrap({
-    apiBaseUrl: base,
-    adminSecret: LOCAL_ADMIN_SECRET,
-    name: "bench",
-    plan: "enterprise",
-    bucket: stack.bucket,
-    s3: stack.s3,
-  });
-  const s3 = new S3Client({
-    endpoint: stack.s3.endpoint,
-    region: stack.s3.region,
-    accessKeyId: stack.s3.accessKeyId,
-    secretAccessKey: stack.s3.secretAccessKey,
-    forcePathStyle: true,
-  });
+  const { tenant, s3 } = await benchTenant(stack);
   const sourceKey = "bench/in.mp4";
   await s3.putObject(tenant.bucket, sourceKey, new TextEncoder().encode("stand-in media for the API benchmark"), "video/mp4");
 

@@ -4,8 +4,8 @@ import type { SearchHit } from "../contracts/catalog";
 import type { Job, ProgressEntry } from "../contracts/job";
 import type { LeasedTask } from "../contracts/runner-protocol";
 import type { Segment, TranscriptionResult } from "../contracts/transcript";
-import { S3Client } from "../contracts/s3-client";
-import { apiCall, bootstrap, type BootstrapResult } from "../scripts/lib/api-client";
+import { apiCall, type BootstrapResult } from "../scripts/lib/api-client";
+import { benchTenant } from "./lib";
 import { LOCAL_ADMIN_SECRET, LOCAL_RUNNER_TOKEN, type Stack } from "../scripts/lib/stack";
 
 /**
@@ -85,21 +85,7 @@ export interface BenchTenant {
 
 export async function openTenant(stack: Stack, name = "bench"): Promise<BenchTenant> {
   const base = stack.apiBaseUrl;
-  const tenant = await bootstrap({
-    apiBaseUrl: base,
-    adminSecret: LOCAL_ADMIN_SECRET,
-    name,
-    plan: "enterprise",
-    bucket: stack.bucket,
-    s3: stack.s3,
-  });
-  const s3 = new S3Client({
-    endpoint: stack.s3.endpoint,
-    region: stack.s3.region,
-    accessKeyId: stack.s3.accessKeyId,
-    secretAccessKey: stack.s3.secretAccessKey,
-    forcePathStyle: true,
-  });
+  const { tenant, s3 } = await benchTenant(stack, name);
   const api = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(base, method, p, tenant.projectKey, body)).data;
   const admin = async <T>(method: string, p: string, body?: unknown) =>
     (await apiCall<T>(base, method, `/admin/v1${p}`, LOCAL_ADMIN_SECRET, body)).data;

@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { startStack, type Stack, type StackOptions } from "../scripts/lib/stack";
+import { S3Client } from "../contracts/s3-client";
+import { bootstrap, type BootstrapResult } from "../scripts/lib/api-client";
+import { LOCAL_ADMIN_SECRET, startStack, type Stack, type StackOptions } from "../scripts/lib/stack";
 import { runToolOk } from "../gpu-runner/media/spawn";
 
 /**
@@ -140,4 +142,18 @@ export async function runLoad(
   };
   await Promise.all(Array.from({ length: opts.concurrency }, client));
   return { requests: issued, errors, latencies, wallMs: performance.now() - start, ...(firstError ? { firstError } : {}) };
+}
+
+/** A fresh enterprise tenant on the stack (workspace, project, keys, connection) and an S3 client on its local bucket. */
+export async function benchTenant(stack: Stack, name = "bench"): Promise<{ tenant: BootstrapResult; s3: S3Client }> {
+  const tenant = await bootstrap({
+    apiBaseUrl: stack.apiBaseUrl,
+    adminSecret: LOCAL_ADMIN_SECRET,
+    name,
+    plan: "enterprise",
+    bucket: stack.bucket,
+    s3: stack.s3,
+  });
+  const { endpoint, region, accessKeyId, secretAccessKey } = stack.s3;
+  return { tenant, s3: new S3Client({ endpoint, region, accessKeyId, secretAccessKey, forcePathStyle: true }) };
 }
