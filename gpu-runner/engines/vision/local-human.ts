@@ -129,12 +129,13 @@ class Helper {
       workerData: { config: { ...cfg, threads: 1 } },
       ...(needsLoader ? { execArgv: [...process.execArgv, "--import", "tsx"] } : {}),
     });
-    // An idle helper must not keep the process alive.
+    // An idle helper must not keep the process alive; a busy one must (see run).
     this.worker.unref();
     this.worker.on("message", (reply: HelperReply) => {
       const w = this.waiting.get(reply.id);
       if (!w) return;
       this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) this.worker.unref();
       this.done++;
       if ("observation" in reply) w.resolve(reply.observation);
       else
@@ -151,6 +152,9 @@ class Helper {
   run(frame: SampledFrame, want: Want): Promise<FrameObservation> {
     if (this.down) return Promise.reject(new LaneDown(this.down.message));
     const id = this.nextId++;
+    // While a frame is out, the worker holds the event loop open: a caller awaiting only this answer
+    // must not see the process end under it.
+    this.worker.ref();
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ id, frame, want });
