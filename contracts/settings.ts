@@ -89,10 +89,13 @@ export const SettingsSchema = z.object({
       /** Frames analysed per second of source (detectors never run on every frame). */
       visionFps: z.number().positive().max(10).default(3),
       /**
-       * Most frames analysed across the whole source (every frame up to visionFps × 100 s); beyond
-       * that the source is sampled sparsely and the chosen moments are analysed at visionFps.
+       * Most frames analysed across the whole source (every frame up to visionFps × 50 s); beyond
+       * that the source is sampled sparsely and the chosen moments are analysed at visionFps. The
+       * sparse frames feed the category, the layout and the moment score's speaker changes, not the
+       * crop; on a 10-minute source 150 frames (one every 4.3 s) cost about 12 CPU-seconds on the 2-core
+       * benchmark machine, 300 twice that (README, "Clip generation").
        */
-      visionMaxFrames: z.number().int().min(30).max(100_000).default(300),
+      visionMaxFrames: z.number().int().min(30).max(100_000).default(150),
       category: z.boolean().default(true),
       categoryEngine: z.enum(["local-lexicon", "openai-compatible", "workers-ai"]).default("local-lexicon"),
       /** The layout when the request names none and auto layout is off or undecided. */

@@ -12,7 +12,8 @@ export type VisionEngineName = (typeof VISION_ENGINES)[number];
  * Environment variables
  *   local-human   VISION_HUMAN_DIR (the @vladmandic/human package folder, default: the installed one),
  *                 VISION_WASM_DIR (tfjs-backend-wasm's dist/, default: the installed one),
- *                 VISION_MAX_FACES (20), VISION_MIN_FACE_SCORE (0.5)
+ *                 VISION_MAX_FACES (20), VISION_MIN_FACE_SCORE (0.5), VISION_THREADS (2, at most
+ *                 the cores: this thread and helper worker threads, each with its own models)
  */
 export function createVisionEngine(name: string, env: EngineEnv): VisionEngine {
   const cfg = new EngineConfig(env, "vision");

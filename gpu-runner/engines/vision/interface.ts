@@ -62,6 +62,11 @@ export interface VisionEngine {
   readonly name: string;
   /** The models that made the observations, recorded on the result (e.g. `blazeface+facemesh`). */
   readonly model: string;
+  /**
+   * Frames the engine works on at once (several threads, or decoding one frame while detecting
+   * another); a caller feeding frames one at a time keeps this many calls in flight. Default 1.
+   */
+  readonly parallelism?: number;
   /** Analyses frames in order; one observation per frame, same order. */
   analyze(frames: readonly SampledFrame[], opts: AnalyzeOptions): Promise<FrameObservation[]>;
   /** Frees models and workers; the engine is unusable afterwards. */

@@ -1,8 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import sharp from "sharp";
 import type { BodyResult, Config, FaceResult, Human } from "@vladmandic/human";
+import { isStepFailure } from "../../../contracts/step-failure";
 import { StepFailure } from "../../handler";
 import type { EngineEnv } from "../config";
 import type { AnalyzeOptions, BodyObservation, Box, FaceObservation, FrameObservation, SampledFrame, VisionEngine } from "./interface";
@@ -12,6 +16,8 @@ import { salientRegion } from "./saliency";
  * @vladmandic/human on the tfjs WebAssembly backend: offline, CPU only, models from the package's
  * own `models/` folder. Only models that ship in the tarball are used: BlazeFace (detector),
  * FaceMesh (468 landmarks: mouth and eyes), Iris, and MoveNet Lightning for the body (one person).
+ * The backend computes on one thread, so frames are spread over this thread and `threads - 1`
+ * helper worker threads (local-human-worker.ts), each with its own models.
  */
 
 const require = createRequire(import.meta.url);
@@ -32,20 +38,30 @@ export interface LocalHumanConfig {
   maxFaces: number;
   /** Detector confidence below which a face is dropped. */
   minFaceScore: number;
+  /**
+   * Frames analysed at once: this thread plus `threads - 1` worker threads, each with its own copy of
+   * the models (tfjs's WebAssembly backend runs on one thread, so one engine uses one core).
+   */
+  threads: number;
 }
 
-/** `VISION_HUMAN_DIR`, `VISION_WASM_DIR`, `VISION_MAX_FACES` (20), `VISION_MIN_FACE_SCORE` (0.5). */
+/**
+ * `VISION_HUMAN_DIR`, `VISION_WASM_DIR`, `VISION_MAX_FACES` (20), `VISION_MIN_FACE_SCORE` (0.5),
+ * `VISION_THREADS` (2, at most the cores).
+ */
 export function localHumanConfigFromEnv(env: EngineEnv): LocalHumanConfig {
   // The package's `exports` map points `node` at the tfjs-node build; the folder is what we need.
   const humanDir = env.VISION_HUMAN_DIR ?? path.dirname(path.dirname(require.resolve("@vladmandic/human")));
   const wasmDir = env.VISION_WASM_DIR ?? path.dirname(require.resolve("@tensorflow/tfjs-backend-wasm"));
   const maxFaces = Number(env.VISION_MAX_FACES);
   const minScore = Number(env.VISION_MIN_FACE_SCORE);
+  const threads = Number(env.VISION_THREADS);
   return {
     humanDir,
     wasmDir: wasmDir.endsWith(path.sep) ? wasmDir : wasmDir + path.sep,
     maxFaces: Number.isInteger(maxFaces) && maxFaces > 0 ? maxFaces : 20,
     minFaceScore: Number.isFinite(minScore) && minScore > 0 && minScore < 1 ? minScore : 0.5,
+    threads: Number.isInteger(threads) && threads > 0 ? threads : Math.min(2, os.availableParallelism()),
   };
 }
 
@@ -61,8 +77,139 @@ interface Runtime {
   users: number;
   /** Tail of the detection queue. */
   tail: Promise<unknown>;
+  /** Frames waiting for a lane (this thread or a helper worker), first come first served. */
+  queue: Job[];
+  /** Frames in this thread's hands: up to LANE_DEPTH, so the next one is decoded while one is detected. */
+  mainInFlight: number;
+  /** Frames this thread has analysed. */
+  mainDone: number;
+  helpers: Helper[];
 }
 let shared: Runtime | null = null;
+
+type Want = { bodies: boolean; eyes: boolean };
+
+interface Job {
+  frame: SampledFrame;
+  want: Want;
+  signal: AbortSignal;
+  resolve: (o: FrameObservation) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Frames a lane holds at once: one being detected, the next being decoded. */
+const LANE_DEPTH = 2;
+
+/** A helper worker's answer for one frame. */
+type HelperReply =
+  { id: number; observation: FrameObservation } | { id: number; error: { message: string; code?: string; retryable?: boolean } };
+
+/** The worker itself stopped (could not start, crashed): its frames go back to the queue, not to the caller. */
+class LaneDown extends Error {}
+
+/**
+ * A worker thread running its own local-human engine (threads 1). A worker that cannot start (no
+ * TypeScript loader, no memory) only takes its lane away: analysis goes on in the others.
+ */
+class Helper {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve: (o: FrameObservation) => void; reject: (err: unknown) => void }>();
+  private nextId = 0;
+  inFlight = 0;
+  done = 0;
+  down: Error | null = null;
+
+  constructor(cfg: LocalHumanConfig) {
+    const self = fileURLToPath(import.meta.url);
+    const file = path.join(path.dirname(self), `local-human-worker${path.extname(self)}`);
+    // A worker inherits the process's flags; run from TypeScript sources without a loader in them
+    // (a test runner that transforms files itself), it needs tsx to read its own.
+    const needsLoader = file.endsWith(".ts") && !process.execArgv.some((a) => a.includes("tsx"));
+    this.worker = new Worker(file, {
+      workerData: { config: { ...cfg, threads: 1 } },
+      ...(needsLoader ? { execArgv: [...process.execArgv, "--import", "tsx"] } : {}),
+    });
+    // An idle helper must not keep the process alive; a busy one must (see run).
+    this.worker.unref();
+    this.worker.on("message", (reply: HelperReply) => {
+      const w = this.waiting.get(reply.id);
+      if (!w) return;
+      this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) this.worker.unref();
+      this.done++;
+      if ("observation" in reply) w.resolve(reply.observation);
+      else
+        w.reject(
+          reply.error.code !== undefined
+            ? new StepFailure(reply.error.code, reply.error.message, reply.error.retryable ?? true)
+            : new Error(reply.error.message),
+        );
+    });
+    this.worker.on("error", (err) => this.fail(err));
+    this.worker.on("exit", (code) => this.fail(new Error(`vision helper worker exited with ${code}`)));
+  }
+
+  run(frame: SampledFrame, want: Want): Promise<FrameObservation> {
+    if (this.down) return Promise.reject(new LaneDown(this.down.message));
+    const id = this.nextId++;
+    // While a frame is out, the worker holds the event loop open: a caller awaiting only this answer
+    // must not see the process end under it.
+    this.worker.ref();
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, frame, want });
+    });
+  }
+
+  private fail(err: Error): void {
+    this.down ??= err;
+    for (const w of this.waiting.values()) w.reject(new LaneDown(err.message));
+    this.waiting.clear();
+  }
+
+  async terminate(): Promise<void> {
+    this.down ??= new Error("vision helper worker stopped");
+    await this.worker.terminate();
+  }
+}
+
+/** Hands queued frames to free lanes: this thread first (no copying), then the helpers. */
+function pump(rt: Runtime, cfg: LocalHumanConfig): void {
+  for (;;) {
+    const helper = rt.mainInFlight < LANE_DEPTH ? null : rt.helpers.find((h) => !h.down && h.inFlight < LANE_DEPTH);
+    if (rt.mainInFlight >= LANE_DEPTH && !helper) return;
+    const job = rt.queue.shift();
+    if (!job) return;
+    if (job.signal.aborted) {
+      job.reject(job.signal.reason);
+      continue;
+    }
+    if (!helper) {
+      rt.mainInFlight++;
+      rt.human
+        .then((human) => analyzeFrame(rt, human, cfg, job.frame, job.want))
+        .then(job.resolve, job.reject)
+        .finally(() => {
+          rt.mainDone++;
+          rt.mainInFlight--;
+          pump(rt, cfg);
+        });
+    } else {
+      helper.inFlight++;
+      helper
+        .run(job.frame, job.want)
+        .then(job.resolve, (err: unknown) => {
+          // The worker is gone, not the frame: someone else takes it.
+          if (err instanceof LaneDown) rt.queue.unshift(job);
+          else job.reject(err);
+        })
+        .finally(() => {
+          helper.inFlight--;
+          pump(rt, cfg);
+        });
+    }
+  }
+}
 
 function acquire(cfg: LocalHumanConfig): Runtime {
   const key = `${cfg.humanDir}|${cfg.wasmDir}`;
@@ -74,10 +221,20 @@ function acquire(cfg: LocalHumanConfig): Runtime {
     );
   }
   if (!shared) {
-    const runtime: Runtime = { key, human: loadHuman(cfg), users: 0, tail: Promise.resolve() };
+    const runtime: Runtime = {
+      key,
+      human: loadHuman(cfg),
+      users: 0,
+      tail: Promise.resolve(),
+      queue: [],
+      mainInFlight: 0,
+      mainDone: 0,
+      helpers: Array.from({ length: Math.max(0, cfg.threads - 1) }, () => new Helper(cfg)),
+    };
     // A failed load must not stick: the next engine tries again.
     runtime.human.catch(() => {
       if (shared === runtime) shared = null;
+      for (const h of runtime.helpers) void h.terminate();
     });
     shared = runtime;
   }
@@ -89,6 +246,7 @@ async function release(runtime: Runtime): Promise<void> {
   runtime.users--;
   if (runtime.users > 0) return;
   if (shared === runtime) shared = null;
+  await Promise.all(runtime.helpers.map((h) => h.terminate()));
   const human = await runtime.human.catch(() => null);
   await runtime.tail.catch(() => undefined);
   if (!human) return;
@@ -216,68 +374,116 @@ export class LocalHumanEngine implements VisionEngine {
   readonly model: string;
   private runtime: Runtime | null = null;
   private closed = false;
+  /** Calls in progress, so that close can stop their frames still waiting for a lane. */
+  private readonly calls = new Set<AbortController>();
 
   constructor(private readonly config: LocalHumanConfig) {
     this.model = `human-${humanVersion(config.humanDir)} ${FACE_MODEL}+${MESH_MODEL}+${IRIS_MODEL}+${BODY_MODEL}`;
+  }
+
+  /** Frames this engine analyses at once; a caller feeding frames one by one keeps this many in flight. */
+  get parallelism(): number {
+    return this.config.threads * LANE_DEPTH;
   }
 
   async analyze(frames: readonly SampledFrame[], opts: AnalyzeOptions): Promise<FrameObservation[]> {
     if (this.closed) throw new Error("vision engine local-human is closed");
     opts.signal.throwIfAborted();
     this.runtime ??= acquire(this.config);
-    const runtime = this.runtime;
-    const human = await runtime.human;
-    const out: FrameObservation[] = [];
+    const rt = this.runtime;
     const want = { bodies: opts.bodies ?? true, eyes: opts.eyes ?? true };
-    for (const frame of frames) {
-      opts.signal.throwIfAborted();
-      out.push(await this.analyzeFrame(runtime, human, frame, want));
+    const call = new AbortController();
+    const signal = AbortSignal.any([opts.signal, call.signal]);
+    const jobs: Job[] = [];
+    const results = frames.map(
+      (frame) =>
+        new Promise<FrameObservation>((resolve, reject) => {
+          jobs.push({ frame, want, signal, resolve, reject });
+        }),
+    );
+    // An abort, a failed frame or close drops this call's frames still waiting.
+    const drop = () => {
+      rt.queue = rt.queue.filter((j) => {
+        if (!jobs.includes(j)) return true;
+        j.reject(signal.reason);
+        return false;
+      });
+    };
+    signal.addEventListener("abort", drop, { once: true });
+    this.calls.add(call);
+    rt.queue.push(...jobs);
+    pump(rt, this.config);
+    try {
+      return await Promise.all(results);
+    } catch (err) {
+      call.abort(err);
+      throw err;
+    } finally {
+      signal.removeEventListener("abort", drop);
+      this.calls.delete(call);
     }
-    return out;
   }
 
-  private async analyzeFrame(
-    runtime: Runtime,
-    human: Human,
-    frame: SampledFrame,
-    want: { bodies: boolean; eyes: boolean },
-  ): Promise<FrameObservation> {
-    const { data, info } = await sharp(frame.path).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
-    const { width, height } = info;
-    const salientP = salientRegion({ data, width, height, channels: 3 });
-    const detect = async () => {
-      const tensor = human.tf.tensor3d(new Uint8Array(data.buffer, data.byteOffset, data.length), [height, width, 3], "int32");
-      try {
-        // Human merges a call's config into its own and keeps it: every call says what it wants.
-        return await human.detect(tensor, {
-          body: { enabled: want.bodies },
-          face: { iris: { enabled: want.eyes } },
-        } as Partial<Config>);
-      } finally {
-        tensor.dispose();
-      }
-    };
-    const result = runtime.tail.then(detect, detect);
-    runtime.tail = result.catch(() => undefined);
-    const [r, salient] = await Promise.all([result, salientP]);
-    if (r.error) throw new Error(`vision engine local-human failed on ${frame.path}: ${r.error}`);
-    return {
-      t: frame.t,
-      faces: r.face.filter((f) => f.boxScore >= this.config.minFaceScore).map((f) => faceObservation(f, width, height, want.eyes)),
-      bodies: (want.bodies ? r.body : []).map((b: BodyResult): BodyObservation => ({
-        box: normalise(b.box, width, height),
-        score: b.score,
-      })),
-      salient,
-    };
+  /** Each thread's share of the work since the models loaded, and why a helper stopped: what an operator checks. */
+  lanes(): Array<{ thread: "this" | "worker"; frames: number; down: string | null }> {
+    const rt = this.runtime;
+    if (!rt) return [];
+    return [
+      { thread: "this", frames: rt.mainDone, down: null },
+      ...rt.helpers.map((h) => ({ thread: "worker" as const, frames: h.done, down: h.down?.message ?? null })),
+    ];
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const call of this.calls) call.abort(new Error("vision engine local-human is closed"));
     const runtime = this.runtime;
     this.runtime = null;
     if (runtime) await release(runtime);
   }
+}
+
+async function analyzeFrame(
+  runtime: Runtime,
+  human: Human,
+  cfg: LocalHumanConfig,
+  frame: SampledFrame,
+  want: Want,
+): Promise<FrameObservation> {
+  const { data, info } = await sharp(frame.path).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+  const { width, height } = info;
+  const salientP = salientRegion({ data, width, height, channels: 3 });
+  const detect = async () => {
+    const tensor = human.tf.tensor3d(new Uint8Array(data.buffer, data.byteOffset, data.length), [height, width, 3], "int32");
+    try {
+      // Human merges a call's config into its own and keeps it: every call says what it wants.
+      return await human.detect(tensor, {
+        body: { enabled: want.bodies },
+        face: { iris: { enabled: want.eyes } },
+      } as Partial<Config>);
+    } finally {
+      tensor.dispose();
+    }
+  };
+  const result = runtime.tail.then(detect, detect);
+  runtime.tail = result.catch(() => undefined);
+  const [r, salient] = await Promise.all([result, salientP]);
+  if (r.error) throw new Error(`vision engine local-human failed on ${frame.path}: ${r.error}`);
+  return {
+    t: frame.t,
+    faces: r.face.filter((f) => f.boxScore >= cfg.minFaceScore).map((f) => faceObservation(f, width, height, want.eyes)),
+    bodies: (want.bodies ? r.body : []).map((b: BodyResult): BodyObservation => ({
+      box: normalise(b.box, width, height),
+      score: b.score,
+    })),
+    salient,
+  };
+}
+
+/** A failure as a helper worker sends it back (a StepFailure keeps its code). */
+export function describeFailure(err: unknown): { message: string; code?: string; retryable?: boolean } {
+  if (isStepFailure(err)) return { message: err.message, code: err.code, retryable: err.retryable };
+  return { message: err instanceof Error ? err.message : String(err) };
 }
 
 function normalise([x, y, w, h]: readonly number[], width: number, height: number): Box {

@@ -22,42 +22,66 @@ export function analysisSampling(durationSec: number, visionFps: number, maxFram
 }
 
 export interface FrameStream {
-  /** Queues a frame, with what to look for on it; frames are analysed one at a time, in the order pushed. */
+  /** Queues a frame, with what to look for on it. */
   push(frame: SampledFrame, want: Omit<AnalyzeOptions, "signal">): void;
-  /** Every observation, in order, once the queue has drained; rejects with the first failure. */
+  /** Every observation, in the order pushed, once all pushed frames are done; rejects with the first failure. Call after the last push. */
   done(): Promise<FrameObservation[]>;
-  /** Milliseconds the engine spent on the frames so far (not counting time waiting for frames). */
+  /** Milliseconds during which at least one frame was being analysed (not counting time waiting for frames). */
   busyMs(): number;
 }
 
 /**
- * Analyses frames as they are pushed. A failure stops the queue (later frames are dropped) and is
+ * Analyses frames as they are pushed, keeping as many in flight as the engine analyses at once
+ * (`parallelism`, else one at a time). A failure stops the queue (later frames are dropped) and is
  * reported by `done`, never as an unhandled rejection in between.
  */
 export function analyzeAsProduced(engine: VisionEngine, signal: AbortSignal): FrameStream {
-  const out: FrameObservation[] = [];
-  let tail: Promise<void> = Promise.resolve();
+  const slots = Math.max(1, engine.parallelism ?? 1);
+  const out: Array<FrameObservation | undefined> = [];
+  const waiting: Array<{ i: number; frame: SampledFrame; want: Omit<AnalyzeOptions, "signal"> }> = [];
+  const settled: Array<Promise<void>> = [];
+  let inFlight = 0;
   let failure: unknown = null;
   let busy = 0;
+  let activeSince = 0;
+  const dispatch = () => {
+    while (failure === null && inFlight < slots && waiting.length > 0) {
+      const { i, frame, want } = waiting.shift()!;
+      if (inFlight++ === 0) activeSince = performance.now();
+      settled.push(
+        engine
+          .analyze([frame], { ...want, signal })
+          .then(
+            ([o]) => {
+              out[i] = o;
+            },
+            (err: unknown) => {
+              failure ??= err;
+            },
+          )
+          .finally(() => {
+            if (--inFlight === 0) busy += performance.now() - activeSince;
+            dispatch();
+          }),
+      );
+    }
+  };
   return {
     push(frame, want) {
-      tail = tail.then(async () => {
-        if (failure !== null) return;
-        const started = performance.now();
-        try {
-          out.push(...(await engine.analyze([frame], { ...want, signal })));
-        } catch (err) {
-          failure = err;
-        } finally {
-          busy += performance.now() - started;
-        }
-      });
+      waiting.push({ i: out.length, frame, want });
+      out.push(undefined);
+      dispatch();
     },
     async done() {
-      await tail;
+      // Frames dispatched while earlier ones settle join `settled`: wait until it stops growing.
+      for (let seen = 0; seen < settled.length;) {
+        const batch = settled.slice(seen);
+        seen = settled.length;
+        await Promise.all(batch);
+      }
       if (failure !== null) throw failure;
-      return out;
+      return out.map((o) => o!);
     },
-    busyMs: () => busy,
+    busyMs: () => busy + (inFlight > 0 ? performance.now() - activeSince : 0),
   };
 }

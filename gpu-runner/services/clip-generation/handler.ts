@@ -72,6 +72,12 @@ export interface ClipHandlerDeps {
 
 /** Width of the analysis frames: detectors need faces, not detail. */
 const ANALYSIS_WIDTH = 640;
+/**
+ * Width of the sparse frames of a long source. The detector sees every frame at its own input size
+ * (256 px) whatever it is given; only the mesh (mouths) reads the face at the frame's resolution,
+ * and the sparse pass reads mouths only for speaker changes. About a tenth cheaper per frame.
+ */
+const SPARSE_WIDTH = 480;
 const ENERGY_STEP_SEC = 0.5;
 /** Bodies are looked for on one sparse frame in this many. */
 const BODY_EVERY = 4;
@@ -128,9 +134,10 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               sparse = analyzeAsProduced(vision, signal);
             }
             let queued = 0;
+            const width = Math.min(sampling.stride > 1 ? SPARSE_WIDTH : ANALYSIS_WIDTH, info.width);
             const proxy = await makeProxy(source, framesDir, {
               frameRate: visionOn ? sampling.rate : null,
-              width: Math.min(ANALYSIS_WIDTH, info.width),
+              width,
               energyStep: ENERGY_STEP_SEC,
               sceneThreshold: SCENE_THRESHOLD,
               hasAudio: info.hasAudio,
@@ -144,9 +151,9 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               },
               signal,
             });
-            return { info, proxy, sampling, vision, sparse };
+            return { info, proxy, sampling, vision, sparse, width };
           }),
-        ({ info, proxy, sampling }) => ({
+        ({ info, proxy, sampling, width }) => ({
           durationSec: round(info.durationSec),
           width: info.width,
           height: info.height,
@@ -154,7 +161,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
           hasAudio: info.hasAudio,
           analysisFrames: proxy.frames.length,
           analysisFps: round(sampling.rate.num / sampling.rate.den),
-          analysisWidth: Math.min(ANALYSIS_WIDTH, info.width),
+          analysisWidth: width,
           decode: "reference frames only, no deblocking (analysis only)",
         }),
       );

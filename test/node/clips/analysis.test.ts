@@ -65,7 +65,7 @@ describe("frames analysed as they are produced", () => {
     ]);
   });
 
-  it("analyses a frame pushed while an earlier one is being analysed after it, never beside it", async () => {
+  it("with an engine of one frame at a time, analyses a frame pushed during another after it, never beside it", async () => {
     let running = 0;
     let most = 0;
     const engine: VisionEngine = {
@@ -86,6 +86,28 @@ describe("frames analysed as they are produced", () => {
     stream.push(frameAt(2), {});
     expect(await stream.done()).toHaveLength(3);
     expect(most).toBe(1);
+  });
+
+  it("keeps as many frames in flight as the engine analyses at once, and still answers in push order", async () => {
+    let running = 0;
+    let most = 0;
+    const engine: VisionEngine = {
+      name: "parallel",
+      model: "none",
+      parallelism: 2,
+      async analyze(frames) {
+        most = Math.max(most, ++running);
+        // Later frames finish first: the order must come from the pushes, not the answers.
+        await new Promise((r) => setTimeout(r, 20 - 4 * frames[0]!.t));
+        running--;
+        return frames.map((f) => ({ t: f.t, faces: [], bodies: [], salient: null }));
+      },
+      async close() {},
+    };
+    const stream = analyzeAsProduced(engine, signal());
+    for (const t of [0, 1, 2, 3]) stream.push(frameAt(t), {});
+    expect((await stream.done()).map((o) => o.t)).toEqual([0, 1, 2, 3]);
+    expect(most).toBe(2);
   });
 
   it("reports the first failure from done and drops the frames after it", async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isStepFailure } from "../../../contracts/step-failure";
 import { createVisionEngine } from "../../../gpu-runner/engines/vision/factory";
 import type { Box, FrameObservation, VisionEngine } from "../../../gpu-runner/engines/vision/interface";
+import type { LocalHumanEngine } from "../../../gpu-runner/engines/vision/local-human";
 
 // Group photographs shipped with @vladmandic/face-api (1920 px wide), with the people in each.
 const SAMPLES = path.resolve("node_modules/@vladmandic/face-api/demo");
@@ -36,7 +37,8 @@ beforeAll(async () => {
     .composite([{ input: patch, raw: { width: 96, height: 96, channels: 3 }, left: 480, top: 40 }])
     .png()
     .toFile(path.join(dir, "patch.png"));
-  engine = createVisionEngine("local-human", process.env);
+  // Two threads whatever the machine: the helper worker is part of what is tested.
+  engine = createVisionEngine("local-human", { ...process.env, VISION_THREADS: "2" });
   // Loads the models once for the file, so the timings below are detection only.
   await engine.analyze([{ t: 0, path: frame("grey") }], { signal: never() });
 });
@@ -127,6 +129,19 @@ describe("local-human vision engine", () => {
     const [again] = await engine.analyze(frames, { signal: never() });
     expect(again!.bodies.length).toBeGreaterThan(0);
     expect(again!.faces.some((f) => f.eyesOpen !== null)).toBe(true);
+  });
+
+  it("spreads frames over this thread and a helper worker thread, in the order given back", async () => {
+    const frames = Array.from({ length: 8 }, (_, i) => ({ t: i, path: frame(i % 2 ? "grey" : "sample4") }));
+    const before = (engine as LocalHumanEngine).lanes();
+    const obs = await engine.analyze(frames, { signal: never() });
+    const after = (engine as LocalHumanEngine).lanes();
+    expect(obs.map((o) => [o.t, o.faces.length > 0])).toEqual(frames.map((f, i) => [f.t, i % 2 === 0]));
+    expect(after.map((l) => [l.thread, l.down])).toEqual([
+      ["this", null],
+      ["worker", null],
+    ]);
+    expect(after.map((l, i) => l.frames - before[i]!.frames).every((n) => n > 0)).toBe(true);
   });
 
   it("finds no faces in a blank grey frame and no off-centre salient region", async () => {
