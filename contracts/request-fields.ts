@@ -66,7 +66,7 @@ export const ObjectKeySchema = z
 
 export const LanguageCodeSchema = z
   .string()
-  .regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, { message: "must be a language code such as `en` or `pt-BR`, not a display name" });
+  .regex(/^[a-z]{2,3}(-([A-Za-z]{2}|[A-Za-z]{4}|\d{3}))?$/, { message: "must be a language code such as `en`, `pt-BR` or `es-419`, not a display name" });
 
 export const SOURCE_LAYERS = ["current", "glossary", "raw"] as const;
 

@@ -2,13 +2,18 @@
 # Installs what the project needs on a Debian machine, idempotently:
 #   - Debian packages: ffmpeg (media), pocketsphinx + its US English model (local speech engine),
 #     pocketsphinx-testdata (public-domain LibriVox speech with reference transcripts: demo, bench),
-#     fonts-noto-core (caption and cover text)
+#     fonts-noto-core (caption and cover text), Apertium with apertium-apy and its language pairs
+#     (local translation), eSpeak NG and Festival with its HTS voices (local speech synthesis),
+#     rubberband-cli (fitting speech to its slot)
 #   - npm dependencies (including Node 22 itself, as the `node` dev dependency)
 # Usage: scripts/setup.sh [--deps-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata fonts-noto-core)
+APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata fonts-noto-core
+  apertium apertium-apy apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en apertium-hbs-eng
+  apertium-eu-en apertium-isl-eng apertium-mkd-eng
+  espeak-ng festival festvox-us-slt-hts festvox-ca-ona-hts rubberband-cli)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -24,6 +29,9 @@ fi
 # Install only when node_modules is missing or older than the lockfile. `npm install` rather than
 # `npm ci`: npm 11 writes lockfiles without the other platforms' optional workerd binaries and then
 # refuses them in `npm ci`; `npm install` still installs exactly the locked versions.
+# onnxruntime-node's postinstall downloads CUDA libraries, which fails offline; its CPU library is in
+# the tarball, which is all the voice activity detector (dubbing) needs.
+export ONNXRUNTIME_NODE_INSTALL=skip
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies"
   npm install --no-audit --no-fund --loglevel=error
