@@ -64,9 +64,11 @@ export const ObjectKeySchema = z
   .max(1024)
   .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), custom("invalidFormat", "sourceKey contains control characters"));
 
+/** ISO 639 language, optionally a region (`pt-BR`, `es-419`) or script (`zh-Hant`). */
+export const LANGUAGE_CODE = /^[a-z]{2,3}(-([A-Za-z]{2}|[A-Za-z]{4}|\d{3}))?$/;
 export const LanguageCodeSchema = z
   .string()
-  .regex(/^[a-z]{2,3}(-([A-Za-z]{2}|[A-Za-z]{4}|\d{3}))?$/, { message: "must be a language code such as `en`, `pt-BR` or `es-419`, not a display name" });
+  .regex(LANGUAGE_CODE, { message: "must be a language code such as `en`, `pt-BR` or `es-419`, not a display name" });
 
 export const SOURCE_LAYERS = ["current", "glossary", "raw"] as const;
 

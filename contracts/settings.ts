@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { TestStepSpecSchema } from "./pipelines";
 import { CLIP_CATEGORIES, CLIP_LAYOUTS } from "./clips";
+import { LANGUAGE_CODE } from "./request-fields";
+import { TRANSLATION_BACKENDS } from "./translation-languages";
 
 /** Image engines a runner knows (gpu-runner/engines/image). */
 export const TEXT_ENGINES = ["local-extractive", "workers-ai", "replicate", "openai-compatible"] as const;
@@ -28,6 +30,8 @@ const PlanThumbnailPolicy = z.object({
   /** The hosted image engine's model for this plan; null: the engine's default (ignored by the compositor). */
   imageModel: z.string().nullable().default(null),
 });
+
+const PlanTranslationPolicy = z.object({ targetLanguages: z.array(z.string().regex(LANGUAGE_CODE)).nullable().default(null) }).prefault({});
 
 const clipPlan = {
   maxClipsDefault: 3,
@@ -172,8 +176,15 @@ export const SettingsSchema = z.object({
       }),
       translation: z
         .object({
-          supportedTargetLanguages: z.array(z.string()).default(["es", "fr", "de", "it", "pt", "ca", "en"]),
-          backend: z.string().default("apertium"),
+          /** The runner's translation engine (gpu-runner/engines/translation); the pairs follow from it. */
+          backend: z.enum(TRANSLATION_BACKENDS).default("apertium"),
+          /** The hosted backend's model; null: the engine's default (Apertium's mode follows the pair). */
+          model: z.string().min(1).nullable().default(null),
+          /** What a language-model backend (replicate, openai-compatible) translates between: any into any other. */
+          languages: z.array(z.string().regex(LANGUAGE_CODE)).default(["en", "es", "fr", "de", "it", "pt", "ca", "nl", "ja", "zh"]),
+          /** Target languages each plan may ask for; null: every target the backend has. */
+          free: PlanTranslationPolicy,
+          enterprise: PlanTranslationPolicy,
         })
         .prefault({}),
     })

@@ -226,11 +226,14 @@ export const transcripts = sqliteTable(
  * Transcript layers (`raw`, `glossary`, `segments`, `visual`) as JSON split into parts, because a
  * long transcript with word timings outgrows one D1 row (2 MB).
  */
+export type TranscriptLayerName = "raw" | "glossary" | "segments" | "visual" | `translation.${string}`;
+
 export const transcriptLayers = sqliteTable(
   "transcript_layers",
   {
     transcriptId: text("transcript_id").notNull(),
-    layer: text("layer", { enum: ["raw", "glossary", "segments", "visual"] }).notNull(),
+    /** `raw`, `glossary`, `segments`, `visual`, or `translation.<languageKey>` (one per translated language). */
+    layer: text("layer").$type<TranscriptLayerName>().notNull(),
     part: integer("part").notNull(),
     data: text("data").notNull(),
   },
@@ -276,6 +279,40 @@ export const clipGenerations = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [index("clip_generations_project").on(t.projectId), index("clip_generations_text_source").on(t.textSourceId)],
+);
+
+/**
+ * Translation records (`trl_`): created `pending` with the job, `completed` when the runner saved
+ * the translation (the segments themselves are the transcript's `translation.<languageKey>` layer),
+ * `failed` when the job ends otherwise. A later translation into the same language key replaces the
+ * layer; the earlier record stays readable without segments (`current: false`).
+ */
+export const translations = sqliteTable(
+  "translations",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    jobId: text("job_id").notNull(),
+    textSourceId: text("text_source_id").notNull(),
+    status: text("status", { enum: ["pending", "completed", "failed"] }).notNull(),
+    sourceLanguage: text("source_language").notNull(),
+    targetLanguage: text("target_language").notNull(),
+    languageKey: text("language_key").notNull(),
+    sourceLayer: text("source_layer", { enum: ["current", "glossary", "raw"] }).notNull(),
+    translationBackend: text("translation_backend").notNull(),
+    model: text("model").notNull(),
+    segmentCount: integer("segment_count").notNull().default(0),
+    durationSec: real("duration_sec"),
+    transcriptRevision: integer("transcript_revision"),
+    outputKeys: text("output_keys", { mode: "json" }).$type<{ srt: string; vtt: string }>().notNull(),
+    /** Glossary terms protected and any the engine dropped (contracts/services/translation.ts). */
+    glossary: text("glossary", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    timing: text("timing", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    completedAt: text("completed_at"),
+  },
+  (t) => [index("translations_project").on(t.projectId), index("translations_text_source").on(t.textSourceId, t.languageKey)],
 );
 
 /**

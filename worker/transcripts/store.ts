@@ -2,11 +2,11 @@ import { and, asc, eq } from "drizzle-orm";
 import { randomToken } from "../../contracts/ids";
 import type { Segment, VisualChunk } from "../../contracts/transcript";
 import type { Db } from "../db/client";
-import { glossaryTerms, transcriptLayers, transcripts } from "../db/schema";
+import { glossaryTerms, transcriptLayers, transcripts, type TranscriptLayerName } from "../db/schema";
 import { notFound } from "../errors";
 import { applyGlossary } from "./glossary";
 
-export type Layer = "raw" | "glossary" | "segments" | "visual";
+export type Layer = TranscriptLayerName;
 
 /** Documented limit behind `transcript_too_large`: the JSON of one layer. */
 export const TRANSCRIPT_LAYER_MAX_BYTES = 8 * 1024 * 1024;

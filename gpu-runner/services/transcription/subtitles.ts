@@ -135,7 +135,16 @@ export function formatTimestamp(seconds: number, separator: "," | "."): string {
 
 /** SRT has no escaping; an empty line would end the cue early, so lines never are empty. */
 export function toSrt(segments: readonly Segment[], options?: CueOptions): string {
-  return buildCues(segments, options)
+  return srtFromCues(buildCues(segments, options));
+}
+
+/** WebVTT cue text is HTML-like: `&`, `<` and `>` must be escaped, and `-->` may not appear. */
+export function toVtt(segments: readonly Segment[], options?: CueOptions): string {
+  return vttFromCues(buildCues(segments, options));
+}
+
+export function srtFromCues(cues: readonly Cue[]): string {
+  return cues
     .map(
       (cue, i) =>
         `${i + 1}\n${formatTimestamp(cue.start, ",")} --> ${formatTimestamp(cue.end, ",")}\n${cue.lines.map(noArrow).join("\n")}\n`,
@@ -143,13 +152,27 @@ export function toSrt(segments: readonly Segment[], options?: CueOptions): strin
     .join("\n");
 }
 
-/** WebVTT cue text is HTML-like: `&`, `<` and `>` must be escaped, and `-->` may not appear. */
-export function toVtt(segments: readonly Segment[], options?: CueOptions): string {
+export function vttFromCues(cues: readonly Cue[]): string {
   const escape = (s: string) => noArrow(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  const cues = buildCues(segments, options).map(
+  const body = cues.map(
     (cue, i) => `${i + 1}\n${formatTimestamp(cue.start, ".")} --> ${formatTimestamp(cue.end, ".")}\n${cue.lines.map(escape).join("\n")}\n`,
   );
-  return `WEBVTT\n\n${cues.join("\n")}`;
+  return `WEBVTT\n\n${body.join("\n")}`;
+}
+
+/**
+ * One cue per segment at exactly the segment's times (translated subtitles: a cue is never merged
+ * or split, so it matches the picture the source cue matched). Two balanced lines when the text
+ * fits them, more lines rather than a split cue when it does not; a segment with no text has no cue.
+ */
+export function segmentCues(segments: readonly Pick<Segment, "start" | "end" | "text">[], maxLineChars = DEFAULTS.maxLineChars): Cue[] {
+  return segments
+    .filter((s) => s.text.trim() !== "")
+    .map((s) => ({
+      start: s.start,
+      end: s.end,
+      lines: wrapLines(s.text.trim(), maxLineChars, s.text.trim().length <= maxLineChars * 2 ? 2 : Number.POSITIVE_INFINITY),
+    }));
 }
 
 function noArrow(s: string): string {

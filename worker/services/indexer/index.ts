@@ -11,6 +11,7 @@ import { requireSegmentedTranscript } from "../../jobs/references";
 import { cutover, removeJobLeftovers, rollback, writeChunks, type Scope } from "../../catalog/index-writer";
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
 import { validatedSink } from "../shared/step-result";
+import { validatedCall } from "../shared/runner-call";
 import { defineWorkerService, type RunnerCall } from "../types";
 import { catalogRoutes } from "./routes";
 
@@ -20,16 +21,14 @@ import { catalogRoutes } from "./routes";
  * catalog routes (`/v1/catalog/*`, routes.ts).
  */
 
-/** A runner call with its body checked by `schema`; a bad body is the runner's bug (422 protocol error). */
+/** A catalog call: its body checked by `schema`, run in the job's catalog scope. */
 function catalogCall<S extends z.ZodType>(
   schema: S,
   run: (scope: Scope, body: z.infer<S>) => Promise<Record<string, unknown>>,
 ): RunnerCall {
-  return async ({ env, db, job, attempt }, raw) => {
-    const body = schema.safeParse(raw);
-    if (!body.success) throw new ApiError("protocolError", `invalid call body: ${body.error.issues[0]?.message ?? "invalid"}`);
-    return run({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId, attempt }, body.data);
-  };
+  return validatedCall(schema, ({ env, db, job, attempt }, body) =>
+    run({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId, attempt }, body),
+  );
 }
 
 const ids = (input: Record<string, unknown>) => (input["textSourceIds"] as string[] | undefined) ?? [];

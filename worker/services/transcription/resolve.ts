@@ -6,6 +6,7 @@ import { transcripts } from "../../db/schema";
 import { validationError } from "../../errors";
 import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/references";
 import { connectionLocation } from "../../storage/connections";
+import { putProbes } from "../shared/output-probes";
 import type { CreateContext, Resolved } from "../types";
 
 export const TRANSCRIPT_FILES = {
@@ -61,19 +62,7 @@ export async function resolveTranscription(ctx: CreateContext, input: InputOf<"t
         [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
       );
     }
-    // The four probes are independent: run them together (the create's slowest part otherwise).
-    const keys = Object.values(outputKeys);
-    const probes = await Promise.allSettled(
-      keys.map((key) => s3.putObject(input.bucket, key, new Uint8Array(0), "application/octet-stream", 0)),
-    );
-    const refused = probes.findIndex((p) => p.status === "rejected");
-    if (refused >= 0) {
-      const err = (probes[refused] as PromiseRejectedResult).reason as unknown;
-      throw validationError(
-        `output key is not writable: s3://${input.bucket}/${keys[refused]} (${err instanceof Error ? err.message : String(err)})`,
-        [{ path: input.outputPrefix ? "input.outputPrefix" : "input.bucket", issue: "outputNotWritable" }],
-      );
-    }
+    await putProbes(s3, input.bucket, Object.values(outputKeys), input.outputPrefix ? "input.outputPrefix" : "input.bucket");
   };
 
   return {

@@ -1,0 +1,51 @@
+import { TranslationResultSchema, TranslationSaveSchema } from "../../../contracts/services/translation";
+import { supportedPairs, type LanguagePair } from "../../../contracts/translation-languages";
+import type { Settings } from "../../../contracts/settings";
+import { validatedCall } from "../shared/runner-call";
+import { validatedSink } from "../shared/step-result";
+import { defineWorkerService } from "../types";
+import { resolveTranslation } from "./resolve";
+import { transcriptTranslationRoutes, translationRecordRoutes } from "./routes";
+import { failPendingTranslation, saveTranslation, translationSource } from "./store";
+
+/**
+ * Translation, the Worker's side: create checks and the record (resolve.ts), the runner calls that
+ * read the source layer and save the result (store.ts), the spec's resultSummary, the policy's
+ * supported pairs per plan, and the record routes (routes.ts).
+ */
+
+/** Pairs grouped by source language: `[{ source: "en", targets: ["ca", "es", …] }]`. */
+function pairsFor(s: Settings, plan: "free" | "enterprise"): Array<{ source: string; targets: string[] }> {
+  const cfg = s.policy.translation;
+  const allowed = cfg[plan].targetLanguages;
+  const keep = (p: LanguagePair) => !allowed || allowed.some((t) => t === p.target || t === p.target.split("-")[0]);
+  const bySource = new Map<string, string[]>();
+  for (const p of supportedPairs(cfg.backend, cfg.languages).filter(keep))
+    bySource.set(p.source, [...(bySource.get(p.source) ?? []), p.target]);
+  return [...bySource].map(([source, targets]) => ({ source, targets: targets.sort() })).sort((a, b) => a.source.localeCompare(b.source));
+}
+
+export const translationWorker = defineWorkerService<"translation">({
+  meter: "translation_jobs",
+  resolve: resolveTranslation,
+  policy: (s) => ({
+    translationBackend: s.policy.translation.backend,
+    model: s.policy.translation.model,
+    plans: {
+      free: { targetLanguages: s.policy.translation.free.targetLanguages, pairs: pairsFor(s, "free") },
+      enterprise: { targetLanguages: s.policy.translation.enterprise.targetLanguages, pairs: pairsFor(s, "enterprise") },
+    },
+  }),
+  sinks: {
+    translation: validatedSink(TranslationResultSchema, "translation", async (_ctx, r) => ({ ok: true, summary: r })),
+  },
+  runnerCalls: {
+    "translation.source": async ({ db, job }) => translationSource(db, job),
+    "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),
+  },
+  onEnded: async ({ db }, job) => {
+    if (job.status !== "completed") await failPendingTranslation(db, job);
+  },
+  runnerSettings: (s) => ({ runner: s.runner }),
+  routes: { "/translations": translationRecordRoutes, "/transcriptions": transcriptTranslationRoutes },
+});

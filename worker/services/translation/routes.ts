@@ -1,0 +1,110 @@
+import { and, desc, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { languageKey as keyOf } from "../../../contracts/translation-languages";
+import type { TranslatedSegment } from "../../../contracts/services/translation";
+import { projectOf, requireAuth } from "../../auth/middleware";
+import { getDb, type Db } from "../../db/client";
+import { translations } from "../../db/schema";
+import type { AppBindings } from "../../env";
+import { notFound } from "../../errors";
+import { ok } from "../../http/envelope";
+import { ownedTranscript, readLayer } from "../../transcripts/store";
+import { translationLayer } from "./store";
+
+/**
+ * Translation records and arrays (the spec leaves their paths to us; docs/api.md):
+ *   GET /v1/translations/{translationId}                             the `trl_` record, with its segments while current
+ *   GET /v1/transcriptions/{transcriptionId}/translations            the transcript's languages, one line each
+ *   GET /v1/transcriptions/{transcriptionId}/translations/{language} the current array for a language, with its record
+ */
+
+type TranslationRow = typeof translations.$inferSelect;
+
+/** Whether a record is the one behind its language's current array (a later run replaces it). */
+async function isCurrent(db: Db, row: TranslationRow): Promise<boolean> {
+  if (row.status !== "completed") return false;
+  const latest = await db
+    .select({ id: translations.id })
+    .from(translations)
+    .where(
+      and(
+        eq(translations.textSourceId, row.textSourceId),
+        eq(translations.languageKey, row.languageKey),
+        eq(translations.status, "completed"),
+      ),
+    )
+    .orderBy(desc(translations.completedAt), desc(translations.id))
+    .get();
+  return latest?.id === row.id;
+}
+
+function publicRecord(row: TranslationRow, current: boolean) {
+  return {
+    translationId: row.id,
+    textSourceId: row.textSourceId,
+    jobId: row.jobId,
+    status: row.status,
+    current,
+    sourceLanguage: row.sourceLanguage,
+    targetLanguage: row.targetLanguage,
+    languageKey: row.languageKey,
+    sourceLayer: row.sourceLayer,
+    translationBackend: row.translationBackend,
+    model: row.model,
+    segmentCount: row.segmentCount,
+    durationSec: row.durationSec,
+    transcriptRevision: row.transcriptRevision,
+    outputKeys: row.outputKeys,
+    glossary: row.glossary,
+    createdAt: row.createdAt,
+    completedAt: row.completedAt,
+  };
+}
+
+async function withSegments(db: Db, row: TranslationRow) {
+  const current = await isCurrent(db, row);
+  const segments = current ? ((await readLayer<TranslatedSegment[]>(db, row.textSourceId, translationLayer(row.languageKey))) ?? []) : null;
+  return { ...publicRecord(row, current), segments };
+}
+
+export const translationRecordRoutes = new Hono<AppBindings>().get("/:translationId", async (c) => {
+  const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+  const db = getDb(c.env.DB);
+  const id = c.req.param("translationId");
+  const row = await db
+    .select()
+    .from(translations)
+    .where(and(eq(translations.id, id), eq(translations.projectId, projectOf(p))))
+    .get();
+  if (!row) throw notFound(`translation not found: ${id}`, [{ path: "translationId", issue: `notFound:${id}` }]);
+  return ok(c, await withSegments(db, row));
+});
+
+export const transcriptTranslationRoutes = new Hono<AppBindings>()
+  .get("/:transcriptionId/translations", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+    const db = getDb(c.env.DB);
+    const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
+    const index = t.translation as Record<string, Record<string, unknown>>;
+    return ok(c, {
+      transcriptionId: t.id,
+      translations: Object.entries(index)
+        .map(([languageKey, entry]) => ({ languageKey, ...entry }))
+        .sort((a, b) => a.languageKey.localeCompare(b.languageKey)),
+    });
+  })
+  .get("/:transcriptionId/translations/:languageKey", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+    const db = getDb(c.env.DB);
+    const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
+    const key = keyOf(c.req.param("languageKey"));
+    const entry = (t.translation as Record<string, { translationId?: string }>)[key];
+    const row = entry?.translationId
+      ? await db.select().from(translations).where(eq(translations.id, entry.translationId)).get()
+      : undefined;
+    if (!row)
+      throw notFound(`transcription ${t.id} has no translation into ${key}; create a translation job for it`, [
+        { path: "languageKey", issue: `notFound:${key}` },
+      ]);
+    return ok(c, await withSegments(db, row));
+  });

@@ -1,0 +1,118 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Job } from "../../../contracts/job";
+import type { TranslationSave, TranslationSource } from "../../../contracts/services/translation";
+import type { Segment } from "../../../contracts/transcript";
+import type { Db } from "../../db/client";
+import { transcripts, translations } from "../../db/schema";
+import { ApiError } from "../../errors";
+import { nowIso } from "../../platform/clock";
+import { findTranscript } from "../../jobs/references";
+import { layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
+
+/**
+ * Where a translation lives: the segments as the transcript's `translation.<languageKey>` layer (one
+ * array per language, replaced by a later run: no history, as the spec says), the `trl_` record in
+ * `translations`, and the transcript's `translation` column as the index of its languages
+ * (`{ es: { translationId, segmentCount, … } }`), updated with one json_set so translations into
+ * different languages that finish together never overwrite each other.
+ */
+
+const LAYER_OF = { current: "segments", glossary: "glossary", raw: "raw" } as const satisfies Record<string, Layer>;
+
+export const translationLayer = (languageKey: string): Layer => `translation.${languageKey}`;
+
+function jobField(job: Job, name: string): string {
+  const v = job.input[name];
+  if (typeof v !== "string") throw new ApiError("protocolError", `job ${job.jobId} has no ${name}`);
+  return v;
+}
+
+/** `translation.source`: the layer the job asked for, without word timings, and the project glossary. */
+export async function translationSource(db: Db, job: Job): Promise<TranslationSource> {
+  const id = jobField(job, "textSourceId");
+  const sourceLayer = (job.input["sourceLayer"] ?? "current") as keyof typeof LAYER_OF;
+  const t = await findTranscript(db, job.projectId, id);
+  if (!t || t.status !== "completed") throw new ApiError("notFound", `transcription not found: ${id}`);
+  const segments = (await readLayer<Segment[]>(db, id, LAYER_OF[sourceLayer])) ?? [];
+  return {
+    textSourceId: id,
+    language: jobField(job, "sourceLanguage"),
+    durationSec: t.durationSec ?? segments.at(-1)?.end ?? 0,
+    revision: t.revision,
+    sourceLayer,
+    segments: segments.map(({ id: segId, start, end, text }) => ({ id: segId, start, end, text })),
+    glossary: await projectGlossary(db, job.projectId),
+  };
+}
+
+/**
+ * `translation.save`: checks the translation is cue-locked to the source it was made from (same ids,
+ * starts and ends, in order), then writes layer, record and index in one D1 batch. A redelivered save
+ * writes the same rows.
+ */
+export async function saveTranslation(db: Db, job: Job, save: TranslationSave): Promise<{ translationId: string; segmentCount: number }> {
+  const translationId = jobField(job, "translationId");
+  const textSourceId = jobField(job, "textSourceId");
+  const languageKey = jobField(job, "languageKey");
+  const expectedKeys = job.input["resolvedOutputKeys"] as { srt: string; vtt: string };
+  if (save.outputKeys.srt !== expectedKeys.srt || save.outputKeys.vtt !== expectedKeys.vtt)
+    throw new ApiError("protocolError", "translation.save names output keys other than the job's");
+  const source = await translationSource(db, job);
+  const mismatch =
+    save.segments.length !== source.segments.length ||
+    save.segments.some((s, i) => {
+      const src = source.segments[i]!;
+      return s.id !== src.id || s.start !== src.start || s.end !== src.end;
+    });
+  if (mismatch)
+    throw new ApiError(
+      "protocolError",
+      `translation.save must keep the ${source.segments.length} source segments' ids, starts and ends in order (the ${source.sourceLayer} layer)`,
+    );
+  const now = nowIso();
+  const entry = {
+    translationId,
+    targetLanguage: save.targetLanguage,
+    sourceLayer: source.sourceLayer,
+    segmentCount: save.segments.length,
+    translationBackend: save.translationBackend,
+    model: save.model,
+    updatedAt: now,
+  };
+  await db.batch([
+    db
+      .update(translations)
+      .set({
+        status: "completed",
+        translationBackend: save.translationBackend,
+        model: save.model,
+        segmentCount: save.segments.length,
+        durationSec: save.durationSec,
+        transcriptRevision: save.transcriptRevision,
+        glossary: save.glossary,
+        timing: save.timing,
+        updatedAt: now,
+        completedAt: now,
+      })
+      .where(eq(translations.id, translationId)),
+    db
+      .update(transcripts)
+      .set({
+        translation: sql`json_set(${transcripts.translation}, ${`$."${languageKey}"`}, json(${JSON.stringify(entry)}))`,
+        updatedAt: now,
+      })
+      .where(eq(transcripts.id, textSourceId)),
+    ...layerStatements(db, textSourceId, translationLayer(languageKey), save.segments),
+  ]);
+  return { translationId, segmentCount: save.segments.length };
+}
+
+/** A job that ended without completing leaves its record `failed` (a completed save is never undone). */
+export async function failPendingTranslation(db: Db, job: Job): Promise<void> {
+  const id = job.input["translationId"];
+  if (typeof id !== "string") return;
+  await db
+    .update(translations)
+    .set({ status: "failed", updatedAt: nowIso() })
+    .where(and(eq(translations.id, id), eq(translations.status, "pending")));
+}
