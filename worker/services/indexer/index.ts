@@ -6,7 +6,6 @@ import {
   collectionName,
   IndexerResultSchema,
 } from "../../../contracts/catalog";
-import { ApiError } from "../../errors";
 import { requireSegmentedTranscript } from "../../jobs/references";
 import { cutover, removeJobLeftovers, rollback, writeChunks, type Scope } from "../../catalog/index-writer";
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
