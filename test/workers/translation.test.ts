@@ -268,6 +268,17 @@ describe("translation: result", () => {
     expect(ca.body.data.segments.map((s) => s.text)).toEqual(["Benvinguts a la cuina.", "Avui fem pa.", "Pastau bé la massa."]);
   });
 
+  it("the transcript holds the array under translation.<languageKey>", async () => {
+    const fresh = (await completedTranscript(t, ["good morning"])).textSourceId;
+    await runTranslation(await createJob(t, "translation", { textSourceId: fresh, targetLanguage: "es-MX" }), ["buenos días"]);
+    const res = await call<{ translation: Record<string, Array<{ id: number; text: string }>> }>(
+      "GET",
+      `/v1/transcriptions/${fresh}?layers=translation`,
+      { key: t.projectKey },
+    );
+    expect(res.body.data.translation).toEqual({ "es-MX": [{ id: 0, start: 0, end: 2, text: "buenos días", sourceText: "good morning" }] });
+  });
+
   it("re-running the same target replaces the array; the earlier record stays, no longer current", async () => {
     const fresh = (await completedTranscript(t, ["one", "two"])).textSourceId;
     const first = await createJob(t, "translation", { textSourceId: fresh, targetLanguage: "es" });

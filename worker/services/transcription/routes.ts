@@ -20,7 +20,7 @@ import {
   type Layer,
 } from "../../transcripts/store";
 
-const LAYERS = ["segments", "glossary", "raw", "visual"] as const;
+const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
 const TranscriptQuery = z.strictObject({
   layers: z
@@ -62,6 +62,17 @@ export const transcriptRoutes = new Hono<AppBindings>()
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
     const wanted = new Set<string>(q.layers ?? LAYERS);
     const layer = async (name: Layer) => (wanted.has(name) ? ((await readLayer<unknown[]>(db, t.id, name)) ?? []) : undefined);
+    // The spec's per-language arrays: `translation.<languageKey>`, each the current translation's segments.
+    const translation = async () =>
+      wanted.has("translation")
+        ? Object.fromEntries(
+            await Promise.all(
+              Object.keys(t.translation).map(
+                async (key) => [key, (await readLayer<unknown[]>(db, t.id, `translation.${key}`)) ?? []] as const,
+              ),
+            ),
+          )
+        : undefined;
     return ok(c, {
       transcriptionId: t.id,
       textSourceId: t.id,
@@ -80,7 +91,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
       visualChunks: await layer("visual"),
       thumbnails: t.thumbnails,
       metadata: t.metadata ?? null,
-      translation: t.translation,
+      translation: await translation(),
       source: t.bucket ? { connectionId: t.connectionId, bucket: t.bucket, sourceKey: t.sourceKey } : null,
       outputKeys: t.outputKeys,
       createdAt: t.createdAt,
