@@ -10,7 +10,7 @@ import { longTranscript } from "../test/support/text-fixtures";
 import { fmt, machineInfo, summarize, table } from "./lib";
 
 /**
- * Apertium as the `translation` service's engine: ~300 English segments into Spanish through
+ * Apertium as the `translation` service's engine: 300 English cues of 11 words into Spanish through
  * apertium-apy (a local server on the mark-free modes, requests of at most APY_MAX_CHARS) and
  * through the command (one process per call), beside the bare command on the same text joined as
  * the engine joins it (`apertium -u -f txt eng-spa <file>`, no batching, casing or glossary work):
@@ -23,8 +23,12 @@ const { values: args } = parseArgs({ options: { segments: { type: "string", defa
 const wanted = Math.max(1, Number(args.segments) || 300);
 const rounds = Math.max(1, Number(args.rounds) || 5);
 
-const segments = longTranscript(wanted * 12).slice(0, wanted);
-const texts = segments.map((s) => s.text);
+/** Cues as subtitles cut speech: 11 words each, sentences running across cues. */
+const allWords = longTranscript(wanted * 12)
+  .map((s) => s.text)
+  .join(" ")
+  .split(/\s+/);
+const texts = Array.from({ length: wanted }, (_, i) => allWords.slice(i * 11, (i + 1) * 11).join(" "));
 const words = texts.join(" ").split(/\s+/).length;
 console.log(machineInfo());
 console.log(`input: ${texts.length} segments, ${words} words, ${texts.join("").length} characters, en → es (eng-spa)`);

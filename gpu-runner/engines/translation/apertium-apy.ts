@@ -25,9 +25,12 @@ export interface ApertiumApyConfig extends ApertiumBaseConfig {
   retry: RetryPolicy;
   /** Characters per request (default APY_MAX_CHARS). */
   maxChars?: number;
+  /** Requests in flight at once (default APY_CONCURRENCY). */
+  concurrency?: number;
 }
 
 export const APY_MAX_CHARS = 1_000;
+export const APY_CONCURRENCY = 2;
 
 const AnswerSchema = z.object({
   responseData: z.object({ translatedText: z.string() }).loose(),
@@ -42,11 +45,13 @@ export function apyLangpair(mode: string): string {
 export class ApertiumApyEngine extends ApertiumEngine {
   readonly transport = "apy" as const;
   protected readonly maxChars: number;
+  protected override readonly concurrency: number;
   private readonly clients = new Map<string, EngineHttpClient>();
 
   constructor(private readonly config: ApertiumApyConfig) {
     super(config);
     this.maxChars = config.maxChars ?? APY_MAX_CHARS;
+    this.concurrency = config.concurrency ?? APY_CONCURRENCY;
   }
 
   protected async run(mode: string, text: string, signal: AbortSignal): Promise<string> {

@@ -70,12 +70,31 @@ export interface BatchedOptions {
   onProgress?: (done: number) => void;
   /** Called when a run's output had the wrong number of parts and its texts went one at a time. */
   onSplitMismatch?: (batch: Batch, parts: number) => void;
+  /** Runs in flight at once (default 1). */
+  concurrency?: number;
 }
 
 export async function translateBatched(texts: readonly string[], opts: BatchedOptions): Promise<string[]> {
   const out = texts.map(() => "");
   let done = texts.filter((t) => flatText(t) === "").length;
-  for (const batch of batches(texts, opts.maxChars)) {
+  const todo = batches(texts, opts.maxChars);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (next < todo.length && !failed) {
+      const batch = todo[next++]!;
+      try {
+        await one(batch);
+      } catch (err) {
+        // The other workers stop taking batches: the call has failed.
+        failed = true;
+        throw err;
+      }
+      done += batch.indexes.length;
+      opts.onProgress?.(done);
+    }
+  };
+  const one = async (batch: Batch) => {
     opts.signal.throwIfAborted();
     const output = await opts.run(batch.text);
     let parts = splitOutput(output, batch.indexes.length);
@@ -85,8 +104,7 @@ export async function translateBatched(texts: readonly string[], opts: BatchedOp
       for (const i of batch.indexes) parts.push(flatText(await opts.run(flatText(texts[i]!))));
     }
     batch.indexes.forEach((i, k) => (out[i] = parts[k]!));
-    done += batch.indexes.length;
-    opts.onProgress?.(done);
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 1, todo.length) }, worker));
   return out;
 }

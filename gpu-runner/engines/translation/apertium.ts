@@ -25,6 +25,8 @@ export abstract class ApertiumEngine implements TranslationEngine {
   abstract readonly transport: "apy" | "cli";
   /** Characters per run (texts joined); a longer text goes alone. */
   protected abstract readonly maxChars: number;
+  /** Runs in flight at once. */
+  protected readonly concurrency: number = 1;
 
   constructor(protected readonly base: ApertiumBaseConfig = {}) {}
 
@@ -50,6 +52,7 @@ export abstract class ApertiumEngine implements TranslationEngine {
     const prot = protect(req.texts, req.glossary, "placeholder");
     const translated = await translateBatched(prot.texts, {
       maxChars: this.maxChars,
+      concurrency: this.concurrency,
       run: (text) => this.run(mode, text, req.signal),
       signal: req.signal,
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
