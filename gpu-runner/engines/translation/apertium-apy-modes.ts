@@ -9,6 +9,8 @@ import path from "node:path";
  * (`<from>-<to>.mode`) are copied: apy lists no others from this directory anyway.
  *
  *   await writeApyModes(dir)                      then: apertium-apy -p PORT <dir>
+ *
+ * apy has no option for the address it listens on: it binds every interface, loopback included.
  */
 export const APERTIUM_MODES_DIR = "/usr/share/apertium/modes";
 
