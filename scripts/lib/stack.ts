@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadConfig } from "../../gpu-runner/config";
+import { apyArgs, writeApyModes } from "../../gpu-runner/engines/translation/apertium-apy-modes";
 import { shutdownDeadlineMs } from "../../gpu-runner/runner";
 import { startLocalS3, type LocalS3 } from "./local-s3";
 
@@ -44,8 +45,10 @@ export interface StackOptions {
   verbose?: boolean;
   buckets?: string[];
   /**
-   * Start the local engine process (scripts/local-engines/embeddings-server.ts) that embeds catalog
-   * queries for the Worker with the local model (default true; it loads in about 3 s, beside wrangler).
+   * Start the local engine processes (default true): scripts/local-engines/embeddings-server.ts,
+   * which embeds catalog queries for the Worker with the local model (it loads in about 3 s, beside
+   * wrangler), and an apertium-apy server for the runners' `apertium` translation engine
+   * (APERTIUM_APY_URL; its mark-free modes are written under the state dir).
    */
   localEngines?: boolean;
 }
@@ -191,6 +194,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     engines.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
     vars["EMBEDDINGS_BASE_URL"] ??= `http://127.0.0.1:${port}`;
   }
+  let apy: ChildProcess | null = null;
+  let apyUrl: string | undefined;
+  if (opts.localEngines !== false) {
+    const port = await freePort();
+    const modes = await writeApyModes(path.join(stateDir, "apertium-modes"));
+    apy = spawn("apertium-apy", apyArgs(port, modes), { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    apy.on("error", (err) => keep(Buffer.from(`apertium-apy: ${err.message}\n`)));
+    apy.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
+    apy.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
+    apyUrl = `http://127.0.0.1:${port}`;
+  }
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const wrangler = spawn(
     process.execPath,
@@ -227,6 +241,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       RUNNER_POLL_MAX_MS: "1000",
       // The local S3 server is on loopback; a production runner refuses such endpoints.
       RUNNER_ALLOW_LOOPBACK_STORAGE: "true",
+      ...(apyUrl ? { APERTIUM_APY_URL: apyUrl } : {}),
       ...opts.runnerEnv,
       ...extra,
     };
@@ -260,15 +275,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await stack.stopRunners();
       await stopChild(wrangler);
       if (engines) await stopChild(engines);
+      if (apy) await stopChild(apy);
       await s3.close();
     },
     kill: () => {
-      for (const child of [...runners, wrangler, ...(engines ? [engines] : [])]) killGroup(child, "SIGKILL");
+      for (const child of [...runners, wrangler, ...(engines ? [engines] : []), ...(apy ? [apy] : [])]) killGroup(child, "SIGKILL");
     },
   };
   try {
     await waitForHttp(`${apiBaseUrl}/healthz`, 90_000, wrangler, () => log);
     if (engines) await waitForHttp(`${vars["EMBEDDINGS_BASE_URL"]}/health`, 60_000, engines, () => log);
+    if (apy) await waitForHttp(`${apyUrl}/listPairs`, 60_000, apy, () => log);
   } catch (err) {
     await stack.close();
     throw err;

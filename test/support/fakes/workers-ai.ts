@@ -1,8 +1,10 @@
+import { M2M100_LANGUAGES } from "../../../contracts/translation-languages";
 import { chatTurns, DEFAULT_CHAT_REPLY, limitTokens, tokenCount, type ChatReply, type ChatTurn } from "./chat";
 import { bgeOutput, BGE_MODELS } from "./embeddings";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, type SpokenTranscript } from "./speech";
+import { m2m100Output } from "./translation";
 
 /**
  * A fake of Cloudflare's Workers AI REST API, written from Cloudflare's API reference:
@@ -21,7 +23,10 @@ import { fullText, HELLO_WORLD, type SpokenTranscript } from "./speech";
  * JSON mode that text parsed into an object, failing with "JSON Mode couldn't be met" when it is
  * not JSON), and the text embedding models `@cf/baai/bge-small-en-v1.5`, `bge-base-en-v1.5` and
  * `bge-large-en-v1.5` (input `{ text: string | string[] (each non-empty, at most 100), pooling?: mean |
- * cls }`, result `{ shape: [n, 384 | 768 | 1024], data, pooling }` with embeddings.ts's vectors).
+ * cls }`, result `{ shape: [n, 384 | 768 | 1024], data, pooling }` with embeddings.ts's vectors),
+ * and the translation model `@cf/meta/m2m100-1.2b` (input `{ text, source_lang? (default en),
+ * target_lang }` in the model's ISO 639-1 codes, result `{ translated_text }`: translation.ts's
+ * fake translation).
  * Another capability adds its model with `fake.model(name, (input) => …)`.
  */
 export class FakeWorkersAI extends FakeHttpServer {
@@ -64,6 +69,7 @@ export class FakeWorkersAI extends FakeHttpServer {
     this.model("@cf/black-forest-labs/flux-1-schnell", (input) => this.flux(input));
     this.model("@cf/meta/llama-3.1-8b-instruct", (input) => this.llama(input));
     for (const name of Object.keys(BGE_MODELS)) this.model(name, (input) => bgeOutput(name, input));
+    this.model("@cf/meta/m2m100-1.2b", (input) => m2m100Output(input, M2M100_LANGUAGES));
   }
 
   protected errorBody(status: number, message: string): unknown {
