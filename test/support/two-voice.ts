@@ -151,3 +151,51 @@ function wavBytes(samples: Int16Array): Buffer {
   header.writeUInt32LE(samples.length * 2, 40);
   return Buffer.concat([header, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]);
 }
+
+export interface AttributionScore {
+  /** Of the time the engine gave to a speaker, the share given to the right one (best one-to-one label mapping). */
+  accuracy: number;
+  /** Of the time someone really speaks, the share the engine gave to any speaker. */
+  coverage: number;
+}
+
+/** Scores turns against the truth on a 10 ms grid. */
+export function scoreAttribution(
+  truth: readonly TruthTurn[],
+  turns: readonly { start: number; end: number; speaker: string }[],
+): AttributionScore {
+  const step = 0.01;
+  const end = Math.max(...truth.map((t) => t.end), ...turns.map((t) => t.end), 0);
+  const at = <T extends { start: number; end: number }>(list: readonly T[], t: number) => list.find((x) => t >= x.start && t < x.end);
+  const pairs = new Map<string, number>();
+  let attributed = 0;
+  let spoken = 0;
+  let covered = 0;
+  for (let t = step / 2; t < end; t += step) {
+    const real = at(truth, t)?.voice;
+    const said = at(turns, t)?.speaker;
+    if (said !== undefined) attributed++;
+    if (real !== undefined) {
+      spoken++;
+      if (said !== undefined) covered++;
+    }
+    if (real !== undefined && said !== undefined) pairs.set(`${said}|${real}`, (pairs.get(`${said}|${real}`) ?? 0) + 1);
+  }
+  const labels = [...new Set(turns.map((t) => t.speaker))];
+  const voices = [...new Set(truth.map((t) => t.voice))];
+  let best = 0;
+  // One-to-one mappings of labels onto voices (few of each): try them all.
+  const search = (i: number, used: Set<Voice>, sum: number) => {
+    if (i === labels.length) {
+      best = Math.max(best, sum);
+      return;
+    }
+    search(i + 1, used, sum);
+    for (const v of voices) {
+      if (used.has(v)) continue;
+      search(i + 1, new Set([...used, v]), sum + (pairs.get(`${labels[i]}|${v}`) ?? 0));
+    }
+  };
+  search(0, new Set(), 0);
+  return { accuracy: attributed ? best / attributed : 0, coverage: spoken ? covered / spoken : 0 };
+}

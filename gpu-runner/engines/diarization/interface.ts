@@ -21,7 +21,7 @@ export interface Diarization {
 }
 
 export interface DiarizeRequest {
-  /** A 16 kHz mono signed 16-bit WAV. */
+  /** A 16 kHz mono signed 16-bit WAV (hosted engines also take an MP3 or Ogg copy as it is). */
   audioPath: string;
   /** Bounds on the number of speakers (1–32, min ≤ max, validated by the dubbing contract). */
   minSpeakers?: number;
