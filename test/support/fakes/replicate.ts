@@ -20,7 +20,11 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  * the official language model `meta/meta-llama-3-8b-instruct` (input `{ prompt, system_prompt,
  * max_tokens (default 512), temperature, … }`; what `chatReply` (chat.ts) makes of the system prompt
  * and the prompt, cut to max_tokens, as the array of string tokens a finished language-model
- * prediction carries); another capability adds its model with `fake.version(...)`.
+ * prediction carries); and two pyannote diarization models: `collectiveai-team/speaker-diarization-3`
+ * (input `{ audio, num_speakers, min_speakers, max_speakers }`, output inline `{ segments: [{ speaker,
+ * start, stop }], speakers: { count, labels, embeddings } }` with `H:MM:SS.ffffff` times) and
+ * `meronym/speaker-diarization` (input `{ audio }`, the same JSON as an `output.json` file URL);
+ * both answer `speakerTurns`. Another capability adds its model with `fake.version(...)`.
  *
  * Output files are served by a second server, `fake.files`, standing in for replicate.delivery: a
  * host of its own, public (no token), so tests see what the engine sends there and the API fake's
@@ -46,6 +50,23 @@ export interface FakePrediction {
   plan: Required<Omit<PredictionPlan, "error">> & { error?: string };
   output: unknown;
 }
+
+/** A speaker turn the diarization models report (pyannote's own labels). */
+export interface FakeSpeakerTurn {
+  start: number;
+  end: number;
+  speaker: string;
+}
+
+/** What the diarization models hear by default: two speakers, pyannote labelling the first one heard SPEAKER_01. */
+export const DEFAULT_SPEAKER_TURNS: readonly FakeSpeakerTurn[] = [
+  { start: 0.5, end: 3.25, speaker: "SPEAKER_01" },
+  { start: 3.5, end: 6, speaker: "SPEAKER_00" },
+  { start: 6.25, end: 8, speaker: "SPEAKER_01" },
+];
+
+export const SPEAKER_DIARIZATION_3_VERSION = "6e29843b8c1b751ec384ad96d3566af2392046465152fef3cc22ad701090b64c";
+export const MERONYM_DIARIZATION_VERSION = "64b78c82f74d78164b49178443c819445f5dca2c51c8ec374783d49382342119";
 
 export const WHISPER_VERSION = "8099696689d249cf8b122d833c36ac3f75505c666a395ca40ef26f68e7d3d16e";
 export const FLUX_SCHNELL_VERSION = "c846a69991daf4c0e5d016514849d14ee5b2e6846ce6b9d6f21369e564cfe51e";
@@ -98,6 +119,8 @@ export class FakeFileHost extends FakeHttpServer {
 export class FakeReplicate extends FakeHttpServer {
   /** What the whisper model hears in any audio (back to HELLO_WORLD on reset). */
   transcript: SpokenTranscript = HELLO_WORLD;
+  /** Who speaks when, for the diarization models (back to DEFAULT_SPEAKER_TURNS on reset). */
+  speakerTurns: readonly FakeSpeakerTurn[] = DEFAULT_SPEAKER_TURNS;
   /** What the language model says (back to DEFAULT_CHAT_REPLY on reset). */
   chatReply: ChatReply = DEFAULT_CHAT_REPLY;
   readonly predictions = new Map<string, FakePrediction>();
@@ -154,6 +177,9 @@ export class FakeReplicate extends FakeHttpServer {
     this.version(FLUX_SCHNELL_VERSION, "black-forest-labs/flux-schnell", (input) => this.fluxSchnell(input));
     this.chatReply = DEFAULT_CHAT_REPLY;
     this.version(LLAMA3_8B_INSTRUCT_VERSION, "meta/meta-llama-3-8b-instruct", (input) => this.llama3(input));
+    this.speakerTurns = DEFAULT_SPEAKER_TURNS;
+    this.version(SPEAKER_DIARIZATION_3_VERSION, "collectiveai-team/speaker-diarization-3", (input) => this.speakerDiarization3(input));
+    this.version(MERONYM_DIARIZATION_VERSION, "meronym/speaker-diarization", (input) => this.meronymDiarization(input));
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -286,6 +312,39 @@ export class FakeReplicate extends FakeHttpServer {
     };
   }
 
+  /** collectiveai-team/speaker-diarization-3: pyannote 3.1 with optional speaker bounds, answered inline. */
+  private speakerDiarization3(input: Record<string, unknown>): unknown {
+    requireAudio(input);
+    const bound = (name: string) => {
+      const v = input[name];
+      if (v !== undefined && v !== null && (!Number.isInteger(v) || (v as number) < 1))
+        throw new Error(`${name} must be a positive integer`);
+      return v as number | undefined;
+    };
+    const [num, min, max] = [bound("num_speakers"), bound("min_speakers"), bound("max_speakers")];
+    if (min !== undefined && max !== undefined && min > max) throw new Error("min_speakers must not exceed max_speakers");
+    // Like pyannote, at most `num_speakers` (else `max_speakers`) labels: later voices go to the last one allowed.
+    const limit = num ?? max ?? Infinity;
+    const labels: string[] = [];
+    const turns = this.speakerTurns.map((t) => {
+      if (!labels.includes(t.speaker) && labels.length < limit) labels.push(t.speaker);
+      return { ...t, speaker: labels.includes(t.speaker) ? t.speaker : labels.at(-1)! };
+    });
+    return pyannoteJson(turns);
+  }
+
+  /** meronym/speaker-diarization: pyannote 2, no bounds, the JSON as a file on the delivery host. */
+  private meronymDiarization(input: Record<string, unknown>): string {
+    requireAudio(input);
+    const letters = new Map<string, string>();
+    const turns = this.speakerTurns.map((t) => {
+      if (!letters.has(t.speaker)) letters.set(t.speaker, String.fromCharCode(65 + letters.size));
+      return { ...t, speaker: letters.get(t.speaker)! };
+    });
+    const body = Buffer.from(JSON.stringify(pyannoteJson(turns)));
+    return this.files.put(`/pbxt/diar${this.files.files.size + 1}/output.json`, body, "application/json");
+  }
+
   /** black-forest-labs/flux-schnell: a list of `num_outputs` file URLs at the aspect ratio's size. */
   private async fluxSchnell(input: Record<string, unknown>): Promise<unknown> {
     const { prompt, aspect_ratio = "1:1", output_format = "webp", num_outputs = 1, seed } = input;
@@ -306,4 +365,28 @@ export class FakeReplicate extends FakeHttpServer {
     }
     return urls;
   }
+}
+
+function requireAudio(input: Record<string, unknown>): void {
+  if (typeof input.audio !== "string" || !/^(data:audio\/[\w.+-]+;base64,.+|https?:\/\/.+)$/s.test(input.audio))
+    throw new Error("audio must be a URL or a data URI");
+}
+
+/** `{ segments, speakers }` as the pyannote cog models write it, times as `H:MM:SS.ffffff`. */
+function pyannoteJson(turns: readonly FakeSpeakerTurn[]): unknown {
+  const labels = [...new Set(turns.map((t) => t.speaker))];
+  return {
+    segments: turns.map((t) => ({ speaker: t.speaker, start: clock(t.start), stop: clock(t.end) })),
+    speakers: {
+      count: labels.length,
+      labels,
+      embeddings: Object.fromEntries(labels.map((l, i) => [l, new Array<number>(4).fill(i / 10)])),
+    },
+  };
+}
+
+function clock(sec: number): string {
+  const h = Math.floor(sec / 3600);
+  const m = Math.floor((sec % 3600) / 60);
+  return `${h}:${String(m).padStart(2, "0")}:${(sec % 60).toFixed(6).padStart(9, "0")}`;
 }
