@@ -101,7 +101,7 @@ export class EspeakEngine implements ProfileEngine {
     try {
       return espeakVoiceList(this.config.bin);
     } catch (err) {
-      throw new StepFailure("engine_unavailable", `espeak-ng: cannot list voices: ${(err as Error).message}`, true);
+      throw new StepFailure("engine_unavailable", `espeak-ng (${this.model}): cannot list voices: ${(err as Error).message}`, true);
     }
   }
 
