@@ -18,7 +18,9 @@ import { decodeMono, type TimeRange } from "./audio";
  *   speech (pauses of 0.3 s or more excluded), so it is an articulation rate, comparable between a
  *   speaker and a synthetic voice whatever their pauses.
  * - Speech: frames within 30 dB of the loud end of the recording (99th percentile) and at least
- *   6 dB above its floor (10th percentile); gaps under 0.3 s bridged, bursts under 50 ms dropped.
+ *   6 dB above its floor (10th percentile; 10 dB under the peak at most, for audio without pauses),
+ *   and never under -60 dBFS;
+ *   gaps under 0.3 s bridged, bursts under 50 ms dropped.
  *
  * No npm pitch tracker is installed in the project (meyda has no F0), so YIN is written here; it is
  * short and its behaviour is pinned by tests on tones and on eSpeak NG speech of known pitch and rate.
@@ -57,6 +59,8 @@ const F0_MIN = 60;
 const F0_MAX = 500;
 const SILENCE_BELOW_PEAK_DB = 30;
 const SILENCE_ABOVE_FLOOR_DB = 6;
+/** Nothing quieter than this (dBFS) is speech, whatever the recording's range. */
+const SILENCE_ABSOLUTE_DB = -60;
 const BRIDGE_PAUSE_SEC = 0.3;
 const MIN_BURST_SEC = 0.05;
 const MIN_DIP_DB = 2;
@@ -130,7 +134,8 @@ function speechFrames(db: Float64Array, hopSec: number): boolean[] {
   const sorted = [...db].sort((a, b) => a - b);
   const peak = quantile(sorted, 0.99);
   const floor = quantile(sorted, 0.1);
-  const threshold = Math.max(peak - SILENCE_BELOW_PEAK_DB, floor + SILENCE_ABOVE_FLOOR_DB);
+  // A recording without pauses (turns joined end to end, a steady tone) has its floor at its peak: then 10 dB under the peak.
+  const threshold = Math.max(peak - SILENCE_BELOW_PEAK_DB, Math.min(floor + SILENCE_ABOVE_FLOOR_DB, peak - 10), SILENCE_ABSOLUTE_DB);
   const on = [...db].map((v) => v > threshold);
   // Bridge short pauses (stop closures, breaths between words), then drop clicks.
   const bridge = Math.round(BRIDGE_PAUSE_SEC / hopSec);
