@@ -95,6 +95,20 @@ describe("local voice profiles", () => {
     expect(fast.rate.setting).toBeGreaterThan(slow.rate.setting * 1.3);
   });
 
+  it("judges the speaker's rate against the engine in the sample's language when it is named", async () => {
+    const sample = speaker("norm", ["-v", "en-us+f3", "-s", "175"]);
+    const voice = await createSynthesisEngine("espeak-ng", {}).createVoice({
+      sampleWavPath: sample,
+      sampleLanguage: "en",
+      language: "es",
+      referenceOutPath: path.join(dir, "ref.wav"),
+      signal: signal(),
+    });
+    // An English speaker at eSpeak NG's own English rate gets Spanish at eSpeak NG's own Spanish rate.
+    expect(voice).toMatchObject({ calibration: { rateLanguage: "en" } });
+    expect(voice.kind === "profile" && voice.rate.multiplier).toBeCloseTo(1, 0);
+  });
+
   it("shifts Festival's voice to the speaker's pitch", async () => {
     const voice = await profile("festival", speaker("alto", ["-v", "en-us+f3", "-p", "75"]), "en");
     expect(voice.pitch.setting).toBeGreaterThan(1);

@@ -117,7 +117,7 @@ export class EspeakEngine implements ProfileEngine {
     this.voiceFor(req.language);
     const scratch = await mkdtemp(path.join(os.tmpdir(), "espeak-voice-"));
     try {
-      return await this.profile(await measureSpeaker(req, scratch), req.language, req.signal);
+      return await this.profile(await measureSpeaker(req, scratch), req.language, req.signal, req.sampleLanguage);
     } catch (err) {
       throw toolFailure(this, err);
     } finally {
@@ -125,12 +125,24 @@ export class EspeakEngine implements ProfileEngine {
     }
   }
 
-  async profile(measured: VoiceMeasurements | null, language: string, signal: AbortSignal): Promise<ProfileVoiceSpec> {
+  async profile(
+    measured: VoiceMeasurements | null,
+    language: string,
+    signal: AbortSignal,
+    sampleLanguage?: string,
+  ): Promise<ProfileVoiceSpec> {
     const voice = this.voiceFor(language);
     const f0 = measured?.f0MedianHz ?? null;
     const variant = f0 !== null && f0 < MALE_BELOW_HZ ? "m3" : "f3";
-    const calibration = await this.calibrate(voice, variant, signal);
-    const multiplier = rateMultiplier(measured, calibration);
+    const own = await this.calibrate(voice, variant, signal);
+    const sampleVoice = sampleLanguage !== undefined ? espeakVoiceFor(this.list, sampleLanguage) : undefined;
+    const rateReference = sampleVoice && sampleVoice !== voice ? await this.calibrate(sampleVoice, variant, signal) : own;
+    const multiplier = rateMultiplier(measured, rateReference);
+    const calibration = {
+      f0MedianHz: own.f0MedianHz,
+      syllablesPerSec: rateReference.syllablesPerSec,
+      rateLanguage: sampleVoice ? sampleLanguage! : language,
+    };
     const p = f0 !== null ? espeakPitchFor(variant, f0) : 50;
     return {
       kind: "profile",

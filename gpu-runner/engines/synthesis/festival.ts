@@ -98,7 +98,7 @@ export class FestivalEngine implements ProfileEngine {
     this.voiceFor(req.language);
     const scratch = await mkdtemp(path.join(os.tmpdir(), "festival-voice-"));
     try {
-      return await this.profile(await measureSpeaker(req, scratch), req.language, req.signal);
+      return await this.profile(await measureSpeaker(req, scratch), req.language, req.signal, req.sampleLanguage);
     } catch (err) {
       throw toolFailure(this, err);
     } finally {
@@ -111,14 +111,27 @@ export class FestivalEngine implements ProfileEngine {
     return (await this.calibrate(this.voiceFor(language), language, signal)).f0MedianHz;
   }
 
-  async profile(measured: VoiceMeasurements | null, language: string, signal: AbortSignal): Promise<ProfileVoiceSpec> {
+  async profile(
+    measured: VoiceMeasurements | null,
+    language: string,
+    signal: AbortSignal,
+    sampleLanguage?: string,
+  ): Promise<ProfileVoiceSpec> {
     const voice = this.voiceFor(language);
-    const calibration = await this.calibrate(voice, language, signal);
+    const ownCalibration = await this.calibrate(voice, language, signal);
+    const sampleVoice = sampleLanguage !== undefined ? festivalVoiceFor(sampleLanguage) : undefined;
+    const rateReference =
+      sampleVoice && sampleVoice !== voice ? await this.calibrate(sampleVoice, sampleLanguage!, signal) : ownCalibration;
+    const calibration = {
+      f0MedianHz: ownCalibration.f0MedianHz,
+      syllablesPerSec: rateReference.syllablesPerSec,
+      rateLanguage: sampleVoice ? sampleLanguage! : language,
+    };
     const f0 = measured?.f0MedianHz ?? null;
     const own = calibration.f0MedianHz;
     const wanted = f0 !== null && own !== null ? clamp(semitones(own, f0), -PITCH_SHIFT_BOUND, PITCH_SHIFT_BOUND) : 0;
     const shift = Math.abs(wanted) < 0.5 ? 0 : Math.round(wanted * 2) / 2;
-    const multiplier = rateMultiplier(measured, calibration);
+    const multiplier = rateMultiplier(measured, rateReference);
     return {
       kind: "profile",
       engine: "festival",

@@ -57,8 +57,12 @@ export const ProfileVoiceSchema = z.object({
   }),
   /** The speaker as measured (null: no sample, the engine's defaults). */
   matchedTo: MeasurementsSchema.nullable(),
-  /** The engine's own voice as measured in this language when the profile was made. */
-  calibration: z.object({ f0MedianHz: z.number().nullable(), syllablesPerSec: z.number().nullable() }),
+  /**
+   * The engine's own voice as measured when the profile was made: its F0 in the target language,
+   * its syllable rate in `rateLanguage` (the sample's language when the engine speaks it, so the
+   * speaker is compared with the engine in the same language; else the target language).
+   */
+  calibration: z.object({ f0MedianHz: z.number().nullable(), syllablesPerSec: z.number().nullable(), rateLanguage: z.string() }),
 });
 
 export const CloneVoiceSchema = z.object({
@@ -86,6 +90,8 @@ export interface CreateVoiceRequest {
   sampleWavPath: string;
   /** The language the voice will speak (the dub's target). */
   language: string;
+  /** The language spoken in the sample, when known: the speaker's rate is then judged against the engine's in it. */
+  sampleLanguage?: string;
   /** The speaker's turns in the sample (source time); absent: the whole file. */
   ranges?: readonly TimeRange[];
   /** Where a cloning engine writes the reference clip (mono WAV, ≤ 10 s of the speaker); profile engines write nothing. */

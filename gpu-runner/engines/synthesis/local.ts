@@ -48,9 +48,10 @@ export class LocalSynthesisEngine implements SynthesisEngine {
         const own = await this.festival.voiceF0(req.language, req.signal);
         const f0 = measured.f0MedianHz;
         const near = f0 === null || own === null || Math.abs(semitones(own, f0)) <= PITCH_SHIFT_BOUND;
-        if (near || !this.espeak.supportsLanguage(req.language)) return await this.festival.profile(measured, req.language, req.signal);
+        if (near || !this.espeak.supportsLanguage(req.language))
+          return await this.festival.profile(measured, req.language, req.signal, req.sampleLanguage);
       }
-      return await this.espeak.profile(measured, req.language, req.signal);
+      return await this.espeak.profile(measured, req.language, req.signal, req.sampleLanguage);
     } catch (err) {
       throw toolFailure(this, err);
     } finally {

@@ -13,11 +13,14 @@ import { measureVoice, type VoiceMeasurements } from "./voice-analysis";
  * measured in the same language (a calibration utterance, synthesised and measured once per
  * voice and language per process: ~0.3 s with eSpeak NG, ~1 s with Festival).
  *
- * Rate: the speaker's syllable rate over the engine's in the target language, bounded to
- * RATE_BOUNDS (beyond them synthetic speech stops being intelligible, and fit.ts has its own bounds
- * for fitting slots). Syllable rates differ between languages (Spanish packs more syllables into a
- * second than English), so matching across languages is an approximation that errs towards the
- * speaker's tempo; the per-segment fit corrects what matters: the slot.
+ * Rate: the speaker's syllable rate over the engine's, bounded to RATE_BOUNDS (beyond them
+ * synthetic speech stops being intelligible, and fit.ts has its own bounds for fitting slots).
+ * Syllable rates differ between languages (Spanish packs more syllables into a second than
+ * English: eSpeak NG measures 6.5 against 4.7 at the same setting), so the engine is measured in
+ * the sample's language when the request names it and the engine speaks it: the multiplier then
+ * says how much faster or slower than the engine's norm the speaker talks, and carries that into
+ * the target language. Without it, the target language's rate is the reference (an approximation;
+ * the per-segment fit corrects what matters, the slot).
  */
 
 /**
@@ -81,7 +84,7 @@ export class CalibrationCache {
 /** A local engine that turns measurements into its own profile (local.ts measures once and picks the engine). */
 export interface ProfileEngine extends SynthesisEngine {
   readonly engine: "espeak-ng" | "festival";
-  profile(measured: VoiceMeasurements | null, language: string, signal: AbortSignal): Promise<ProfileVoiceSpec>;
+  profile(measured: VoiceMeasurements | null, language: string, signal: AbortSignal, sampleLanguage?: string): Promise<ProfileVoiceSpec>;
 }
 
 /** The profile a voice spec must be for this engine to speak it. */

@@ -82,7 +82,7 @@ describe.each(SYNTHESIS_BACKENDS)("$name synthesis engine", (backend) => {
             pitch: { targetHz: 100, setting: 45, unit: "espeak-p" },
             rate: { multiplier: 1, setting: 175, unit: "espeak-wpm" },
             matchedTo: null,
-            calibration: { f0MedianHz: null, syllablesPerSec: null },
+            calibration: { f0MedianHz: null, syllablesPerSec: null, rateLanguage: "en" },
           }
         : {
             kind: "clone",
