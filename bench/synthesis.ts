@@ -7,7 +7,8 @@ import { fitToSlot, type FitFlag } from "../gpu-runner/engines/synthesis/fit";
 import type { SynthesisEngineName, VoiceSpec } from "../gpu-runner/engines/synthesis/interface";
 
 /**
- * Speech synthesis benchmark, local engines only (hosted ones would measure a fake):
+ * Speech synthesis benchmark, local engines only (hosted ones would measure a fake); the speaker
+ * is eSpeak NG reading English (`sampleLanguage: "en"`), dubbed into each language:
  *  - creating a voice (measuring the speaker, calibrating the engine in the language),
  *  - synthesis wall time per second of speech, per engine and language,
  *  - fitting: each line into slots from 1.3× to 0.4× its natural length; what share needed
@@ -49,6 +50,7 @@ try {
     let t = performance.now();
     const voice: VoiceSpec = await engine.createVoice({
       sampleWavPath: sample,
+      sampleLanguage: "en",
       language,
       referenceOutPath: path.join(dir, "ref.wav"),
       signal,
