@@ -3,6 +3,7 @@ import { fakeEmbedding } from "./embeddings";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } from "./speech";
+import { fakeSpeechWav } from "./synthesis";
 
 /**
  * A fake OpenAI-compatible server (OpenAI's API as speaches, vLLM or whisper.cpp's server serve it),
@@ -31,7 +32,17 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  * embedding }], model, usage: { prompt_tokens, total_tokens } }` with the deterministic vectors of
  * embeddings.ts, unit length as OpenAI's are: text-embedding-3-small and ada-002 have 1536
  * dimensions, text-embedding-3-large 3072, any other model name (a self-hosted TEI, vLLM or Ollama)
- * `embeddingDimensions`. Other endpoints (`/v1/audio/speech`, …) are added the same way:
+ * `embeddingDimensions`.
+ *
+ *   POST /v1/audio/voices           multipart: name, audio_sample (a file, at most 30 s as OpenAI
+ *                                   takes), consent (optional) → { id, object: "audio.voice", name,
+ *                                   created_at, type: "audio_sample" }
+ *   POST /v1/audio/speech           JSON: model, input (≤ 4096 characters), voice (a preset name or
+ *                                   { id } of a created voice), response_format (mp3 | opus | aac |
+ *                                   flac | wav | pcm; this fake renders wav only), speed (0.25–4)
+ *
+ * Speech is synthesis.ts's buzz, 0.3 s a word over speed, answered as `audio/wav` bytes; an unknown
+ * voice id is a 400, as OpenAI answers. Other endpoints are added the same way:
  * a `this.route(...)` in the constructor and a handler rendering the format.
  */
 export class FakeOpenAICompatible extends FakeHttpServer {
@@ -49,6 +60,8 @@ export class FakeOpenAICompatible extends FakeHttpServer {
   embeddingsReversed = false;
   /** Replaces the embeddings endpoint's answer body, for answers of the wrong shape (cleared on reset). */
   embeddingsAnswer: unknown = undefined;
+  /** Voices created through /v1/audio/voices, by id (cleared on reset). */
+  readonly voices = new Map<string, { name: string; sample: Buffer; consent: string | null }>();
   private completions = 0;
 
   constructor(readonly apiKey?: string) {
@@ -57,6 +70,8 @@ export class FakeOpenAICompatible extends FakeHttpServer {
     this.route("POST", "/v1/images/generations", (req) => this.images(req));
     this.route("POST", "/v1/chat/completions", (req) => this.chat(req));
     this.route("POST", "/v1/embeddings", (req) => this.embeddings(req));
+    this.route("POST", "/v1/audio/voices", (req) => this.createVoice(req));
+    this.route("POST", "/v1/audio/speech", (req) => this.speech(req));
   }
 
   static start(opts: { apiKey?: string } = {}): Promise<FakeOpenAICompatible> {
@@ -72,6 +87,7 @@ export class FakeOpenAICompatible extends FakeHttpServer {
     this.embeddingDimensions = 384;
     this.embeddingsReversed = false;
     this.embeddingsAnswer = undefined;
+    this.voices.clear();
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -137,6 +153,37 @@ export class FakeOpenAICompatible extends FakeHttpServer {
           : {}),
       },
     };
+  }
+
+  private async createVoice(req: RecordedRequest): Promise<Reply> {
+    if (!hasBearer(req, this.apiKey)) return this.error(401, "Incorrect API key provided.");
+    const form = await req.formData();
+    const name = form.get("name");
+    const sample = form.get("audio_sample");
+    if (typeof name !== "string" || name === "") return this.error(400, "name: a name is required");
+    if (!(sample instanceof File) || sample.size === 0) return this.error(400, "audio_sample: a non-empty audio file is required");
+    const bytes = Buffer.from(await sample.arrayBuffer());
+    // 30 s of 16-bit mono at 48 kHz: a generous stand-in for OpenAI's 30-second limit.
+    if (bytes.length > 30 * 48_000 * 2 + 44) return this.error(400, "audio_sample: the sample must be at most 30 seconds long");
+    const consent = form.get("consent");
+    const id = `voice_fake${this.voices.size + 1}`;
+    this.voices.set(id, { name, sample: bytes, consent: typeof consent === "string" ? consent : null });
+    return { status: 200, json: { id, object: "audio.voice", name, created_at: 1_700_000_000, type: "audio_sample" } };
+  }
+
+  private speech(req: RecordedRequest): Reply {
+    if (!hasBearer(req, this.apiKey)) return this.error(401, "Incorrect API key provided.");
+    const body = req.json() as Record<string, unknown>;
+    const { model, input, voice, response_format: format = "mp3", speed = 1 } = body;
+    if (typeof model !== "string" || model === "") return this.error(400, "you must provide a model parameter");
+    if (typeof input !== "string" || input === "" || input.length > 4096)
+      return this.error(400, "input: 1 to 4096 characters are required");
+    const id = typeof voice === "object" && voice !== null ? (voice as { id?: unknown }).id : undefined;
+    if (typeof voice !== "string" && typeof id !== "string") return this.error(400, "voice: a voice name or { id } is required");
+    if (typeof id === "string" && !this.voices.has(id)) return this.error(400, `voice: ${id} is not a voice of this organization`);
+    if (typeof speed !== "number" || speed < 0.25 || speed > 4) return this.error(400, `speed: ${String(speed)} is not between 0.25 and 4`);
+    if (format !== "wav") return this.error(400, `response_format: this fake renders wav only, not ${String(format)}`);
+    return { status: 200, body: fakeSpeechWav(input, speed), headers: { "content-type": "audio/wav" } };
   }
 
   private async images(req: RecordedRequest): Promise<Reply> {

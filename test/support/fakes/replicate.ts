@@ -2,6 +2,7 @@ import { DEFAULT_CHAT_REPLY, limitTokens, type ChatReply } from "./chat";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
 import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } from "./speech";
+import { fakeSpeechWav } from "./synthesis";
 
 /**
  * A fake of Replicate's predictions API, written from Replicate's HTTP API reference:
@@ -20,11 +21,17 @@ import { fullText, HELLO_WORLD, whisperLanguageName, type SpokenTranscript } fro
  * the official language model `meta/meta-llama-3-8b-instruct` (input `{ prompt, system_prompt,
  * max_tokens (default 512), temperature, … }`; what `chatReply` (chat.ts) makes of the system prompt
  * and the prompt, cut to max_tokens, as the array of string tokens a finished language-model
+<<<<<<< HEAD
  * prediction carries); and two pyannote diarization models: `collectiveai-team/speaker-diarization-3`
  * (input `{ audio, num_speakers, min_speakers, max_speakers }`, output inline `{ segments: [{ speaker,
  * start, stop }], speakers: { count, labels, embeddings } }` with `H:MM:SS.ffffff` times) and
  * `meronym/speaker-diarization` (input `{ audio }`, the same JSON as an `output.json` file URL);
  * both answer `speakerTurns`. Another capability adds its model with `fake.version(...)`.
+=======
+ * prediction carries), and `lucataco/xtts-v2` (input `{ text, speaker (a file URI: data: or
+ * http(s)), language (XTTS-v2's codes), cleanup_voice }`, output the URL of a WAV: synthesis.ts's
+ * buzz, 0.3 s a word); another capability adds its model with `fake.version(...)`.
+>>>>>>> h/tts
  *
  * Output files are served by a second server, `fake.files`, standing in for replicate.delivery: a
  * host of its own, public (no token), so tests see what the engine sends there and the API fake's
@@ -72,6 +79,8 @@ export const WHISPER_VERSION = "8099696689d249cf8b122d833c36ac3f75505c666a395ca4
 export const FLUX_SCHNELL_VERSION = "c846a69991daf4c0e5d016514849d14ee5b2e6846ce6b9d6f21369e564cfe51e";
 /** Official models are run by name; this stands for the version the fake's predictions report. */
 export const LLAMA3_8B_INSTRUCT_VERSION = "fake-meta-llama-3-8b-instruct";
+export const XTTS_V2_VERSION = "49ff6cfa14bd4e7f80f62e2279f82f23dfc2e7970f825f8db5599f8a6213c009";
+const XTTS_LANGUAGE_CODES = ["en", "es", "fr", "de", "it", "pt", "pl", "tr", "ru", "nl", "cs", "ar", "zh-cn", "ja", "hu", "ko", "hi"];
 
 /** flux-schnell's sizes at its default 1 megapixel, per aspect ratio. */
 export const FLUX_SIZES: Record<string, [number, number]> = {
@@ -180,6 +189,7 @@ export class FakeReplicate extends FakeHttpServer {
     this.speakerTurns = DEFAULT_SPEAKER_TURNS;
     this.version(SPEAKER_DIARIZATION_3_VERSION, "collectiveai-team/speaker-diarization-3", (input) => this.speakerDiarization3(input));
     this.version(MERONYM_DIARIZATION_VERSION, "meronym/speaker-diarization", (input) => this.meronymDiarization(input));
+    this.version(XTTS_V2_VERSION, "lucataco/xtts-v2", (input) => this.xtts(input));
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -343,6 +353,18 @@ export class FakeReplicate extends FakeHttpServer {
     });
     const body = Buffer.from(JSON.stringify(pyannoteJson(turns)));
     return this.files.put(`/pbxt/diar${this.files.files.size + 1}/output.json`, body, "application/json");
+  }
+
+  /** lucataco/xtts-v2: the URL of a WAV speaking `text`. */
+  private xtts(input: Record<string, unknown>): unknown {
+    const { text, speaker, language = "en", cleanup_voice: cleanup = false } = input;
+    if (typeof text !== "string" || text === "") throw new Error("text is required");
+    if (typeof speaker !== "string" || !/^(data:audio\/[\w.+-]+;base64,.+|https?:\/\/.+)$/s.test(speaker))
+      throw new Error("speaker must be an audio file URI");
+    if (typeof language !== "string" || !XTTS_LANGUAGE_CODES.includes(language))
+      throw new Error(`language ${String(language)} is not supported`);
+    if (typeof cleanup !== "boolean") throw new Error("cleanup_voice must be a boolean");
+    return this.files.put(`/xezq/tts${this.files.files.size + 1}/output.wav`, fakeSpeechWav(text), "audio/wav");
   }
 
   /** black-forest-labs/flux-schnell: a list of `num_outputs` file URLs at the aspect ratio's size. */

@@ -1,0 +1,137 @@
+import { rename, writeFile } from "node:fs/promises";
+import { baseLanguage } from "../../../contracts/translation-languages";
+import { StepFailure } from "../../handler";
+import { runToolOk } from "../../media/spawn";
+import { EngineHttpClient, type RetryPolicy } from "../http";
+import { ReplicatePredictions } from "../replicate-predictions";
+import { wavInfo } from "./audio";
+import type { CloneVoiceSpec, CreateVoiceRequest, SynthesisEngine, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";
+import { XTTS_LANGUAGES } from "./openai-compatible";
+import { toolFailure } from "./profile";
+import { makeReferenceClip, referenceDataUri } from "./reference";
+
+/**
+ * Coqui XTTS-v2 on Replicate (`lucataco/xtts-v2`): input `{ text, speaker, language,
+ * cleanup_voice }`, output the URL of a WAV. The speaker's reference clip goes inline as a data
+ * URI with every prediction, as the speech engine sends its audio (reference.ts keeps it under
+ * ~440 KB); Replicate keeps nothing between predictions, so the clip's path comes back with each
+ * `synthesize` and is checked against the digest the voice recorded.
+ *
+ * The model has no speed input: a rate other than 1 is applied after synthesis as a tempo change
+ * by rubberband (R3, pitch kept). `zh` is sent as `zh-cn`, XTTS-v2's name for Mandarin.
+ * Output files live on another host (replicate.delivery), fetched without the API token.
+ */
+export interface ReplicateSynthesisConfig {
+  apiToken: string;
+  /** `owner/name:version`, or `owner/name` for an official model. */
+  model: string;
+  baseUrl: string;
+  pollIntervalMs: number;
+  retry: RetryPolicy;
+  rubberband: string;
+}
+
+export const REPLICATE_TTS_DEFAULT_MODEL = "lucataco/xtts-v2:49ff6cfa14bd4e7f80f62e2279f82f23dfc2e7970f825f8db5599f8a6213c009";
+const MAX_AUDIO_BYTES = 64 * 1024 * 1024;
+
+export class ReplicateSynthesisEngine implements SynthesisEngine {
+  readonly engine = "replicate";
+  private readonly http: EngineHttpClient;
+  private readonly predictions: ReplicatePredictions;
+
+  constructor(private readonly config: ReplicateSynthesisConfig) {
+    this.http = new EngineHttpClient({
+      engine: this.engine,
+      model: config.model,
+      baseUrl: config.baseUrl,
+      headers: { authorization: `Bearer ${config.apiToken}` },
+      policy: config.retry,
+    });
+    this.predictions = new ReplicatePredictions(this.http, config);
+  }
+
+  get model(): string {
+    return this.config.model;
+  }
+
+  languages(): readonly string[] {
+    return XTTS_LANGUAGES;
+  }
+
+  supportsLanguage(language: string): boolean {
+    return (XTTS_LANGUAGES as readonly string[]).includes(baseLanguage(language));
+  }
+
+  async createVoice(req: CreateVoiceRequest): Promise<VoiceSpec> {
+    if (!this.supportsLanguage(req.language))
+      throw new StepFailure("processing_failed", `replicate (${this.model}): XTTS-v2 does not speak ${req.language}`, false);
+    try {
+      const clip = await makeReferenceClip(req);
+      return {
+        kind: "clone",
+        engine: "replicate",
+        model: this.model,
+        language: req.language,
+        reference: { sha256: clip.sha256, durationSec: clip.durationSec },
+        matchedTo: clip.measured,
+      };
+    } catch (err) {
+      throw toolFailure(this, err);
+    }
+  }
+
+  async synthesize(req: SynthesizeRequest): Promise<Synthesized> {
+    const voice = this.ownVoice(req.voice);
+    const speaker = await referenceDataUri(
+      voice,
+      req.referencePath,
+      (m) => new StepFailure("processing_failed", `replicate (${this.model}): ${m}`, false),
+    );
+    const language = baseLanguage(req.language) === "zh" ? "zh-cn" : baseLanguage(req.language);
+    const prediction = await this.predictions.run({ text: req.text, speaker, language, cleanup_voice: false }, req.signal);
+    const audio = await this.download(typeof prediction.output === "string" ? prediction.output : undefined, req.signal);
+    if (audio.toString("ascii", 0, 4) !== "RIFF") throw this.http.failure("output is not a WAV file");
+    await writeFile(req.outPath, audio);
+    const rate = req.rate ?? 1;
+    try {
+      if (Math.abs(rate - 1) > 0.005) {
+        const tempo = `${req.outPath}.tempo.wav`;
+        await runToolOk(this.config.rubberband, ["-q", "-3", "-T", rate.toFixed(4), req.outPath, tempo], { signal: req.signal });
+        await rename(tempo, req.outPath);
+      }
+      return { path: req.outPath, durationSec: (await wavInfo(req.outPath)).durationSec };
+    } catch (err) {
+      throw toolFailure(this, err);
+    }
+  }
+
+  private ownVoice(voice: VoiceSpec): CloneVoiceSpec {
+    if (voice.kind !== "clone" || voice.engine !== this.engine)
+      throw new StepFailure(
+        "processing_failed",
+        `${this.engine} (${this.model}): cannot speak a ${voice.kind} voice made by ${voice.engine}`,
+        false,
+      );
+    return voice;
+  }
+
+  private async download(ref: string | undefined, signal: AbortSignal): Promise<Buffer> {
+    if (ref === undefined) throw this.http.failure("prediction succeeded without an output file");
+    const data = /^data:audio\/[\w.+-]+;base64,(.*)$/s.exec(ref);
+    if (data) return Buffer.from(data[1]!, "base64");
+    let url: URL;
+    try {
+      url = new URL(ref);
+    } catch {
+      throw this.http.failure(`output is not a URL: ${ref.slice(0, 100)}`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw this.http.failure(`output URL is not http(s): ${url.protocol}`);
+    // A client of its own: the file host is not the API, and must not see the API token.
+    const files = new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl: url.origin, policy: this.config.retry });
+    return files.send(url.href, { signal, headers: { accept: "audio/*" } }, async (res) => {
+      if (Number(res.headers.get("content-length")) > MAX_AUDIO_BYTES)
+        throw this.http.failure("output file is larger than a segment's audio", false);
+      return Buffer.from(await res.arrayBuffer());
+    });
+  }
+}
