@@ -21,17 +21,13 @@ import { fakeSpeechWav } from "./synthesis";
  * the official language model `meta/meta-llama-3-8b-instruct` (input `{ prompt, system_prompt,
  * max_tokens (default 512), temperature, … }`; what `chatReply` (chat.ts) makes of the system prompt
  * and the prompt, cut to max_tokens, as the array of string tokens a finished language-model
-<<<<<<< HEAD
- * prediction carries); and two pyannote diarization models: `collectiveai-team/speaker-diarization-3`
+ * prediction carries); `lucataco/xtts-v2` (input `{ text, speaker (a file URI: data: or http(s)),
+ * language (XTTS-v2's codes), cleanup_voice }`, output the URL of a WAV: synthesis.ts's buzz, 0.3 s
+ * a word); and two pyannote diarization models: `collectiveai-team/speaker-diarization-3`
  * (input `{ audio, num_speakers, min_speakers, max_speakers }`, output inline `{ segments: [{ speaker,
  * start, stop }], speakers: { count, labels, embeddings } }` with `H:MM:SS.ffffff` times) and
  * `meronym/speaker-diarization` (input `{ audio }`, the same JSON as an `output.json` file URL);
  * both answer `speakerTurns`. Another capability adds its model with `fake.version(...)`.
-=======
- * prediction carries), and `lucataco/xtts-v2` (input `{ text, speaker (a file URI: data: or
- * http(s)), language (XTTS-v2's codes), cleanup_voice }`, output the URL of a WAV: synthesis.ts's
- * buzz, 0.3 s a word); another capability adds its model with `fake.version(...)`.
->>>>>>> h/tts
  *
  * Output files are served by a second server, `fake.files`, standing in for replicate.delivery: a
  * host of its own, public (no token), so tests see what the engine sends there and the API fake's
