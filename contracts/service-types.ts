@@ -9,6 +9,8 @@ export const SERVICE_TYPES = [
   "summarization",
   "translation",
   "dubbing",
+  // Beyond the spec's eight (its versioning rule allows new service types): voices from a sample.
+  "voice_creation",
 ] as const;
 export const ServiceTypeSchema = z.enum(SERVICE_TYPES);
 export type ServiceType = z.infer<typeof ServiceTypeSchema>;

@@ -7,6 +7,8 @@ import { TRANSLATION_BACKENDS } from "./translation-languages";
 /** Image engines a runner knows (gpu-runner/engines/image). */
 export const TEXT_ENGINES = ["local-extractive", "workers-ai", "replicate", "openai-compatible"] as const;
 export const EMBEDDING_ENGINES = ["local-wink", "workers-ai", "openai-compatible"] as const;
+export const SPEECH_SYNTHESIS_ENGINES = ["local", "espeak-ng", "festival", "openai-compatible", "replicate"] as const;
+export const DIARIZATION_ENGINES = ["local-mfcc", "replicate"] as const;
 export const IMAGE_ENGINES = ["local-compositor", "workers-ai", "replicate", "openai-compatible"] as const;
 
 /**
@@ -129,6 +131,21 @@ export const SettingsSchema = z.object({
       /** Faces on candidate frames (frontal, eyes open) count towards a frame's score. */
       vision: z.boolean().default(true),
       visionEngine: z.enum(["local-human"]).default("local-human"),
+    })
+    .prefault({}),
+  dubbing: z
+    .object({
+      /** Who speaks: `local` (Festival HTS where Debian ships a voice, eSpeak NG otherwise), or a hosted cloning model. */
+      speechEngine: z.enum(SPEECH_SYNTHESIS_ENGINES).default("local"),
+      /** The hosted speech model; null: the engine's default. A job's `options.tts.modelId` overrides it. */
+      speechModel: z.string().min(1).nullable().default(null),
+      /** Who tells speakers apart: `local-mfcc` (Silero VAD, MFCC, agglomerative clustering) or pyannote on Replicate. */
+      diarizationEngine: z.enum(DIARIZATION_ENGINES).default("local-mfcc"),
+      diarizationModel: z.string().min(1).nullable().default(null),
+      /** Integrated loudness of the final mix (EBU R128 / ITU BS.1770), true peak under -1.5 dBTP. */
+      mixLoudnessLufs: z.number().min(-31).max(-9).default(-16),
+      /** How far the original speech is lowered under the dubbed speech, in dB. */
+      duckDb: z.number().min(0).max(60).default(18),
     })
     .prefault({}),
   understanding: z

@@ -1,8 +1,16 @@
 import { z } from "zod";
 import { custom, Id, LanguageCodeSchema, SOURCE_LAYERS } from "../request-fields";
-import { COMMON_FAILURE_CODES, defineService } from "./types";
+import { TRANSLATION_BACKENDS } from "../translation-languages";
+import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
-/** Dubbed audio and video from a transcript and its translation (pipeline not built yet). */
+/**
+ * Dubbing: a transcript's translation spoken by a voice per speaker, mixed over the source's
+ * background and muxed with the original picture. One runner step (`dub`): it translates first when
+ * no `translationId` is given (saved as an ordinary `trl_` translation through `translation.save`),
+ * diarizes the source audio, finds a voice for each speaker (an assignment, or one created from the
+ * speaker's own audio through `voices.create`), speaks every translated segment into its slot,
+ * mixes, renders and uploads the artifacts, and saves the `dub_` record through `dubbing.save`.
+ */
 
 export const DubbingInputSchema = z.strictObject({
   transcriptionId: Id("txt_"),
@@ -32,11 +40,122 @@ export const DubbingInputSchema = z.strictObject({
     .optional(),
 });
 
+/** Why a segment has the speech it has (or none). */
+export const SEGMENT_SPEECH = ["spoken", "no_voice", "tts_disabled", "empty"] as const;
+
+export const DubbedSegmentSchema = z.object({
+  id: z.number().int().nonnegative(),
+  speaker: z.string(),
+  /** The source segment's slot: the dubbed speech must start here and end before the next one starts. */
+  sourceStart: z.number().nonnegative(),
+  sourceEnd: z.number().nonnegative(),
+  /** The slot's end as used: the source end, or the next segment's start when that comes first. */
+  slotEnd: z.number().nonnegative(),
+  text: z.string(),
+  speech: z.enum(SEGMENT_SPEECH),
+  speechStart: z.number().nonnegative().nullable(),
+  speechDurationSec: z.number().nonnegative().nullable(),
+  /** Time ratio rubberband applied (1 = none; 0.8 = compressed to 80 % of its synthesised length). */
+  stretch: z.number().positive().nullable(),
+  /** Speaking-rate multiplier the TTS was asked for (above 1 when the text could not fit otherwise). */
+  rate: z.number().positive().nullable(),
+  /** `rate_raised`, `trimmed`, … as fit-to-slot reported them. */
+  flags: z.array(z.string()),
+});
+export type DubbedSegment = z.infer<typeof DubbedSegmentSchema>;
+
+export const DubbingSpeakerSchema = z.object({
+  label: z.string(),
+  /** `voiced`, or `needs_manual_assignment` when no voice could be had (its segments stay silent). */
+  status: z.enum(["voiced", "needs_manual_assignment"]),
+  voiceId: z.string().nullable(),
+  /** How the voice came to be: the request's assignment, or created from this speaker's audio. */
+  voiceSource: z.enum(["assigned", "auto_created"]).nullable(),
+  voiceKind: z.enum(["profile", "clone"]).nullable(),
+  speechSec: z.number().nonnegative(),
+  segmentCount: z.number().int().nonnegative(),
+  reason: z.string().optional(),
+});
+
+export const DUBBING_ARTIFACTS = ["rawAudio", "vocals", "background", "speech", "mix", "video"] as const;
+
+/** `dubbing.save`: the whole dubbing; saving it again writes the same row. */
+export const DubbingSaveSchema = z.object({
+  translationId: z.string(),
+  durationSec: z.number().nonnegative(),
+  artifacts: z.record(z.enum(DUBBING_ARTIFACTS), z.string()),
+  speakers: z.array(DubbingSpeakerSchema),
+  segments: z.array(DubbedSegmentSchema),
+  engines: z.object({
+    translation: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string() }),
+    diarization: z.object({ engine: z.string(), model: z.string() }).nullable(),
+    speech: z.object({ engine: z.string(), model: z.string() }).nullable(),
+    separation: z.object({ engine: z.string(), method: z.string() }),
+  }),
+  sync: z.object({
+    /** Largest distance between a spoken segment's start and its source segment's start (s). */
+    maxStartOffsetSec: z.number().nonnegative(),
+    /** Largest overrun of a slot, as a fraction of the slot. */
+    maxOverrunRatio: z.number().nonnegative(),
+    /** The dubbed video's duration minus the source's (s). */
+    durationDeltaSec: z.number(),
+  }),
+  loudness: z.object({ integratedLufs: z.number().nullable(), truePeakDbtp: z.number().nullable() }),
+  timing: z.record(z.string(), z.number()),
+});
+export type DubbingSave = z.infer<typeof DubbingSaveSchema>;
+
+/** The step's result: the spec's resultSummary for `dubbing`. */
+export const DubbingResultSchema = z.object({
+  dubbingId: z.string(),
+  transcriptionId: z.string(),
+  translationId: z.string(),
+  sourceLanguage: z.string(),
+  targetLanguage: z.string(),
+  languageKey: z.string(),
+  textPreview: z.string(),
+  segmentCount: z.number().int().nonnegative(),
+  durationSec: z.number().nonnegative(),
+});
+export type DubbingResult = z.infer<typeof DubbingResultSchema>;
+
+export const DUBBING_STAGES = [
+  "load_transcription",
+  "translate",
+  "download",
+  "extract_audio",
+  "separate_audio",
+  "diarize",
+  "assign_voices",
+  "synthesize_speech",
+  "mix_audio",
+  "render_video",
+  "upload_artifacts",
+  "save_dubbing",
+] as const;
+
+export const dubStep = defineStep({
+  name: "dub",
+  executor: "runner",
+  handler: "dubbing",
+  stages: DUBBING_STAGES,
+  result: DubbingResultSchema,
+});
+
+const FINAL_CODES = [
+  "source_not_found",
+  "source_access_denied",
+  "unsupported_media",
+  "no_segments",
+  "unsupported_language_pair",
+  "unsupported_language",
+];
+
 export const dubbingService = defineService({
   serviceType: "dubbing",
   input: DubbingInputSchema,
-  stages: ["load_transcription", "diarize", "synthesize_speech", "mix_audio", "render_video", "upload_artifacts"],
-  steps: [],
-  failureCodes: [...COMMON_FAILURE_CODES],
-  nonRetryableCodes: [],
+  stages: DUBBING_STAGES,
+  steps: [dubStep],
+  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
+  nonRetryableCodes: FINAL_CODES,
 });

@@ -8,6 +8,7 @@ import { testService } from "./test";
 import { thumbnailService } from "./thumbnail";
 import { transcriptionService } from "./transcription";
 import { translationService } from "./translation";
+import { voiceCreationService } from "./voice-creation";
 import type { ServiceContract, ServiceName } from "./types";
 
 /**
@@ -23,6 +24,7 @@ export const SERVICE_CONTRACTS = {
   summarization: summarizationService,
   translation: translationService,
   dubbing: dubbingService,
+  voice_creation: voiceCreationService,
   test: testService,
 } satisfies Record<ServiceName, ServiceContract>;
 

@@ -1,11 +1,14 @@
 import type { StepHandler } from "../handler";
 import { clipGenerationHandler } from "./clip-generation/handler";
+import { dubbingHandler } from "./dubbing/handler";
 import { indexerHandler } from "./indexer/handler";
 import { metadataHandler } from "./metadata/handler";
 import { summarizationHandler } from "./summarization/handler";
 import { createTestHandler } from "./test/handler";
 import { thumbnailHandler } from "./thumbnail/handler";
 import { transcriptionHandler } from "./transcription/handler";
+import { translationHandler } from "./translation/handler";
+import { voiceCreationHandler } from "./voice-creation/handler";
 import type { RunnerHandlers } from "./types";
 
 /**
@@ -21,6 +24,9 @@ function handlers(opts: { runnerId: string }) {
     metadata: metadataHandler,
     summarization: summarizationHandler,
     indexer: indexerHandler,
+    translation: translationHandler,
+    dubbing: dubbingHandler,
+    voice_creation: voiceCreationHandler,
     "test.work": createTestHandler(opts),
   } satisfies RunnerHandlers;
 }

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { SERVICE_TYPES, type ServiceType } from "../../contracts/service-types";
-import { SERVICE_CONTRACTS } from "../../contracts/services";
 import { call } from "./helpers/api";
 import { cancelUnfinished, submitTranscription } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
@@ -61,6 +60,8 @@ function validInput(serviceType: ServiceType): Record<string, unknown> {
       return { textSourceId: f.txt, targetLanguage: "es" };
     case "dubbing":
       return { transcriptionId: f.txt, targetLanguage: "es" };
+    case "voice_creation":
+      return { name: "Narrator", connectionId: f.t.connectionId, bucket: f.t.bucket, sourceKey: f.sourceKey, language: "es" };
     case "indexer":
       return { textSourceIds: [f.txt] };
     case "metadata":
@@ -585,18 +586,7 @@ describe("POST /v1/jobs: translation and dubbing", () => {
   ])("$rule", run);
 });
 
-describe("POST /v1/jobs: service types whose pipeline is not built", () => {
-  const unbuilt = SERVICE_TYPES.filter((s) => SERVICE_CONTRACTS[s].steps.length === 0);
-
-  it.each(unbuilt)("%s: a valid request is refused with serviceNotAvailable naming it, and not charged", async (serviceType) => {
-    const res = await expectRejected(f.t, body(serviceType), {
-      status: 422,
-      code: "serviceNotAvailable",
-      details: [{ path: "serviceType", issue: `serviceNotAvailable:${serviceType}` }],
-    });
-    expect(res.body.error?.message).toContain(serviceType);
-  });
-
+describe("POST /v1/jobs: references across services", () => {
   it("a summarization may reference the transcription job id: it resolves to that job's transcript", async () => {
     const res = await call<Job>("POST", "/v1/jobs", { key: f.t.projectKey, body: body("summarization", { textSourceJobId: f.txtJobId }) });
     expect(res.status, JSON.stringify(res.body)).toBe(201);

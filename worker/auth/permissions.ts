@@ -15,6 +15,8 @@ export const PROJECT_PERMISSIONS = [
   "transcript:write",
   "glossary:read",
   "glossary:write",
+  "voice:read",
+  "voice:write",
 ] as const;
 
 export const WORKSPACE_PERMISSIONS = [

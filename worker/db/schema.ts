@@ -316,6 +316,64 @@ export const translations = sqliteTable(
 );
 
 /**
+ * Dubbing records (`dub_`): created `pending` with the job, `completed` when the runner saved the
+ * dubbing (`result`: artifacts, speakers, per-segment timing, engines, sync figures), `failed` when
+ * the job ends otherwise.
+ */
+export const dubbings = sqliteTable(
+  "dubbings",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    jobId: text("job_id").notNull(),
+    transcriptionId: text("transcription_id").notNull(),
+    translationId: text("translation_id").notNull(),
+    status: text("status", { enum: ["pending", "completed", "failed"] }).notNull(),
+    sourceLanguage: text("source_language").notNull(),
+    targetLanguage: text("target_language").notNull(),
+    languageKey: text("language_key").notNull(),
+    /** The options as applied at create (defaults filled). */
+    options: text("options", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    outputPrefix: text("output_prefix").notNull(),
+    result: text("result", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    completedAt: text("completed_at"),
+  },
+  (t) => [index("dubbings_project").on(t.projectId), index("dubbings_transcription").on(t.transcriptionId)],
+);
+
+/**
+ * Voices (`vce_`): made from a sample by a `voice_creation` job (`origin: api`), or by a dubbing job
+ * for a speaker that had no assignment (`origin: dubbing`, not charged). `spec` is the synthesis
+ * engine's voice (contracts/voices.ts); `pending` until its job saves it, `failed` if it does not.
+ */
+export const voices = sqliteTable(
+  "voices",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    name: text("name").notNull(),
+    status: text("status", { enum: ["pending", "ready", "failed"] }).notNull(),
+    origin: text("origin", { enum: ["api", "dubbing"] }).notNull(),
+    jobId: text("job_id").notNull(),
+    /** For a dubbing's voice: the diarization label it speaks for. */
+    speakerLabel: text("speaker_label"),
+    language: text("language").notNull(),
+    sample: text("sample", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    kind: text("kind", { enum: ["profile", "clone"] }),
+    engine: text("engine"),
+    model: text("model"),
+    spec: text("spec", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    referenceKey: text("reference_key"),
+    sampleSpeechSec: real("sample_speech_sec"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("voices_project").on(t.projectId), uniqueIndex("voices_job_speaker").on(t.jobId, t.speakerLabel)],
+);
+
+/**
  * Summarization records (`sum_`): created `pending` with the job (with the platform's synthesis
  * configuration at create, read-only), `completed` with the runner's draft, `failed` otherwise.
  */

@@ -8,7 +8,8 @@ import { billingPeriod, periodResetsAt } from "../platform/clock";
  * have no cap here (the spec does not state theirs) but are metered.
  */
 export const PLAN_LIMITS: Record<Plan, Partial<Record<string, number>>> = {
-  free: { transcription_jobs: 10, clip_credits: 1000, thumbnail_credits: 100 },
+  // voice_creation [design]: the spec names a public allowance but not its size.
+  free: { transcription_jobs: 10, clip_credits: 1000, thumbnail_credits: 100, voice_creation: 10 },
   pro: {},
   enterprise: {},
 };

@@ -1,13 +1,14 @@
 import type { ServiceName } from "../../contracts/services/types";
 import { clipGenerationWorker } from "./clip-generation";
-import { dubbingWorker } from "./dubbing";
+import { dubbingWorker } from "./dubbing/index";
 import { indexerWorker } from "./indexer/index";
 import { metadataWorker } from "./metadata/index";
 import { summarizationWorker } from "./summarization/index";
 import { testWorker } from "./test";
 import { thumbnailWorker } from "./thumbnail";
 import { transcriptionWorker } from "./transcription/index";
-import { translationWorker } from "./translation";
+import { translationWorker } from "./translation/index";
+import { voiceCreationWorker } from "./voice-creation/index";
 import type { StepSpec } from "../../contracts/pipelines";
 import type { InWorkerStep } from "../../queues/worker-steps";
 import type { Env } from "../env";
@@ -23,6 +24,7 @@ export const WORKER_SERVICES = {
   summarization: summarizationWorker,
   translation: translationWorker,
   dubbing: dubbingWorker,
+  voice_creation: voiceCreationWorker,
   test: testWorker,
 } satisfies { [T in ServiceName]: WorkerService<T> };
 

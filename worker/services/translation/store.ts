@@ -7,6 +7,7 @@ import { transcripts, translations } from "../../db/schema";
 import { ApiError } from "../../errors";
 import { nowIso } from "../../platform/clock";
 import { findTranscript } from "../../jobs/references";
+import { translationFieldsOf, TranslationFieldsSchema } from "./plan";
 import { layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
 
 /**
@@ -21,22 +22,15 @@ const LAYER_OF = { current: "segments", glossary: "glossary", raw: "raw" } as co
 
 export const translationLayer = (languageKey: string): Layer => `translation.${languageKey}`;
 
-function jobField(job: Job, name: string): string {
-  const v = job.input[name];
-  if (typeof v !== "string") throw new ApiError("protocolError", `job ${job.jobId} has no ${name}`);
-  return v;
-}
-
 /** `translation.source`: the layer the job asked for, without word timings, and the project glossary. */
 export async function translationSource(db: Db, job: Job): Promise<TranslationSource> {
-  const id = jobField(job, "textSourceId");
-  const sourceLayer = (job.input["sourceLayer"] ?? "current") as keyof typeof LAYER_OF;
+  const { textSourceId: id, sourceLayer, sourceLanguage } = translationFieldsOf(job);
   const t = await findTranscript(db, job.projectId, id);
   if (!t || t.status !== "completed") throw new ApiError("notFound", `transcription not found: ${id}`);
   const segments = (await readLayer<Segment[]>(db, id, LAYER_OF[sourceLayer])) ?? [];
   return {
     textSourceId: id,
-    language: jobField(job, "sourceLanguage"),
+    language: sourceLanguage,
     durationSec: t.durationSec ?? segments.at(-1)?.end ?? 0,
     revision: t.revision,
     sourceLayer,
@@ -51,10 +45,7 @@ export async function translationSource(db: Db, job: Job): Promise<TranslationSo
  * writes the same rows.
  */
 export async function saveTranslation(db: Db, job: Job, save: TranslationSave): Promise<{ translationId: string; segmentCount: number }> {
-  const translationId = jobField(job, "translationId");
-  const textSourceId = jobField(job, "textSourceId");
-  const languageKey = jobField(job, "languageKey");
-  const expectedKeys = job.input["resolvedOutputKeys"] as { srt: string; vtt: string };
+  const { translationId, textSourceId, languageKey, resolvedOutputKeys: expectedKeys } = translationFieldsOf(job);
   if (save.outputKeys.srt !== expectedKeys.srt || save.outputKeys.vtt !== expectedKeys.vtt)
     throw new ApiError("protocolError", "translation.save names output keys other than the job's");
   const source = await translationSource(db, job);
@@ -109,8 +100,8 @@ export async function saveTranslation(db: Db, job: Job, save: TranslationSave): 
 
 /** A job that ended without completing leaves its record `failed` (a completed save is never undone). */
 export async function failPendingTranslation(db: Db, job: Job): Promise<void> {
-  const id = job.input["translationId"];
-  if (typeof id !== "string") return;
+  const id = TranslationFieldsSchema.safeParse(job.input["translation"] ?? job.input).data?.translationId;
+  if (!id) return;
   await db
     .update(translations)
     .set({ status: "failed", updatedAt: nowIso() })

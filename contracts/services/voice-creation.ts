@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { LanguageCodeSchema, ObjectKeySchema } from "../request-fields";
+import { CreatedVoiceSchema } from "../voices";
+import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+
+/**
+ * Voice creation: a `vce_` voice made from an audio (or video) sample in the customer's bucket, on
+ * the runner (the sample is measured: F0, syllable rate; a cloning engine keeps a reference clip).
+ * Created by `POST /v1/voices` (or `POST /v1/jobs` with this service type); charged to the public
+ * `voice_creation` allowance. Voices a dubbing job creates for its speakers are not jobs of their
+ * own and are not charged.
+ */
+export const VoiceCreationInputSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  connectionId: z.string().min(1).max(128),
+  bucket: z.string().min(1).max(255),
+  sourceKey: ObjectKeySchema,
+  /** The language the voice will speak. */
+  language: LanguageCodeSchema,
+  /** Part of the sample to use (seconds); default: all of it. */
+  startSec: z.number().nonnegative().optional(),
+  endSec: z.number().positive().optional(),
+});
+
+export const VoiceCreationResultSchema = CreatedVoiceSchema.extend({ voiceId: z.string() });
+
+export const VOICE_CREATION_STAGES = ["download", "extract_audio", "create_voice", "upload_reference"] as const;
+
+export const createVoiceStep = defineStep({
+  name: "create",
+  executor: "runner",
+  handler: "voice_creation",
+  stages: VOICE_CREATION_STAGES,
+  result: VoiceCreationResultSchema,
+});
+
+/** Less speech than this in the sample cannot be measured reliably (F0, syllable rate). */
+export const MIN_VOICE_SAMPLE_SPEECH_SEC = 2;
+
+const FINAL_CODES = ["source_not_found", "source_access_denied", "unsupported_media", "no_speech", "unsupported_language"];
+
+export const voiceCreationService = defineService({
+  serviceType: "voice_creation",
+  input: VoiceCreationInputSchema,
+  stages: VOICE_CREATION_STAGES,
+  steps: [createVoiceStep],
+  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
+  nonRetryableCodes: FINAL_CODES,
+});

@@ -1,0 +1,232 @@
+import { createWriteStream } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { once } from "node:events";
+import { decodeMono } from "../../engines/synthesis/audio";
+import { runToolOk } from "../../media/spawn";
+
+/**
+ * The dubbing's audio, file to file with ffmpeg (memory stays flat whatever the media length):
+ *
+ * - `extractTracks`: the source's sound as the raw artifact (48 kHz, its own channels up to stereo,
+ *   FLAC) and a 16 kHz mono WAV for diarization and voice measurement.
+ * - `separate`: no offline separation model exists here (../shared/engines.md), so the two stems are
+ *   made by filtering, and recorded as such (`SEPARATION`): the background is the source with every
+ *   speech stretch lowered by `duckDb` (ducked, not removed: music and effects under speech stay,
+ *   and so does a trace of the original voice); the vocals are the source in the speech band
+ *   (100 Hz–8 kHz), kept only inside speech stretches.
+ * - `writeSpeechTrack`: the fitted segments placed at their starts on one 48 kHz mono timeline,
+ *   streamed segment by segment.
+ * - `mix`: background plus speech, loudness-normalised (EBU R128, `loudnorm`, true peak -1.5 dBTP),
+ *   padded or cut to exactly the source's duration.
+ * - `render`: the original picture stream-copied with the mix as its only audio.
+ */
+
+const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
+const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
+export const MIX_RATE = 48_000;
+
+export const SEPARATION = {
+  engine: "ffmpeg-filters",
+  method: "speech ducked in the background; vocals band-passed and gated to speech",
+} as const;
+
+export interface Stretch {
+  start: number;
+  end: number;
+}
+
+export async function extractTracks(source: string, rawOut: string, analysisOut: string, signal: AbortSignal): Promise<void> {
+  await runToolOk(
+    FFMPEG,
+    [
+      ...FF_BASE,
+      "-i",
+      source,
+      "-map",
+      "0:a:0",
+      "-vn",
+      "-af",
+      `aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo|mono`,
+      "-c:a",
+      "flac",
+      rawOut,
+      "-map",
+      "0:a:0",
+      "-vn",
+      "-af",
+      "aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000",
+      "-c:a",
+      "pcm_s16le",
+      analysisOut,
+    ],
+    { signal },
+  );
+}
+
+/** `between(t,a,b)+…` over the stretches; written to a filter script, since a long video has thousands. */
+function during(stretches: readonly Stretch[]): string {
+  return stretches.length === 0 ? "0" : stretches.map((s) => `between(t,${s.start.toFixed(3)},${s.end.toFixed(3)})`).join("+");
+}
+
+export async function separate(
+  raw: string,
+  stretches: readonly Stretch[],
+  duckDb: number,
+  out: { vocals: string; background: string; script: string },
+  signal: AbortSignal,
+): Promise<void> {
+  const speech = during(stretches);
+  const graph = [
+    "[0:a]asplit=2[a][b]",
+    `[a]volume=volume='if(${speech},${Math.pow(10, -duckDb / 20).toFixed(5)},1)':eval=frame[background]`,
+    `[b]highpass=f=100,lowpass=f=8000,volume=volume='if(${speech},1,0)':eval=frame[vocals]`,
+  ].join(";\n");
+  await writeFile(out.script, graph);
+  await runToolOk(
+    FFMPEG,
+    [
+      ...FF_BASE,
+      "-i",
+      raw,
+      "-filter_complex_script",
+      out.script,
+      "-map",
+      "[background]",
+      "-c:a",
+      "flac",
+      out.background,
+      "-map",
+      "[vocals]",
+      "-c:a",
+      "flac",
+      out.vocals,
+    ],
+    { signal },
+  );
+}
+
+export interface PlacedSpeech {
+  path: string;
+  start: number;
+}
+
+/**
+ * The translated speech as one track: silence, then each fitted segment at its start, in time
+ * order (fitting guarantees they do not overlap; a segment that would, starts where the last
+ * ended). Raw 16-bit PCM streamed to disk, wrapped by ffmpeg into FLAC.
+ */
+export async function writeSpeechTrack(
+  placed: readonly PlacedSpeech[],
+  durationSec: number,
+  rawPath: string,
+  out: string,
+  scratch: string,
+  signal: AbortSignal,
+) {
+  const stream = createWriteStream(rawPath);
+  let written = 0;
+  const write = async (buf: Buffer) => {
+    if (!stream.write(buf)) await once(stream, "drain");
+  };
+  const silence = async (samples: number) => {
+    const chunk = Buffer.alloc(Math.min(samples, MIX_RATE) * 2);
+    for (let left = samples; left > 0; left -= chunk.length / 2)
+      await write(left >= chunk.length / 2 ? chunk : chunk.subarray(0, left * 2));
+    written += samples;
+  };
+  const total = Math.round(durationSec * MIX_RATE);
+  for (const p of [...placed].sort((a, b) => a.start - b.start)) {
+    const at = Math.round(p.start * MIX_RATE);
+    if (at > written) await silence(at - written);
+    const samples = await decodeMono(p.path, { sampleRate: MIX_RATE, signal, scratchPath: scratch });
+    const room = Math.max(0, total - written);
+    const n = Math.min(samples.length, room);
+    const pcm = Buffer.alloc(n * 2);
+    for (let i = 0; i < n; i++) pcm.writeInt16LE(Math.round(Math.max(-1, Math.min(1, samples[i]!)) * 32767), i * 2);
+    await write(pcm);
+    written += n;
+  }
+  if (total > written) await silence(total - written);
+  stream.end();
+  await once(stream, "finish");
+  await runToolOk(FFMPEG, [...FF_BASE, "-f", "s16le", "-ar", String(MIX_RATE), "-ac", "1", "-i", rawPath, "-c:a", "flac", out], { signal });
+}
+
+export interface Loudness {
+  integratedLufs: number | null;
+  truePeakDbtp: number | null;
+}
+
+/**
+ * Background and speech summed (speech at unity, background as ducked), normalised to `lufs`
+ * integrated with loudnorm's linear mode where it can reach it, and cut or padded to the source's
+ * exact duration so the dubbed video ends with its picture. Returns the mix's measured loudness.
+ */
+export async function mix(
+  background: string,
+  speech: string,
+  durationSec: number,
+  lufs: number,
+  out: string,
+  signal: AbortSignal,
+): Promise<Loudness> {
+  const dur = durationSec.toFixed(3);
+  const graph = [
+    `[1:a]aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo[s]`,
+    `[0:a]aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo[b]`,
+    `[b][s]amix=inputs=2:duration=longest:normalize=0,loudnorm=I=${lufs}:TP=-1.5:LRA=11,aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo,apad,atrim=0:${dur}[m]`,
+  ].join(";");
+  await runToolOk(
+    FFMPEG,
+    [...FF_BASE, "-i", background, "-i", speech, "-filter_complex", graph, "-map", "[m]", "-c:a", "aac", "-b:a", "192k", out],
+    { signal },
+  );
+  return measureLoudness(out, signal);
+}
+
+export async function measureLoudness(path: string, signal: AbortSignal): Promise<Loudness> {
+  let integratedLufs: number | null = null;
+  let truePeakDbtp: number | null = null;
+  let section = "";
+  await runToolOk(FFMPEG, ["-hide_banner", "-nostdin", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"], {
+    signal,
+    onStderrLine: (line) => {
+      if (/Integrated loudness:/.test(line)) section = "I";
+      else if (/True peak:/.test(line)) section = "TP";
+      const i = /^\s*I:\s*(-?[\d.]+) LUFS/.exec(line);
+      if (i && section === "I") integratedLufs = Number(i[1]);
+      const p = /^\s*Peak:\s*(-?[\d.]+|-inf) dBFS/.exec(line);
+      if (p && section === "TP") truePeakDbtp = p[1] === "-inf" ? null : Number(p[1]);
+    },
+  });
+  return { integratedLufs, truePeakDbtp };
+}
+
+/** The picture untouched (stream copy), the mix as the only audio. MP4 for MP4/MOV sources, Matroska otherwise. */
+export function dubbedExtension(sourceKey: string): "mp4" | "mkv" {
+  return /\.(mp4|m4v|mov)$/i.test(sourceKey) ? "mp4" : "mkv";
+}
+
+export async function render(source: string, mixPath: string, out: string, signal: AbortSignal): Promise<void> {
+  await runToolOk(
+    FFMPEG,
+    [
+      ...FF_BASE,
+      "-i",
+      source,
+      "-i",
+      mixPath,
+      "-map",
+      "0:v:0",
+      "-map",
+      "1:a:0",
+      "-c:v",
+      "copy",
+      "-c:a",
+      "copy",
+      ...(out.endsWith(".mp4") ? ["-movflags", "+faststart"] : []),
+      out,
+    ],
+    { signal },
+  );
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { TranslationResultSchema, type translateStep, type TranslationResult } from "../../../contracts/services/translation";
+import type { StageOf } from "../../../contracts/services/types";
+import type { EngineEnv } from "../../engines/config";
+import type { StepHandler } from "../../handler";
+import { parseStepInput } from "../shared/input";
+import {
+  defaultTranslationEngine,
+  loadTranslationSource,
+  saveTranslationCall,
+  sourceDetails,
+  translateSource,
+  translationSave,
+  TranslationPlanSchema,
+  uploadSubtitles,
+  type MakeTranslationEngine,
+} from "./run";
+
+/**
+ * Translation on the runner, one stage per part (run.ts): `load_transcription` (the layer the job
+ * asked for and the project glossary), `translate`, `upload_subtitles` (SRT and VTT, one cue per
+ * segment, next to the transcript's own files), `save_translation` (the Worker stores it).
+ */
+type Stage = StageOf<typeof translateStep>;
+
+const InputSchema = TranslationPlanSchema.extend({ textSourceId: z.string().min(1) });
+
+export interface TranslationHandlerDeps {
+  createEngine?: MakeTranslationEngine;
+  env?: EngineEnv;
+}
+
+export function createTranslationHandler(deps: TranslationHandlerDeps = {}): StepHandler<Stage> {
+  const makeEngine = deps.createEngine ?? defaultTranslationEngine;
+  return async (ctx) => {
+    const { report, signal, task } = ctx;
+    const plan = parseStepInput(InputSchema, task.input, "translation input");
+    const source = await report.stage("load_transcription", () => loadTranslationSource(ctx), sourceDetails);
+    const engine = makeEngine(plan.engine, deps.env ?? process.env);
+    const translated = await report.stage(
+      "translate",
+      () => translateSource(engine, plan, source, signal),
+      (t) => ({
+        translationBackend: engine.backend,
+        model: t.model,
+        segments: t.segments.length,
+        seconds: Math.round(t.translateSec * 1000) / 1000,
+      }),
+    );
+    await report.stage(
+      "upload_subtitles",
+      () => uploadSubtitles(ctx, plan, translated.segments),
+      (cues) => ({ cues, ...plan.resolvedOutputKeys }),
+    );
+    const save = translationSave(engine, plan, source, translated);
+    await report.stage(
+      "save_translation",
+      () => saveTranslationCall(ctx, save),
+      (r) => ({ translationId: r.translationId, segmentCount: r.segmentCount, glossaryMissing: save.glossary.missing.length }),
+    );
+    const result: TranslationResult = {
+      translationId: plan.translationId,
+      textSourceId: plan.textSourceId,
+      sourceLanguage: plan.sourceLanguage,
+      targetLanguage: plan.targetLanguage,
+      languageKey: plan.languageKey,
+      sourceLayer: source.sourceLayer,
+      segmentCount: translated.segments.length,
+      durationSec: source.durationSec,
+      translationBackend: engine.backend,
+      model: translated.model,
+    };
+    return TranslationResultSchema.parse(result);
+  };
+}
+
+export const translationHandler = createTranslationHandler();

@@ -1,0 +1,131 @@
+import { z } from "zod";
+import {
+  TranslationSourceSchema,
+  type TranslatedSegment,
+  type TranslationSave,
+  type TranslationSource,
+} from "../../../contracts/services/translation";
+import { TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
+import type { EngineEnv } from "../../engines/config";
+import { createTranslationEngine } from "../../engines/translation/factory";
+import type { TranslationEngine } from "../../engines/translation/interface";
+import { StepFailure, type HandlerContext } from "../../handler";
+import { uploadObject } from "../shared/objects";
+import { round3 } from "../shared/input";
+import { segmentCues, srtFromCues, vttFromCues } from "../transcription/subtitles";
+import { glossaryReport } from "./glossary-report";
+
+/**
+ * A transcript's translation on the runner, in four parts a handler reports as stages: read the
+ * source (call `translation.source`), translate every segment's text (ids, starts and ends copied
+ * from the source, never from the engine), write SRT and VTT with one cue per segment, save
+ * (call `translation.save`). The translation service reports each part; dubbing reports them as one.
+ */
+
+/** The translation fields a job carries (worker/services/translation/plan.ts), as the runner needs them. */
+export const TranslationPlanSchema = z.object({
+  translationId: z.string().min(1),
+  sourceLanguage: z.string().min(1),
+  targetLanguage: z.string().min(1),
+  languageKey: z.string().min(1),
+  bucket: z.string().min(1),
+  resolvedOutputKeys: z.object({ srt: z.string().min(1), vtt: z.string().min(1) }),
+  engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable() }),
+});
+export type TranslationPlan = z.infer<typeof TranslationPlanSchema>;
+
+export type MakeTranslationEngine = (choice: TranslationPlan["engine"], env: EngineEnv) => TranslationEngine;
+
+/** Hosted models may take a while on a long transcript; one call stays well inside the lease's heartbeats. */
+export const defaultTranslationEngine: MakeTranslationEngine = (choice, env) =>
+  createTranslationEngine(choice.backend, env, { requestTimeoutMs: 120_000, ...(choice.model ? { model: choice.model } : {}) });
+
+export async function loadTranslationSource(ctx: Pick<HandlerContext, "platform">): Promise<TranslationSource> {
+  const doc = await ctx.platform.call("translation.source", {}, TranslationSourceSchema);
+  if (!doc.segments.some((s) => s.text.trim() !== ""))
+    throw new StepFailure("no_segments", `transcription ${doc.textSourceId} has no segments with text`, false);
+  return doc;
+}
+
+export const sourceDetails = (d: TranslationSource) => ({
+  textSourceId: d.textSourceId,
+  sourceLayer: d.sourceLayer,
+  segments: d.segments.length,
+  revision: d.revision,
+  glossaryTerms: d.glossary.length,
+});
+
+export interface Translated {
+  segments: TranslatedSegment[];
+  model: string;
+  translateSec: number;
+}
+
+export async function translateSource(
+  engine: TranslationEngine,
+  plan: TranslationPlan,
+  source: TranslationSource,
+  signal: AbortSignal,
+): Promise<Translated> {
+  const started = performance.now();
+  const texts = await engine.translate({
+    source: plan.sourceLanguage,
+    target: plan.targetLanguage,
+    texts: source.segments.map((s) => s.text),
+    glossary: source.glossary,
+    signal,
+  });
+  if (texts.length !== source.segments.length)
+    throw new StepFailure(
+      "processing_failed",
+      `the ${engine.backend} engine returned ${texts.length} translations for ${source.segments.length} segments`,
+      true,
+    );
+  return {
+    segments: source.segments.map((s, i) => ({ id: s.id, start: s.start, end: s.end, text: texts[i]!, sourceText: s.text })),
+    model: engine.modelFor(plan.sourceLanguage, plan.targetLanguage),
+    translateSec: (performance.now() - started) / 1000,
+  };
+}
+
+export async function uploadSubtitles(
+  ctx: Pick<HandlerContext, "openStorage">,
+  plan: TranslationPlan,
+  segments: readonly TranslatedSegment[],
+): Promise<number> {
+  const s3 = await ctx.openStorage();
+  const cues = segmentCues(segments);
+  await uploadObject(s3, plan.bucket, plan.resolvedOutputKeys.srt, srtFromCues(cues), "application/x-subrip; charset=utf-8");
+  await uploadObject(s3, plan.bucket, plan.resolvedOutputKeys.vtt, vttFromCues(cues), "text/vtt; charset=utf-8");
+  return cues.length;
+}
+
+export function translationSave(
+  engine: TranslationEngine,
+  plan: TranslationPlan,
+  source: TranslationSource,
+  t: Translated,
+): TranslationSave {
+  return {
+    translationBackend: engine.backend,
+    model: t.model,
+    sourceLanguage: plan.sourceLanguage,
+    targetLanguage: plan.targetLanguage,
+    transcriptRevision: source.revision,
+    durationSec: source.durationSec,
+    segments: t.segments,
+    outputKeys: plan.resolvedOutputKeys,
+    glossary: glossaryReport(
+      source.segments,
+      t.segments.map((s) => s.text),
+      source.glossary,
+    ),
+    timing: { translateSec: round3(t.translateSec), segmentsPerSec: round3(t.segments.length / Math.max(t.translateSec, 1e-6)) },
+  };
+}
+
+export const SavedTranslationSchema = z.object({ translationId: z.string(), segmentCount: z.number() });
+
+export async function saveTranslationCall(ctx: Pick<HandlerContext, "platform">, save: TranslationSave) {
+  return ctx.platform.call("translation.save", save, SavedTranslationSchema);
+}

@@ -1,0 +1,116 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { MIN_VOICE_SAMPLE_SPEECH_SEC, type createVoiceStep } from "../../../contracts/services/voice-creation";
+import type { StageOf } from "../../../contracts/services/types";
+import type { CreatedVoice } from "../../../contracts/voices";
+import type { EngineEnv } from "../../engines/config";
+import { extractAudio } from "../../media/ffmpeg";
+import { StepFailure, type StepHandler } from "../../handler";
+import { downloadObject, toolStep, uploadObject } from "../shared/objects";
+import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
+import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../shared/synthesis";
+
+/**
+ * Voice creation on the runner: the sample is downloaded, its sound extracted (16 kHz mono), and the
+ * speech engine makes a voice of it: a local engine measures the speaker (median F0, syllable rate)
+ * and matches a stock voice's pitch and rate to them (a voice profile, recorded as such); a hosted
+ * cloning engine cuts a reference clip of the speaker, which is kept in the bucket beside the voice.
+ */
+type Stage = StageOf<typeof createVoiceStep>;
+
+const InputSchema = z.object({
+  voiceId: z.string().min(1),
+  bucket: z.string().min(1),
+  sourceKey: z.string().min(1),
+  language: z.string().min(1),
+  startSec: z.number().nonnegative().optional(),
+  endSec: z.number().positive().optional(),
+  outputPrefix: z.string().min(1),
+});
+
+export interface VoiceCreationDeps {
+  createEngine?: MakeSynthesisEngine;
+  env?: EngineEnv;
+}
+
+export function createVoiceCreationHandler(deps: VoiceCreationDeps = {}): StepHandler<Stage> {
+  const makeEngine = deps.createEngine ?? defaultSynthesisEngine;
+  return async (ctx) => {
+    const { report, signal, task, workDir } = ctx;
+    const input = parseStepInput(InputSchema, task.input, "voice creation input");
+    const settings = parseStepSettings(task.settings, ["dubbing"]).dubbing;
+    const s3 = await ctx.openStorage();
+    const source = join(workDir, "sample");
+    await report.stage(
+      "download",
+      () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
+      (bytes) => ({ bytes, sourceKey: input.sourceKey }),
+    );
+    const wav = join(workDir, "sample.wav");
+    await report.stage(
+      "extract_audio",
+      () => toolStep(signal, () => extractAudio(source, wav, signal)),
+      () => ({ sampleRate: 16000 }),
+    );
+
+    const engine = makeEngine({ engine: settings.speechEngine, model: settings.speechModel }, deps.env ?? process.env);
+    if (!engine.supportsLanguage(input.language))
+      throw new StepFailure("unsupported_language", `the ${engine.engine} speech engine cannot speak ${input.language}`, false);
+    const referencePath = join(workDir, "reference.wav");
+    const ranges =
+      input.startSec !== undefined || input.endSec !== undefined
+        ? [{ start: input.startSec ?? 0, end: input.endSec ?? Number.MAX_SAFE_INTEGER }]
+        : undefined;
+    const spec = await report.stage(
+      "create_voice",
+      async () => {
+        const voice = await engine.createVoice({
+          sampleWavPath: wav,
+          language: input.language,
+          ...(ranges ? { ranges } : {}),
+          referenceOutPath: referencePath,
+          signal,
+        });
+        const speechSec = voice.matchedTo?.speechSec ?? 0;
+        if (speechSec < MIN_VOICE_SAMPLE_SPEECH_SEC)
+          throw new StepFailure(
+            "no_speech",
+            `the sample holds ${round3(speechSec)} s of speech; a voice needs at least ${MIN_VOICE_SAMPLE_SPEECH_SEC} s`,
+            false,
+          );
+        return voice;
+      },
+      (v) => ({
+        kind: v.kind,
+        engine: v.engine,
+        language: v.language,
+        speechSec: v.matchedTo?.speechSec ?? null,
+        f0MedianHz: v.matchedTo?.f0MedianHz ?? null,
+      }),
+    );
+
+    let referenceKey: string | null = null;
+    if (spec.kind === "clone") {
+      referenceKey = `${input.outputPrefix}reference.wav`;
+      const key = referenceKey;
+      await report.stage(
+        "upload_reference",
+        async () => uploadObject(s3, input.bucket, key, await readFile(referencePath), "audio/wav"),
+        () => ({ referenceKey: key }),
+      );
+    } else {
+      await report.skip("upload_reference", "a voice profile keeps no reference clip");
+    }
+    const created: CreatedVoice & { voiceId: string } = {
+      voiceId: input.voiceId,
+      spec,
+      model: engine.model,
+      referenceKey,
+      sampleSpeechSec: round3(spec.matchedTo?.speechSec ?? 0),
+    };
+    return created;
+  };
+}
+
+export const voiceCreationHandler = createVoiceCreationHandler();

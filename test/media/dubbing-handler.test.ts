@@ -1,0 +1,205 @@
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { S3Client } from "../../contracts/s3-client";
+import { dubStep, type DubbingSave } from "../../contracts/services/dubbing";
+import type { TranslationSave } from "../../contracts/services/translation";
+import { stepSpec } from "../../contracts/services/types";
+import { ApertiumCliEngine } from "../../gpu-runner/engines/translation/apertium-cli";
+import { createSynthesisEngine } from "../../gpu-runner/engines/synthesis/factory";
+import { probe } from "../../gpu-runner/media/ffmpeg";
+import { createDubbingHandler } from "../../gpu-runner/services/dubbing/handler";
+import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
+import { twoVoiceVideo, type DubbingSource } from "../support/dubbing-fixtures";
+import { FakePlatform } from "../support/fake-platform";
+import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+
+/**
+ * The dubbing runner step on real media and real engines (Apertium, Silero VAD + MFCC diarization,
+ * eSpeak NG voice profiles, rubberband, ffmpeg) against a fake platform and a local S3: the
+ * two-voice conversation dubbed into Spanish.
+ */
+
+const BUCKET = "dubbing-test";
+const PREFIX = "out/txt_dub/dubbing/dub_a/";
+let s3: LocalS3;
+let client: S3Client;
+let src: DubbingSource;
+let ctx: TestContext | undefined;
+
+beforeAll(async () => {
+  s3 = await startLocalS3({ buckets: [BUCKET] });
+  client = localS3Client(s3);
+  src = await twoVoiceVideo();
+  await client.putObject(BUCKET, "src/talk.mp4", await readFile(src.video), "video/mp4");
+}, 120_000);
+afterAll(async () => s3?.close());
+afterEach(async () => {
+  await ctx?.dispose();
+  ctx = undefined;
+});
+
+interface RunOptions {
+  cloning?: boolean;
+  tts?: boolean;
+  diarization?: boolean;
+  assigned?: Record<string, { voiceId: string; spec: unknown; referenceKey: null }>;
+}
+
+async function dub(o: RunOptions = {}) {
+  const platform = new FakePlatform({});
+  let voices = 0;
+  platform.answers = {
+    "translation.source": () => src.transcript,
+    "translation.save": (b) => ({ translationId: "trl_dub", segmentCount: (b as TranslationSave).segments.length }),
+    "voices.create": () => ({ voiceId: `vce_auto${voices++}` }),
+    "dubbing.save": () => ({ dubbingId: "dub_a" }),
+  };
+  ctx = await makeHandlerContext({
+    input: {
+      dubbingId: "dub_a",
+      transcriptionId: "txt_dub",
+      translationId: "trl_dub",
+      sourceLanguage: "en",
+      targetLanguage: "es",
+      languageKey: "es",
+      translation: {
+        translationId: "trl_dub",
+        sourceLanguage: "en",
+        targetLanguage: "es",
+        languageKey: "es",
+        bucket: BUCKET,
+        resolvedOutputKeys: { srt: "out/txt_dub/transcripts/transcript.es.srt", vtt: "out/txt_dub/transcripts/transcript.es.vtt" },
+        engine: { backend: "apertium", model: null },
+      },
+      bucket: BUCKET,
+      sourceKey: "src/talk.mp4",
+      resolvedOutputPrefix: PREFIX,
+      options: {
+        diarization: { enabled: o.diarization ?? true, minSpeakers: null, maxSpeakers: null },
+        voiceCloning: { enabled: o.cloning ?? true },
+        tts: { enabled: o.tts ?? true, modelId: null },
+      },
+      assignedVoices: o.assigned ?? {},
+      engines: { speech: "local", speechModel: null, diarization: "local-mfcc", diarizationModel: null, mixLoudnessLufs: -16, duckDb: 18 },
+    },
+    storage: storageGrant(s3, BUCKET),
+    platform,
+    step: stepSpec("dubbing", dubStep),
+  });
+  const result = await createDubbingHandler({ createTranslation: () => new ApertiumCliEngine() })(ctx);
+  return { result, platform, save: platform.callsOf("dubbing.save")[0] as DubbingSave, report: ctx.report };
+}
+
+async function probeKey(key: string) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "dub-probe-"));
+  const file = path.join(dir, path.basename(key));
+  await writeFile(file, Buffer.from(await (await client.getObject(BUCKET, key)).arrayBuffer()));
+  return probe(file);
+}
+
+describe("dubbing handler: two voices into Spanish", () => {
+  let full: Awaited<ReturnType<typeof dub>>;
+  beforeAll(async () => {
+    full = await dub();
+  }, 300_000);
+
+  it("finds the two speakers and makes each a voice profile from their own audio", () => {
+    expect(full.save.speakers.map((s) => [s.label, s.status, s.voiceSource, s.voiceKind])).toEqual([
+      ["SPEAKER_00", "voiced", "auto_created", "profile"],
+      ["SPEAKER_01", "voiced", "auto_created", "profile"],
+    ]);
+    expect(full.platform.callsOf("voices.create")).toHaveLength(2);
+  });
+
+  it("gives alternating utterances to alternating speakers", () => {
+    const speakers = full.save.segments.map((s) => s.speaker);
+    expect(speakers.filter((s, i) => i > 0 && s === speakers[i - 1])).toHaveLength(0);
+  });
+
+  it("speaks every segment, starting within 100 ms of its source and overrunning no slot by more than 5%", () => {
+    expect(full.save.segments.every((s) => s.speech === "spoken")).toBe(true);
+    for (const s of full.save.segments) {
+      expect(Math.abs(s.speechStart! - s.sourceStart)).toBeLessThanOrEqual(0.1);
+      expect(s.speechStart! + s.speechDurationSec! - s.slotEnd).toBeLessThanOrEqual(0.05 * (s.slotEnd - s.sourceStart));
+    }
+    expect(full.save.sync.maxStartOffsetSec).toBeLessThanOrEqual(0.1);
+    expect(full.save.sync.maxOverrunRatio).toBeLessThanOrEqual(0.05);
+  });
+
+  it("uploads six playable artifacts, the dubbed video as long as the source within 0.1 s with its picture copied", async () => {
+    expect(Object.keys(full.save.artifacts).sort()).toEqual(["background", "mix", "rawAudio", "speech", "video", "vocals"]);
+    for (const key of Object.values(full.save.artifacts)) {
+      const info = await probeKey(key);
+      expect(info.hasAudio, key).toBe(true);
+    }
+    const video = await probeKey(full.save.artifacts.video!);
+    expect(video.hasVideo).toBe(true);
+    expect(Math.abs(video.durationSec - (await probe(src.video)).durationSec)).toBeLessThanOrEqual(0.1);
+    expect(Math.abs(full.save.sync.durationDeltaSec)).toBeLessThanOrEqual(0.1);
+  });
+
+  it("normalises the mix's loudness to about -16 LUFS", () => {
+    expect(full.save.loudness.integratedLufs).toBeGreaterThan(-17.5);
+    expect(full.save.loudness.integratedLufs).toBeLessThan(-14.5);
+  });
+
+  it("translates first and saves the translation, keeping every segment's timing", () => {
+    const saved = full.platform.callsOf("translation.save")[0] as TranslationSave;
+    expect(saved.segments.map((s) => s.start)).toEqual(src.transcript.segments.map((s) => s.start));
+    expect(saved.segments[0]!.text).toMatch(/^Buenos días/);
+  });
+
+  it("records what made each part, honestly", () => {
+    expect(full.save.engines).toMatchObject({
+      translation: { backend: "apertium", model: "apertium:eng-spa" },
+      diarization: { engine: "local-mfcc", model: "silero-vad-v5+mfcc-ahc" },
+      speech: { engine: "local" },
+      separation: { engine: "ffmpeg-filters" },
+    });
+  });
+
+  it("returns the spec's resultSummary", () => {
+    expect(full.result).toMatchObject({
+      dubbingId: "dub_a",
+      transcriptionId: "txt_dub",
+      translationId: "trl_dub",
+      sourceLanguage: "en",
+      targetLanguage: "es",
+      languageKey: "es",
+      segmentCount: src.transcript.segments.length,
+    });
+    expect(String(full.result["textPreview"]).length).toBeLessThanOrEqual(100);
+  });
+});
+
+describe("dubbing handler: voices", () => {
+  it("with cloning off and no assignment, every speaker needs a manual assignment and stays silent", async () => {
+    const { save, platform } = await dub({ cloning: false });
+    expect(save.speakers.every((s) => s.status === "needs_manual_assignment")).toBe(true);
+    expect(save.segments.every((s) => s.speech === "no_voice" && s.speechStart === null)).toBe(true);
+    expect(platform.callsOf("voices.create")).toHaveLength(0);
+  }, 300_000);
+
+  it("an assigned voice speaks for its speaker; only the other gets a voice made", async () => {
+    const engine = createSynthesisEngine("local", {});
+    const dir = await mkdtemp(path.join(os.tmpdir(), "dub-voice-"));
+    const spec = await engine.createVoice({
+      sampleWavPath: (await twoVoiceVideo()).video,
+      language: "es",
+      referenceOutPath: path.join(dir, "ref.wav"),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const { save, platform } = await dub({ assigned: { SPEAKER_01: { voiceId: "vce_given", spec, referenceKey: null } } });
+    expect(save.speakers.find((s) => s.label === "SPEAKER_01")).toMatchObject({ voiceId: "vce_given", voiceSource: "assigned" });
+    expect(save.speakers.find((s) => s.label === "SPEAKER_00")).toMatchObject({ voiceSource: "auto_created" });
+    expect(platform.callsOf("voices.create")).toEqual([expect.objectContaining({ label: "SPEAKER_00" })]);
+  }, 300_000);
+
+  it("with diarization off, one speaker speaks every segment", async () => {
+    const { save, report } = await dub({ diarization: false });
+    expect(save.speakers.map((s) => s.label)).toEqual(["SPEAKER_00"]);
+    expect(report.eventsOf("diarize")[0]?.event).toBe("skipped");
+  }, 300_000);
+});

@@ -1,0 +1,36 @@
+import { DubbingResultSchema, DubbingSaveSchema } from "../../../contracts/services/dubbing";
+import { TranslationSaveSchema } from "../../../contracts/services/translation";
+import { validatedCall } from "../shared/runner-call";
+import { validatedSink } from "../shared/step-result";
+import { failPendingTranslation, saveTranslation, translationSource } from "../translation/store";
+import { defineWorkerService } from "../types";
+import { resolveDubbing } from "./resolve";
+import { dubbingRecordRoutes, transcriptDubbingRoutes } from "./routes";
+import { createSpeakerVoice, failPendingDubbing, givenTranslation, saveDubbing, VoiceCreateCallSchema } from "./store";
+
+/**
+ * Dubbing, the Worker's side: create checks and records (resolve.ts), the runner calls of its one
+ * step (the translation's own calls when it translates first, the given translation, speaker
+ * voices, the record), the spec's resultSummary and the record routes.
+ */
+export const dubbingWorker = defineWorkerService<"dubbing">({
+  meter: "dubbing_jobs",
+  resolve: resolveDubbing,
+  sinks: {
+    dubbing: validatedSink(DubbingResultSchema, "dubbing", async (_ctx, r) => ({ ok: true, summary: r })),
+  },
+  runnerCalls: {
+    "translation.source": async ({ db, job }) => translationSource(db, job),
+    "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),
+    "dubbing.translation": async ({ db, job }) => givenTranslation(db, job),
+    "voices.create": validatedCall(VoiceCreateCallSchema, async ({ db, job }, body) => createSpeakerVoice(db, job, body)),
+    "dubbing.save": validatedCall(DubbingSaveSchema, async ({ db, job }, body) => saveDubbing(db, job, body)),
+  },
+  onEnded: async ({ db }, job) => {
+    if (job.status === "completed") return;
+    await failPendingDubbing(db, job);
+    await failPendingTranslation(db, job);
+  },
+  runnerSettings: (s) => ({ runner: s.runner }),
+  routes: { "/dubbings": dubbingRecordRoutes, "/transcriptions": transcriptDubbingRoutes },
+});

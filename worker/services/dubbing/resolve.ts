@@ -1,0 +1,151 @@
+import { and, eq } from "drizzle-orm";
+import { newId } from "../../../contracts/ids";
+import type { InputOf } from "../../../contracts/services/index";
+import { speaksLanguage } from "../../../contracts/synthesis-languages";
+import { baseLanguage, languageKey } from "../../../contracts/translation-languages";
+import type { Db } from "../../db/client";
+import { dubbings, translations } from "../../db/schema";
+import { notFound, validationError } from "../../errors";
+import { displayNameOf, requireSegmentedTranscript, type TranscriptRow } from "../../jobs/references";
+import { resolveVideoSource } from "../shared/video-source";
+import { planTranslation, type PlannedTranslation } from "../translation/plan";
+import { projectVoice } from "../voice-creation/store";
+import type { CreateContext, Resolved } from "../types";
+
+/**
+ * A dubbing's create: the transcript (completed, with segments); the translation (a given `trl_`
+ * must be this transcript's current translation into the target, completed; without one the job
+ * translates first, planned exactly as a translation job); the target language against the speech
+ * engine; every assigned voice (ready, this project's, speaking the target language, stored on the
+ * job so the runner needs no lookup); the source video and the artifacts' prefix (probed). One credit.
+ */
+
+async function existingTranslation(db: Db, projectId: string, t: TranscriptRow, id: string, target: string) {
+  const path = "input.translationId";
+  const row = await db
+    .select()
+    .from(translations)
+    .where(and(eq(translations.id, id), eq(translations.projectId, projectId)))
+    .get();
+  if (!row) throw notFound(`translation not found: ${id}`, [{ path, issue: `notFound:${id}` }]);
+  if (row.textSourceId !== t.id)
+    throw validationError(`translation ${id} is of transcription ${row.textSourceId}, not ${t.id}`, [
+      { path, issue: "translationOfOtherTranscript" },
+    ]);
+  if (row.status !== "completed") throw validationError(`translation ${id} is not completed`, [{ path, issue: "translationNotCompleted" }]);
+  if (row.languageKey !== target)
+    throw validationError(`translation ${id} is into ${row.languageKey}, not ${target}`, [{ path, issue: "translationLanguageMismatch" }]);
+  const current = (t.translation as Record<string, { translationId?: string }>)[row.languageKey]?.translationId;
+  if (current !== row.id)
+    throw validationError(`translation ${id} was replaced by ${current ?? "a later one"}; dub with that one, or omit translationId`, [
+      { path, issue: "translationSuperseded" },
+    ]);
+  return row;
+}
+
+export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing">): Promise<Resolved> {
+  const { db, env, projectId, settings } = ctx;
+  const t = await requireSegmentedTranscript(db, projectId, input.transcriptionId, "input.transcriptionId");
+  const target = languageKey(input.targetLanguage);
+  const cfg = settings.dubbing;
+  const o = input.options ?? {};
+  const ttsEnabled = o.tts?.enabled ?? true;
+  if (ttsEnabled && !speaksLanguage(cfg.speechEngine, target))
+    throw validationError(`the ${cfg.speechEngine} speech engine cannot speak ${target}`, [
+      { path: "input.targetLanguage", issue: "unsupportedSpeechLanguage" },
+    ]);
+
+  let planned: PlannedTranslation | null = null;
+  let translation: { translationId: string; sourceLanguage: string };
+  if (input.translationId) {
+    const row = await existingTranslation(db, projectId, t, input.translationId, target);
+    translation = { translationId: row.id, sourceLanguage: row.sourceLanguage };
+  } else {
+    planned = await planTranslation(ctx, t, input, "input", "input.transcriptionId");
+    translation = { translationId: planned.fields.translationId, sourceLanguage: planned.fields.sourceLanguage };
+  }
+
+  const assigned: Record<string, { voiceId: string; spec: unknown; referenceKey: string | null }> = {};
+  for (const [label, voiceId] of Object.entries(o.voiceAssignments ?? {})) {
+    const path = `input.options.voiceAssignments.${label}`;
+    const v = await projectVoice(db, projectId, voiceId);
+    if (!v) throw notFound(`voice not found: ${voiceId}`, [{ path, issue: `notFound:${voiceId}` }]);
+    if (v.status !== "ready" || !v.spec)
+      throw validationError(`voice ${voiceId} is ${v.status}, not ready`, [{ path, issue: "voiceNotReady" }]);
+    if (baseLanguage(v.language) !== baseLanguage(target))
+      throw validationError(`voice ${voiceId} speaks ${v.language}, not ${target}`, [{ path, issue: "voiceLanguageMismatch" }]);
+    assigned[label] = { voiceId, spec: v.spec, referenceKey: v.referenceKey };
+  }
+
+  const { source, prefix: dubbingPrefix, probe: probeSource } = await resolveVideoSource(db, env, projectId, {}, t, "dubbing");
+  const dubbingId = newId("dubbing");
+  const prefix = `${dubbingPrefix}${dubbingId}/`;
+  const options = {
+    diarization: {
+      enabled: o.diarization?.enabled ?? true,
+      minSpeakers: o.diarization?.minSpeakers ?? null,
+      maxSpeakers: o.diarization?.maxSpeakers ?? null,
+    },
+    voiceAssignments: o.voiceAssignments ?? {},
+    voiceCloning: { enabled: o.voiceCloning?.enabled ?? true },
+    tts: { enabled: ttsEnabled, modelId: o.tts?.modelId ?? null },
+  };
+
+  return {
+    input: {
+      ...input,
+      dubbingId,
+      translationId: translation.translationId,
+      sourceLanguage: translation.sourceLanguage,
+      targetLanguage: target,
+      languageKey: target,
+      sourceLayer: input.sourceLayer ?? "current",
+      options,
+      // Set when this job translates first (translation.source / translation.save read it).
+      ...(planned ? { translation: planned.fields } : {}),
+      assignedVoices: assigned,
+      ...source,
+      resolvedOutputPrefix: prefix,
+      // The engines as configured at create: a settings change does not alter a queued job.
+      engines: {
+        speech: cfg.speechEngine,
+        speechModel: o.tts?.modelId ?? cfg.speechModel,
+        diarization: cfg.diarizationEngine,
+        diarizationModel: cfg.diarizationModel,
+        mixLoudnessLufs: cfg.mixLoudnessLufs,
+        duckDb: cfg.duckDb,
+      },
+    },
+    sourceDisplayName: displayNameOf(source.sourceKey),
+    credits: 1,
+    probe: async () => {
+      await probeSource();
+      await planned?.probe();
+    },
+    record: {
+      insert: async (jobId, now) => {
+        await planned?.insert(jobId, now);
+        await db.insert(dubbings).values({
+          id: dubbingId,
+          projectId,
+          jobId,
+          transcriptionId: t.id,
+          translationId: translation.translationId,
+          status: "pending",
+          sourceLanguage: translation.sourceLanguage,
+          targetLanguage: target,
+          languageKey: target,
+          options,
+          outputPrefix: prefix,
+          result: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+      },
+      remove: async () => {
+        await db.delete(dubbings).where(eq(dubbings.id, dubbingId));
+        await planned?.remove();
+      },
+    },
+  };
+}

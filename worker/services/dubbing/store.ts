@@ -1,0 +1,79 @@
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Job } from "../../../contracts/job";
+import { newId } from "../../../contracts/ids";
+import type { DubbingSave } from "../../../contracts/services/dubbing";
+import type { TranslatedSegment } from "../../../contracts/services/translation";
+import { CreatedVoiceSchema } from "../../../contracts/voices";
+import type { Db } from "../../db/client";
+import { dubbings, voices } from "../../db/schema";
+import { ApiError } from "../../errors";
+import { nowIso } from "../../platform/clock";
+import { readLayer } from "../../transcripts/store";
+import { translationLayer } from "../translation/store";
+import { readyFields } from "../voice-creation/store";
+
+/** The dubbing record and the voices a dubbing makes for its speakers. */
+
+const str = (job: Job, name: string): string => {
+  const v = job.input[name];
+  if (typeof v !== "string") throw new ApiError("protocolError", `job ${job.jobId} has no ${name}`);
+  return v;
+};
+
+/** `dubbing.translation`: the given translation's segments (a job that translates itself saves its own). */
+export async function givenTranslation(db: Db, job: Job): Promise<{ translationId: string; segments: TranslatedSegment[] }> {
+  const segments = await readLayer<TranslatedSegment[]>(db, str(job, "transcriptionId"), translationLayer(str(job, "languageKey")));
+  if (!segments) throw new ApiError("notFound", `translation ${str(job, "translationId")} has no segments any more`);
+  return { translationId: str(job, "translationId"), segments };
+}
+
+export const VoiceCreateCallSchema = z.object({ label: z.string().regex(/^SPEAKER_\d{2}$/), created: CreatedVoiceSchema });
+
+/**
+ * `voices.create`: a voice made from a speaker's own audio during the dubbing. One per (job, label):
+ * a redelivered call returns the voice the first one made. Not charged (the spec: automatic voice
+ * creation inside dubbing does not consume the public allowance).
+ */
+export async function createSpeakerVoice(db: Db, job: Job, body: z.infer<typeof VoiceCreateCallSchema>): Promise<{ voiceId: string }> {
+  const now = nowIso();
+  await db
+    .insert(voices)
+    .values({
+      id: newId("voice"),
+      projectId: job.projectId,
+      name: `${body.label} of ${str(job, "dubbingId")}`,
+      origin: "dubbing",
+      jobId: job.jobId,
+      speakerLabel: body.label,
+      language: str(job, "targetLanguage"),
+      sample: { transcriptionId: str(job, "transcriptionId"), speakerLabel: body.label },
+      createdAt: now,
+      ...readyFields(body.created),
+    })
+    .onConflictDoNothing({ target: [voices.jobId, voices.speakerLabel] });
+  const row = await db
+    .select({ id: voices.id })
+    .from(voices)
+    .where(and(eq(voices.jobId, job.jobId), eq(voices.speakerLabel, body.label)))
+    .get();
+  if (!row) throw new ApiError("protocolError", "the voice could not be saved");
+  return { voiceId: row.id };
+}
+
+/** `dubbing.save`: the whole record; a redelivered save writes the same row. */
+export async function saveDubbing(db: Db, job: Job, save: DubbingSave): Promise<{ dubbingId: string }> {
+  const dubbingId = str(job, "dubbingId");
+  if (save.translationId !== str(job, "translationId"))
+    throw new ApiError("protocolError", "dubbing.save names a translation other than the job's");
+  const now = nowIso();
+  await db.update(dubbings).set({ status: "completed", result: save, updatedAt: now, completedAt: now }).where(eq(dubbings.id, dubbingId));
+  return { dubbingId };
+}
+
+export async function failPendingDubbing(db: Db, job: Job): Promise<void> {
+  await db
+    .update(dubbings)
+    .set({ status: "failed", updatedAt: nowIso() })
+    .where(and(eq(dubbings.id, String(job.input["dubbingId"])), eq(dubbings.status, "pending")));
+}

@@ -1,0 +1,128 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Job } from "../../../contracts/job";
+import { newId } from "../../../contracts/ids";
+import { SOURCE_LAYERS } from "../../../contracts/request-fields";
+import { baseLanguage, languageKey, resolvePair, TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
+import { translations } from "../../db/schema";
+import { ApiError, validationError } from "../../errors";
+import { requireUsableConnection, type TranscriptRow } from "../../jobs/references";
+import { probeOutputKeys } from "../shared/output-probes";
+import type { CreateContext } from "../types";
+
+/**
+ * A translation planned at create, by a translation job or by a dubbing job that translates first:
+ * the pair (source inferred from the transcript when omitted) against the plan's targets and the
+ * configured engine, the subtitle keys next to the transcript's own, the `trl_` record. Everything
+ * that can refuse runs before the charge.
+ */
+export const TranslationFieldsSchema = z.object({
+  textSourceId: z.string(),
+  translationId: z.string(),
+  sourceLanguage: z.string(),
+  sourceLanguageInferred: z.boolean(),
+  targetLanguage: z.string(),
+  languageKey: z.string(),
+  sourceLayer: z.enum(SOURCE_LAYERS),
+  connectionId: z.string(),
+  bucket: z.string(),
+  resolvedOutputKeys: z.object({ srt: z.string(), vtt: z.string() }),
+  /** The engine as configured at create: a settings change does not alter a queued job. */
+  engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable(), pair: z.string() }),
+});
+export type TranslationFields = z.infer<typeof TranslationFieldsSchema>;
+
+/** A translation job keeps the fields at the top of its input; a dubbing job under `input.translation`. */
+export function translationFieldsOf(job: Job): TranslationFields {
+  const raw = job.input["translation"] ?? job.input;
+  const parsed = TranslationFieldsSchema.safeParse(raw);
+  if (!parsed.success) throw new ApiError("protocolError", `job ${job.jobId} plans no translation`);
+  return parsed.data;
+}
+
+export interface TranslationRequest {
+  sourceLanguage?: string | undefined;
+  targetLanguage: string;
+  sourceLayer?: (typeof SOURCE_LAYERS)[number] | undefined;
+}
+
+export interface PlannedTranslation {
+  fields: TranslationFields;
+  probe(): Promise<void>;
+  insert(jobId: string, now: string): Promise<void>;
+  remove(): Promise<void>;
+}
+
+/** `at`: where the request's language fields are (`input`); `transcriptPath`: the field naming the transcript. */
+export async function planTranslation(
+  ctx: CreateContext,
+  t: TranscriptRow,
+  req: TranslationRequest,
+  at: string,
+  transcriptPath: string,
+): Promise<PlannedTranslation> {
+  const { db, projectId, plan, settings } = ctx;
+  const cfg = settings.policy.translation;
+  const source = languageKey(req.sourceLanguage ?? t.language ?? "en");
+  const target = languageKey(req.targetLanguage);
+  if (source === target)
+    throw validationError(`targetLanguage ${target} is the transcript's own language`, [
+      { path: `${at}.targetLanguage`, issue: "sameLanguage" },
+    ]);
+  // Plans other than enterprise read the free entry, as for clips and thumbnails.
+  const planTargets = (plan === "enterprise" ? cfg.enterprise : cfg.free).targetLanguages;
+  if (planTargets && !planTargets.map(languageKey).some((k) => k === target || k === baseLanguage(target)))
+    throw validationError(`targetLanguage ${target} is not available on the ${plan} plan (${planTargets.join(", ")})`, [
+      { path: `${at}.targetLanguage`, issue: "targetNotInPlan" },
+    ]);
+  const pair = resolvePair(cfg.backend, source, target, cfg.languages);
+  if (!pair)
+    throw validationError(
+      `translation from ${source} into ${target} is not supported by the ${cfg.backend} engine; GET /v1/jobs/policy?serviceType=translation lists the supported pairs`,
+      [{ path: req.sourceLanguage ? `${at}.sourceLanguage` : `${at}.targetLanguage`, issue: "unsupportedLanguagePair" }],
+    );
+  if (!t.connectionId || !t.bucket || !t.outputKeys)
+    throw validationError(`transcription ${t.id} has no output location to write subtitles next to`, [
+      { path: transcriptPath, issue: "noOutputLocation" },
+    ]);
+  const conn = await requireUsableConnection(db, projectId, t.connectionId, t.bucket, "transcript");
+  const dir = t.outputKeys["srt"]?.replace(/[^/]*$/, "") ?? "";
+  const fields: TranslationFields = {
+    textSourceId: t.id,
+    translationId: newId("translation"),
+    sourceLanguage: source,
+    sourceLanguageInferred: req.sourceLanguage === undefined,
+    targetLanguage: target,
+    languageKey: target,
+    sourceLayer: req.sourceLayer ?? "current",
+    connectionId: conn.id,
+    bucket: t.bucket,
+    resolvedOutputKeys: { srt: `${dir}transcript.${target}.srt`, vtt: `${dir}transcript.${target}.vtt` },
+    engine: { backend: cfg.backend, model: cfg.model, pair: pair.model },
+  };
+  return {
+    fields,
+    probe: () => probeOutputKeys(ctx.env, conn, fields.bucket, Object.values(fields.resolvedOutputKeys), transcriptPath),
+    insert: async (jobId, now) => {
+      await db.insert(translations).values({
+        id: fields.translationId,
+        projectId,
+        jobId,
+        textSourceId: t.id,
+        status: "pending",
+        sourceLanguage: source,
+        targetLanguage: target,
+        languageKey: target,
+        sourceLayer: fields.sourceLayer,
+        translationBackend: cfg.backend,
+        model: cfg.backend === "apertium" ? `apertium:${pair.model}` : (cfg.model ?? cfg.backend),
+        outputKeys: fields.resolvedOutputKeys,
+        createdAt: now,
+        updatedAt: now,
+      });
+    },
+    remove: async () => {
+      await db.delete(translations).where(eq(translations.id, fields.translationId));
+    },
+  };
+}
