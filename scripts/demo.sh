@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-npm run -s demo -- clips understanding
+npm run -s demo -- clips understanding dubbing

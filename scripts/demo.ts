@@ -19,11 +19,12 @@ import { makeSamples } from "./make-sample-media";
  *   npm run demo -- clips          # then clip generation and thumbnails on the same transcript (a video with faces)
  *   npm run demo -- understanding  # then metadata, a summary, indexing and a few catalog searches of it
  *   npm run demo -- clips understanding   # both (the Quick start demo)
+ *   npm run demo -- dubbing        # then a Spanish translation (Apertium) and a dubbed video of it
  */
 const out = (s: string) => process.stdout.write(s + "\n");
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 
-const MODES = ["transcription", "clips", "understanding"] as const;
+const MODES = ["transcription", "clips", "understanding", "dubbing"] as const;
 type Mode = (typeof MODES)[number];
 
 async function main(): Promise<void> {
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
     if (modes.has("clips")) await clipsDemo({ follow, s3, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
     if (modes.has("understanding"))
       await understandingDemo({ follow, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
+    if (modes.has("dubbing")) await dubbingDemo({ follow, s3, tenant, textSourceId: summary.textSourceId, apiBaseUrl: stack.apiBaseUrl });
   } finally {
     out("\nstopping the local stack…");
     await stack.close();
@@ -297,6 +299,80 @@ indexed in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(idx
 POST /v1/catalog/search {"query": "${query}", "mode": "${mode}"} → ${res.data.results.length} hits in ${Date.now() - t0} ms`);
     for (const h of res.data.results)
       out(`  ${h.start.toFixed(1).padStart(6)}–${h.end.toFixed(1)} s  score ${h.score.toFixed(4)}  ${h.markedText.slice(0, 110)}`);
+  }
+}
+
+interface TranslationRecord {
+  translationId: string;
+  translationBackend: string;
+  model: string;
+  outputKeys: { srt: string; vtt: string };
+  segments: Array<{ start: number; end: number; text: string; sourceText: string }>;
+}
+
+interface DubbingRecord {
+  artifacts: Record<string, string>;
+  speakers: Array<{
+    label: string;
+    status: string;
+    voiceId: string | null;
+    voiceSource: string | null;
+    voiceKind: string | null;
+    speechSec: number;
+  }>;
+  segments: Array<{ id: number; speaker: string; stretch: number | null; flags: string[]; speech: string }>;
+  engines: Record<string, { engine?: string; backend?: string; model?: string; method?: string } | null>;
+  sync: { maxStartOffsetSec: number; maxOverrunRatio: number; durationDeltaSec: number };
+  loudness: { integratedLufs: number | null; truePeakDbtp: number | null };
+  durationSec: number;
+}
+
+/** A Spanish translation of the demo's transcript, then a dubbed video of it; prints the records and the bucket's files. */
+async function dubbingDemo(a: {
+  follow: (body: Record<string, unknown>) => Promise<Job>;
+  s3: S3Client;
+  tenant: { projectKey: string; bucket: string };
+  textSourceId: string;
+  apiBaseUrl: string;
+}): Promise<void> {
+  const get = async <T>(p: string) => (await apiCall<T>(a.apiBaseUrl, "GET", p, a.tenant.projectKey)).data;
+  let started = Date.now();
+  const trl = await a.follow({ serviceType: "translation", input: { textSourceId: a.textSourceId, targetLanguage: "es" } });
+  if (trl.status !== "completed") return void (process.exitCode = 1);
+  const translation = await get<TranslationRecord>(`/v1/translations/${String(trl.resultSummary?.["translationId"])}`);
+  out(`
+translation in ${((Date.now() - started) / 1000).toFixed(1)} s by ${translation.translationBackend} (${translation.model}), ${translation.segments.length} segments, timings kept:`);
+  for (const s of translation.segments.slice(0, 4)) out(`  [${s.start.toFixed(2)} → ${s.end.toFixed(2)}] ${s.text}`);
+  out(`  subtitles  s3://${a.tenant.bucket}/${translation.outputKeys.srt}`);
+
+  started = Date.now();
+  const dub = await a.follow({
+    serviceType: "dubbing",
+    input: { transcriptionId: a.textSourceId, targetLanguage: "es", translationId: translation.translationId },
+  });
+  if (dub.status !== "completed") return void (process.exitCode = 1);
+  const seconds = (Date.now() - started) / 1000;
+  const rec = await get<DubbingRecord>(`/v1/dubbings/${String(dub.resultSummary?.["dubbingId"])}`);
+  const spoken = rec.segments.filter((s) => s.speech === "spoken");
+  out(`
+dubbing in ${seconds.toFixed(1)} s for ${rec.durationSec.toFixed(1)} s of video (${((seconds / rec.durationSec) * 60).toFixed(1)} s per minute of source):`);
+  for (const [part, e] of Object.entries(rec.engines))
+    if (e) out(`  ${part.padEnd(12)} ${e.engine ?? e.backend} ${e.model ?? e.method ?? ""}`);
+  for (const sp of rec.speakers)
+    out(
+      `  ${sp.label}  ${sp.status}  voice ${sp.voiceId ?? "none"} (${sp.voiceSource ?? "-"}, ${sp.voiceKind ?? "-"})  ${sp.speechSec.toFixed(1)} s of speech`,
+    );
+  out(
+    `  ${spoken.length}/${rec.segments.length} segments spoken; compressed ${spoken.filter((s) => (s.stretch ?? 1) < 1).length}, rate raised ${spoken.filter((s) => s.flags.includes("rate_raised")).length}, trimmed ${spoken.filter((s) => s.flags.includes("trimmed")).length}`,
+  );
+  out(
+    `  sync: starts within ${(rec.sync.maxStartOffsetSec * 1000).toFixed(0)} ms, worst overrun ${(rec.sync.maxOverrunRatio * 100).toFixed(1)} % of a slot, duration off by ${rec.sync.durationDeltaSec.toFixed(3)} s`,
+  );
+  out(`  loudness: ${rec.loudness.integratedLufs ?? "?"} LUFS integrated, true peak ${rec.loudness.truePeakDbtp ?? "?"} dBTP`);
+  out("\ndubbing artifacts in the bucket:");
+  for (const [kind, key] of Object.entries(rec.artifacts)) {
+    const head = await a.s3.headObject(a.tenant.bucket, key);
+    out(`  ${kind.padEnd(10)} s3://${a.tenant.bucket}/${key} (${head?.size ?? 0} bytes)`);
   }
 }
 

@@ -10,6 +10,7 @@ import {
 } from "../../../contracts/services/dubbing";
 import { TranslatedSegmentSchema, type TranslatedSegment } from "../../../contracts/services/translation";
 import type { StageOf } from "../../../contracts/services/types";
+import { TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
 import { MIN_VOICE_SAMPLE_SPEECH_SEC } from "../../../contracts/services/voice-creation";
 import type { EngineEnv } from "../../engines/config";
 import { createDiarizationEngine } from "../../engines/diarization/factory";
@@ -101,7 +102,12 @@ interface SpeakerVoice {
   reason?: string;
 }
 
-const GivenTranslationSchema = z.object({ translationId: z.string(), segments: z.array(TranslatedSegmentSchema) });
+const GivenTranslationSchema = z.object({
+  translationId: z.string(),
+  translationBackend: z.enum(TRANSLATION_BACKENDS),
+  model: z.string(),
+  segments: z.array(TranslatedSegmentSchema),
+});
 
 async function speakTranslation(ctx: HandlerContext<Stage>, input: Input, deps: DubbingHandlerDeps) {
   const { report, signal } = ctx;
@@ -112,7 +118,7 @@ async function speakTranslation(ctx: HandlerContext<Stage>, input: Input, deps: 
       (g) => ({ translationId: g.translationId, segments: g.segments.length }),
     );
     await report.skip("translate", `translation ${input.translationId} was given`);
-    return { segments: given.segments, engine: null };
+    return { segments: given.segments, engine: { backend: given.translationBackend, model: given.model } };
   }
   const plan = input.translation;
   const source = await report.stage(
@@ -327,7 +333,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
       }),
       segments,
       engines: {
-        translation: translation.engine ?? { backend: input.translation?.engine.backend ?? "apertium", model: "given" },
+        translation: translation.engine,
         diarization: diarizer ? { engine: diarizer.engine, model: diarizer.model } : null,
         speech: synth ? { engine: synth.engine, model: synth.model } : null,
         separation: SEPARATION,

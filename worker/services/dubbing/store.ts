@@ -6,7 +6,7 @@ import type { DubbingSave } from "../../../contracts/services/dubbing";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
 import { CreatedVoiceSchema } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
-import { dubbings, voices } from "../../db/schema";
+import { dubbings, translations, voices } from "../../db/schema";
 import { ApiError } from "../../errors";
 import { nowIso } from "../../platform/clock";
 import { readLayer } from "../../transcripts/store";
@@ -21,11 +21,16 @@ const str = (job: Job, name: string): string => {
   return v;
 };
 
-/** `dubbing.translation`: the given translation's segments (a job that translates itself saves its own). */
-export async function givenTranslation(db: Db, job: Job): Promise<{ translationId: string; segments: TranslatedSegment[] }> {
+/** `dubbing.translation`: the given translation's segments and what made it (a job that translates itself saves its own). */
+export async function givenTranslation(
+  db: Db,
+  job: Job,
+): Promise<{ translationId: string; translationBackend: string; model: string; segments: TranslatedSegment[] }> {
+  const id = str(job, "translationId");
+  const row = await db.select().from(translations).where(eq(translations.id, id)).get();
   const segments = await readLayer<TranslatedSegment[]>(db, str(job, "transcriptionId"), translationLayer(str(job, "languageKey")));
-  if (!segments) throw new ApiError("notFound", `translation ${str(job, "translationId")} has no segments any more`);
-  return { translationId: str(job, "translationId"), segments };
+  if (!row || !segments) throw new ApiError("notFound", `translation ${id} has no segments any more`);
+  return { translationId: id, translationBackend: row.translationBackend, model: row.model, segments };
 }
 
 export const VoiceCreateCallSchema = z.object({ label: z.string().regex(/^SPEAKER_\d{2}$/), created: CreatedVoiceSchema });
