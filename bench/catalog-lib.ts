@@ -1,3 +1,4 @@
+import type { S3Client } from "../contracts/s3-client";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { SearchHit } from "../contracts/catalog";
@@ -72,6 +73,8 @@ export interface SearchAnswer {
 export interface BenchTenant {
   stack: Stack;
   tenant: BootstrapResult;
+  /** The tenant's bucket, through its connection's credentials. */
+  s3: S3Client;
   api<T>(method: string, p: string, body?: unknown): Promise<T>;
   admin<T>(method: string, p: string, body?: unknown): Promise<T>;
   /** Creates one completed transcription per entry (the bench plays the runner); returns their `txt_` ids in order. */
@@ -170,7 +173,7 @@ export async function openTenant(stack: Stack, name = "bench"): Promise<BenchTen
     return { results: res.data.results, metadata: res.metadata as SearchAnswer["metadata"] };
   };
 
-  return { stack, tenant, api, admin, transcribe, createJob, waitForJob, progress, search };
+  return { stack, tenant, s3, api, admin, transcribe, createJob, waitForJob, progress, search };
 }
 
 /** Milliseconds each stage took (started → completed), summed over repeats of the stage (one per transcript, say). */

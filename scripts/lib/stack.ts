@@ -55,6 +55,8 @@ export interface StackOptions {
 
 export interface Stack {
   apiBaseUrl: string;
+  /** The apertium-apy server the runners translate through (undefined without local engines). */
+  apyUrl: string | undefined;
   s3: LocalS3;
   bucket: string;
   stateDir: string;
@@ -262,6 +264,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
   const stack: Stack = {
     apiBaseUrl,
+    apyUrl,
     s3,
     bucket,
     stateDir,

@@ -1,7 +1,7 @@
 import { createWriteStream } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { once } from "node:events";
-import { decodeMono } from "../../engines/synthesis/audio";
+import { decodeMono, wavInfo } from "../../engines/synthesis/audio";
 import { runToolOk } from "../../media/spawn";
 
 /**
@@ -16,7 +16,7 @@ import { runToolOk } from "../../media/spawn";
  *   (100 Hz–8 kHz), kept only inside speech stretches.
  * - `writeSpeechTrack`: the fitted segments placed at their starts on one 48 kHz mono timeline,
  *   streamed segment by segment.
- * - `mix`: background plus speech, loudness-normalised (EBU R128, `loudnorm`, true peak -1.5 dBTP),
+ * - `mix`: background plus speech, loudness-normalised (EBU R128 measured, one gain, a limiter),
  *   padded or cut to exactly the source's duration.
  * - `render`: the original picture stream-copied with the mix as its only audio.
  */
@@ -138,7 +138,8 @@ export async function writeSpeechTrack(
   for (const p of [...placed].sort((a, b) => a.start - b.start)) {
     const at = Math.round(p.start * MIX_RATE);
     if (at > written) await silence(at - written);
-    const samples = await decodeMono(p.path, { sampleRate: MIX_RATE, signal, scratchPath: scratch });
+    const samples =
+      (await readPcmMono(p.path, MIX_RATE)) ?? (await decodeMono(p.path, { sampleRate: MIX_RATE, signal, scratchPath: scratch }));
     const room = Math.max(0, total - written);
     const n = Math.min(samples.length, room);
     const pcm = Buffer.alloc(n * 2);
@@ -152,15 +153,48 @@ export async function writeSpeechTrack(
   await runToolOk(FFMPEG, [...FF_BASE, "-f", "s16le", "-ar", String(MIX_RATE), "-ac", "1", "-i", rawPath, "-c:a", "flac", out], { signal });
 }
 
+/**
+ * A 16-bit mono PCM WAV (what fitting writes) read and resampled to `rate` in process: linear
+ * interpolation, enough for speech going up to 48 kHz, and no ffmpeg start per segment (a
+ * transcript has hundreds). Null for any other layout: the caller decodes it with ffmpeg.
+ */
+export async function readPcmMono(file: string, rate: number): Promise<Float32Array | null> {
+  const info = await wavInfo(file).catch(() => null);
+  if (!info || info.channels !== 1 || info.bitsPerSample !== 16) return null;
+  const bytes = await readFile(file);
+  // The data chunk's start: walk the chunks after the RIFF header (fmt, LIST, … come first).
+  let dataAt = 12;
+  while (dataAt + 8 <= bytes.length && bytes.toString("ascii", dataAt, dataAt + 4) !== "data") {
+    const len = bytes.readUInt32LE(dataAt + 4);
+    dataAt += 8 + len + (len % 2);
+  }
+  dataAt += 8;
+  const n = Math.floor(info.dataBytes / 2);
+  const src = new Float32Array(n);
+  for (let i = 0; i < n; i++) src[i] = bytes.readInt16LE(dataAt + i * 2) / 32768;
+  if (info.sampleRate === rate) return src;
+  const out = new Float32Array(Math.floor((n * rate) / info.sampleRate));
+  const step = info.sampleRate / rate;
+  for (let i = 0; i < out.length; i++) {
+    const x = i * step;
+    const j = Math.floor(x);
+    const f = x - j;
+    out[i] = (src[j] ?? 0) * (1 - f) + (src[j + 1] ?? src[j] ?? 0) * f;
+  }
+  return out;
+}
+
 export interface Loudness {
   integratedLufs: number | null;
   truePeakDbtp: number | null;
 }
 
 /**
- * Background and speech summed (speech at unity, background as ducked), normalised to `lufs`
- * integrated with loudnorm's linear mode where it can reach it, and cut or padded to the source's
- * exact duration so the dubbed video ends with its picture. Returns the mix's measured loudness.
+ * Background and speech summed (speech at unity, background as ducked), brought to `lufs`
+ * integrated by one measured gain (EBU R128 through ffmpeg's ebur128, then `volume`) with a limiter
+ * keeping peaks under -2 dBFS (about -1.5 dBTP), and cut or padded to the source's exact duration so
+ * the dubbed video ends with its picture. Gain-then-limit instead of loudnorm: loudnorm's dynamic
+ * mode works at 192 kHz and took most of the dub's time. Returns the mix's measured loudness.
  */
 export async function mix(
   background: string,
@@ -171,16 +205,34 @@ export async function mix(
   signal: AbortSignal,
 ): Promise<Loudness> {
   const dur = durationSec.toFixed(3);
+  const summed = out.replace(/\.[^.]+$/, ".sum.wav");
   const graph = [
     `[1:a]aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo[s]`,
     `[0:a]aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo[b]`,
-    `[b][s]amix=inputs=2:duration=longest:normalize=0,loudnorm=I=${lufs}:TP=-1.5:LRA=11,aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo,apad,atrim=0:${dur}[m]`,
+    `[b][s]amix=inputs=2:duration=longest:normalize=0,apad,atrim=0:${dur}[m]`,
   ].join(";");
   await runToolOk(
     FFMPEG,
-    [...FF_BASE, "-i", background, "-i", speech, "-filter_complex", graph, "-map", "[m]", "-c:a", "aac", "-b:a", "192k", out],
+    [...FF_BASE, "-i", background, "-i", speech, "-filter_complex", graph, "-map", "[m]", "-c:a", "pcm_f32le", summed],
     { signal },
   );
+  const measured = await measureLoudness(summed, signal);
+  const gainDb = measured.integratedLufs === null ? 0 : Math.max(-30, Math.min(30, lufs - measured.integratedLufs));
+  await runToolOk(
+    FFMPEG,
+    [
+      ...[
+        ...FF_BASE,
+        "-i",
+        summed,
+        "-af",
+        `volume=${gainDb.toFixed(2)}dB,alimiter=limit=${Math.pow(10, -2 / 20).toFixed(4)}:level=disabled,atrim=0:${dur}`,
+      ],
+      ...["-c:a", "aac", "-b:a", "192k", out],
+    ],
+    { signal },
+  );
+  await rm(summed, { force: true });
   return measureLoudness(out, signal);
 }
 
