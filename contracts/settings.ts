@@ -9,6 +9,7 @@ export const TEXT_ENGINES = ["local-extractive", "workers-ai", "replicate", "ope
 export const EMBEDDING_ENGINES = ["local-wink", "workers-ai", "openai-compatible"] as const;
 export const SPEECH_SYNTHESIS_ENGINES = ["local", "espeak-ng", "festival", "openai-compatible", "replicate"] as const;
 export const DIARIZATION_ENGINES = ["local-mfcc", "replicate"] as const;
+export const SEPARATION_ENGINES = ["local-filters", "replicate"] as const;
 export const IMAGE_ENGINES = ["local-compositor", "workers-ai", "replicate", "openai-compatible"] as const;
 
 /**
@@ -142,9 +143,16 @@ export const SettingsSchema = z.object({
       /** Who tells speakers apart: `local-mfcc` (Silero VAD, MFCC, agglomerative clustering) or pyannote on Replicate. */
       diarizationEngine: z.enum(DIARIZATION_ENGINES).default("local-mfcc"),
       diarizationModel: z.string().min(1).nullable().default(null),
+      /**
+       * What splits the source's sound into vocals and background: `local-filters` (ffmpeg: speech
+       * ducked by `duckDb`, not removed) or Demucs on Replicate (speech removed).
+       */
+      separationEngine: z.enum(SEPARATION_ENGINES).default("local-filters"),
+      /** The hosted separation model (`owner/name:version`); null: the engine's default. */
+      separationModel: z.string().min(1).nullable().default(null),
       /** Integrated loudness of the final mix (EBU R128 / ITU BS.1770), true peak under -1.5 dBTP. */
       mixLoudnessLufs: z.number().min(-31).max(-9).default(-16),
-      /** How far the original speech is lowered under the dubbed speech, in dB. */
+      /** How far the original speech is lowered under the dubbed speech, in dB (by engines that duck rather than remove it). */
       duckDb: z.number().min(0).max(60).default(18),
     })
     .prefault({}),

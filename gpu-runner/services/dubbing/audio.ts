@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { once } from "node:events";
 import { decodeMono, wavInfo } from "../../engines/synthesis/audio";
 import { runToolOk } from "../../media/spawn";
@@ -9,11 +9,7 @@ import { runToolOk } from "../../media/spawn";
  *
  * - `extractTracks`: the source's sound as the raw artifact (48 kHz, its own channels up to stereo,
  *   FLAC) and a 16 kHz mono WAV for diarization and voice measurement.
- * - `separate`: no offline separation model exists here (../shared/engines.md), so the two stems are
- *   made by filtering, and recorded as such (`SEPARATION`): the background is the source with every
- *   speech stretch lowered by `duckDb` (ducked, not removed: music and effects under speech stay,
- *   and so does a trace of the original voice); the vocals are the source in the speech band
- *   (100 Hz–8 kHz), kept only inside speech stretches.
+ * - (separation into background and vocals is an engine: ../../engines/separation/)
  * - `writeSpeechTrack`: the fitted segments placed at their starts on one 48 kHz mono timeline,
  *   streamed segment by segment.
  * - `mix`: background plus speech, loudness-normalised (EBU R128 measured, one gain, a limiter),
@@ -24,16 +20,6 @@ import { runToolOk } from "../../media/spawn";
 const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
 const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 export const MIX_RATE = 48_000;
-
-export const SEPARATION = {
-  engine: "ffmpeg-filters",
-  method: "speech ducked in the background; vocals band-passed and gated to speech",
-} as const;
-
-export interface Stretch {
-  start: number;
-  end: number;
-}
 
 export async function extractTracks(source: string, rawOut: string, analysisOut: string, signal: AbortSignal): Promise<void> {
   await runToolOk(
@@ -58,48 +44,6 @@ export async function extractTracks(source: string, rawOut: string, analysisOut:
       "-c:a",
       "pcm_s16le",
       analysisOut,
-    ],
-    { signal },
-  );
-}
-
-/** `between(t,a,b)+…` over the stretches; written to a filter script, since a long video has thousands. */
-function during(stretches: readonly Stretch[]): string {
-  return stretches.length === 0 ? "0" : stretches.map((s) => `between(t,${s.start.toFixed(3)},${s.end.toFixed(3)})`).join("+");
-}
-
-export async function separate(
-  raw: string,
-  stretches: readonly Stretch[],
-  duckDb: number,
-  out: { vocals: string; background: string; script: string },
-  signal: AbortSignal,
-): Promise<void> {
-  const speech = during(stretches);
-  const graph = [
-    "[0:a]asplit=2[a][b]",
-    `[a]volume=volume='if(${speech},${Math.pow(10, -duckDb / 20).toFixed(5)},1)':eval=frame[background]`,
-    `[b]highpass=f=100,lowpass=f=8000,volume=volume='if(${speech},1,0)':eval=frame[vocals]`,
-  ].join(";\n");
-  await writeFile(out.script, graph);
-  await runToolOk(
-    FFMPEG,
-    [
-      ...FF_BASE,
-      "-i",
-      raw,
-      "-filter_complex_script",
-      out.script,
-      "-map",
-      "[background]",
-      "-c:a",
-      "flac",
-      out.background,
-      "-map",
-      "[vocals]",
-      "-c:a",
-      "flac",
-      out.vocals,
     ],
     { signal },
   );

@@ -20,6 +20,8 @@ import {
   type DiarizationEngineName,
   type Diarization,
 } from "../../engines/diarization/interface";
+import { createSeparationEngine } from "../../engines/separation/factory";
+import { SEPARATION_ENGINE_NAMES, type SeparationEngine, type SeparationEngineName } from "../../engines/separation/interface";
 import { fitToSlot, type FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema, type SynthesisEngine, type VoiceSpec } from "../../engines/synthesis/interface";
 import { probe } from "../../media/ffmpeg";
@@ -37,7 +39,7 @@ import {
   uploadSubtitles,
   type MakeTranslationEngine,
 } from "../translation/run";
-import { dubbedExtension, extractTracks, mix, render, separate, SEPARATION, writeSpeechTrack, type PlacedSpeech } from "./audio";
+import { dubbedExtension, extractTracks, mix, render, writeSpeechTrack, type PlacedSpeech } from "./audio";
 import { rangesOf, slotsFor, speakerOf, speechStretches, type Slot } from "./slots";
 
 /**
@@ -45,7 +47,8 @@ import { rangesOf, slotsFor, speakerOf, speechStretches, type Slot } from "./slo
  *   load_transcription  the translation to speak: the given one (call `dubbing.translation`), or
  *   translate           made here exactly as a translation job makes it, subtitles and record included
  *   download, extract_audio   the source; its sound as the raw artifact and a 16 kHz analysis copy
- *   separate_audio      background (speech ducked) and vocals by filtering (audio.ts says why)
+ *   separate_audio      background and vocals by the chosen separation engine (ffmpeg filters
+ *                       ducking speech, or Demucs on Replicate removing it)
  *   diarize             who speaks when (skipped when disabled: one speaker, SPEAKER_00)
  *   assign_voices       per speaker: the assigned voice, or one made from the speaker's own audio
  *                       (`voices.create`), or none: marked for manual assignment, left silent
@@ -76,6 +79,9 @@ const InputSchema = z.object({
     speechModel: z.string().nullable(),
     diarization: z.enum(DIARIZATION_ENGINE_NAMES),
     diarizationModel: z.string().nullable(),
+    // Jobs queued before separation became a choice carry neither: they separate as they always did.
+    separation: z.enum(SEPARATION_ENGINE_NAMES).default("local-filters"),
+    separationModel: z.string().nullable().default(null),
     mixLoudnessLufs: z.number(),
     duckDb: z.number(),
   }),
@@ -86,10 +92,15 @@ export type MakeDiarizationEngine = (choice: { engine: DiarizationEngineName; mo
 const defaultDiarizationEngine: MakeDiarizationEngine = (c, env) =>
   createDiarizationEngine(c.engine, env, { requestTimeoutMs: 300_000, ...(c.model ? { model: c.model } : {}) });
 
+export type MakeSeparationEngine = (choice: { engine: SeparationEngineName; model: string | null }, env: EngineEnv) => SeparationEngine;
+const defaultSeparationEngine: MakeSeparationEngine = (c, env) =>
+  createSeparationEngine(c.engine, env, { requestTimeoutMs: 300_000, ...(c.model ? { model: c.model } : {}) });
+
 export interface DubbingHandlerDeps {
   createTranslation?: MakeTranslationEngine;
   createSynthesis?: MakeSynthesisEngine;
   createDiarization?: MakeDiarizationEngine;
+  createSeparation?: MakeSeparationEngine;
   env?: EngineEnv;
 }
 
@@ -183,16 +194,28 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
       (d) => ({ durationSec: round3(d) }),
     );
 
-    const stems = {
-      vocals: join(workDir, "vocals.flac"),
-      background: join(workDir, "background.flac"),
-      script: join(workDir, "separate.txt"),
-    };
+    const stems = { vocals: join(workDir, "vocals.flac"), background: join(workDir, "background.flac") };
     const stretches = speechStretches(translation.segments);
+    const separator = (deps.createSeparation ?? defaultSeparationEngine)(
+      { engine: input.engines.separation, model: input.engines.separationModel },
+      env,
+    );
     await report.stage(
       "separate_audio",
-      () => timed("separate_audio", () => toolStep(signal, () => separate(raw, stretches, input.engines.duckDb, stems, signal))),
-      () => ({ ...SEPARATION, speechStretches: stretches.length, duckDb: input.engines.duckDb }),
+      () =>
+        timed("separate_audio", () =>
+          toolStep(signal, () =>
+            separator.separate({
+              audioPath: raw,
+              speech: stretches,
+              duckDb: input.engines.duckDb,
+              vocalsOut: stems.vocals,
+              backgroundOut: stems.background,
+              signal,
+            }),
+          ),
+        ),
+      () => ({ engine: separator.engine, method: separator.method, speechStretches: stretches.length, duckDb: input.engines.duckDb }),
     );
 
     // Who speaks when.
@@ -336,7 +359,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
         translation: translation.engine,
         diarization: diarizer ? { engine: diarizer.engine, model: diarizer.model } : null,
         speech: synth ? { engine: synth.engine, model: synth.model } : null,
-        separation: SEPARATION,
+        separation: { engine: separator.engine, method: separator.method },
       },
       sync: {
         maxStartOffsetSec: round3(Math.max(0, ...spoken.map((s) => Math.abs((s.speechStart ?? s.sourceStart) - s.sourceStart)))),

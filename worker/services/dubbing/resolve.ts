@@ -112,6 +112,8 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
         speechModel: o.tts?.modelId ?? cfg.speechModel,
         diarization: cfg.diarizationEngine,
         diarizationModel: cfg.diarizationModel,
+        separation: cfg.separationEngine,
+        separationModel: cfg.separationModel,
         mixLoudnessLufs: cfg.mixLoudnessLufs,
         duckDb: cfg.duckDb,
       },

@@ -1,0 +1,192 @@
+import { createWriteStream } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { z } from "zod";
+import { probe } from "../../media/ffmpeg";
+import { runTool, runToolOk } from "../../media/spawn";
+import { EngineHttpClient, type RetryPolicy } from "../http";
+import { ReplicatePredictions } from "../replicate-predictions";
+import { during } from "./local-filters";
+import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine } from "./interface";
+
+/**
+ * Demucs (Meta's hybrid transformer source separator) hosted on Replicate, over the predictions
+ * API every Replicate backend shares (replicate-predictions.ts: create with `Prefer: wait`, poll,
+ * cancel when the task is cancelled, a new prediction when one fails).
+ *
+ * The default model is `ryan5453/demucs` (its cog: github.com/ryan5453/demucs-cog). Input `{ audio,
+ * model (htdemucs | htdemucs_ft | htdemucs_6s | hdemucs_mmi | mdx_q | mdx_extra_q), stem (none |
+ * vocals | drums | …), output_format (mp3 | wav | flac), clip_mode (rescale | clamp | none), shifts,
+ * overlap, split, segment, jobs, … }`; output an object of file URLs by stem name: with `stem:
+ * "vocals"`, `{ vocals, no_vocals }` (no_vocals the sum of every other stem), with `stem: "none"`
+ * every stem of the model (`vocals, drums, bass, other`, htdemucs_6s adds `guitar, piano`), which
+ * are then summed here. Stems come at the model's 44.1 kHz, stereo.
+ *
+ * Sent: the source's sound as a data URI, like the other Replicate engines' audio, compressed to
+ * 192 kbps MP3 at 44.1 kHz with its own channels (86 MB an hour; Demucs decodes it with ffmpeg and
+ * works at 44.1 kHz anyway). Asked for FLAC stems and `clip_mode: "clamp"`: rescaling would change a
+ * stem's level against the source, which the background is spliced with.
+ *
+ * Written: speech is removed, not ducked (`duckDb` is for engines that can only duck). Inside the
+ * speech stretches the background is the accompaniment and the vocals are Demucs' vocals; outside
+ * them the background is the source untouched and the vocals silence, so music with singing where
+ * nobody speaks stays in the dub, and vocals + background is the source throughout. Both are
+ * resampled to 48 kHz, given the source's channels, and padded or cut to its exact duration. Gates
+ * switch every 10 ms. Stems are streamed to disk, fetched from the file host without the API token.
+ */
+export interface ReplicateSeparationConfig {
+  apiToken: string;
+  /** `owner/name:version`, or `owner/name` for an official model. */
+  model: string;
+  /** The Demucs weights the model runs (its `model` input). */
+  demucs: DemucsModel;
+  baseUrl: string;
+  pollIntervalMs: number;
+  retry: RetryPolicy;
+}
+
+/** ryan5453/demucs, the version with FLAC output and the `clip_mode` input. */
+export const REPLICATE_SEPARATION_DEFAULT_MODEL = "ryan5453/demucs:5a7041cc9b82e5a558fea6b3d7b12dea89625e89da33f0447bd727c2d0ab9e77";
+
+/** htdemucs_ft separates better, taking four times as long (the model's readme). */
+export const DEMUCS_MODELS = ["htdemucs", "htdemucs_ft", "htdemucs_6s", "hdemucs_mmi", "mdx_q", "mdx_extra_q"] as const;
+export type DemucsModel = (typeof DEMUCS_MODELS)[number];
+
+const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
+const FFPROBE = process.env.FFPROBE_PATH ?? "ffprobe";
+const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
+/** 10 ms at 48 kHz: how finely the speech gates switch. */
+const GATE_FRAME = 480;
+
+const OutputSchema = z.record(z.string(), z.string());
+
+export class ReplicateSeparationEngine implements SeparationEngine {
+  readonly engine = "replicate";
+  private readonly http: EngineHttpClient;
+  private readonly predictions: ReplicatePredictions;
+
+  constructor(private readonly config: ReplicateSeparationConfig) {
+    this.http = new EngineHttpClient({
+      engine: this.engine,
+      model: config.model,
+      baseUrl: config.baseUrl,
+      headers: { authorization: `Bearer ${config.apiToken}` },
+      policy: config.retry,
+    });
+    this.predictions = new ReplicatePredictions(this.http, config);
+  }
+
+  get model(): string {
+    return this.config.model;
+  }
+
+  get method(): string {
+    return `Demucs ${this.config.demucs} (${this.config.model}) on Replicate: speech stretches take the accompaniment stem in the background and the vocals stem as vocals; the source elsewhere`;
+  }
+
+  async separate(req: SeparateRequest): Promise<void> {
+    const scratch = await mkdtemp(path.join(path.dirname(req.backgroundOut), "separation-"));
+    try {
+      const [source, channels] = await Promise.all([probe(req.audioPath, req.signal), channelsOf(req.audioPath, req.signal)]);
+      const mp3 = path.join(scratch, "audio.mp3");
+      await runToolOk(FFMPEG, [...FF_BASE, "-i", req.audioPath, "-vn", "-ar", "44100", "-c:a", "libmp3lame", "-b:a", "192k", mp3], {
+        signal: req.signal,
+      });
+      const audio = `data:audio/mpeg;base64,${(await readFile(mp3)).toString("base64")}`;
+      await rm(mp3);
+      const prediction = await this.predictions.run(
+        { audio, model: this.config.demucs, stem: "vocals", output_format: "flac", clip_mode: "clamp" },
+        req.signal,
+      );
+      const stems = this.stemsOf(prediction.output);
+      const files: Record<string, string> = {};
+      for (const [name, url] of Object.entries(stems)) {
+        files[name] = path.join(scratch, `${name}.flac`);
+        await this.download(url, files[name], req.signal);
+      }
+      const accompaniment = files.no_vocals ? [files.no_vocals] : Object.keys(files).flatMap((k) => (k === "vocals" ? [] : [files[k]!]));
+      await this.write(req, source.durationSec, channels, files.vocals!, accompaniment);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** The stems' URLs: `vocals` and either `no_vocals` or the other stems. */
+  private stemsOf(output: unknown): Record<string, string> {
+    const parsed = OutputSchema.safeParse(output);
+    if (!parsed.success) throw this.http.failure(`output is not stems by name: ${parsed.error.issues[0]?.message ?? ""}`);
+    const { vocals, no_vocals: noVocals, ...others } = parsed.data;
+    if (!vocals) throw this.http.failure("output has no vocals stem");
+    if (noVocals) return { vocals, no_vocals: noVocals };
+    if (Object.keys(others).length === 0) throw this.http.failure("output has no stem besides vocals");
+    return { vocals, ...others };
+  }
+
+  /** A stem, streamed to `file`: only over http(s), and without the API token (the file host is not the API). */
+  private async download(ref: string, file: string, signal: AbortSignal): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(ref);
+    } catch {
+      throw this.http.failure(`stem is not a URL: ${ref.slice(0, 100)}`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw this.http.failure(`stem URL is not http(s): ${url.protocol}`);
+    const files = new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl: url.origin, policy: this.config.retry });
+    await files.send(url.href, { signal, headers: { accept: "audio/*" } }, async (res) => {
+      if (!res.body) throw this.http.failure(`stem ${url.pathname} came without a body`);
+      await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), createWriteStream(file), { signal });
+    });
+  }
+
+  /** Background and vocals from the source and the stems (see the module's comment). */
+  private async write(req: SeparateRequest, durationSec: number, channels: number, vocals: string, accompaniment: readonly string[]) {
+    const speech = during(req.speech);
+    const layout = channels === 1 ? "mono" : "stereo";
+    const shape = (label: string) =>
+      `aresample=${SEPARATION_RATE},aformat=sample_fmts=fltp:channel_layouts=${layout},apad,atrim=0:${durationSec.toFixed(6)},asetnsamples=n=${GATE_FRAME}:p=0[${label}]`;
+    const gate = (from: string, to: string, inside: 0 | 1) =>
+      `[${from}]volume=volume='if(${speech},${inside},${1 - inside})':eval=frame[${to}]`;
+    const accInputs = accompaniment.map((_, i) => `[${i + 2}:a]`).join("");
+    const graph = [
+      `[0:a]${shape("src")}`,
+      `[1:a]${shape("voc")}`,
+      accompaniment.length === 1 ? `[2:a]${shape("acc")}` : `${accInputs}amix=inputs=${accompaniment.length}:normalize=0,${shape("acc")}`,
+      gate("src", "outside", 0),
+      gate("acc", "inside", 1),
+      "[outside][inside]amix=inputs=2:normalize=0:duration=first[background]",
+      gate("voc", "vocals", 1),
+    ].join(";\n");
+    const script = `${req.backgroundOut}.filter.txt`;
+    await writeFile(script, graph);
+    try {
+      await runToolOk(
+        FFMPEG,
+        [
+          ...FF_BASE,
+          ...["-i", req.audioPath, "-i", vocals, ...accompaniment.flatMap((a) => ["-i", a])],
+          "-filter_complex_script",
+          script,
+          ...["-map", "[background]", "-c:a", "flac", req.backgroundOut],
+          ...["-map", "[vocals]", "-c:a", "flac", req.vocalsOut],
+        ],
+        { signal: req.signal },
+      );
+    } finally {
+      await rm(script, { force: true });
+    }
+  }
+}
+
+/** The first audio stream's channel count (the pipeline's sound is mono or stereo). */
+async function channelsOf(file: string, signal: AbortSignal): Promise<number> {
+  const res = await runTool(
+    FFPROBE,
+    ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=channels", "-of", "default=nw=1:nk=1", file],
+    { signal, collectStdout: true },
+  );
+  const n = Number(res.stdout.trim());
+  return res.code === 0 && Number.isInteger(n) && n > 0 ? n : 2;
+}
