@@ -27,7 +27,7 @@ import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine } from "./
  *
  * Sent: the source's sound as a data URI, like the other Replicate engines' audio, compressed to
  * 192 kbps MP3 at 44.1 kHz with its own channels (86 MB an hour; Demucs decodes it with ffmpeg and
- * works at 44.1 kHz anyway). Asked for FLAC stems and `clip_mode: "clamp"`: rescaling would change a
+ * works at 44.1 kHz anyway); a source that already is MP3 goes as it is. Asked for FLAC stems and `clip_mode: "clamp"`: rescaling would change a
  * stem's level against the source, which the background is spliced with.
  *
  * Written: speech is removed, not ducked (`duckDb` is for engines that can only duck). Inside the
@@ -90,17 +90,12 @@ export class ReplicateSeparationEngine implements SeparationEngine {
   async separate(req: SeparateRequest): Promise<void> {
     const scratch = await mkdtemp(path.join(path.dirname(req.backgroundOut), "separation-"));
     try {
-      const [source, channels] = await Promise.all([probe(req.audioPath, req.signal), channelsOf(req.audioPath, req.signal)]);
-      const mp3 = path.join(scratch, "audio.mp3");
-      await runToolOk(FFMPEG, [...FF_BASE, "-i", req.audioPath, "-vn", "-ar", "44100", "-c:a", "libmp3lame", "-b:a", "192k", mp3], {
-        signal: req.signal,
-      });
-      const audio = `data:audio/mpeg;base64,${(await readFile(mp3)).toString("base64")}`;
-      await rm(mp3);
+      const audio = await this.audioDataUri(req.audioPath, scratch, req.signal);
       const prediction = await this.predictions.run(
         { audio, model: this.config.demucs, stem: "vocals", output_format: "flac", clip_mode: "clamp" },
         req.signal,
       );
+      const [source, channels] = await Promise.all([probe(req.audioPath, req.signal), channelsOf(req.audioPath, req.signal)]);
       const stems = this.stemsOf(prediction.output);
       const files: Record<string, string> = {};
       for (const [name, url] of Object.entries(stems)) {
@@ -112,6 +107,18 @@ export class ReplicateSeparationEngine implements SeparationEngine {
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
+  }
+
+  /** The source as an MP3 data URI; an MP3 is sent as it is (no second lossy generation). */
+  private async audioDataUri(audioPath: string, scratch: string, signal: AbortSignal): Promise<string> {
+    let bytes = await readFile(audioPath);
+    if (!isMp3(bytes)) {
+      const mp3 = path.join(scratch, "audio.mp3");
+      await runToolOk(FFMPEG, [...FF_BASE, "-i", audioPath, "-vn", "-ar", "44100", "-c:a", "libmp3lame", "-b:a", "192k", mp3], { signal });
+      bytes = await readFile(mp3);
+      await rm(mp3);
+    }
+    return `data:audio/mpeg;base64,${bytes.toString("base64")}`;
   }
 
   /** The stems' URLs: `vocals` and either `no_vocals` or the other stems. */
@@ -178,6 +185,11 @@ export class ReplicateSeparationEngine implements SeparationEngine {
       await rm(script, { force: true });
     }
   }
+}
+
+/** An ID3 tag or an MPEG audio frame sync at the start. */
+function isMp3(bytes: Buffer): boolean {
+  return bytes.subarray(0, 3).toString("latin1") === "ID3" || (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0);
 }
 
 /** The first audio stream's channel count (the pipeline's sound is mono or stereo). */

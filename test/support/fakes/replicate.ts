@@ -1,3 +1,8 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { DEFAULT_CHAT_REPLY, limitTokens, type ChatReply } from "./chat";
 import { FakeHttpServer, hasBearer, type RecordedRequest, type Reply } from "./fake-http";
 import { fakeImage } from "./images";
@@ -27,7 +32,13 @@ import { fakeSpeechWav } from "./synthesis";
  * (input `{ audio, num_speakers, min_speakers, max_speakers }`, output inline `{ segments: [{ speaker,
  * start, stop }], speakers: { count, labels, embeddings } }` with `H:MM:SS.ffffff` times) and
  * `meronym/speaker-diarization` (input `{ audio }`, the same JSON as an `output.json` file URL);
- * both answer `speakerTurns`. Another capability adds its model with `fake.version(...)`.
+ * both answer `speakerTurns`; and `ryan5453/demucs` (input `{ audio (a data: URI), model, stem, output_format,
+ * clip_mode, … }`, output an object of file URLs by stem name: `{ <stem>, no_<stem> }` for one stem,
+ * every stem of the model for `stem: "none"`), whose stems are real audio in the asked format at
+ * 44.1 kHz stereo, as Demucs writes them: the input through ffmpeg, half of it the vocals, the other
+ * half shared by the other stems, so the stems sum to the input (made once per input and kept
+ * across resets, so a prediction answers within the transport tests' timeouts). Another capability
+ * adds its model with `fake.version(...)`.
  *
  * Output files are served by a second server, `fake.files`, standing in for replicate.delivery: a
  * host of its own, public (no token), so tests see what the engine sends there and the API fake's
@@ -70,6 +81,22 @@ export const DEFAULT_SPEAKER_TURNS: readonly FakeSpeakerTurn[] = [
 
 export const SPEAKER_DIARIZATION_3_VERSION = "6e29843b8c1b751ec384ad96d3566af2392046465152fef3cc22ad701090b64c";
 export const MERONYM_DIARIZATION_VERSION = "64b78c82f74d78164b49178443c819445f5dca2c51c8ec374783d49382342119";
+
+export const DEMUCS_VERSION = "5a7041cc9b82e5a558fea6b3d7b12dea89625e89da33f0447bd727c2d0ab9e77";
+/** The stems each Demucs model separates, and the share of the input the fake puts in each. */
+const DEMUCS_SOURCES: Record<string, readonly string[]> = {
+  htdemucs: ["drums", "bass", "other", "vocals"],
+  htdemucs_ft: ["drums", "bass", "other", "vocals"],
+  htdemucs_6s: ["drums", "bass", "other", "vocals", "guitar", "piano"],
+  hdemucs_mmi: ["drums", "bass", "other", "vocals"],
+  mdx_q: ["drums", "bass", "other", "vocals"],
+  mdx_extra_q: ["drums", "bass", "other", "vocals"],
+};
+const DEMUCS_CODECS: Record<string, { codec: string[]; type: string }> = {
+  flac: { codec: ["-c:a", "flac"], type: "audio/flac" },
+  wav: { codec: ["-c:a", "pcm_s24le"], type: "audio/wav" },
+  mp3: { codec: ["-c:a", "libmp3lame", "-b:a", "320k"], type: "audio/mpeg" },
+};
 
 export const WHISPER_VERSION = "8099696689d249cf8b122d833c36ac3f75505c666a395ca40ef26f68e7d3d16e";
 export const FLUX_SCHNELL_VERSION = "c846a69991daf4c0e5d016514849d14ee5b2e6846ce6b9d6f21369e564cfe51e";
@@ -132,6 +159,8 @@ export class FakeReplicate extends FakeHttpServer {
   private readonly versions = new Map<string, { model: string; run: (input: Record<string, unknown>) => unknown }>();
   readonly files = new FakeFileHost();
   private plans: PredictionPlan[] = [];
+  /** Demucs stems by input: a pure function of it, worth keeping across resets (ffmpeg takes a while). */
+  private readonly demucsStems = new Map<string, { name: string; body: Buffer; type: string; ext: string }[]>();
   private created = 0;
 
   constructor(readonly apiToken: string) {
@@ -186,6 +215,7 @@ export class FakeReplicate extends FakeHttpServer {
     this.version(SPEAKER_DIARIZATION_3_VERSION, "collectiveai-team/speaker-diarization-3", (input) => this.speakerDiarization3(input));
     this.version(MERONYM_DIARIZATION_VERSION, "meronym/speaker-diarization", (input) => this.meronymDiarization(input));
     this.version(XTTS_V2_VERSION, "lucataco/xtts-v2", (input) => this.xtts(input));
+    this.version(DEMUCS_VERSION, "ryan5453/demucs", (input) => this.demucs(input));
   }
 
   protected errorBody(status: number, message: string): unknown {
@@ -363,6 +393,51 @@ export class FakeReplicate extends FakeHttpServer {
     return this.files.put(`/xezq/tts${this.files.files.size + 1}/output.wav`, fakeSpeechWav(text), "audio/wav");
   }
 
+  /** ryan5453/demucs: stems as file URLs (see the class comment for what is in them); public so a test can register a variant. */
+  async demucs(input: Record<string, unknown>): Promise<Record<string, string>> {
+    const { audio, model = "htdemucs", stem = "none", output_format: format = "mp3", clip_mode: clip = "rescale" } = input;
+    const data = typeof audio === "string" ? /^data:audio\/[\w.+-]+;base64,(.+)$/s.exec(audio) : null;
+    // The real model also fetches http(s) URLs; the engine sends data URIs only.
+    if (!data) throw new Error("audio must be a data URI");
+    const sources = typeof model === "string" ? DEMUCS_SOURCES[model] : undefined;
+    if (!sources) throw new Error(`model must be one of ${Object.keys(DEMUCS_SOURCES).join(", ")}`);
+    if (typeof stem !== "string" || (stem !== "none" && !sources.includes(stem)))
+      throw new Error(`stem ${String(stem)} is not a source of ${model}`);
+    const out = typeof format === "string" ? DEMUCS_CODECS[format] : undefined;
+    if (!out) throw new Error("output_format must be mp3, flac or wav");
+    if (clip !== "rescale" && clip !== "clamp" && clip !== "none") throw new Error("clip_mode must be rescale, clamp or none");
+    const shares = new Map(sources.map((s) => [s, s === "vocals" ? 0.5 : 0.5 / (sources.length - 1)]));
+    const wanted = stem === "none" ? [...shares] : [[stem, shares.get(stem)!] as const, [`no_${stem}`, 1 - shares.get(stem)!] as const];
+    const key = JSON.stringify([data[1], model, stem, format]);
+    const stems = this.demucsStems.get(key) ?? (await this.separate(data[1]!, wanted, String(format), out));
+    this.demucsStems.set(key, stems);
+    const id = `demucs${this.files.files.size + 1}`;
+    return Object.fromEntries(stems.map((st) => [st.name, this.files.put(`/pbxt/${id}/${st.name}.${st.ext}`, st.body, st.type)]));
+  }
+
+  private async separate(
+    base64: string,
+    wanted: readonly (readonly [string, number])[],
+    format: string,
+    out: { codec: string[]; type: string },
+  ) {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "fake-demucs-"));
+    try {
+      const inputFile = path.join(dir, "input");
+      await writeFile(inputFile, Buffer.from(base64, "base64"));
+      const stems: { name: string; body: Buffer; type: string; ext: string }[] = [];
+      for (const [name, share] of wanted) {
+        const file = path.join(dir, `${name}.${format}`);
+        const args = ["-i", inputFile, "-af", `volume=${share}`, "-ar", "44100", "-ac", "2", ...out.codec, file];
+        await run("ffmpeg", ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...args]);
+        stems.push({ name, body: await readFile(file), type: out.type, ext: format });
+      }
+      return stems;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   /** black-forest-labs/flux-schnell: a list of `num_outputs` file URLs at the aspect ratio's size. */
   private async fluxSchnell(input: Record<string, unknown>): Promise<unknown> {
     const { prompt, aspect_ratio = "1:1", output_format = "webp", num_outputs = 1, seed } = input;
@@ -384,6 +459,8 @@ export class FakeReplicate extends FakeHttpServer {
     return urls;
   }
 }
+
+const run = promisify(execFile);
 
 function requireAudio(input: Record<string, unknown>): void {
   if (typeof input.audio !== "string" || !/^(data:audio\/[\w.+-]+;base64,.+|https?:\/\/.+)$/s.test(input.audio))
