@@ -80,7 +80,8 @@ export interface BenchTenant {
   /** Creates one completed transcription per entry (the bench plays the runner); returns their `txt_` ids in order. */
   transcribe(transcripts: ReadonlyArray<readonly Segment[]>, opts?: { concurrency?: number }): Promise<string[]>;
   createJob(serviceType: string, input: Record<string, unknown>): Promise<Job>;
-  waitForJob(jobId: string, timeoutMs?: number): Promise<Job>;
+  /** Polls every `pollMs` (100) until the job has ended. */
+  waitForJob(jobId: string, timeoutMs?: number, pollMs?: number): Promise<Job>;
   /** The job's progress entries (through a console session: the route is console-only). */
   progress(jobId: string): Promise<ProgressEntry[]>;
   search(body: Record<string, unknown>): Promise<SearchAnswer>;
@@ -98,7 +99,7 @@ export async function openTenant(stack: Stack, name = "bench"): Promise<BenchTen
 
   const createJob = (serviceType: string, input: Record<string, unknown>) => api<Job>("POST", "/v1/jobs", { serviceType, input });
 
-  const waitForJob = async (jobId: string, timeoutMs = 600_000): Promise<Job> => {
+  const waitForJob = async (jobId: string, timeoutMs = 600_000, pollMs = 100): Promise<Job> => {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const job = await api<Job>("GET", `/v1/jobs/${jobId}`);
@@ -106,7 +107,7 @@ export async function openTenant(stack: Stack, name = "bench"): Promise<BenchTen
       if (job.status === "failed" || job.status === "cancelled")
         throw new Error(`job ${jobId} (${job.serviceType}) ${job.status}: ${JSON.stringify(job.error ?? job.lastError)}`);
       if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, pollMs));
     }
   };
 

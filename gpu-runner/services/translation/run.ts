@@ -95,8 +95,11 @@ export async function uploadSubtitles(
 ): Promise<number> {
   const s3 = await ctx.openStorage();
   const cues = segmentCues(segments);
-  await uploadObject(s3, plan.bucket, plan.resolvedOutputKeys.srt, srtFromCues(cues), "application/x-subrip; charset=utf-8");
-  await uploadObject(s3, plan.bucket, plan.resolvedOutputKeys.vtt, vttFromCues(cues), "text/vtt; charset=utf-8");
+  // Independent objects: written together.
+  await Promise.all([
+    uploadObject(s3, plan.bucket, plan.resolvedOutputKeys.srt, srtFromCues(cues), "application/x-subrip; charset=utf-8"),
+    uploadObject(s3, plan.bucket, plan.resolvedOutputKeys.vtt, vttFromCues(cues), "text/vtt; charset=utf-8"),
+  ]);
   return cues.length;
 }
 
