@@ -1,11 +1,10 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { probe } from "../../gpu-runner/media/ffmpeg";
-import { startE2E, type E2E } from "../support/e2e-stack";
-import { speechVideo } from "../support/media-fixtures";
+import { startE2E, transcribedSpeech, type E2E } from "../support/e2e-stack";
 
 /**
  * From a transcribed video to a dubbed video in the bucket, through the whole local stack: a real
@@ -17,20 +16,7 @@ let textSourceId: string;
 
 beforeAll(async () => {
   e = await startE2E({ runners: 1 });
-  await e.s3.putObject(e.tenant.bucket, "e2e/speech.mp4", await readFile(await speechVideo()), "video/mp4");
-  const job = await e.api<Job>("POST", "/v1/jobs", {
-    serviceType: "transcription",
-    input: {
-      sourceType: "s3_direct",
-      connectionId: e.tenant.connectionId,
-      bucket: e.tenant.bucket,
-      sourceKey: "e2e/speech.mp4",
-      options: { language: "en" },
-    },
-  });
-  const done = await e.waitForJob(job.jobId, ["completed", "failed"], 180_000);
-  expect(done.status, JSON.stringify(done.error)).toBe("completed");
-  textSourceId = String(job.input["textSourceId"]);
+  textSourceId = await transcribedSpeech(e);
 }, 240_000);
 afterAll(async () => e?.close());
 

@@ -1,9 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SearchHit } from "../../contracts/catalog";
 import type { Job } from "../../contracts/job";
-import { startE2E, type E2E } from "../support/e2e-stack";
-import { speechVideo } from "../support/media-fixtures";
+import { startE2E, transcribedSpeech, type E2E } from "../support/e2e-stack";
 
 /**
  * Metadata, summarization, indexing and catalog search through the whole local stack: a real
@@ -16,20 +14,7 @@ let words: string[];
 
 beforeAll(async () => {
   e = await startE2E({ runners: 1 });
-  await e.s3.putObject(e.tenant.bucket, "e2e/speech.mp4", await readFile(await speechVideo()), "video/mp4");
-  const job = await e.api<Job>("POST", "/v1/jobs", {
-    serviceType: "transcription",
-    input: {
-      sourceType: "s3_direct",
-      connectionId: e.tenant.connectionId,
-      bucket: e.tenant.bucket,
-      sourceKey: "e2e/speech.mp4",
-      options: { language: "en" },
-    },
-  });
-  const done = await e.waitForJob(job.jobId, ["completed", "failed"], 180_000);
-  expect(done.status, JSON.stringify(done.error)).toBe("completed");
-  textSourceId = String(job.input["textSourceId"]);
+  textSourceId = await transcribedSpeech(e);
   const t = await e.api<{ segments: Array<{ text: string }> }>("GET", `/v1/transcriptions/${textSourceId}?layers=segments`);
   words = t.segments.flatMap((s) => s.text.toLowerCase().split(/[^\p{L}\p{N}']+/u)).filter(Boolean);
 }, 240_000);

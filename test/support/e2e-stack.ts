@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { apiCall, bootstrap, type BootstrapResult } from "../../scripts/lib/api-client";
 import { LOCAL_ADMIN_SECRET, startStack, type Stack, type StackOptions } from "../../scripts/lib/stack";
 import { S3Client } from "../../contracts/s3-client";
 import type { Job } from "../../contracts/job";
+import { speechVideo } from "./media-fixtures";
 
 /** A fresh local stack per test file: its own state dir, API port and S3 server. */
 export interface E2E {
@@ -95,4 +96,25 @@ export async function consoleKey(e: E2E): Promise<string> {
     userHandle: "e2e",
   });
   return r.data.secret;
+}
+
+/**
+ * The LibriVox speech video uploaded to `e2e/speech.mp4` and transcribed by the stack's real runner
+ * (PocketSphinx): the transcript later services work on. Returns its `txt_` id.
+ */
+export async function transcribedSpeech(e: E2E): Promise<string> {
+  await e.s3.putObject(e.tenant.bucket, "e2e/speech.mp4", await readFile(await speechVideo()), "video/mp4");
+  const job = await e.api<Job>("POST", "/v1/jobs", {
+    serviceType: "transcription",
+    input: {
+      sourceType: "s3_direct",
+      connectionId: e.tenant.connectionId,
+      bucket: e.tenant.bucket,
+      sourceKey: "e2e/speech.mp4",
+      options: { language: "en" },
+    },
+  });
+  const done = await e.waitForJob(job.jobId, ["completed", "failed"], 180_000);
+  if (done.status !== "completed") throw new Error(`transcription ${job.jobId} ${done.status}: ${JSON.stringify(done.error)}`);
+  return String(job.input["textSourceId"]);
 }
