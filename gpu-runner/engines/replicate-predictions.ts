@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { sleep, withRetry } from "../../contracts/retry";
-import type { EngineHttpClient, RetryPolicy } from "./http";
+import { EngineHttpClient, type RetryPolicy } from "./http";
 
 /**
  * Replicate's predictions API as every Replicate backend uses it: create (holding the request open
@@ -14,6 +14,29 @@ export interface ReplicatePredictionConfig {
   baseUrl: string;
   pollIntervalMs: number;
   retry: RetryPolicy;
+}
+
+/** A Replicate backend's whole configuration: its predictions' plus the API token. */
+export interface ReplicateEngineConfig extends ReplicatePredictionConfig {
+  apiToken: string;
+}
+
+/**
+ * The HTTP client (token, retry policy, errors naming engine and model) and the predictions of one
+ * Replicate backend, for engines that are not built on a capability's network base class.
+ */
+export function replicateClient(
+  engine: string,
+  config: ReplicateEngineConfig,
+): { http: EngineHttpClient; predictions: ReplicatePredictions } {
+  const http = new EngineHttpClient({
+    engine,
+    model: config.model,
+    baseUrl: config.baseUrl,
+    headers: { authorization: `Bearer ${config.apiToken}` },
+    policy: config.retry,
+  });
+  return { http, predictions: new ReplicatePredictions(http, config) };
 }
 
 const PredictionSchema = z

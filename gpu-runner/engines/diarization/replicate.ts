@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { compressChunk } from "../../media/ffmpeg";
 import { EngineHttpClient, type RetryPolicy } from "../http";
-import { ReplicatePredictions } from "../replicate-predictions";
+import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import type { Diarization, DiarizationEngine, DiarizeRequest } from "./interface";
 import { normaliseTurns } from "./turns";
 
@@ -63,14 +63,7 @@ export class ReplicateDiarizationEngine implements DiarizationEngine {
   private readonly predictions: ReplicatePredictions;
 
   constructor(private readonly config: ReplicateDiarizationConfig) {
-    this.http = new EngineHttpClient({
-      engine: this.engine,
-      model: config.model,
-      baseUrl: config.baseUrl,
-      headers: { authorization: `Bearer ${config.apiToken}` },
-      policy: config.retry,
-    });
-    this.predictions = new ReplicatePredictions(this.http, config);
+    ({ http: this.http, predictions: this.predictions } = replicateClient(this.engine, config));
   }
 
   get model(): string {

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { probe } from "../../media/ffmpeg";
 import { runTool, runToolOk } from "../../media/spawn";
 import { EngineHttpClient, type RetryPolicy } from "../http";
-import { ReplicatePredictions } from "../replicate-predictions";
+import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import { during } from "./local-filters";
 import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine } from "./interface";
 
@@ -69,14 +69,7 @@ export class ReplicateSeparationEngine implements SeparationEngine {
   private readonly predictions: ReplicatePredictions;
 
   constructor(private readonly config: ReplicateSeparationConfig) {
-    this.http = new EngineHttpClient({
-      engine: this.engine,
-      model: config.model,
-      baseUrl: config.baseUrl,
-      headers: { authorization: `Bearer ${config.apiToken}` },
-      policy: config.retry,
-    });
-    this.predictions = new ReplicatePredictions(this.http, config);
+    ({ http: this.http, predictions: this.predictions } = replicateClient(this.engine, config));
   }
 
   get model(): string {

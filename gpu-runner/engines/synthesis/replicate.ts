@@ -3,7 +3,7 @@ import { baseLanguage } from "../../../contracts/translation-languages";
 import { StepFailure } from "../../handler";
 import { runToolOk } from "../../media/spawn";
 import { EngineHttpClient, type RetryPolicy } from "../http";
-import { ReplicatePredictions } from "../replicate-predictions";
+import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import { wavInfo } from "./audio";
 import type { CloneVoiceSpec, CreateVoiceRequest, SynthesisEngine, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";
 import { XTTS_LANGUAGES } from "./openai-compatible";
@@ -40,14 +40,7 @@ export class ReplicateSynthesisEngine implements SynthesisEngine {
   private readonly predictions: ReplicatePredictions;
 
   constructor(private readonly config: ReplicateSynthesisConfig) {
-    this.http = new EngineHttpClient({
-      engine: this.engine,
-      model: config.model,
-      baseUrl: config.baseUrl,
-      headers: { authorization: `Bearer ${config.apiToken}` },
-      policy: config.retry,
-    });
-    this.predictions = new ReplicatePredictions(this.http, config);
+    ({ http: this.http, predictions: this.predictions } = replicateClient(this.engine, config));
   }
 
   get model(): string {
