@@ -80,7 +80,8 @@ describe.each(ALL_TRANSLATION_BACKENDS)("$label", (backend) => {
 
   it("stops when the task is cancelled mid-way, with the signal's reason", async () => {
     const reason = new Error("cancel requested");
-    const many = Array.from({ length: 400 }, (_, i) => `Segment ${i}: we water the tomatoes every morning before work.`);
+    // Enough work that no backend (a fast fake answers 40 texts in a millisecond or two) finishes before the cancel.
+    const many = Array.from({ length: 4000 }, (_, i) => `Segment ${i}: we water the tomatoes every morning before work.`);
     await expect(translate(h().engine(), many, { signal: abortAfter(30, reason) })).rejects.toBe(reason);
   });
 });
