@@ -1,6 +1,5 @@
-import { rm, writeFile } from "node:fs/promises";
-import { runToolOk } from "../../media/spawn";
-import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine, type SpeechStretch } from "./interface";
+import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine } from "./interface";
+import { during, writeStems } from "./stems";
 
 /**
  * Separation by filtering, for runners with no separation model (none runs offline here:
@@ -11,11 +10,8 @@ import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine, type Spee
  * - vocals: the source in the speech band (100 Hz–8 kHz), kept only inside speech stretches
  *   (everything else in that band inside them comes along).
  *
- * One ffmpeg run, file to file: memory stays flat whatever the length. The stretches go to a
- * filter script next to the outputs, since a long video has thousands.
+ * One ffmpeg run, file to file (stems.ts): memory stays flat whatever the length.
  */
-const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
-const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 
 export const LOCAL_FILTERS_METHOD = "speech ducked in the background; vocals band-passed and gated to speech";
 
@@ -30,29 +26,6 @@ export class LocalFiltersSeparationEngine implements SeparationEngine {
       `[a]volume=volume='if(${speech},${Math.pow(10, -req.duckDb / 20).toFixed(5)},1)':eval=frame[background]`,
       `[b]highpass=f=100,lowpass=f=8000,volume=volume='if(${speech},1,0)':eval=frame[vocals]`,
     ].join(";\n");
-    const script = `${req.backgroundOut}.filter.txt`;
-    await writeFile(script, graph);
-    try {
-      await runToolOk(
-        FFMPEG,
-        [
-          ...FF_BASE,
-          "-i",
-          req.audioPath,
-          "-filter_complex_script",
-          script,
-          ...["-map", "[background]", "-c:a", "flac", req.backgroundOut],
-          ...["-map", "[vocals]", "-c:a", "flac", req.vocalsOut],
-        ],
-        { signal: req.signal },
-      );
-    } finally {
-      await rm(script, { force: true });
-    }
+    await writeStems([req.audioPath], graph, req);
   }
-}
-
-/** `between(t,a,b)+…` over the stretches: non-zero inside speech. */
-export function during(stretches: readonly SpeechStretch[]): string {
-  return stretches.length === 0 ? "0" : stretches.map((s) => `between(t,${s.start.toFixed(3)},${s.end.toFixed(3)})`).join("+");
 }

@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -9,7 +9,7 @@ import { probe } from "../../media/ffmpeg";
 import { runTool, runToolOk } from "../../media/spawn";
 import { EngineHttpClient, type RetryPolicy } from "../http";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
-import { during } from "./local-filters";
+import { during, writeStems } from "./stems";
 import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine } from "./interface";
 
 /**
@@ -159,24 +159,7 @@ export class ReplicateSeparationEngine implements SeparationEngine {
       "[outside][inside]amix=inputs=2:normalize=0:duration=first[background]",
       gate("voc", "vocals", 1),
     ].join(";\n");
-    const script = `${req.backgroundOut}.filter.txt`;
-    await writeFile(script, graph);
-    try {
-      await runToolOk(
-        FFMPEG,
-        [
-          ...FF_BASE,
-          ...["-i", req.audioPath, "-i", vocals, ...accompaniment.flatMap((a) => ["-i", a])],
-          "-filter_complex_script",
-          script,
-          ...["-map", "[background]", "-c:a", "flac", req.backgroundOut],
-          ...["-map", "[vocals]", "-c:a", "flac", req.vocalsOut],
-        ],
-        { signal: req.signal },
-      );
-    } finally {
-      await rm(script, { force: true });
-    }
+    await writeStems([req.audioPath, vocals, ...accompaniment], graph, req);
   }
 }
 

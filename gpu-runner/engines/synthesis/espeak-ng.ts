@@ -13,7 +13,7 @@ import {
   clamp,
   cleanText,
   MALE_BELOW_HZ,
-  measureSpeaker,
+  createProfileVoice,
   ownProfile,
   rateMultiplier,
   toolFailure,
@@ -115,14 +115,7 @@ export class EspeakEngine implements ProfileEngine {
 
   async createVoice(req: CreateVoiceRequest): Promise<VoiceSpec> {
     this.voiceFor(req.language);
-    const scratch = await mkdtemp(path.join(os.tmpdir(), "espeak-voice-"));
-    try {
-      return await this.profile(await measureSpeaker(req, scratch), req.language, req.signal, req.sampleLanguage);
-    } catch (err) {
-      throw toolFailure(this, err);
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
+    return createProfileVoice(this, req);
   }
 
   async profile(

@@ -11,7 +11,7 @@ import {
   CalibrationCache,
   clamp,
   cleanText,
-  measureSpeaker,
+  createProfileVoice,
   ownProfile,
   rateMultiplier,
   toolFailure,
@@ -96,14 +96,7 @@ export class FestivalEngine implements ProfileEngine {
 
   async createVoice(req: CreateVoiceRequest): Promise<VoiceSpec> {
     this.voiceFor(req.language);
-    const scratch = await mkdtemp(path.join(os.tmpdir(), "festival-voice-"));
-    try {
-      return await this.profile(await measureSpeaker(req, scratch), req.language, req.signal, req.sampleLanguage);
-    } catch (err) {
-      throw toolFailure(this, err);
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
+    return createProfileVoice(this, req);
   }
 
   /** The voice's own median F0 in a language (calibrated once), for local.ts to judge the distance to a speaker. */

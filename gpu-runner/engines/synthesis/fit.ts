@@ -120,48 +120,31 @@ export async function fitToSlot(req: FitRequest): Promise<FitResult> {
   }
 }
 
+/** One ffmpeg audio filter pass into 16-bit PCM WAV (what every fitted segment is). */
+async function filterToPcm(ffmpeg: string, input: string, output: string, filter: string, signal: AbortSignal): Promise<void> {
+  await runToolOk(
+    ffmpeg,
+    ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", input, "-af", filter, "-c:a", "pcm_s16le", output],
+    {
+      signal,
+    },
+  );
+}
+
 /** Cuts silence at both ends (reversing to reach the tail), keeping 10 ms so onsets are not clipped. */
 async function trimEdges(ffmpeg: string, input: string, output: string, signal: AbortSignal): Promise<void> {
   const edge = `silenceremove=start_periods=1:start_threshold=${EDGE_SILENCE_DB}dB:start_silence=0.01`;
-  await runToolOk(
-    ffmpeg,
-    [
-      "-hide_banner",
-      "-nostdin",
-      "-y",
-      "-loglevel",
-      "error",
-      "-i",
-      input,
-      "-af",
-      `${edge},areverse,${edge},areverse`,
-      "-c:a",
-      "pcm_s16le",
-      output,
-    ],
-    { signal },
-  );
+  await filterToPcm(ffmpeg, input, output, `${edge},areverse,${edge},areverse`, signal);
 }
 
 async function trimToSlot(ffmpeg: string, input: string, output: string, slotSec: number, signal: AbortSignal): Promise<void> {
   const fadeStart = Math.max(0, slotSec - TRIM_FADE_SEC);
-  await runToolOk(
+  await filterToPcm(
     ffmpeg,
-    [
-      "-hide_banner",
-      "-nostdin",
-      "-y",
-      "-loglevel",
-      "error",
-      "-i",
-      input,
-      "-af",
-      `atrim=end=${slotSec.toFixed(4)},afade=t=out:st=${fadeStart.toFixed(4)}:d=${TRIM_FADE_SEC}`,
-      "-c:a",
-      "pcm_s16le",
-      output,
-    ],
-    { signal },
+    input,
+    output,
+    `atrim=end=${slotSec.toFixed(4)},afade=t=out:st=${fadeStart.toFixed(4)}:d=${TRIM_FADE_SEC}`,
+    signal,
   );
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { baseLanguage } from "../../../contracts/translation-languages";
 import { StepFailure } from "../../handler";
@@ -63,6 +64,18 @@ export function rateMultiplier(speaker: VoiceMeasurements | null, engine: Calibr
 /** Measures the speaker in a create-voice request; a sample without speech still makes a (default) profile. */
 export async function measureSpeaker(req: CreateVoiceRequest, scratchDir: string): Promise<VoiceMeasurements> {
   return measureVoice(req.sampleWavPath, { ...(req.ranges ? { ranges: req.ranges } : {}), signal: req.signal, scratchDir });
+}
+
+/** `createVoice` of a profile engine: the speaker measured in a scratch directory, then the engine's own profile. */
+export async function createProfileVoice(engine: ProfileEngine, req: CreateVoiceRequest): Promise<VoiceSpec> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), `${engine.engine}-voice-`));
+  try {
+    return await engine.profile(await measureSpeaker(req, scratch), req.language, req.signal, req.sampleLanguage);
+  } catch (err) {
+    throw toolFailure(engine, err);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Caches calibrations per key, sharing one in-flight measurement between concurrent callers. */

@@ -9,6 +9,7 @@ import {
   type DubbingSave,
 } from "../../../contracts/services/dubbing";
 import { TranslatedSegmentSchema, type TranslatedSegment } from "../../../contracts/services/translation";
+import type { S3Client } from "../../../contracts/s3-client";
 import type { StageOf } from "../../../contracts/services/types";
 import { TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
 import { MIN_VOICE_SAMPLE_SPEECH_SEC } from "../../../contracts/services/voice-creation";
@@ -250,7 +251,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
       : null;
     const voices = await report.stage(
       "assign_voices",
-      () => timed("assign_voices", () => assignVoices(ctx, input, synth, labels, diarization, analysis)),
+      () => timed("assign_voices", () => assignVoices(ctx, s3, input, synth, labels, diarization, analysis)),
       (vs) => ({
         voiced: vs.filter((v) => v.voice).map((v) => `${v.label}:${v.voiceSource}`),
         needsManualAssignment: vs.filter((v) => !v.voice).map((v) => v.label),
@@ -404,6 +405,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
 
 async function assignVoices(
   ctx: HandlerContext<Stage>,
+  s3: S3Client,
   input: Input,
   synth: SynthesisEngine | null,
   labels: readonly string[],
@@ -451,7 +453,7 @@ async function assignVoices(
     let referenceKey: string | null = null;
     if (voice.kind === "clone") {
       referenceKey = `${input.resolvedOutputPrefix}voices/${label}.wav`;
-      await uploadObject(await ctx.openStorage(), input.bucket, referenceKey, await readFile(referencePath), "audio/wav");
+      await uploadObject(s3, input.bucket, referenceKey, await readFile(referencePath), "audio/wav");
     }
     const created = await ctx.platform.call(
       "voices.create",

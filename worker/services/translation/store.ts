@@ -22,8 +22,8 @@ const LAYER_OF = { current: "segments", glossary: "glossary", raw: "raw" } as co
 
 export const translationLayer = (languageKey: string): Layer => `translation.${languageKey}`;
 
-/** `translation.source`: the layer the job asked for, without word timings, and the project glossary. */
-export async function translationSource(db: Db, job: Job): Promise<TranslationSource> {
+/** The layer the job asked for, without word timings, as the source it translates (or was translated from). */
+async function sourceLayer(db: Db, job: Job) {
   const { textSourceId: id, sourceLayer, sourceLanguage } = translationFieldsOf(job);
   const t = await findTranscript(db, job.projectId, id);
   if (!t || t.status !== "completed") throw new ApiError("notFound", `transcription not found: ${id}`);
@@ -35,8 +35,12 @@ export async function translationSource(db: Db, job: Job): Promise<TranslationSo
     revision: t.revision,
     sourceLayer,
     segments: segments.map(({ id: segId, start, end, text }) => ({ id: segId, start, end, text })),
-    glossary: await projectGlossary(db, job.projectId),
   };
+}
+
+/** `translation.source`: the layer and the project glossary. */
+export async function translationSource(db: Db, job: Job): Promise<TranslationSource> {
+  return { ...(await sourceLayer(db, job)), glossary: await projectGlossary(db, job.projectId) };
 }
 
 /**
@@ -48,7 +52,7 @@ export async function saveTranslation(db: Db, job: Job, save: TranslationSave): 
   const { translationId, textSourceId, languageKey, resolvedOutputKeys: expectedKeys } = translationFieldsOf(job);
   if (save.outputKeys.srt !== expectedKeys.srt || save.outputKeys.vtt !== expectedKeys.vtt)
     throw new ApiError("protocolError", "translation.save names output keys other than the job's");
-  const source = await translationSource(db, job);
+  const source = await sourceLayer(db, job);
   const mismatch =
     save.segments.length !== source.segments.length ||
     save.segments.some((s, i) => {
