@@ -54,8 +54,14 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
     api.push(Date.parse(last.completedAt ?? "") - Date.parse(last.createdAt));
     const d = stageDurations(await t.progress(last.jobId));
     stage.push(d.get("translate") ?? Number.NaN);
-    if (process.env["BENCH_VERBOSE"])
-      console.log(Object.fromEntries(d), "queue→start", Date.parse(last.startedAt ?? "") - Date.parse(last.createdAt), "ms");
+    if (process.env["BENCH_VERBOSE"]) {
+      const t0 = Date.parse(last.createdAt);
+      const marks = (await t.progress(last.jobId)).map((e) => `${e.stage}:${e.event}@${Date.parse(e.at) - t0}`);
+      console.log(
+        marks.join(" "),
+        `startedAt@${Date.parse(last.startedAt ?? "") - t0} completedAt@${Date.parse(last.completedAt ?? "") - t0}`,
+      );
+    }
   }
   const record = await t.api<{ segments: Array<{ text: string }> }>(
     "GET",

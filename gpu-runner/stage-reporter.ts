@@ -23,8 +23,9 @@ export function isCancelled(err: unknown): err is CancelledError {
 }
 
 /**
- * The StageReporter handed to handlers. Events are posted one at a time, in order, and awaited,
- * so the server's progress timeline matches what the handler did.
+ * The StageReporter handed to handlers. Events are posted one at a time, in order, so the
+ * server's progress timeline matches what the handler did; only a stage's "started" overlaps
+ * the stage's own work.
  */
 export class TaskStageReporter implements StageReporter {
   constructor(
@@ -32,14 +33,23 @@ export class TaskStageReporter implements StageReporter {
     private readonly control: TaskControl,
   ) {}
 
+  private tail: Promise<void> = Promise.resolve();
+
   async stage<T>(name: string, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T> {
     // A cancel learned between stages stops the task before the next stage starts.
     this.throwIfCancelled();
-    await this.post({ stage: name, event: "started" });
+    // The work starts while "started" is on its way (one round trip less per stage); it is
+    // acknowledged before anything else is posted, so the timeline keeps its order.
+    const started = this.post({ stage: name, event: "started" });
+    // A failed "started" (lease lost, release) has already aborted the work's signal; its
+    // rejection is read below, never left unhandled.
+    started.catch(() => undefined);
     let result: T;
     try {
       result = await fn();
+      await started;
     } catch (err) {
+      await started.catch(() => undefined);
       // Lost lease or release: the server no longer wants to hear from this task.
       // A cancel raised by a nested stage already ended cleanly: pass it through.
       if (!this.control.signal.aborted && !isCancelled(err)) {
@@ -65,10 +75,18 @@ export class TaskStageReporter implements StageReporter {
     if (this.control.cancelRequested) throw new CancelledError();
   }
 
-  private async post(entry: ProgressEventInput): Promise<void> {
+  /** Posts one after another, whoever calls: an event never overtakes the "started" still on its way. */
+  private post(entry: ProgressEventInput): Promise<void> {
+    const at = new Date().toISOString();
+    const sent = this.tail.then(() => this.send({ ...entry, at }));
+    this.tail = sent.catch(() => undefined);
+    return sent;
+  }
+
+  private async send(entry: ProgressEventInput): Promise<void> {
     if (this.control.signal.aborted) throw this.control.signal.reason ?? new Error("task aborted");
     try {
-      const res = await this.client.events(this.control.taskId, this.control.leaseToken, [{ ...entry, at: new Date().toISOString() }], {
+      const res = await this.client.events(this.control.taskId, this.control.leaseToken, [entry], {
         signal: this.control.signal,
       });
       if (res.cancelRequested) this.control.cancelRequested = true;

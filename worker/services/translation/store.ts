@@ -25,9 +25,10 @@ export const translationLayer = (languageKey: string): Layer => `translation.${l
 /** The layer the job asked for, without word timings, as the source it translates (or was translated from). */
 async function sourceLayer(db: Db, job: Job) {
   const { textSourceId: id, sourceLayer, sourceLanguage } = translationFieldsOf(job);
-  const t = await findTranscript(db, job.projectId, id);
+  // Independent reads, together: this sits on the job's critical path twice (source and save).
+  const [t, layer] = await Promise.all([findTranscript(db, job.projectId, id), readLayer<Segment[]>(db, id, LAYER_OF[sourceLayer])]);
   if (!t || t.status !== "completed") throw new ApiError("notFound", `transcription not found: ${id}`);
-  const segments = (await readLayer<Segment[]>(db, id, LAYER_OF[sourceLayer])) ?? [];
+  const segments = layer ?? [];
   return {
     textSourceId: id,
     language: sourceLanguage,
@@ -40,7 +41,8 @@ async function sourceLayer(db: Db, job: Job) {
 
 /** `translation.source`: the layer and the project glossary. */
 export async function translationSource(db: Db, job: Job): Promise<TranslationSource> {
-  return { ...(await sourceLayer(db, job)), glossary: await projectGlossary(db, job.projectId) };
+  const [source, glossary] = await Promise.all([sourceLayer(db, job), projectGlossary(db, job.projectId)]);
+  return { ...source, glossary };
 }
 
 /**
