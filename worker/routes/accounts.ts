@@ -19,15 +19,18 @@ import { checkWebhookUrl } from "../jobs/create";
 import { loadSettings } from "../platform/settings";
 import { checkLogo } from "../accounts/branding";
 
-const CreateProjectSchema = z.strictObject({ name: z.string().min(1).max(120), webhookUrl: WebhookUrlSchema.nullable().optional() });
-const UpdateProjectSchema = z
+export const CreateProjectSchema = z.strictObject({ name: z.string().min(1).max(120), webhookUrl: WebhookUrlSchema.nullable().optional() });
+export const UpdateProjectSchema = z
   .strictObject({ webhookUrl: WebhookUrlSchema.nullable().optional(), branding: ProjectBrandingSchema.nullable().optional() })
   .refine((b) => b.webhookUrl !== undefined || b.branding !== undefined, {
     message: "send webhookUrl, branding or both",
     params: { issue: "empty" },
   });
-const CreateKeySchema = z.strictObject({ name: z.string().min(1).max(120), permissions: z.array(ProjectGrantSchema).min(1).optional() });
-const ConsoleSessionSchema = z.strictObject({
+export const CreateKeySchema = z.strictObject({
+  name: z.string().min(1).max(120),
+  permissions: z.array(ProjectGrantSchema).min(1).optional(),
+});
+export const ConsoleSessionSchema = z.strictObject({
   projectId: z.string().min(1),
   userHandle: z.string().min(1).max(120),
   ttlMinutes: z

@@ -17,12 +17,14 @@ import { loadSettings, updateSettings } from "../platform/settings";
  * Operator routes (the spec's "dashboard only" actions): workspaces, workspace keys and platform
  * settings. Guarded by the ADMIN_SECRET Worker secret, never by a customer key.
  */
-const CreateWorkspaceSchema = z.strictObject({ name: z.string().min(1).max(120), plan: PlanSchema.default("free") });
-const UpdateWorkspaceSchema = z.strictObject({ plan: PlanSchema });
-const CreateWorkspaceKeySchema = z.strictObject({
+export const CreateWorkspaceSchema = z.strictObject({ name: z.string().min(1).max(120), plan: PlanSchema.default("free") });
+export const UpdateWorkspaceSchema = z.strictObject({ plan: PlanSchema });
+export const CreateWorkspaceKeySchema = z.strictObject({
   name: z.string().min(1).max(120),
   permissions: z.array(WorkspaceGrantSchema).min(1).optional(),
 });
+/** A partial settings object; updateSettings merges it and validates the result against SettingsSchema. */
+export const SettingsPatchSchema = z.record(z.string(), z.unknown());
 
 export const adminRoutes = new Hono<AppBindings>()
   .use(requireSecret("ADMIN_SECRET", "admin routes"))
@@ -67,6 +69,6 @@ export const adminRoutes = new Hono<AppBindings>()
   })
   .get("/settings", async (c) => ok(c, await loadSettings(getDb(c.env.DB))))
   .patch("/settings", async (c) => {
-    const body = await jsonBody(c, z.record(z.string(), z.unknown()));
+    const body = await jsonBody(c, SettingsPatchSchema);
     return ok(c, await updateSettings(getDb(c.env.DB), body));
   });

@@ -7,7 +7,7 @@ import { queryWith } from "../http/validate";
 import { loadSettings } from "../platform/settings";
 import { POLICY_SERVICE_TYPES, workerService } from "../services/index";
 
-const PolicyQuery = z.object({
+export const PolicyQuery = z.object({
   serviceType: z.enum(POLICY_SERVICE_TYPES, { message: `serviceType must be one of ${POLICY_SERVICE_TYPES.join(", ")}` }),
 });
 

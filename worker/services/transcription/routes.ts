@@ -22,7 +22,7 @@ import {
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
-const TranscriptQuery = z.strictObject({
+export const TranscriptQuery = z.strictObject({
   layers: z
     .string()
     .transform((s) =>
@@ -37,7 +37,7 @@ const TranscriptQuery = z.strictObject({
     .optional(),
 });
 
-const SegmentEditSchema = z.strictObject({
+export const SegmentEditSchema = z.strictObject({
   revision: z.number().int().min(0),
   segments: z
     .array(
@@ -52,7 +52,7 @@ const SegmentEditSchema = z.strictObject({
     .max(5000),
 });
 
-const GlossaryTermSchema = z.strictObject({ term: z.string().trim().min(1).max(200), preferred: z.string().trim().min(1).max(200) });
+export const GlossaryTermSchema = z.strictObject({ term: z.string().trim().min(1).max(200), preferred: z.string().trim().min(1).max(200) });
 
 export const transcriptRoutes = new Hono<AppBindings>()
   .get("/:transcriptionId", async (c) => {

@@ -19,7 +19,7 @@ import { projectVoice, publicVoice } from "./store";
  *   DELETE /v1/voices/{voiceId}   gone at once; dubbings that used it keep their record and audio
  */
 
-const ListQuery = z.strictObject({
+export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50),
   before: z.string().optional(),
   origin: z.enum(["api", "dubbing"]).optional(),
