@@ -5,6 +5,7 @@ import { authenticate } from "./auth/middleware";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
 import { serverTiming } from "./http/server-timing";
+import { openApiRoutes } from "./openapi/routes";
 import { routes } from "./routes/index";
 import { SERVICE_ROUTES } from "./services/index";
 
@@ -52,11 +53,17 @@ export function buildApp() {
   app.use("/v1/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));
   app.use("/admin/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));
 
-  app.get("/", (c) => c.json({ data: { service: "media-jobs", version: "v1", docs: "/docs/api.md" }, metadata: {} }));
+  app.get("/", (c) =>
+    c.json({
+      data: { service: "media-jobs", version: "v1", docs: "/docs/api.md", reference: "/docs/reference", openapi: "/v1/openapi.json" },
+      metadata: {},
+    }),
+  );
   app.get("/healthz", (c) => c.json({ data: { ok: true }, metadata: {} }));
 
-  // The policy endpoint is the one public route: mounted before authentication.
+  // Public routes, mounted before authentication: the policy endpoint and the API's own description.
   app.route("/v1/jobs/policy", routes.policy);
+  app.route("/", openApiRoutes);
   app.route("/admin/v1", routes.admin);
   app.route("/runner/v1", routes.runner);
 

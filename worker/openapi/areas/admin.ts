@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { SettingsSchema } from "../../../contracts/settings";
+import { CreateWorkspaceKeySchema, CreateWorkspaceSchema, SettingsPatchSchema, UpdateWorkspaceSchema } from "../../routes/admin";
+import { operations } from "../operation";
+
+/** worker/routes/admin.ts: the operator's routes, behind ADMIN_SECRET. */
+
+const TAG = "Operator";
+const Workspace = z.object({ workspaceId: z.string(), name: z.string(), plan: z.string(), createdAt: z.string() });
+const workspaceParam = { workspaceId: "The workspace's id (`wsp_…`)." };
+
+export const adminOperations = operations([
+  {
+    method: "post",
+    path: "/admin/v1/workspaces",
+    tag: TAG,
+    summary: "Create a workspace",
+    description: "Idempotent by name: an existing workspace is answered with 200 and `metadata.created: false`.",
+    access: "admin",
+    body: CreateWorkspaceSchema,
+    bodyExample: { name: "acme", plan: "pro" },
+    status: 201,
+    data: Workspace,
+    metadataDescription: "`created`: whether this call created the workspace.",
+  },
+  {
+    method: "patch",
+    path: "/admin/v1/workspaces/:workspaceId",
+    tag: TAG,
+    summary: "Change a workspace's plan",
+    access: "admin",
+    params: workspaceParam,
+    body: UpdateWorkspaceSchema,
+    bodyExample: { plan: "enterprise" },
+    data: Workspace,
+    errors: ["notFound"],
+  },
+  {
+    method: "post",
+    path: "/admin/v1/workspaces/:workspaceId/keys",
+    tag: TAG,
+    summary: "Create a workspace API key",
+    description: "The `secret` (`sk_wsp_…`) is shown once.",
+    access: "admin",
+    params: workspaceParam,
+    body: CreateWorkspaceKeySchema,
+    bodyExample: { name: "ops" },
+    status: 201,
+    data: z.looseObject({ apiKeyId: z.string(), secret: z.string() }),
+    errors: ["notFound"],
+  },
+  {
+    method: "get",
+    path: "/admin/v1/settings",
+    tag: TAG,
+    summary: "Get the platform settings",
+    access: "admin",
+    data: SettingsSchema,
+  },
+  {
+    method: "patch",
+    path: "/admin/v1/settings",
+    tag: TAG,
+    summary: "Change platform settings",
+    description: "Deep-merges the patch into the stored settings; the result must be valid settings.",
+    access: "admin",
+    body: SettingsPatchSchema,
+    bodyExample: { runner: { heartbeatIntervalSeconds: 15 } },
+    data: SettingsSchema,
+  },
+]);

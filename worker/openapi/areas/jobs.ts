@@ -1,0 +1,165 @@
+import { z } from "zod";
+import { JobSchema, ProgressEntrySchema, AttemptHistoryEntrySchema } from "../../../contracts/job";
+import { CreateJobSchema } from "../../../contracts/job-requests";
+import { ListJobsQuerySchema } from "../../jobs/list";
+import { operations } from "../operation";
+
+/** worker/routes/jobs.ts: create, list, read, progress, cancel and webhook deliveries of jobs. */
+
+const TAG = "Jobs";
+
+export const JOB_EXAMPLE = {
+  jobId: "job_01JD8Q3W5X7Y9Z0A1B2C3D4E5F",
+  serviceType: "transcription",
+  status: "queued",
+  priority: "normal",
+  workspaceId: "wsp_01JD8Q0000000000000000000",
+  projectId: "prj_01JD8Q1111111111111111111",
+  input: {
+    sourceType: "s3_direct",
+    connectionId: "sc_01JD8Q2222222222222222222",
+    bucket: "media",
+    sourceKey: "interviews/2026-11-23.mp4",
+    textSourceId: "txt_01JD8Q3333333333333333333",
+  },
+  resultSummary: null,
+  cancelRequestedAt: null,
+  cancelRequestedByLabel: null,
+  cancelRequestedByKind: null,
+  cancelRequestedByUserId: null,
+  cancelRequestedByApiKeyId: null,
+  cancelMode: null,
+  sourceDisplayName: "interviews/2026-11-23.mp4",
+  webhookUrl: null,
+  currentStage: null,
+  attemptCount: 0,
+  lastError: null,
+  error: null,
+  createdByLabel: "ci key",
+  createdByKind: "api_key",
+  apiKeyLabel: "ci key",
+  apiKeyId: "key_01JD8Q4444444444444444444",
+  isConsoleKey: false,
+  createdAt: "2026-11-23T16:00:00.000Z",
+  updatedAt: "2026-11-23T16:00:00.000Z",
+  startedAt: null,
+  completedAt: null,
+  userMetadata: { customerJobRef: "episode-42" },
+  processingLeaseUntil: null,
+};
+
+const ProgressViewSchema = z.object({
+  progress: z.array(ProgressEntrySchema),
+  currentStage: z.string().nullable(),
+  attemptHistory: z.array(AttemptHistoryEntrySchema),
+});
+
+const WebhookDeliverySchema = z.object({
+  deliveryId: z.string(),
+  eventId: z.string(),
+  event: z.string(),
+  url: z.string(),
+  attempt: z.number().int(),
+  outcome: z.string(),
+  responseStatus: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  nextRetryAt: z.string().nullable(),
+  at: z.string(),
+});
+
+const jobParam = { jobId: "The job's id (`job_…`)." };
+
+export const jobOperations = operations([
+  {
+    method: "post",
+    path: "/v1/jobs",
+    tag: TAG,
+    summary: "Create a job",
+    description:
+      "Submits work for one service type. The body is one of the service types' requests, told apart by `serviceType`; " +
+      "references (connections, buckets, transcripts) are checked and credits charged before the job is queued. " +
+      "With an `Idempotency-Key` the same body replays the first answer (header `Idempotent-Replayed: true`).",
+    access: "project",
+    permission: "job:create",
+    body: CreateJobSchema,
+    bodyExample: {
+      serviceType: "transcription",
+      input: {
+        sourceType: "s3_direct",
+        connectionId: "sc_01JD8Q2222222222222222222",
+        bucket: "media",
+        sourceKey: "interviews/2026-11-23.mp4",
+      },
+      userMetadata: { customerJobRef: "episode-42" },
+    },
+    headers: [
+      { name: "Idempotency-Key", description: "Makes a retried create safe: the same key and body answer the first result again." },
+    ],
+    status: 201,
+    data: JobSchema,
+    dataExample: JOB_EXAMPLE,
+    errors: ["notFound", "conflict", "serviceNotAvailable", "idempotencyKeyReused", "quotaExceeded"],
+  },
+  {
+    method: "get",
+    path: "/v1/jobs",
+    tag: TAG,
+    summary: "List jobs",
+    description: "The project's jobs, filtered, sorted and paginated as the spec's list table says.",
+    access: "project",
+    permission: "job:list",
+    query: ListJobsQuerySchema,
+    data: z.array(JobSchema),
+    dataExample: [JOB_EXAMPLE],
+    metadataDescription: "`pagination`: page, limit, total and pages.",
+  },
+  {
+    method: "get",
+    path: "/v1/jobs/:jobId",
+    tag: TAG,
+    summary: "Get a job",
+    access: "project",
+    permission: "job:read",
+    params: jobParam,
+    data: JobSchema,
+    dataExample: JOB_EXAMPLE,
+    errors: ["notFound"],
+  },
+  {
+    method: "get",
+    path: "/v1/jobs/:jobId/progress",
+    tag: TAG,
+    summary: "Get a job's stage timeline",
+    description: "Console sessions only: every progress event of the current attempt and the attempts before it.",
+    access: "console",
+    permission: "job:read",
+    params: jobParam,
+    data: ProgressViewSchema,
+    errors: ["notFound"],
+  },
+  {
+    method: "post",
+    path: "/v1/jobs/:jobId/cancel",
+    tag: TAG,
+    summary: "Cancel a job",
+    description: "Requests a graceful cancel; a job that already ended answers 409.",
+    access: "project",
+    permission: "job:cancel",
+    params: jobParam,
+    data: JobSchema,
+    errors: ["notFound", "conflict"],
+  },
+  {
+    method: "get",
+    path: "/v1/jobs/:jobId/webhook-deliveries",
+    tag: TAG,
+    summary: "List a job's webhook deliveries",
+    description: "Every delivery attempt of the job's webhook events, newest first.",
+    access: "project",
+    permission: "job:read",
+    params: jobParam,
+    data: z.array(WebhookDeliverySchema),
+    errors: ["notFound"],
+  },
+]);

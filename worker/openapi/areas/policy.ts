@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { PolicyQuery } from "../../routes/policy";
+import { operations } from "../operation";
+
+/** worker/routes/policy.ts: the one public API route. */
+export const policyOperations = operations([
+  {
+    method: "get",
+    path: "/v1/jobs/policy",
+    tag: "Jobs",
+    summary: "Get a service type's policy",
+    description: "Limits and choices a client needs before it submits (durations, layouts, language pairs…). No key needed.",
+    access: "public",
+    query: PolicyQuery,
+    data: z.looseObject({ serviceType: z.string() }),
+    dataExample: { serviceType: "transcription", maxDurationSec: 14400 },
+  },
+]);

@@ -1,0 +1,275 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
+import type { OpenAPIObject, ResponseObject } from "openapi3-ts/oas31";
+import { z } from "zod";
+import { JobSchema } from "../../contracts/job";
+import { CreateJobSchema } from "../../contracts/job-requests";
+import { codeToStatus, ErrorCodeSchema, errorBody, type ErrorCode } from "../errors";
+import { accountOperations } from "./areas/accounts";
+import { adminOperations } from "./areas/admin";
+import { jobOperations } from "./areas/jobs";
+import { metaOperations } from "./areas/meta";
+import { policyOperations } from "./areas/policy";
+import { runnerOperations } from "./areas/runner";
+import { storageConnectionOperations } from "./areas/storage-connections";
+import type { Access, OperationDoc } from "./operation";
+import { SERVICE_OPERATIONS } from "./services/index";
+
+/**
+ * The OpenAPI 3.1 document of the whole app, generated from the zod schemas the routes validate
+ * requests with (the operation lists hold the same schema objects), plus the spec's envelopes.
+ */
+
+/** Every described route: the platform areas, then each service's record routes. */
+export const ALL_OPERATIONS: readonly OperationDoc[] = [
+  ...metaOperations,
+  ...policyOperations,
+  ...jobOperations,
+  ...accountOperations,
+  ...storageConnectionOperations,
+  ...Object.values(SERVICE_OPERATIONS).flat(),
+  ...adminOperations,
+  ...runnerOperations,
+];
+
+/** Tags in reading order, with what each groups. */
+export const TAGS = [
+  { name: "Meta", description: "The service index, health and this documentation. No key needed." },
+  { name: "Jobs", description: "Submit work of every service type, follow it, cancel it." },
+  { name: "Transcripts", description: "Transcripts, segment edits and the project glossary." },
+  { name: "Clips", description: "Clip generations and their rendered clips." },
+  { name: "Thumbnails", description: "Thumbnails picked from a transcript's video." },
+  { name: "Understanding", description: "Generated metadata and summaries." },
+  { name: "Catalog", description: "Search over the project's indexed transcripts." },
+  { name: "Translation and dubbing", description: "Translations per language and dubbed media." },
+  { name: "Voices", description: "Voices for dubbing and synthesis." },
+  { name: "Storage connections", description: "The S3-compatible stores jobs read sources from and write outputs to." },
+  { name: "Workspace", description: "The key's workspace, plan and usage." },
+  { name: "Projects", description: "Projects, their webhook settings and API keys (workspace keys)." },
+  { name: "Console", description: "Sessions of the web console." },
+  { name: "Operator", description: "Operator routes under /admin/v1, behind the ADMIN_SECRET bearer token." },
+  { name: "Runner protocol", description: "The gpu-runner's protocol under /runner/v1, behind the RUNNER_TOKEN bearer token." },
+] as const;
+
+export const SECURITY_SCHEMES = {
+  projectKey: { type: "http", scheme: "bearer", description: "A project API key: `Authorization: Bearer sk_prj_…`." },
+  workspaceKey: { type: "http", scheme: "bearer", description: "A workspace API key: `Authorization: Bearer sk_wsp_…`." },
+  consoleSession: { type: "http", scheme: "bearer", description: "A console session's key, from POST /v1/console/sessions." },
+  adminSecret: { type: "http", scheme: "bearer", description: "The operator's ADMIN_SECRET (a Worker secret)." },
+  runnerToken: { type: "http", scheme: "bearer", description: "The runners' RUNNER_TOKEN (a Worker secret)." },
+} as const;
+
+const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
+  public: [],
+  // requireAuth lets a console session act for its project wherever a project key may.
+  project: [{ projectKey: [] }, { consoleSession: [] }],
+  workspace: [{ workspaceKey: [] }],
+  anyKey: [{ projectKey: [] }, { workspaceKey: [] }, { consoleSession: [] }],
+  console: [{ consoleSession: [] }],
+  admin: [{ adminSecret: [] }],
+  runner: [{ runnerToken: [] }],
+};
+
+const ErrorDetailSchema = z.object({ path: z.string(), issue: z.string() });
+/** The spec's error envelope, as worker/errors.ts `errorBody` writes it. */
+export const ErrorEnvelopeSchema = z.object({
+  data: z.null(),
+  error: z.object({ code: ErrorCodeSchema, message: z.string(), details: z.array(ErrorDetailSchema) }),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+/** What each error says in the examples; `errorBody` builds the envelope around it. */
+const ERROR_EXAMPLES: Record<ErrorCode, [message: string, details: Array<{ path: string; issue: string }>]> = {
+  validationError: [
+    "input.sourceKey: Invalid input: expected string, received undefined",
+    [{ path: "input.sourceKey", issue: "required" }],
+  ],
+  notFound: ["job not found: job_01JD8Q3W5X7Y9Z0A1B2C3D4E5F", [{ path: "jobId", issue: "notFound:job_01JD8Q3W5X7Y9Z0A1B2C3D4E5F" }]],
+  conflict: [
+    "job job_01JD8Q3W5X7Y9Z0A1B2C3D4E5F is completed and can no longer be cancelled",
+    [{ path: "jobId", issue: "status:completed" }],
+  ],
+  unauthorized: ["missing Authorization header; send `Authorization: Bearer <API_KEY>`", []],
+  forbidden: ["API key lacks permission job:create", [{ path: "authorization", issue: "missingPermission:job:create" }]],
+  methodNotAllowed: ["DELETE is not allowed on /v1/jobs; allowed: GET, HEAD, POST", [{ path: "method", issue: "methodNotAllowed" }]],
+  payloadTooLarge: ["request body exceeds 1048576 bytes", []],
+  unsupportedMediaType: ["request body must be JSON: send Content-Type: application/json", []],
+  rateLimited: ["too many requests; retry later", []],
+  quotaExceeded: [
+    "the free plan allows 60 transcription credits this month; 58 are used",
+    [{ path: "serviceType", issue: "quotaExceeded:transcription_minutes" }],
+  ],
+  serviceNotAvailable: [
+    "service type dubbing is not available on this deployment",
+    [{ path: "serviceType", issue: "serviceNotAvailable:dubbing" }],
+  ],
+  idempotencyKeyReused: [
+    "this Idempotency-Key was already used with a different request body",
+    [{ path: "Idempotency-Key", issue: "reused" }],
+  ],
+  leaseLost: ["the lease on task tsk_01 is no longer yours; stop work on it", []],
+  protocolError: ["service transcription has no runner call catalog.write", []],
+  internalError: ["internal error; the request can be retried", []],
+};
+
+/** One response per status, listing every code it can carry, each with an example envelope. */
+function errorResponse(codes: readonly ErrorCode[]): ResponseObject {
+  return {
+    description: `Error: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+    content: {
+      "application/json": {
+        schema: { $ref: "#/components/schemas/ErrorEnvelope" },
+        examples: Object.fromEntries(codes.map((c) => [c, { value: errorBody(c, ...ERROR_EXAMPLES[c]) }])),
+      },
+    },
+  };
+}
+
+/** The errors every route of its kind can give, on top of those its description names. */
+function errorCodes(op: OperationDoc): ErrorCode[] {
+  const codes = new Set<ErrorCode>();
+  if (["project", "workspace", "anyKey", "console"].includes(op.access)) codes.add("unauthorized").add("forbidden");
+  if (op.access === "admin" || op.access === "runner") codes.add("unauthorized");
+  if (op.body) codes.add("unsupportedMediaType").add("payloadTooLarge").add("validationError");
+  if (op.query) codes.add("validationError");
+  for (const c of op.errors ?? []) codes.add(c);
+  return [...codes];
+}
+
+/** `/v1/jobs/:jobId` → `/v1/jobs/{jobId}`. */
+export const openApiPath = (honoPath: string): string => honoPath.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+
+const pathParams = (honoPath: string): string[] => [...honoPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string);
+
+export const operationId = (op: OperationDoc): string =>
+  op.method +
+  op.path
+    .split("/")
+    .filter(Boolean)
+    .map((s) => s.replace(/^:/, "by-"))
+    .join("-")
+    .replace(/[^A-Za-z0-9]+(.)/g, (_, ch: string) => ch.toUpperCase())
+    .replace(/^./, (ch) => ch.toUpperCase());
+
+function routeConfig(op: OperationDoc): RouteConfig {
+  const params = pathParams(op.path);
+  const status = op.status ?? 200;
+  const success = op.raw
+    ? { description: op.raw.description, content: { [op.raw.contentType]: { schema: { type: "string" as const } } } }
+    : {
+        description: op.dataDescription ?? "Success: the `{ data, metadata }` envelope.",
+        content: {
+          "application/json": {
+            schema: z.object({
+              data: op.data ?? z.record(z.string(), z.unknown()),
+              metadata: z.record(z.string(), z.unknown()).describe(op.metadataDescription ?? "Empty unless the route says otherwise."),
+            }),
+            ...(op.dataExample !== undefined ? { example: { data: op.dataExample, metadata: {} } } : {}),
+          },
+        },
+      };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodes(op)) byStatus.set(codeToStatus(code), [...(byStatus.get(codeToStatus(code)) ?? []), code]);
+  const description = [op.description, op.permission ? `Requires the permission \`${op.permission}\`.` : undefined]
+    .filter(Boolean)
+    .join("\n\n");
+  return {
+    method: op.method,
+    path: openApiPath(op.path),
+    operationId: operationId(op),
+    tags: [op.tag],
+    summary: op.summary,
+    ...(description ? { description } : {}),
+    security: SECURITY[op.access],
+    ...(op.permission ? { "x-permission": op.permission } : {}),
+    request: {
+      ...(params.length > 0
+        ? {
+            params: z.object(
+              Object.fromEntries(
+                params.map((p) => [
+                  p,
+                  z
+                    .string()
+                    .min(1)
+                    .describe(op.params?.[p] ?? p),
+                ]),
+              ),
+            ),
+          }
+        : {}),
+      ...(op.query ? { query: op.query } : {}),
+      ...(op.headers
+        ? { headers: z.object(Object.fromEntries(op.headers.map((h) => [h.name, z.string().max(255).optional().describe(h.description)]))) }
+        : {}),
+      ...(op.body
+        ? {
+            body: {
+              required: true,
+              content: { "application/json": { schema: op.body, ...(op.bodyExample !== undefined ? { example: op.bodyExample } : {}) } },
+            },
+          }
+        : {}),
+    },
+    responses: {
+      [status]: success,
+      ...Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([s, codes]) => [s, errorResponse(codes)])),
+      405: { $ref: "#/components/responses/MethodNotAllowed" },
+      500: { $ref: "#/components/responses/InternalError" },
+    },
+  };
+}
+
+const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, ch: string) => ch.toUpperCase());
+
+/**
+ * Names the shared schemas so they become components: the job, the error envelope, and each
+ * service type's create request (so POST /v1/jobs reads as a oneOf with a `serviceType`
+ * discriminator). zod-to-openapi reads component names from its own registry; adding them there
+ * leaves the contract schemas themselves untouched.
+ */
+function nameComponents(): void {
+  const name = (schema: z.ZodType, refId: string) => zodToOpenAPIRegistry.add(schema, { _internal: { refId } });
+  name(JobSchema, "Job");
+  name(ErrorEnvelopeSchema, "ErrorEnvelope");
+  name(ErrorCodeSchema, "ErrorCode");
+  name(CreateJobSchema, "CreateJobRequest");
+  for (const variant of CreateJobSchema.options) name(variant, `${pascal(variant.shape.serviceType.value)}JobRequest`);
+}
+
+export function buildOpenApiDocument(): OpenAPIObject {
+  nameComponents();
+  const registry = new OpenAPIRegistry();
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) registry.registerComponent("securitySchemes", name, { ...scheme });
+  registry.registerComponent("responses", "MethodNotAllowed", {
+    ...errorResponse(["methodNotAllowed"]),
+    description: "The path exists but not with this method; the `Allow` header lists the methods it has.",
+  });
+  registry.registerComponent("responses", "InternalError", {
+    ...errorResponse(["internalError"]),
+    description: "An unexpected failure; the request can be retried.",
+  });
+  for (const op of ALL_OPERATIONS) registry.registerPath(routeConfig(op));
+  // The envelope is referenced from hand-built error responses, so the generator is told to emit it.
+  const doc = new OpenApiGeneratorV31([...registry.definitions, { type: "schema", schema: ErrorEnvelopeSchema }]).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "media-jobs API",
+      version: "v1",
+      description:
+        "Media processing jobs (transcription, clips, thumbnails, metadata, catalog search, summaries, translation, dubbing, voices) " +
+        "on your own S3-compatible storage. Every answer is JSON in the `{ data, metadata }` envelope; errors answer " +
+        "`{ data: null, error: { code, message, details[] }, metadata }`. See docs/api.md for the rules behind each route.",
+    },
+    servers: [{ url: "/", description: "This deployment" }],
+    tags: TAGS.map((t) => ({ ...t })),
+  });
+  return doc;
+}
+
+let cached: OpenAPIObject | null = null;
+
+/** The document, built once per isolate. */
+export function openApiDocument(): OpenAPIObject {
+  cached ??= buildOpenApiDocument();
+  return cached;
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { SegmentSchema } from "../../../contracts/transcript";
+import { GlossaryTermSchema, SegmentEditSchema, TranscriptQuery } from "../../services/transcription/routes";
+import { operations } from "../operation";
+
+/** worker/services/transcription/routes.ts: transcripts, segment edits and the project glossary. */
+
+const txtParam = { transcriptionId: "The transcript's id (`txt_…`, the job's `textSourceId`)." };
+const GlossaryTerm = z.object({ termId: z.string(), term: z.string(), preferred: z.string(), createdAt: z.string() });
+
+export const transcriptionOperations = operations([
+  {
+    method: "get",
+    path: "/v1/transcriptions/:transcriptionId",
+    tag: "Transcripts",
+    summary: "Get a transcript",
+    description: "The record with the layers asked for (`layers`, all by default): segments, glossary, raw, visual chunks, translations.",
+    access: "project",
+    permission: "transcript:read",
+    params: txtParam,
+    query: TranscriptQuery,
+    data: z.looseObject({
+      transcriptionId: z.string(),
+      status: z.string(),
+      revision: z.number().int(),
+      segments: z.array(SegmentSchema).optional(),
+    }),
+    errors: ["notFound"],
+  },
+  {
+    method: "patch",
+    path: "/v1/transcriptions/:transcriptionId/segments",
+    tag: "Transcripts",
+    summary: "Edit segments",
+    description: "Revision-checked: send the revision you read; a stale one answers 409 and changes nothing.",
+    access: "project",
+    permission: "transcript:write",
+    params: txtParam,
+    body: SegmentEditSchema,
+    bodyExample: { revision: 3, segments: [{ id: 12, text: "Welcome back to the show." }] },
+    data: z.object({ transcriptionId: z.string(), revision: z.number().int(), segments: z.array(SegmentSchema) }),
+    errors: ["notFound", "conflict"],
+  },
+  {
+    method: "get",
+    path: "/v1/glossary",
+    tag: "Transcripts",
+    summary: "List glossary terms",
+    access: "project",
+    permission: "glossary:read",
+    data: z.array(GlossaryTerm),
+    dataExample: [
+      { termId: "gls_01JD8Q5555555555555555555", term: "media jobs", preferred: "Media Jobs", createdAt: "2026-11-23T16:00:00.000Z" },
+    ],
+  },
+  {
+    method: "post",
+    path: "/v1/glossary",
+    tag: "Transcripts",
+    summary: "Add a glossary term",
+    description: "Every completed transcript's glossary layer is rebuilt (`metadata.rebuiltTranscripts`).",
+    access: "project",
+    permission: "glossary:write",
+    body: GlossaryTermSchema,
+    bodyExample: { term: "media jobs", preferred: "Media Jobs" },
+    status: 201,
+    data: GlossaryTerm,
+    errors: ["conflict"],
+  },
+  {
+    method: "delete",
+    path: "/v1/glossary/:termId",
+    tag: "Transcripts",
+    summary: "Remove a glossary term",
+    access: "project",
+    permission: "glossary:write",
+    params: { termId: "The term's id." },
+    data: z.object({ termId: z.string(), deleted: z.literal(true) }),
+    errors: ["notFound"],
+  },
+]);
