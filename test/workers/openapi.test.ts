@@ -102,6 +102,13 @@ describe("GET /docs/reference", () => {
     expect(absent.map((o) => `${o.method} ${o.path}`)).toEqual([]);
   });
 
+  it("runs no script and loads nothing from another origin", async () => {
+    const html = await (await fetchPage()).text();
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//i);
+    expect(html).not.toMatch(/@import|url\(/i);
+  });
+
   it("links to the reference and the document from GET /", async () => {
     const res = await call<{ reference: string; openapi: string }>("GET", "/");
     expect(res.body.data).toMatchObject({ reference: "/docs/reference", openapi: "/v1/openapi.json" });

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
-import type { OpenAPIObject, ResponseObject } from "openapi3-ts/oas31";
+import type { OpenAPIObject, OperationObject, ResponseObject } from "openapi3-ts/oas31";
 import { z } from "zod";
 import { JobSchema } from "../../contracts/job";
 import { CreateJobSchema } from "../../contracts/job-requests";
@@ -77,8 +77,10 @@ export const ErrorEnvelopeSchema = z.object({
   metadata: z.record(z.string(), z.unknown()),
 });
 
-/** What each error says in the examples; `errorBody` builds the envelope around it. */
-const ERROR_EXAMPLES: Record<ErrorCode, [message: string, details: Array<{ path: string; issue: string }>]> = {
+type Example = [message: string, details: Array<{ path: string; issue: string }>, metadata?: Record<string, unknown>];
+
+/** What each error says in the examples (the handlers' own wording); `errorBody` builds the envelope around it. */
+const ERROR_EXAMPLES: Record<ErrorCode, Example> = {
   validationError: [
     "input.sourceKey: Invalid input: expected string, received undefined",
     [{ path: "input.sourceKey", issue: "required" }],
@@ -93,28 +95,38 @@ const ERROR_EXAMPLES: Record<ErrorCode, [message: string, details: Array<{ path:
   methodNotAllowed: ["DELETE is not allowed on /v1/jobs; allowed: GET, HEAD, POST", [{ path: "method", issue: "methodNotAllowed" }]],
   payloadTooLarge: ["request body exceeds 1048576 bytes", []],
   unsupportedMediaType: ["request body must be JSON: send Content-Type: application/json", []],
-  rateLimited: ["too many requests; retry later", []],
+  rateLimited: ["too many requests; retry after the time in Retry-After", []],
   quotaExceeded: [
-    "the free plan allows 60 transcription credits this month; 58 are used",
-    [{ path: "serviceType", issue: "quotaExceeded:transcription_minutes" }],
+    "free plan limit reached for transcription_jobs: 10 of 10 used this billing period, this request needs 1; the limit resets at 2026-12-01T00:00:00.000Z",
+    [{ path: "serviceType", issue: "quotaExceeded:transcription_jobs" }],
+    { quota: { meter: "transcription_jobs", limit: 10, used: 10, requested: 1, resetsAt: "2026-12-01T00:00:00.000Z" } },
   ],
   serviceNotAvailable: [
-    "service type dubbing is not available on this deployment",
+    "service type dubbing is not available on this deployment yet: its pipeline is not built; the request was valid and nothing was charged",
     [{ path: "serviceType", issue: "serviceNotAvailable:dubbing" }],
   ],
   idempotencyKeyReused: [
     "this Idempotency-Key was already used with a different request body",
-    [{ path: "Idempotency-Key", issue: "reused" }],
+    [{ path: "headers.Idempotency-Key", issue: "bodyMismatch" }],
   ],
-  leaseLost: ["the lease on task tsk_01 is no longer yours; stop work on it", []],
+  leaseLost: ["lease lost; stop work on this task", []],
   protocolError: ["service transcription has no runner call catalog.write", []],
   internalError: ["internal error; the request can be retried", []],
 };
 
+/** Headers an error answer carries (worker/errors.ts `unauthorized`, worker/jobs/credits.ts). */
+const ERROR_HEADERS: Partial<Record<number, ResponseObject["headers"]>> = {
+  401: { "WWW-Authenticate": { description: 'Always `Bearer realm="media-jobs"`.', schema: { type: "string" } } },
+  405: { Allow: { description: "The methods the path has.", schema: { type: "string" } } },
+  429: { "Retry-After": { description: "Seconds until the limit resets.", schema: { type: "integer" } } },
+};
+
 /** One response per status, listing every code it can carry, each with an example envelope. */
 function errorResponse(codes: readonly ErrorCode[]): ResponseObject {
+  const headers = ERROR_HEADERS[codeToStatus(codes[0] as ErrorCode)];
   return {
     description: `Error: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+    ...(headers ? { headers } : {}),
     content: {
       "application/json": {
         schema: { $ref: "#/components/schemas/ErrorEnvelope" },
@@ -263,7 +275,16 @@ export function buildOpenApiDocument(): OpenAPIObject {
     servers: [{ url: "/", description: "This deployment" }],
     tags: TAGS.map((t) => ({ ...t })),
   });
+  for (const op of ALL_OPERATIONS) if (op.queryNotes) describeQuery(doc, op, op.queryNotes);
   return doc;
+}
+
+/** Puts the notes on the generated query parameters (the schemas themselves stay the handlers'). */
+function describeQuery(doc: OpenAPIObject, op: OperationDoc, notes: Record<string, string>): void {
+  const operation = (doc.paths?.[openApiPath(op.path)] as Record<string, OperationObject> | undefined)?.[op.method];
+  for (const p of operation?.parameters ?? []) {
+    if ("in" in p && p.in === "query" && notes[p.name]) p.description = notes[p.name];
+  }
 }
 
 let cached: OpenAPIObject | null = null;

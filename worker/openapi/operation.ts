@@ -24,6 +24,11 @@ export interface OperationDoc {
   permission?: string;
   /** The schema the handler passes to `queryWith` (a zod object). */
   query?: z.ZodObject;
+  /**
+   * What each query parameter means, by name. Query strings arrive as text, so a comma-separated
+   * list or a number reads as `string` in the schema; the note says what the text may hold.
+   */
+  queryNotes?: Record<string, string>;
   /** The schema the handler passes to `jsonBody` (or validates the read body with). */
   body?: z.ZodType;
   bodyExample?: unknown;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { JobSchema, ProgressEntrySchema, AttemptHistoryEntrySchema } from "../../../contracts/job";
+import { JOB_STATUSES, SERVICE_TYPES } from "../../../contracts/service-types";
 import { CreateJobSchema } from "../../../contracts/job-requests";
 import { ListJobsQuerySchema } from "../../jobs/list";
 import { operations } from "../operation";
@@ -110,9 +111,21 @@ export const jobOperations = operations([
     access: "project",
     permission: "job:list",
     query: ListJobsQuerySchema,
+    queryNotes: {
+      page: "Whole number, 1 to 1,000,000 (default 1). A page past the end answers `data: []`.",
+      limit: "Whole number, 1-100 (default 20).",
+      jobId: "Case-insensitive substring of the job id.",
+      customerJobRef: "Exact, case-sensitive match on `userMetadata.customerJobRef`.",
+      user: "Case-insensitive substring of the creator label, the API key name or the API key id.",
+      input: "Case-insensitive substring of `s3://<bucket>/<sourceKey>`, of `sourceDisplayName`, or of the stored `input` as JSON.",
+      statuses: `Comma-separated statuses: ${JOB_STATUSES.join(", ")}.`,
+      serviceTypes: `Comma-separated service types: ${SERVICE_TYPES.join(", ")}.`,
+      sort: "`jobId`, `service`, `status`, `user` (creator label) or `created` (default).",
+      sortDir: "`asc` or `desc` (default). Ties are broken by job id in the same direction.",
+    },
     data: z.array(JobSchema),
     dataExample: [JOB_EXAMPLE],
-    metadataDescription: "`pagination`: page, limit, total and pages.",
+    metadataDescription: "`pagination`: `{ page, limit, total, totalPages }`.",
   },
   {
     method: "get",

@@ -19,6 +19,7 @@ export const transcriptionOperations = operations([
     permission: "transcript:read",
     params: txtParam,
     query: TranscriptQuery,
+    queryNotes: { layers: "Comma-separated layers to include: segments, glossary, raw, visual, translation (default: all)." },
     data: z.looseObject({
       transcriptionId: z.string(),
       status: z.string(),

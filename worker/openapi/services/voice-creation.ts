@@ -33,6 +33,11 @@ export const voiceCreationOperations = operations([
     access: "project",
     permission: "voice:read",
     query: ListQuery,
+    queryNotes: {
+      limit: "Voices per page, 1-100 (default 50).",
+      before: "Only voices created before this timestamp (the last `createdAt` of the previous page).",
+      origin: "`api` (created with POST /v1/voices) or `dubbing` (made for a dubbing's speakers).",
+    },
     data: z.array(Voice),
   },
   {
