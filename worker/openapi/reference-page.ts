@@ -9,7 +9,7 @@ const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 /** Nested fields deeper than this are summarised by their type (settings documents nest far). */
 const MAX_DEPTH = 6;
 
-export const esc = (s: string): string =>
+const esc = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 /** The little markdown the descriptions use: `code` spans and paragraphs. */
@@ -91,7 +91,7 @@ interface FieldRow {
 }
 
 /** A JSON Schema object as rows of dotted field names (`input.options.language`). */
-export function fieldRows(doc: OpenAPIObject, raw: Schema, prefix = "", depth = 0): FieldRow[] {
+function fieldRows(doc: OpenAPIObject, raw: Schema, prefix = "", depth = 0): FieldRow[] {
   const s = resolve<SchemaObject>(doc, raw);
   if (!s?.properties || depth > MAX_DEPTH) return [];
   const required = new Set(s.required ?? []);
