@@ -55,8 +55,10 @@ export function buildApp() {
   app.get("/", (c) => c.json({ data: { service: "media-jobs", version: "v1", docs: "/docs/api.md" }, metadata: {} }));
   app.get("/healthz", (c) => c.json({ data: { ok: true }, metadata: {} }));
 
-  // The policy endpoint is the one public route: mounted before authentication.
+  // Public routes, mounted before authentication: the policy endpoint, and console sign-in and
+  // invitation acceptance (how a person gets a session).
   app.route("/v1/jobs/policy", routes.policy);
+  app.route("/v1/console", routes.consolePublic);
   app.route("/admin/v1", routes.admin);
   app.route("/runner/v1", routes.runner);
 
@@ -67,6 +69,7 @@ export function buildApp() {
   app.route("/v1/workspace", routes.workspace);
   app.route("/v1/projects", routes.projects);
   app.route("/v1/console", routes.console);
+  app.route("/v1/console", routes.consoleUser);
   app.route("/v1/storage-connections", routes.storageConnections);
   for (const [path, sub] of SERVICE_ROUTES) app.route(`/v1${path}`, sub);
 
