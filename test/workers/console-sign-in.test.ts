@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { call, expectError } from "./helpers/api";
-import { Browser, createUser, LOOPBACK_SITE, PASSWORD, send, signedIn, signIn, SITE, type SessionView } from "./helpers/console";
+import { Browser, createUser, LOOPBACK_SITE, PASSWORD, send, signedIn, signIn, type SessionView } from "./helpers/console";
 import { submitTranscription, transcriptionBody } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
