@@ -140,6 +140,18 @@ describe("the session cookie authenticates API calls", () => {
       apiKeyId: browser.session.sessionId,
     });
   });
+
+  it("a cancel through the cookie records cancelRequestedByKind console and the user's id", async () => {
+    const { user, browser } = await signedIn(t);
+    const job = await submitTranscription(t);
+    const res = await browser.post<Job>(`/v1/jobs/${job.jobId}/cancel`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({
+      cancelRequestedByKind: "console",
+      cancelRequestedByLabel: user.email,
+      cancelRequestedByUserId: user.userId,
+    });
+  });
 });
 
 describe("CSRF on state-changing requests authenticated by the cookie", () => {

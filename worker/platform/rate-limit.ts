@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { rateLimits } from "../db/schema";
 import { ApiError } from "../errors";
@@ -41,5 +41,5 @@ export async function hitRateLimit(db: Db, key: string, rule: RateLimit, now = D
 
 /** Forgets `key`'s attempts (e.g. after a successful sign-in). */
 export async function resetRateLimit(db: Db, key: string): Promise<void> {
-  await db.delete(rateLimits).where(sql`${rateLimits.key} = ${key}`);
+  await db.delete(rateLimits).where(eq(rateLimits.key, key));
 }
