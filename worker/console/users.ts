@@ -7,7 +7,7 @@ import { ApiError, conflict, notFound, unauthorized } from "../errors";
 import { nowIso } from "../platform/clock";
 import { sha256Hex } from "../platform/crypto";
 import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from "../platform/password";
-import { hitRateLimit, resetRateLimit, type RateLimit } from "../platform/rate-limit";
+import { hitRateLimit, pruneRateLimits, resetRateLimit, type RateLimit } from "../platform/rate-limit";
 
 /** Console users (`usr_`) of a workspace, their invitations and the credential check behind sign-in. */
 
@@ -76,6 +76,8 @@ export async function createUser(
  * still runs PBKDF2 (against a dummy hash) so it takes as long as a wrong password.
  */
 export async function checkCredentials(db: Db, email: string, password: string): Promise<User> {
+  // About one sign-in in a hundred sweeps counters a day old; no cron job is needed for it.
+  if (Math.random() < 0.01) await pruneRateLimits(db, 24 * 60 * 60 * 1000);
   await hitRateLimit(db, `sign-in:${email}`, SIGN_IN_RATE_LIMIT);
   const user = await db.select().from(users).where(eq(users.email, email)).get();
   const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);

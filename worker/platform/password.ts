@@ -3,7 +3,9 @@ import { b64decode, b64encode, safeEqual } from "./crypto";
 
 /**
  * Console passwords: PBKDF2-SHA-256 through WebCrypto with a 16-byte random salt per password.
- * 100,000 iterations is workerd's maximum for PBKDF2 (it refuses more), so that is the cost today.
+ * 100,000 iterations is the most Cloudflare's production runtime allows for PBKDF2 (it refuses more
+ * with NotSupportedError; cloudflare/workerd#1346). The open-source workerd that runs locally and in the
+ * tests has no such cap, so going above it would pass every local test and fail only when deployed.
  * The stored string names its algorithm and cost (`pbkdf2-sha256$<iterations>$<salt>$<hash>`, base64)
  * so the cost can be raised later: a hash below the current cost is replaced at the next sign-in.
  */

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { rateLimits } from "../db/schema";
 import { ApiError } from "../errors";
@@ -42,4 +42,12 @@ export async function hitRateLimit(db: Db, key: string, rule: RateLimit, now = D
 /** Forgets `key`'s attempts (e.g. after a successful sign-in). */
 export async function resetRateLimit(db: Db, key: string): Promise<void> {
   await db.delete(rateLimits).where(eq(rateLimits.key, key));
+}
+
+/**
+ * Deletes counters whose window started more than `olderThanMs` ago. Anyone can add rows (sign-in
+ * attempts for made-up emails), so callers prune now and then instead of letting the table grow.
+ */
+export async function pruneRateLimits(db: Db, olderThanMs: number, now = Date.now()): Promise<void> {
+  await db.delete(rateLimits).where(lt(rateLimits.windowStart, now - olderThanMs));
 }
