@@ -12,6 +12,8 @@ export const ID_PREFIX = {
   project: "prj_",
   apiKey: "pak_",
   user: "usr_",
+  /** Not in the spec's table: console invitations (issue 10). */
+  userInvitation: "inv_",
   storageConnection: "stc_",
   runnerTask: "rtk_",
   webhookEvent: "msg_",

@@ -12,9 +12,28 @@ import { LOCAL_ADMIN_SECRET, LOCAL_BUCKET, ROOT } from "./lib/stack";
  *   workspace create --name NAME [--plan PLAN]
  *   workspace key --workspace-id ID --name NAME
  *   workspace plan --workspace-id ID --plan PLAN
+ *   users create --workspace ID --email EMAIL [--role admin|member] [--name NAME] [--password-stdin]
+ *       a console user; the password is read from stdin, or generated and printed once
  *   settings get | settings set '<json patch>'
  */
-const USAGE = `usage: npm run --silent admin -- <bootstrap|workspace create|workspace key|workspace plan|settings get|settings set> [options]`;
+const USAGE = `usage: npm run --silent admin -- <bootstrap|workspace create|workspace key|workspace plan|users create|settings get|settings set> [options]`;
+
+/** The first line of stdin: a password given this way stays out of the shell history and the process list. */
+async function readStdinLine(): Promise<string> {
+  let text = "";
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes("\n")) break;
+  }
+  return text.split(/\r?\n/)[0] ?? "";
+}
+
+/** 24 characters from a 56-symbol alphabet without look-alikes (~139 bits). */
+function generatePassword(): string {
+  const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
+}
 
 async function localStack(): Promise<{ apiBaseUrl?: string; bucket?: string; s3?: S3Details }> {
   try {
@@ -35,6 +54,10 @@ async function main(): Promise<void> {
       plan: { type: "string", default: "free" },
       name: { type: "string" },
       "workspace-id": { type: "string" },
+      workspace: { type: "string" },
+      email: { type: "string" },
+      role: { type: "string", default: "member" },
+      "password-stdin": { type: "boolean", default: false },
       "api-url": { type: "string" },
       bucket: { type: "string" },
     },
@@ -84,6 +107,21 @@ async function main(): Promise<void> {
   } else if (cmd === "workspace" && sub === "plan") {
     if (!values["workspace-id"]) throw new Error("--workspace-id is required");
     print((await apiCall(apiBaseUrl, "PATCH", `/admin/v1/workspaces/${values["workspace-id"]}`, adminSecret, { plan })).data);
+  } else if (cmd === "users" && sub === "create") {
+    const workspaceId = values.workspace ?? values["workspace-id"];
+    if (!workspaceId || !values.email) throw new Error("--workspace and --email are required");
+    if (values.role !== "admin" && values.role !== "member") throw new Error("--role must be admin or member");
+    const generated = !values["password-stdin"];
+    const password = generated ? generatePassword() : await readStdinLine();
+    const user = (
+      await apiCall(apiBaseUrl, "POST", `/admin/v1/workspaces/${workspaceId}/users`, adminSecret, {
+        email: values.email,
+        role: values.role,
+        password,
+        ...(values.name ? { name: values.name } : {}),
+      })
+    ).data;
+    print(generated ? { user, password, note: "the generated password is shown once" } : { user });
   } else if (cmd === "settings" && sub === "get") {
     print((await apiCall(apiBaseUrl, "GET", "/admin/v1/settings", adminSecret)).data);
   } else if (cmd === "settings" && sub === "set") {

@@ -61,9 +61,11 @@ export function buildApp() {
   );
   app.get("/healthz", (c) => c.json({ data: { ok: true }, metadata: {} }));
 
-  // Public routes, mounted before authentication: the policy endpoint and the API's own description.
+  // Public routes, mounted before authentication: the policy endpoint, the API's own description,
+  // and console sign-in and invitation acceptance (how a person gets a session).
   app.route("/v1/jobs/policy", routes.policy);
   app.route("/", openApiRoutes);
+  app.route("/v1/console", routes.consolePublic);
   app.route("/admin/v1", routes.admin);
   app.route("/runner/v1", routes.runner);
 
@@ -74,6 +76,7 @@ export function buildApp() {
   app.route("/v1/workspace", routes.workspace);
   app.route("/v1/projects", routes.projects);
   app.route("/v1/console", routes.console);
+  app.route("/v1/console", routes.consoleUser);
   app.route("/v1/storage-connections", routes.storageConnections);
   for (const [path, sub] of SERVICE_ROUTES) app.route(`/v1${path}`, sub);
 

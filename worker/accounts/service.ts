@@ -62,6 +62,8 @@ export async function createKey(
     userId: k.userId ?? null,
     userHandle: k.userHandle ?? null,
     expiresAt: k.expiresAt ?? null,
+    idleExpiresAt: null,
+    csrfHash: null,
     createdAt: nowIso(),
     revokedAt: null,
   };

@@ -5,18 +5,33 @@ import { getDb } from "../db/client";
 import { apiKeys, workspaces } from "../db/schema";
 import { ApiError, forbidden, unauthorized } from "../errors";
 import { safeEqual, sha256Hex } from "../platform/crypto";
-import { looksLikeKey } from "./keys";
+import { checkCsrf, readSessionCookie, touchSession } from "../console/session";
+import { KEY_PREFIX, looksLikeKey } from "./keys";
 import { grants, type Permission } from "./permissions";
 import type { Principal } from "./principal";
 
-/** Resolves `Authorization: Bearer <key>` into a Principal, or answers 401 in the envelope. */
+const MISSING = "missing Authorization header; send `Authorization: Bearer <API_KEY>`";
+
+/**
+ * Resolves `Authorization: Bearer <key>` into a Principal, or answers 401 in the envelope. Without an
+ * Authorization header, the console session cookie is accepted instead (console sessions only); such a
+ * request that changes state must also pass the CSRF check (worker/console/session.ts). Bearer
+ * requests are not affected by CSRF: a browser never attaches that header on its own.
+ */
 export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   const header = c.req.header("authorization");
-  if (!header) throw unauthorized("missing Authorization header; send `Authorization: Bearer <API_KEY>`");
-  const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
-  if (!m?.[1]) throw unauthorized("malformed Authorization header; expected `Bearer <API_KEY>`");
-  const secret = m[1];
-  if (!looksLikeKey(secret)) throw unauthorized("malformed API key");
+  const cookie = header ? undefined : readSessionCookie(c);
+  if (!header && !cookie) throw unauthorized(MISSING);
+  let secret: string;
+  if (header) {
+    const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
+    if (!m?.[1]) throw unauthorized("malformed Authorization header; expected `Bearer <API_KEY>`");
+    secret = m[1];
+    if (!looksLikeKey(secret)) throw unauthorized("malformed API key");
+  } else {
+    secret = cookie ?? "";
+    if (!secret.startsWith(KEY_PREFIX.console) || !looksLikeKey(secret)) throw unauthorized("console session is not valid; sign in again");
+  }
   const hash = await sha256Hex(secret);
   const db = getDb(c.env.DB);
   const lookup = () =>
@@ -29,9 +44,14 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   const timing = c.get("timing");
   const row = timing ? await timing.time("auth", lookup) : await lookup();
   // The lookup is by hash; the explicit constant-time check keeps the comparison itself timing-safe.
-  if (!row || !safeEqual(row.key.secretHash, hash)) throw unauthorized("invalid API key");
-  if (row.key.revokedAt) throw unauthorized("API key has been revoked");
-  if (row.key.expiresAt && row.key.expiresAt < new Date().toISOString()) throw unauthorized("console session has expired");
+  if (!row || !safeEqual(row.key.secretHash, hash))
+    throw unauthorized(header ? "invalid API key" : "console session is not valid; sign in again");
+  if (row.key.revokedAt) throw unauthorized(header ? "API key has been revoked" : "console session has ended; sign in again");
+  const now = new Date().toISOString();
+  if (row.key.expiresAt && row.key.expiresAt < now) throw unauthorized("console session has expired");
+  if (row.key.idleExpiresAt && row.key.idleExpiresAt < now) throw unauthorized("console session has expired after a period of inactivity");
+  if (!header) await checkCsrf(c, row.key.csrfHash);
+  await touchSession(db, row.key);
   const principal: Principal = {
     keyKind: row.key.kind,
     keyId: row.key.id,
@@ -55,7 +75,7 @@ type Need = { key: "project" | "workspace" | "any" | "console"; permission?: Per
  */
 export function requireAuth(c: Context<AppBindings>, need: Need): Principal {
   const p = c.get("auth");
-  if (!p) throw unauthorized("missing Authorization header; send `Authorization: Bearer <API_KEY>`");
+  if (!p) throw unauthorized(MISSING);
   if (need.key === "project" && p.keyKind === "workspace")
     throw forbidden("this route needs a project API key (sk_prj_…); workspace keys cannot use it");
   if (need.key === "workspace" && p.keyKind !== "workspace") throw forbidden("this route needs a workspace API key (sk_wsp_…)");

@@ -53,12 +53,62 @@ export const apiKeys = sqliteTable(
     /** Console sessions only: the signed-in user. */
     userId: text("user_id"),
     userHandle: text("user_handle"),
+    /** The absolute end of a console session. */
     expiresAt: text("expires_at"),
+    /** Cookie sessions only (worker/console/session.ts): the idle end, pushed on as the session is used. */
+    idleExpiresAt: text("idle_expires_at"),
+    /** Cookie sessions only: SHA-256 of the session's CSRF token. */
+    csrfHash: text("csrf_hash"),
     createdAt: text("created_at").notNull(),
     revokedAt: text("revoked_at"),
   },
-  (t) => [index("api_keys_project").on(t.projectId)],
+  (t) => [index("api_keys_project").on(t.projectId), index("api_keys_user").on(t.userId)],
 );
+
+/** People who sign in to the console (`usr_`). Email is unique across workspaces and stored lower-case. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    email: text("email").notNull().unique(),
+    name: text("name").notNull(),
+    role: text("role", { enum: ["admin", "member"] }).notNull(),
+    /** `pbkdf2-sha256$<iterations>$<salt>$<hash>` (worker/platform/password.ts). */
+    passwordHash: text("password_hash").notNull(),
+    createdAt: text("created_at").notNull(),
+    disabledAt: text("disabled_at"),
+  },
+  (t) => [index("users_workspace").on(t.workspaceId)],
+);
+
+/** An admin's invitation to the console: the one-time token is stored only as its SHA-256. */
+export const userInvitations = sqliteTable(
+  "user_invitations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    email: text("email").notNull(),
+    role: text("role", { enum: ["admin", "member"] }).notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    invitedByUserId: text("invited_by_user_id"),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    acceptedAt: text("accepted_at"),
+  },
+  (t) => [index("user_invitations_workspace").on(t.workspaceId)],
+);
+
+/** Fixed-window counters (worker/platform/rate-limit.ts), e.g. sign-in attempts per email. */
+export const rateLimits = sqliteTable("rate_limits", {
+  key: text("key").primaryKey(),
+  windowStart: integer("window_start").notNull(),
+  count: integer("count").notNull(),
+});
 
 export const storageConnections = sqliteTable(
   "storage_connections",

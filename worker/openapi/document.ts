@@ -6,6 +6,7 @@ import { CreateJobSchema } from "../../contracts/job-requests";
 import { codeToStatus, ErrorCodeSchema, errorBody, type ErrorCode } from "../errors";
 import { accountOperations } from "./areas/accounts";
 import { adminOperations } from "./areas/admin";
+import { consoleOperations } from "./areas/console";
 import { jobOperations } from "./areas/jobs";
 import { metaOperations } from "./areas/meta";
 import { policyOperations } from "./areas/policy";
@@ -25,6 +26,7 @@ export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...policyOperations,
   ...jobOperations,
   ...accountOperations,
+  ...consoleOperations,
   ...storageConnectionOperations,
   ...Object.values(SERVICE_OPERATIONS).flat(),
   ...adminOperations,
@@ -45,7 +47,7 @@ export const TAGS = [
   { name: "Storage connections", description: "The S3-compatible stores jobs read sources from and write outputs to." },
   { name: "Workspace", description: "The key's workspace, plan and usage." },
   { name: "Projects", description: "Projects, their webhook settings and API keys (workspace keys)." },
-  { name: "Console", description: "Sessions of the web console." },
+  { name: "Console", description: "Sessions of the web console: people sign in with email and password; admins invite and manage users." },
   { name: "Operator", description: "Operator routes under /admin/v1, behind the ADMIN_SECRET bearer token." },
   { name: "Runner protocol", description: "The gpu-runner's protocol under /runner/v1, behind the RUNNER_TOKEN bearer token." },
 ] as const;
@@ -54,6 +56,13 @@ export const SECURITY_SCHEMES = {
   projectKey: { type: "http", scheme: "bearer", description: "A project API key: `Authorization: Bearer sk_prj_…`." },
   workspaceKey: { type: "http", scheme: "bearer", description: "A workspace API key: `Authorization: Bearer sk_wsp_…`." },
   consoleSession: { type: "http", scheme: "bearer", description: "A console session's key, from POST /v1/console/sessions." },
+  consoleCookie: {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-media_jobs_console",
+    description:
+      "The console's sign-in cookie (POST /v1/console/sign-in; `media_jobs_console` on loopback). State-changing requests also need `X-CSRF-Token`.",
+  },
   adminSecret: { type: "http", scheme: "bearer", description: "The operator's ADMIN_SECRET (a Worker secret)." },
   runnerToken: { type: "http", scheme: "bearer", description: "The runners' RUNNER_TOKEN (a Worker secret)." },
 } as const;
@@ -61,10 +70,10 @@ export const SECURITY_SCHEMES = {
 const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
   public: [],
   // requireAuth lets a console session act for its project wherever a project key may.
-  project: [{ projectKey: [] }, { consoleSession: [] }],
+  project: [{ projectKey: [] }, { consoleSession: [] }, { consoleCookie: [] }],
   workspace: [{ workspaceKey: [] }],
-  anyKey: [{ projectKey: [] }, { workspaceKey: [] }, { consoleSession: [] }],
-  console: [{ consoleSession: [] }],
+  anyKey: [{ projectKey: [] }, { workspaceKey: [] }, { consoleSession: [] }, { consoleCookie: [] }],
+  console: [{ consoleSession: [] }, { consoleCookie: [] }],
   admin: [{ adminSecret: [] }],
   runner: [{ runnerToken: [] }],
 };

@@ -3,6 +3,8 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { PlanSchema } from "../../contracts/service-types";
 import { createKey, createWorkspace } from "../accounts/service";
+import { createUser, EmailSchema, publicUser, RoleSchema } from "../console/users";
+import { PasswordSchema } from "../platform/password";
 import { WorkspaceGrantSchema } from "../auth/permissions";
 import { getDb } from "../db/client";
 import { workspaces } from "../db/schema";
@@ -14,10 +16,16 @@ import { jsonBody } from "../http/validate";
 import { loadSettings, updateSettings } from "../platform/settings";
 
 /**
- * Operator routes (the spec's "dashboard only" actions): workspaces, workspace keys and platform
- * settings. Guarded by the ADMIN_SECRET Worker secret, never by a customer key.
+ * Operator routes (the spec's "dashboard only" actions): workspaces, workspace keys, console users
+ * and platform settings. Guarded by the ADMIN_SECRET Worker secret, never by a customer key.
  */
 export const CreateWorkspaceSchema = z.strictObject({ name: z.string().min(1).max(120), plan: PlanSchema.default("free") });
+export const CreateUserSchema = z.strictObject({
+  email: EmailSchema,
+  name: z.string().trim().min(1).max(120).optional(),
+  role: RoleSchema.default("member"),
+  password: PasswordSchema,
+});
 export const UpdateWorkspaceSchema = z.strictObject({ plan: PlanSchema });
 export const CreateWorkspaceKeySchema = z.strictObject({
   name: z.string().min(1).max(120),
@@ -66,6 +74,24 @@ export const adminRoutes = new Hono<AppBindings>()
       ...(body.permissions ? { permissions: body.permissions } : {}),
     });
     return ok(c, key, {}, 201);
+  })
+  .post("/workspaces/:workspaceId/users", async (c) => {
+    const body = await jsonBody(c, CreateUserSchema);
+    const db = getDb(c.env.DB);
+    const ws = await db
+      .select()
+      .from(workspaces)
+      .where(eq(workspaces.id, c.req.param("workspaceId")))
+      .get();
+    if (!ws) throw notFound(`workspace not found: ${c.req.param("workspaceId")}`);
+    const user = await createUser(db, {
+      workspaceId: ws.id,
+      email: body.email,
+      name: body.name ?? body.email.split("@")[0] ?? body.email,
+      role: body.role,
+      password: body.password,
+    });
+    return ok(c, publicUser(user), {}, 201);
   })
   .get("/settings", async (c) => ok(c, await loadSettings(getDb(c.env.DB))))
   .patch("/settings", async (c) => {

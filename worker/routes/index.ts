@@ -1,5 +1,6 @@
 import { adminRoutes } from "./admin";
 import { consoleRoutes, projectRoutes, workspaceRoutes } from "./accounts";
+import { consolePublicRoutes, consoleUserRoutes } from "./console-auth";
 import { jobRoutes } from "./jobs";
 import { policyRoutes } from "./policy";
 import { runnerRoutes } from "./runner";
@@ -9,6 +10,8 @@ import { storageConnectionRoutes } from "./storage-connections";
 export const routes = {
   admin: adminRoutes,
   console: consoleRoutes,
+  consolePublic: consolePublicRoutes,
+  consoleUser: consoleUserRoutes,
   jobs: jobRoutes,
   policy: policyRoutes,
   projects: projectRoutes,

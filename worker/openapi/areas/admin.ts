@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { SettingsSchema } from "../../../contracts/settings";
-import { CreateWorkspaceKeySchema, CreateWorkspaceSchema, SettingsPatchSchema, UpdateWorkspaceSchema } from "../../routes/admin";
+import {
+  CreateUserSchema,
+  CreateWorkspaceKeySchema,
+  CreateWorkspaceSchema,
+  SettingsPatchSchema,
+  UpdateWorkspaceSchema,
+} from "../../routes/admin";
 import { operations } from "../operation";
 
 /** worker/routes/admin.ts: the operator's routes, behind ADMIN_SECRET. */
@@ -48,6 +54,20 @@ export const adminOperations = operations([
     status: 201,
     data: z.looseObject({ apiKeyId: z.string(), secret: z.string() }),
     errors: ["notFound"],
+  },
+  {
+    method: "post",
+    path: "/admin/v1/workspaces/:workspaceId/users",
+    tag: TAG,
+    summary: "Create a console user",
+    description: "A person who signs in to the console with this email and password (PBKDF2-hashed; never stored in the clear).",
+    access: "admin",
+    params: workspaceParam,
+    body: CreateUserSchema,
+    bodyExample: { email: "ana@example.com", role: "admin", password: "a long passphrase here" },
+    status: 201,
+    data: z.looseObject({ userId: z.string(), email: z.string(), role: z.string() }),
+    errors: ["notFound", "conflict"],
   },
   {
     method: "get",

@@ -1,0 +1,237 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { admin, call, expectError } from "./helpers/api";
+import { createUser, PASSWORD, send, signedIn, signIn, type Browser } from "./helpers/console";
+import { submitTranscription } from "./helpers/jobs";
+import { createTenant, unique, type Tenant } from "./helpers/tenant";
+
+/** Console users: the operator's create route, password hashing, invitations, admin rights and workspace isolation. */
+
+let t: Tenant;
+let other: Tenant;
+
+beforeAll(async () => {
+  [t, other] = await Promise.all([createTenant(), createTenant()]);
+});
+
+const passwordHashOf = async (userId: string) =>
+  (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(userId).first<{ password_hash: string }>())?.password_hash ??
+  "";
+
+interface Invitation {
+  invitationId: string;
+  email: string;
+  role: string;
+  token: string;
+  expiresAt: string;
+}
+
+async function invite(browser: Browser, role: "admin" | "member" = "member") {
+  const res = await browser.post<Invitation>("/v1/console/invitations", { email: `${unique("invitee")}@example.com`, role });
+  if (res.status !== 201) throw new Error(`invite failed: ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+const accept = (token: string, password = PASSWORD) =>
+  send<{ userId: string; email: string; role: string }>("POST", "/v1/console/invitations/accept", {
+    body: { token, name: "Invitee", password },
+  });
+
+describe("POST /admin/v1/workspaces/{workspaceId}/users (the admin CLI's `users create`)", () => {
+  it("creates a user who can then sign in", async () => {
+    const email = `${unique("ops")}@Example.com`;
+    const res = await admin<{ userId: string; email: string; role: string; workspaceId: string }>(
+      "POST",
+      `/workspaces/${t.workspaceId}/users`,
+      {
+        email,
+        role: "admin",
+        password: PASSWORD,
+      },
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data).toMatchObject({
+      userId: expect.stringMatching(/^usr_/),
+      email: email.toLowerCase(),
+      role: "admin",
+      workspaceId: t.workspaceId,
+    });
+    expect(res.body.data).not.toHaveProperty("passwordHash");
+    const browser = await signIn(email, PASSWORD);
+    expect(browser.session.user.userId).toBe(res.body.data.userId);
+  });
+
+  it("an email already used (in any case, in any workspace) is 409", async () => {
+    const user = await createUser(t);
+    const res = await admin("POST", `/workspaces/${other.workspaceId}/users`, { email: user.email.toUpperCase(), password: PASSWORD });
+    expectError(res, 409, "conflict");
+  });
+
+  it.each([
+    { rule: "shorter than 12 characters", password: "only eleven", issue: "tooSmall" },
+    { rule: "longer than 256 characters", password: "x".repeat(257), issue: "tooBig" },
+  ])("a password $rule is 422", async ({ password, issue }) => {
+    const res = await admin("POST", `/workspaces/${t.workspaceId}/users`, { email: `${unique("short")}@example.com`, password });
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual([{ path: "password", issue }]);
+  });
+
+  it("an unknown workspace is 404", async () => {
+    expectError(
+      await admin("POST", "/workspaces/wsp_nope/users", { email: `${unique("x")}@example.com`, password: PASSWORD }),
+      404,
+      "notFound",
+    );
+  });
+});
+
+describe("password storage", () => {
+  it("is PBKDF2-SHA-256 at 100,000 iterations with a 16-byte salt, in a self-describing string", async () => {
+    const user = await createUser(t);
+    const stored = await passwordHashOf(user.userId);
+    expect(stored).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/);
+    expect(stored).not.toContain(PASSWORD);
+  });
+
+  it("two users with the same password get different salts and hashes", async () => {
+    const [a, b] = await Promise.all([createUser(t), createUser(t)]);
+    const [ha, hb] = await Promise.all([passwordHashOf(a.userId), passwordHashOf(b.userId)]);
+    expect(ha.split("$")[2]).not.toBe(hb.split("$")[2]);
+    expect(ha.split("$")[3]).not.toBe(hb.split("$")[3]);
+  });
+});
+
+describe("invitations", () => {
+  let adminBrowser: Browser;
+  beforeAll(async () => {
+    adminBrowser = (await signedIn(t, "admin")).browser;
+  });
+
+  it("an admin's invitation, once accepted, sets a password that signs in, with the invited role", async () => {
+    const inv = await invite(adminBrowser, "admin");
+    expect(inv).toMatchObject({ invitationId: expect.stringMatching(/^inv_/), role: "admin", token: expect.any(String) });
+    const accepted = await accept(inv.token);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+    expect(accepted.body.data).toMatchObject({ email: inv.email, role: "admin" });
+    const browser = await signIn(inv.email, PASSWORD);
+    expect(browser.session.workspace.workspaceId).toBe(t.workspaceId);
+  });
+
+  it("the token is stored only as a hash", async () => {
+    const inv = await invite(adminBrowser);
+    const row = await env.DB.prepare("SELECT token_hash FROM user_invitations WHERE id = ?")
+      .bind(inv.invitationId)
+      .first<{ token_hash: string }>();
+    expect(row?.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row?.token_hash).not.toBe(inv.token);
+  });
+
+  it("a used token fails", async () => {
+    const inv = await invite(adminBrowser);
+    expect((await accept(inv.token)).status).toBe(201);
+    expectError(await accept(inv.token, "another long password"), 404, "notFound");
+  });
+
+  it("an expired token fails", async () => {
+    const inv = await invite(adminBrowser);
+    await env.DB.prepare("UPDATE user_invitations SET expires_at = ? WHERE id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), inv.invitationId)
+      .run();
+    expectError(await accept(inv.token), 404, "notFound");
+  });
+
+  it("accepting with a password under 12 characters is 422 and leaves the invitation usable", async () => {
+    const inv = await invite(adminBrowser);
+    expectError(await accept(inv.token, "too short"), 422, "validationError");
+    expect((await accept(inv.token)).status).toBe(201);
+  });
+
+  it("a member cannot invite (403)", async () => {
+    const { browser } = await signedIn(t, "member");
+    expectError(await browser.post("/v1/console/invitations", { email: `${unique("x")}@example.com` }), 403, "forbidden");
+  });
+
+  it("inviting an email that already has an account is 409", async () => {
+    const user = await createUser(other);
+    expectError(await adminBrowser.post("/v1/console/invitations", { email: user.email }), 409, "conflict");
+  });
+});
+
+describe("managing users", () => {
+  let adminBrowser: Browser;
+  beforeAll(async () => {
+    adminBrowser = (await signedIn(t, "admin")).browser;
+  });
+
+  it("an admin lists the users of their own workspace only", async () => {
+    const mine = await createUser(t);
+    const theirs = await createUser(other);
+    const res = await adminBrowser.get<Array<{ userId: string; workspaceId: string }>>("/v1/console/users");
+    expect(res.status).toBe(200);
+    const ids = res.body.data.map((u) => u.userId);
+    expect(ids).toContain(mine.userId);
+    expect(ids).not.toContain(theirs.userId);
+    expect(new Set(res.body.data.map((u) => u.workspaceId))).toEqual(new Set([t.workspaceId]));
+  });
+
+  it("a member cannot list users (403)", async () => {
+    const { browser } = await signedIn(t, "member");
+    expectError(await browser.get("/v1/console/users"), 403, "forbidden");
+  });
+
+  it("disabling a user ends their sessions at once and refuses their sign-in", async () => {
+    const { user, browser } = await signedIn(t, "member");
+    const res = await adminBrowser.post<{ disabledAt: string | null }>(`/v1/console/users/${user.userId}/disable`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.disabledAt).toEqual(expect.any(String));
+    expectError(await browser.get("/v1/console/session"), 401, "unauthorized");
+    expectError(await send("POST", "/v1/console/sign-in", { body: { email: user.email, password: user.password } }), 401, "unauthorized");
+  });
+
+  it("a user of another workspace cannot be disabled (404, as if unknown)", async () => {
+    const theirs = await createUser(other);
+    expectError(await adminBrowser.post(`/v1/console/users/${theirs.userId}/disable`), 404, "notFound");
+  });
+
+  it("an admin cannot disable themselves (409)", async () => {
+    expectError(await adminBrowser.post(`/v1/console/users/${adminBrowser.session.user.userId}/disable`), 409, "conflict");
+  });
+});
+
+describe("a console user sees only their workspace", () => {
+  let browser: Browser;
+  let otherJobId: string;
+  beforeAll(async () => {
+    browser = (await signedIn(t, "admin")).browser;
+    otherJobId = (await submitTranscription(other)).jobId;
+  });
+
+  it("GET /v1/console/projects lists their workspace's projects only", async () => {
+    const res = await browser.get<Array<{ projectId: string }>>("/v1/console/projects");
+    const ids = res.body.data.map((p) => p.projectId);
+    expect(ids).toContain(t.projectId);
+    expect(ids).not.toContain(other.projectId);
+  });
+
+  it("the workspace project routes stay closed to a console session (403)", async () => {
+    expectError(await browser.get(`/v1/projects/${other.projectId}`), 403, "forbidden");
+  });
+
+  it.each(["", "/progress", "/webhook-deliveries"])("another workspace's job%s is 404", async (suffix) => {
+    expectError(await browser.get(`/v1/jobs/${otherJobId}${suffix}`), 404, "notFound");
+  });
+
+  it("another workspace's jobs are never listed", async () => {
+    const res = await browser.get<Array<{ jobId: string }>>("/v1/jobs?limit=100");
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((j) => j.jobId)).not.toContain(otherJobId);
+  });
+
+  it("a dashboard pseudo-key session (POST /v1/console/sessions) is not a user: the user routes are 403 for it", async () => {
+    const session = await call<{ secret: string }>("POST", "/v1/console/sessions", {
+      key: t.workspaceKey,
+      body: { projectId: t.projectId, userHandle: "ana" },
+    });
+    expectError(await call("GET", "/v1/console/users", { key: session.body.data.secret }), 403, "forbidden");
+  });
+});
