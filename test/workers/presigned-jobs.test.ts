@@ -1,7 +1,8 @@
+import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import type { Job } from "../../contracts/job";
 import { call, expectError } from "./helpers/api";
-import { cancelUnfinished, fakeRunner } from "./helpers/jobs";
+import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { TRANSCRIPTION_HANDLER } from "./helpers/transcripts";
@@ -95,6 +96,15 @@ describe("create with presigned URLs", () => {
     expect(task.presigned).toEqual(urls);
     expect(task.storage).toBeNull();
   });
+
+  it("the sealed full URLs are deleted when the job ends", async () => {
+    const created = await create(body(await validUrls()));
+    const task = await fakeRunner.leaseWhenReady(created.body.data.jobId, TRANSCRIPTION_HANDLER);
+    await fakeRunner.fail(task, "presigned_url_expired", false, "the presigned URL for srt has expired");
+    await waitForStatus(t, created.body.data.jobId, "failed");
+    const row = await env.DB.prepare("SELECT job_id FROM job_secrets WHERE job_id = ?").bind(created.body.data.jobId).first();
+    expect(row).toBeNull();
+  });
 });
 
 describe("refused presigned URLs", () => {
@@ -125,6 +135,14 @@ describe("refused presigned URLs", () => {
       expect(sent).toEqual([]);
     },
   );
+
+  it("plain http to a public host is refused with 422 httpsRequired", async () => {
+    const urls = await validUrls();
+    urls.sourceUrl = "http://media.example.com/in/talk.mp4?X-Amz-Signature=abc";
+    const res = await create(body(urls));
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual([{ path: "input.sourceUrl", issue: "httpsRequired" }]);
+  });
 
   it("an upload URL that answers 403 is refused with 422 naming the output", async () => {
     const urls = await validUrls();
