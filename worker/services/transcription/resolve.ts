@@ -19,10 +19,6 @@ export const TRANSCRIPT_FILES = {
   vtt: "transcript.vtt",
 } as const;
 
-/**
- * A transcription's create: the connection and bucket, the extension and language hint, then (after
- * the quota check) a ranged GET of the source and an empty PUT at each of the four output keys.
- */
 type TranscriptionInput = InputOf<"transcription">;
 
 function checkExtension(ctx: CreateContext, name: string, path: string, field: string): void {
@@ -51,6 +47,11 @@ const preprocessingOf = (ctx: CreateContext) => ({
   separateVocals: ctx.settings.transcription.separateVocals,
 });
 
+/**
+ * A transcription's create: the connection and bucket (or, for `s3_presigned`, the URLs' own checks),
+ * the extension and language hint, then (after the quota check) a ranged GET of the source and an
+ * empty PUT at each of the four outputs.
+ */
 export async function resolveTranscription(ctx: CreateContext, input: TranscriptionInput): Promise<Resolved> {
   return input.sourceType === "s3_presigned" ? resolvePresigned(ctx, input) : resolveBucket(ctx, input);
 }
@@ -121,6 +122,16 @@ async function resolveBucket(ctx: CreateContext, input: Extract<TranscriptionInp
   };
 }
 
+/** The URL's path as its object key reads (`%20` → space); a malformed escape is kept as sent. */
+function decodedPath(url: string): string {
+  const path = new URL(url).pathname;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * `s3_presigned`: the URLs' scheme, hosts and expiry here (no connection), the ranged GET and empty
  * PUTs as the probe. The job stores the URLs redacted; the full ones are sealed in `job_secrets`
@@ -130,8 +141,8 @@ async function resolvePresigned(ctx: CreateContext, input: Extract<Transcription
   const { db, projectId } = ctx;
   const urls = { sourceUrl: input.sourceUrl, outputUrls: input.outputUrls };
   checkPresignedUrls(urls, ctx.env.ENVIRONMENT);
-  const sourcePath = new URL(input.sourceUrl).pathname;
-  checkExtension(ctx, decodeURIComponent(sourcePath), "input.sourceUrl", "sourceUrl's path");
+  const sourcePath = decodedPath(input.sourceUrl);
+  checkExtension(ctx, sourcePath, "input.sourceUrl", "sourceUrl's path");
   checkLanguage(ctx, input);
 
   const textSourceId = newId("transcript");
