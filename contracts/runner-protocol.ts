@@ -4,6 +4,7 @@ import { SegmentSchema, VisualChunkSchema } from "./transcript";
 import { PrioritySchema } from "./service-types";
 import { StepSpecSchema } from "./pipelines";
 import { NON_RETRYABLE_CODES as SERVICE_NON_RETRYABLE } from "./services/index";
+import { PresignedGrantSchema } from "./presigned";
 
 /**
  * The gpu-runner protocol. Routes live under `/runner/v1/` and authenticate with a runner token
@@ -53,6 +54,8 @@ export const LeasedTaskSchema = z.object({
   input: z.record(z.string(), z.unknown()),
   /** Credentials for the customer's bucket; the runner reads and writes it directly. */
   storage: StorageGrantSchema.nullable(),
+  /** An `s3_presigned` job's full URLs (contracts/presigned.ts); null for a job that reads a bucket. Never logged. */
+  presigned: PresignedGrantSchema.nullable().optional(),
   /** The slice of platform settings the step's service hands its runner steps (engine choice, limits, lease periods). */
   settings: z.record(z.string(), z.unknown()),
   /** Outputs of the job's earlier steps, by step name (small JSON). */

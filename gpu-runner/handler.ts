@@ -1,6 +1,7 @@
 import type { LeasedTask } from "../contracts/runner-protocol";
 import type { ProgressEntry } from "../contracts/job";
 import type { S3Client } from "../contracts/s3-client";
+import type { ObjectStore } from "./object-store";
 import type { TranscriptDocument } from "../contracts/runner-protocol";
 import type { z } from "zod";
 
@@ -39,6 +40,11 @@ export interface HandlerContext<Stage extends string = string> {
   platform: TaskPlatform;
   /** The job's bucket: the only way a handler reaches it (the endpoint's addresses are checked first, gpu-runner/storage.ts). */
   openStorage(): Promise<S3Client>;
+  /**
+   * The job's source and outputs by name, through its presigned URLs or its bucket (gpu-runner/object-store.ts);
+   * `keys` maps names to object keys for a bucket job (ignored for a presigned one).
+   */
+  openObjects(keys: Readonly<Record<string, string>>): Promise<ObjectStore>;
 }
 
 /**

@@ -23,20 +23,7 @@ export interface StorageGuard {
 
 export async function openStorage(grant: StorageGrant | null, guard: StorageGuard, timeoutMs = 30_000): Promise<S3Client> {
   if (!grant) throw new StepFailure("processing_failed", "the task carries no storage grant for the job's bucket", false);
-  const host = new URL(grant.endpoint).hostname.replace(/^\[|\]$/g, "");
-  const literal = addressKind(host);
-  const isName = literal === "public" && !host.includes(":") && !/^[\d.]+$/.test(host);
-  const kinds = isName ? (await resolveOrFail(host, guard.resolve ?? systemResolver)).map(addressKind) : [literal];
-  for (const kind of kinds) {
-    const allowed = kind === "public" || (guard.allowLoopback && (kind === "loopback" || host === "localhost"));
-    if (!allowed) {
-      throw new StepFailure(
-        "storage_endpoint_refused",
-        `the storage endpoint ${new URL(grant.endpoint).host} resolves to a non-public address (${kind}); the runner connects only to public hosts`,
-        false,
-      );
-    }
-  }
+  await assertPublicHost(grant.endpoint, guard, "the storage endpoint");
   return new S3Client(
     {
       endpoint: grant.endpoint,
@@ -49,13 +36,36 @@ export async function openStorage(grant: StorageGrant | null, guard: StorageGuar
   );
 }
 
-async function resolveOrFail(host: string, resolve: Resolver): Promise<string[]> {
+/**
+ * Refuses (`storage_endpoint_refused`, final) a URL whose host is, or resolves to, a non-public
+ * address; the one check before every connection to a customer's storage (endpoints and presigned
+ * URLs). `label` names the URL in the message; only the host is ever quoted, never a query string.
+ */
+export async function assertPublicHost(url: string, guard: StorageGuard, label: string): Promise<void> {
+  const u = new URL(url);
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  const literal = addressKind(host);
+  const isName = literal === "public" && !host.includes(":") && !/^[\d.]+$/.test(host);
+  const kinds = isName ? (await resolveOrFail(host, guard.resolve ?? systemResolver, label)).map(addressKind) : [literal];
+  for (const kind of kinds) {
+    const allowed = kind === "public" || (guard.allowLoopback && (kind === "loopback" || host === "localhost"));
+    if (!allowed) {
+      throw new StepFailure(
+        "storage_endpoint_refused",
+        `${label} ${u.host} resolves to a non-public address (${kind}); the runner connects only to public hosts`,
+        false,
+      );
+    }
+  }
+}
+
+async function resolveOrFail(host: string, resolve: Resolver, label: string): Promise<string[]> {
   try {
     const found = await resolve(host);
     if (found.length === 0) throw new Error("no addresses");
     return found;
   } catch {
     // Same words whatever the resolver said: the caller learns nothing about the network.
-    throw new StepFailure("processing_failed", `the storage endpoint ${host} could not be resolved`, true);
+    throw new StepFailure("processing_failed", `${label} ${host} could not be resolved`, true);
   }
 }

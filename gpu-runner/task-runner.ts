@@ -3,6 +3,7 @@ import path from "node:path";
 import type { LeasedTask } from "../contracts/runner-protocol";
 import { StepFailure, type HandlerContext, type StepHandler } from "./handler";
 import type { Logger } from "./log";
+import { openObjectStore } from "./object-store";
 import { openStorage, type StorageGuard } from "./storage";
 import { LeaseLostError, type CallOptions, type ProtocolClient } from "./protocol-client";
 import { toStepError } from "../contracts/step-failure";
@@ -139,6 +140,7 @@ export class TaskRun {
       signal: this.abort.signal,
       cores: this.deps.cores,
       openStorage: () => openStorage(this.task.storage, this.deps.storageGuard),
+      openObjects: (keys) => openObjectStore(this.task, this.deps.storageGuard, keys),
       platform: taskPlatform(this.deps.client, this.task, this.abort.signal),
     };
     return await handler(ctx);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { LanguageCodeSchema, ObjectKeySchema, OutputPrefixSchema } from "../request-fields";
 import { TranscriptionResultSchema } from "../transcript";
 import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
@@ -8,14 +9,40 @@ import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
  * files (full text, segments JSON, SRT, VTT). One runner step does all the heavy work.
  */
 
-export const TranscriptionInputSchema = z.strictObject({
-  sourceType: z.literal("s3_direct", { message: "sourceType must be s3_direct" }),
+const options = z.strictObject({ language: LanguageCodeSchema.optional() }).optional();
+
+const TranscriptionBucketInputSchema = z.strictObject({
+  sourceType: z.literal("s3_direct"),
   connectionId: z.string().min(1).max(128),
   bucket: z.string().min(1).max(255),
   sourceKey: ObjectKeySchema,
   outputPrefix: OutputPrefixSchema.optional(),
-  options: z.strictObject({ language: LanguageCodeSchema.optional() }).optional(),
+  options,
 });
+
+/** The four files, by the names of `resolvedOutputKeys`: one presigned PUT URL each. */
+export const TRANSCRIPTION_OUTPUT_NAMES = ["fullText", "segments", "srt", "vtt"] as const;
+
+/** `s3_presigned`: a GET URL for the source and a PUT URL per output file; no connection, no bucket (contracts/presigned.ts). */
+const TranscriptionPresignedInputSchema = z.strictObject({
+  sourceType: z.literal("s3_presigned"),
+  sourceUrl: PresignedUrlSchema,
+  outputUrls: z.strictObject({
+    fullText: PresignedUrlSchema,
+    segments: PresignedUrlSchema,
+    srt: PresignedUrlSchema,
+    vtt: PresignedUrlSchema,
+  }),
+  options,
+});
+
+export const TranscriptionInputSchema = z.discriminatedUnion(
+  "sourceType",
+  [TranscriptionBucketInputSchema, TranscriptionPresignedInputSchema],
+  {
+    message: "sourceType must be s3_direct or s3_presigned",
+  },
+);
 
 export const TRANSCRIPTION_STAGES = [
   "download",
@@ -52,6 +79,8 @@ const FINAL_CODES = [
   "unsupported_language",
   "source_not_found",
   "source_access_denied",
+  OUTPUT_ACCESS_DENIED,
+  PRESIGNED_URL_EXPIRED,
 ];
 
 export const transcriptionService = defineService({

@@ -93,9 +93,13 @@ const rfc3986 = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g,
 const sha256Hex = (s: string): string => createHash("sha256").update(s, "utf8").digest("hex");
 const hmac = (key: Buffer | string, data: string): Buffer => createHmac("sha256", key).update(data, "utf8").digest();
 
-/** Header-signed AWS4-HMAC-SHA256 only: the project's client never presigns or signs V2. */
+/**
+ * AWS4-HMAC-SHA256, header-signed (the project's client) or query-signed (presigned URLs, which a
+ * customer hands an `s3_presigned` job); never V2.
+ */
 function verifySigV4(req: IncomingMessage): Problem | null {
   const auth = req.headers.authorization;
+  if (!auth && new URL(req.url ?? "/", "http://local").searchParams.has("X-Amz-Signature")) return verifyPresigned(req);
   if (!auth) return { code: "AccessDenied", message: "Anonymous access is not allowed" };
   const m =
     /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]{64})$/.exec(
@@ -129,6 +133,49 @@ function verifySigV4(req: IncomingMessage): Problem | null {
   const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), "aws4_request");
   const expected = createHmac("sha256", key).update(stringToSign, "utf8").digest();
   const given = Buffer.from(signature, "hex");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return { code: "SignatureDoesNotMatch", message: "The request signature we calculated does not match the signature you provided." };
+  }
+  return null;
+}
+
+/** A presigned URL: the signature covers the query (less the signature itself) and the payload is UNSIGNED-PAYLOAD. */
+function verifyPresigned(req: IncomingMessage): Problem | null {
+  const url = new URL(req.url ?? "/", "http://local");
+  const q = url.searchParams;
+  if (q.get("X-Amz-Algorithm") !== "AWS4-HMAC-SHA256")
+    return { code: "AuthorizationQueryParametersError", message: "unsupported algorithm" };
+  const [accessKeyId = "", date = "", region = "", service = ""] = (q.get("X-Amz-Credential") ?? "").split("/");
+  const secret = CREDENTIALS[accessKeyId];
+  if (secret === undefined)
+    return { code: "InvalidAccessKeyId", message: "The AWS Access Key Id you provided does not exist in our records." };
+  const amzDate = q.get("X-Amz-Date") ?? "";
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
+  if (!m || !amzDate.startsWith(date)) return { code: "AuthorizationQueryParametersError", message: "X-Amz-Date is malformed" };
+  const signedAt = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  if (Date.now() > signedAt + Number(q.get("X-Amz-Expires") ?? "0") * 1000) return { code: "AccessDenied", message: "Request has expired" };
+  const canonicalUri = url.pathname
+    .split("/")
+    .map((seg) => rfc3986(safeDecode(seg)))
+    .join("/");
+  const canonicalQuery = [...q]
+    .filter(([k]) => k !== "X-Amz-Signature")
+    .map(([k, v]) => [rfc3986(k), rfc3986(v)] as const)
+    .sort(([ak, av], [bk, bv]) => (ak < bk ? -1 : ak > bk ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join("&");
+  const signedHeaders = q.get("X-Amz-SignedHeaders") ?? "";
+  const names = signedHeaders.split(";");
+  if (!names.includes("host")) return { code: "AccessDenied", message: "host must be signed" };
+  const canonicalHeaders = names.map((n) => `${n}:${(header(req, n) ?? "").trim().replace(/\s+/g, " ")}\n`).join("");
+  const canonicalRequest = [req.method ?? "GET", canonicalUri, canonicalQuery, canonicalHeaders, signedHeaders, "UNSIGNED-PAYLOAD"].join(
+    "\n",
+  );
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, sha256Hex(canonicalRequest)].join("\n");
+  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), "aws4_request");
+  const expected = createHmac("sha256", key).update(stringToSign, "utf8").digest();
+  const given = Buffer.from(q.get("X-Amz-Signature") ?? "", "hex");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { code: "SignatureDoesNotMatch", message: "The request signature we calculated does not match the signature you provided." };
   }

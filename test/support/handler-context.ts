@@ -7,6 +7,8 @@ import { S3Client } from "../../contracts/s3-client";
 import { TRANSCRIPTION_STAGES } from "../../contracts/services/transcription";
 import { StepFailure, type HandlerContext, type StageReporter, type TaskPlatform } from "../../gpu-runner/handler";
 import { toStepError } from "../../contracts/step-failure";
+import type { PresignedGrant } from "../../contracts/presigned";
+import { openObjectStore } from "../../gpu-runner/object-store";
 import { openStorage } from "../../gpu-runner/storage";
 
 /**
@@ -87,6 +89,8 @@ export interface TestContextOptions {
   step?: LeasedTask["step"];
   outputs?: LeasedTask["outputs"];
   storage: StorageGrant | null;
+  /** An `s3_presigned` job's URLs (then `storage` is null). */
+  presigned?: PresignedGrant;
   settings?: Record<string, unknown>;
   cores?: number;
   /** The platform's data calls (transcripts, service calls); default: one that has nothing. */
@@ -147,6 +151,7 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
     },
     input: opts.input,
     storage: opts.storage,
+    ...(opts.presigned ? { presigned: opts.presigned } : {}),
     settings: opts.settings ?? {},
   };
   return {
@@ -157,6 +162,7 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
     cores: opts.cores ?? 2,
     // The test S3 server is on loopback, as on a local stack.
     openStorage: () => openStorage(task.storage, { allowLoopback: true }),
+    openObjects: (keys) => openObjectStore(task, { allowLoopback: true }, keys),
     platform: opts.platform ?? NO_PLATFORM,
     abort,
     dispose: () => rm(workDir, { recursive: true, force: true }),

@@ -177,8 +177,8 @@ describe("POST /v1/jobs: transcription", () => {
 
   it.each<Case>([
     {
-      rule: "sourceType must be s3_direct",
-      body: () => body("transcription", { sourceType: "s3_presigned" }),
+      rule: "sourceType must be s3_direct or s3_presigned",
+      body: () => body("transcription", { sourceType: "upload" }),
       expected: () => invalid("input.sourceType", "invalidValue"),
     },
     {

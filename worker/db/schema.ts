@@ -502,3 +502,15 @@ export const catalogVectors = sqliteTable(
   },
   (t) => [index("catalog_vectors_collection").on(t.collection, t.model)],
 );
+
+/**
+ * An `s3_presigned` job's full URLs (contracts/presigned.ts), sealed like a connection's secret:
+ * the Job shows them redacted; only the runner's lease reads them. Deleted when the job ends.
+ */
+export const jobSecrets = sqliteTable("job_secrets", {
+  jobId: text("job_id").primaryKey(),
+  projectId: text("project_id").notNull(),
+  /** AES-GCM sealed JSON of the runner's `presigned` grant (worker/platform/crypto.ts). */
+  presignedEnc: text("presigned_enc").notNull(),
+  createdAt: text("created_at").notNull(),
+});

@@ -14,6 +14,7 @@ import { loadSettings } from "../platform/settings";
 import { refusalDetail, webhookUrlRefusal } from "../platform/outbound-url";
 import { workerService } from "../services/index";
 import { pipelineFor } from "../services/pipelines";
+import { refuseUnwiredPresigned } from "../services/shared/presigned-checks";
 import { assertQuotaLeft, charge, refund } from "./credits";
 import { jobStub } from "./stubs";
 
@@ -23,6 +24,7 @@ function specPath(path: string): string {
 }
 
 export function parseCreateRequest(body: unknown): CreateJobRequest {
+  refuseUnwiredPresigned(body);
   const r = CreateJobSchema.safeParse(body, { reportInput: true });
   // The union is built from the service index, so zod infers it loosely; the contracts' input
   // schemas are what it checked, and `CreateJobRequest` is the same union spelled per service type.

@@ -23,6 +23,7 @@ import { jsonBody } from "../http/validate";
 import { scratchPrefix, storageGrantFor } from "../jobs/scratch";
 import { jobStub } from "../jobs/stubs";
 import { loadSettings } from "../platform/settings";
+import { presignedGrantFor } from "../storage/presigned";
 import { workerService } from "../services/index";
 import { transcriptForRunner } from "../transcripts/runner-view";
 
@@ -62,6 +63,7 @@ async function leaseOne(env: Env, runnerId: string, lanes: readonly string[], ha
     const { job, step, outputs, leaseUntil } = started.value;
     const settings = await loadSettings(getDb(env.DB));
     const storage = await storageGrantFor(env, job);
+    const presigned = await presignedGrantFor(getDb(env.DB), env.ENCRYPTION_KEY, job);
     return {
       taskId: row.id,
       leaseToken: token,
@@ -73,6 +75,7 @@ async function leaseOne(env: Env, runnerId: string, lanes: readonly string[], ha
       step,
       input: job.input,
       storage,
+      presigned,
       // Each service hands its steps only the settings they need (its slice plus the runner's periods).
       settings: workerService(step.service).runnerSettings(settings),
       outputs,

@@ -32,7 +32,8 @@ import {
   type ProbeResult,
 } from "../../media/ffmpeg";
 import { parseStepInput, parseStepSettings } from "../shared/input";
-import { downloadObject, toolStep, uploadObject } from "../shared/objects";
+import { SOURCE } from "../../object-store";
+import { toolStep } from "../shared/objects";
 import { buildSegments, mergeChunkWords } from "./merge";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";
 
@@ -45,20 +46,27 @@ type Ctx = HandlerContext<TranscriptionStage>;
  * order, so the job's progress timeline reads like the spec's stage list.
  */
 
-const InputSchema = z.object({
-  bucket: z.string().min(1),
-  sourceKey: z.string().min(1),
-  resolvedOutputKeys: z.object({
-    fullText: z.string().min(1),
-    segments: z.string().min(1),
-    srt: z.string().min(1),
-    vtt: z.string().min(1),
-  }),
-  options: z
-    .object({ language: z.string().min(1).optional() })
-    .loose()
-    .optional(),
+const OutputKeysSchema = z.object({
+  fullText: z.string().min(1),
+  segments: z.string().min(1),
+  srt: z.string().min(1),
+  vtt: z.string().min(1),
 });
+
+/** A bucket job names its source key and output keys; a presigned one has its URLs in the task's grant instead. */
+const InputSchema = z
+  .object({
+    sourceType: z.string().optional(),
+    sourceKey: z.string().min(1).optional(),
+    resolvedOutputKeys: OutputKeysSchema.optional(),
+    options: z
+      .object({ language: z.string().min(1).optional() })
+      .loose()
+      .optional(),
+  })
+  .refine((i) => i.sourceType === "s3_presigned" || (i.sourceKey !== undefined && i.resolvedOutputKeys !== undefined), {
+    message: "a bucket job names sourceKey and resolvedOutputKeys",
+  });
 type TranscriptionInput = z.infer<typeof InputSchema>;
 type TranscriptionSettings = Settings["transcription"];
 
@@ -78,14 +86,14 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const requestTimeoutMs = Math.max(5_000, Math.floor(settings.runner.leaseSeconds * 1000 * 0.8));
     const engine = makeEngine(t, deps.env ?? process.env, requestTimeoutMs);
     const language = checkLanguageHint(input.options?.language, t, engine);
-    const s3 = await ctx.openStorage();
+    const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "", ...(input.resolvedOutputKeys ?? {}) });
     const { report, signal } = ctx;
     await mkdir(ctx.workDir, { recursive: true });
 
     const sourcePath = join(ctx.workDir, "source");
     await report.stage(
       "download",
-      () => downloadObject(s3, input.bucket, input.sourceKey, sourcePath, signal),
+      () => objects.download(SOURCE, sourcePath, signal),
       (bytes) => ({ bytes }),
     );
 
@@ -184,19 +192,20 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       model: engine.model,
       segments: transcript.segments,
     };
-    const keys = input.resolvedOutputKeys;
-    const put = (stage: TranscriptionStage, key: string, body: string, type: string) =>
+    const put = (stage: TranscriptionStage, name: keyof TranscriptionResult["outputKeys"], body: string, type: string) =>
       report.stage(
         stage,
-        () => uploadObject(s3, input.bucket, key, body, type),
-        () => ({ key, bytes: Buffer.byteLength(body) }),
+        () => objects.upload(name, body, type),
+        (location) => ({ key: location, bytes: Buffer.byteLength(body) }),
       );
-    await put("upload_full_text", keys.fullText, toFullText(doc.segments), "text/plain; charset=utf-8");
-    await put("upload_segments", keys.segments, toSegmentsJson(doc), "application/json");
-    await put("upload_transcript_srt", keys.srt, toSrt(doc.segments), "application/x-subrip; charset=utf-8");
-    await put("upload_transcript_vtt", keys.vtt, toVtt(doc.segments), "text/vtt; charset=utf-8");
+    const outputKeys = {
+      fullText: await put("upload_full_text", "fullText", toFullText(doc.segments), "text/plain; charset=utf-8"),
+      segments: await put("upload_segments", "segments", toSegmentsJson(doc), "application/json"),
+      srt: await put("upload_transcript_srt", "srt", toSrt(doc.segments), "application/x-subrip; charset=utf-8"),
+      vtt: await put("upload_transcript_vtt", "vtt", toVtt(doc.segments), "text/vtt; charset=utf-8"),
+    };
 
-    const result: TranscriptionResult = { ...doc, visualChunks, outputKeys: { ...keys } };
+    const result: TranscriptionResult = { ...doc, visualChunks, outputKeys };
     return TranscriptionResultSchema.parse(result);
   };
 }

@@ -6,7 +6,10 @@ import { transcripts } from "../../db/schema";
 import { validationError } from "../../errors";
 import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/references";
 import { connectionLocation } from "../../storage/connections";
+import { redactUrl } from "../../../contracts/presigned";
+import { presignedRecord } from "../../storage/presigned";
 import { putProbes } from "../shared/output-probes";
+import { checkPresignedUrls, probePresignedUrls } from "../shared/presigned-checks";
 import type { CreateContext, Resolved } from "../types";
 
 export const TRANSCRIPT_FILES = {
@@ -16,27 +19,48 @@ export const TRANSCRIPT_FILES = {
   vtt: "transcript.vtt",
 } as const;
 
-/**
- * A transcription's create: the connection and bucket, the extension and language hint, then (after
- * the quota check) a ranged GET of the source and an empty PUT at each of the four output keys.
- */
-export async function resolveTranscription(ctx: CreateContext, input: InputOf<"transcription">): Promise<Resolved> {
-  const { db, settings, projectId } = ctx;
-  const conn = await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
-  const ext = extensionOf(input.sourceKey);
-  if (!settings.transcription.allowedExtensions.includes(ext)) {
-    throw validationError(
-      `sourceKey must have a supported video extension (${settings.transcription.allowedExtensions.join(", ")}); got ${ext ? "." + ext : "none"}`,
-      [{ path: "input.sourceKey", issue: "unsupportedExtension" }],
-    );
+type TranscriptionInput = InputOf<"transcription">;
+
+function checkExtension(ctx: CreateContext, name: string, path: string, field: string): void {
+  const allowed = ctx.settings.transcription.allowedExtensions;
+  const ext = extensionOf(name);
+  if (!allowed.includes(ext)) {
+    throw validationError(`${field} must have a supported video extension (${allowed.join(", ")}); got ${ext ? "." + ext : "none"}`, [
+      { path, issue: "unsupportedExtension" },
+    ]);
   }
+}
+
+function checkLanguage(ctx: CreateContext, input: TranscriptionInput): void {
   const language = input.options?.language;
-  if (language && !settings.transcription.supportedSourceLanguages.includes(language.split("-")[0] ?? language)) {
-    throw validationError(
-      `language ${language} is not a supported source language (${settings.transcription.supportedSourceLanguages.join(", ")})`,
-      [{ path: "input.options.language", issue: "unsupportedLanguage" }],
-    );
+  const supported = ctx.settings.transcription.supportedSourceLanguages;
+  if (language && !supported.includes(language.split("-")[0] ?? language)) {
+    throw validationError(`language ${language} is not a supported source language (${supported.join(", ")})`, [
+      { path: "input.options.language", issue: "unsupportedLanguage" },
+    ]);
   }
+}
+
+const preprocessingOf = (ctx: CreateContext) => ({
+  extract: true,
+  denoise: ctx.settings.transcription.denoise,
+  separateVocals: ctx.settings.transcription.separateVocals,
+});
+
+/**
+ * A transcription's create: the connection and bucket (or, for `s3_presigned`, the URLs' own checks),
+ * the extension and language hint, then (after the quota check) a ranged GET of the source and an
+ * empty PUT at each of the four outputs.
+ */
+export async function resolveTranscription(ctx: CreateContext, input: TranscriptionInput): Promise<Resolved> {
+  return input.sourceType === "s3_presigned" ? resolvePresigned(ctx, input) : resolveBucket(ctx, input);
+}
+
+async function resolveBucket(ctx: CreateContext, input: Extract<TranscriptionInput, { sourceType: "s3_direct" }>): Promise<Resolved> {
+  const { db, projectId } = ctx;
+  const conn = await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
+  checkExtension(ctx, input.sourceKey, "input.sourceKey", "sourceKey");
+  checkLanguage(ctx, input);
 
   const textSourceId = newId("transcript");
   const prefix = input.outputPrefix
@@ -71,10 +95,7 @@ export async function resolveTranscription(ctx: CreateContext, input: InputOf<"t
       textSourceId,
       resolvedOutputPrefix: prefix,
       resolvedOutputKeys: outputKeys,
-      options: {
-        ...(input.options ?? {}),
-        preprocessing: { extract: true, denoise: settings.transcription.denoise, separateVocals: settings.transcription.separateVocals },
-      },
+      options: { ...(input.options ?? {}), preprocessing: preprocessingOf(ctx) },
     },
     sourceDisplayName: displayNameOf(input.sourceKey),
     credits: 1,
@@ -96,6 +117,67 @@ export async function resolveTranscription(ctx: CreateContext, input: InputOf<"t
       },
       remove: async () => {
         await db.delete(transcripts).where(eq(transcripts.id, textSourceId));
+      },
+    },
+  };
+}
+
+/** The URL's path as its object key reads (`%20` → space); a malformed escape is kept as sent. */
+function decodedPath(url: string): string {
+  const path = new URL(url).pathname;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * `s3_presigned`: the URLs' scheme, hosts and expiry here (no connection), the ranged GET and empty
+ * PUTs as the probe. The job stores the URLs redacted; the full ones are sealed in `job_secrets`
+ * with the job, for the runner's lease. The transcript record has no bucket location.
+ */
+async function resolvePresigned(ctx: CreateContext, input: Extract<TranscriptionInput, { sourceType: "s3_presigned" }>): Promise<Resolved> {
+  const { db, projectId } = ctx;
+  const urls = { sourceUrl: input.sourceUrl, outputUrls: input.outputUrls };
+  checkPresignedUrls(urls, ctx.env.ENVIRONMENT);
+  const sourcePath = decodedPath(input.sourceUrl);
+  checkExtension(ctx, sourcePath, "input.sourceUrl", "sourceUrl's path");
+  checkLanguage(ctx, input);
+
+  const textSourceId = newId("transcript");
+  const redactedOutputs = Object.fromEntries(Object.entries(input.outputUrls).map(([name, url]) => [name, redactUrl(url)]));
+  const secret = presignedRecord(db, ctx.env.ENCRYPTION_KEY, projectId, {
+    sourceUrl: input.sourceUrl,
+    outputUrls: { ...input.outputUrls },
+  });
+  return {
+    input: {
+      ...input,
+      sourceUrl: redactUrl(input.sourceUrl),
+      outputUrls: redactedOutputs,
+      textSourceId,
+      options: { ...(input.options ?? {}), preprocessing: preprocessingOf(ctx) },
+    },
+    sourceDisplayName: displayNameOf(sourcePath),
+    credits: 1,
+    probe: () => probePresignedUrls(urls),
+    record: {
+      insert: async (jobId, now) => {
+        await secret.insert(jobId, now);
+        await db.insert(transcripts).values({
+          id: textSourceId,
+          projectId,
+          jobId,
+          status: "pending",
+          outputKeys: redactedOutputs,
+          createdAt: now,
+          updatedAt: now,
+        });
+      },
+      remove: async () => {
+        await db.delete(transcripts).where(eq(transcripts.id, textSourceId));
+        await secret.remove();
       },
     },
   };

@@ -1,0 +1,142 @@
+import { hostRefusal } from "../../../contracts/outbound-address";
+import {
+  isExpiredRefusal,
+  PRESIGNED_MIN_VALIDITY_SEC,
+  PRESIGNED_SERVICE_TYPES,
+  PRESIGNED_SOURCE_TYPE,
+  presignedExpiry,
+  redactUrl,
+} from "../../../contracts/presigned";
+import { validationError } from "../../errors";
+import { storageEndpointRefusal } from "../../platform/outbound-url";
+
+/**
+ * The create-time checks of an `s3_presigned` job (docs/api.md, "Presigned sources and outputs"):
+ * first those that need no connection (scheme, address, stated expiry), in `resolve`; then, after
+ * the quota check, a ranged GET of the source and an empty PUT at each output URL, as the spec
+ * probes `s3_direct` keys. Every message names a URL only in its redacted form.
+ */
+
+export interface PresignedUrls {
+  sourceUrl: string;
+  /** By output name (the service's `resolvedOutputKeys` names). */
+  outputUrls: Readonly<Record<string, string>>;
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+/** Error bodies are a few hundred bytes of XML; more is not read. */
+const MAX_ERROR_BODY = 4096;
+
+/** Each URL with the detail path it came from. */
+function entries(urls: PresignedUrls): Array<[path: string, url: string]> {
+  return [
+    ["input.sourceUrl", urls.sourceUrl],
+    ...Object.entries(urls.outputUrls).map(([n, u]): [string, string] => [`input.outputUrls.${n}`, u]),
+  ];
+}
+
+/** A service type that does not read presigned URLs yet says so, rather than failing on its schema's fields. */
+export function refuseUnwiredPresigned(body: unknown): void {
+  if (typeof body !== "object" || body === null) return;
+  const { serviceType, input } = body as { serviceType?: unknown; input?: unknown };
+  if (typeof serviceType !== "string" || typeof input !== "object" || input === null) return;
+  if ((input as { sourceType?: unknown }).sourceType !== PRESIGNED_SOURCE_TYPE || PRESIGNED_SERVICE_TYPES.has(serviceType)) return;
+  throw validationError(`s3_presigned is not yet supported for ${serviceType}`, [
+    { path: "input.sourceType", issue: "presignedNotSupported" },
+  ]);
+}
+
+/**
+ * Scheme, host and expiry of every URL; no connection is made. Plain http and loopback hosts only on
+ * a local stack (as for storage endpoints); the runner checks the addresses a name resolves to again
+ * before it connects (gpu-runner/storage.ts).
+ */
+export function checkPresignedUrls(urls: PresignedUrls, environment: string, now = Date.now()): void {
+  for (const [path, url] of entries(urls)) {
+    const refusal = storageEndpointRefusal(url, environment);
+    if (refusal?.issue === "privateAddress") {
+      const why = hostRefusal(new URL(url), { allowLoopback: environment === "local" }) ?? "the host is not public";
+      throw validationError(`${path} refused: ${why}`, [{ path, issue: "privateAddress" }]);
+    }
+    if (refusal) {
+      throw validationError(`${path} must start with https:// (plain http only to a loopback store on a local stack)`, [
+        { path, issue: "httpsRequired" },
+      ]);
+    }
+    const expiry = presignedExpiry(url);
+    if (!expiry) continue;
+    if (expiry.getTime() <= now)
+      throw validationError(`${path} expired at ${expiry.toISOString()}: ${redactUrl(url)}`, [{ path, issue: "urlExpired" }]);
+    if (expiry.getTime() < now + PRESIGNED_MIN_VALIDITY_SEC * 1000) {
+      throw validationError(
+        `${path} expires at ${expiry.toISOString()}, too soon for the job to finish: presigned URLs must stay valid at least ${PRESIGNED_MIN_VALIDITY_SEC} s after create`,
+        [{ path, issue: "urlExpiresTooSoon" }],
+      );
+    }
+  }
+}
+
+async function errorBody(res: Response): Promise<string> {
+  try {
+    return (await res.text()).slice(0, MAX_ERROR_BODY);
+  } catch {
+    return "";
+  }
+}
+
+/** A network error's words without the URL it may quote. */
+function scrubbed(err: unknown, url: string): string {
+  const text = err instanceof Error ? err.message || err.name : String(err);
+  return text.split(url).join(redactUrl(url));
+}
+
+/** The ranged GET of the source and the empty PUTs of the outputs, together; the first refusal is the 422. */
+export async function probePresignedUrls(urls: PresignedUrls): Promise<void> {
+  const [source, ...outputs] = await Promise.allSettled([
+    probeSource(urls.sourceUrl),
+    ...Object.entries(urls.outputUrls).map(([name, url]) => probeOutput(name, url)),
+  ]);
+  for (const p of [source, ...outputs]) if (p?.status === "rejected") throw p.reason;
+}
+
+async function probeSource(url: string): Promise<void> {
+  const path = "input.sourceUrl";
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { range: "bytes=0-0" }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+  } catch (err) {
+    throw validationError(`source URL could not be read: ${redactUrl(url)} (${scrubbed(err, url)})`, [{ path, issue: "sourceUnreadable" }]);
+  }
+  if (res.ok) {
+    // A server that ignores Range would send the whole file: one byte is all the probe needed.
+    await res.body?.cancel();
+    return;
+  }
+  const body = await errorBody(res);
+  if (isExpiredRefusal(res.status, body))
+    throw validationError(`source URL has expired: ${redactUrl(url)}`, [{ path, issue: "urlExpired" }]);
+  if (res.status === 404) throw validationError(`source object not found: ${redactUrl(url)}`, [{ path, issue: "sourceNotFound" }]);
+  throw validationError(`source URL could not be read: ${redactUrl(url)} (HTTP ${res.status})`, [{ path, issue: "sourceUnreadable" }]);
+}
+
+async function probeOutput(name: string, url: string): Promise<void> {
+  const path = `input.outputUrls.${name}`;
+  let res: Response;
+  try {
+    res = await fetch(url, { method: "PUT", body: new Uint8Array(0), signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+  } catch (err) {
+    throw validationError(`output URL outputUrls.${name} is not writable: ${redactUrl(url)} (${scrubbed(err, url)})`, [
+      { path, issue: "outputNotWritable" },
+    ]);
+  }
+  if (res.ok) {
+    await res.body?.cancel();
+    return;
+  }
+  const body = await errorBody(res);
+  if (isExpiredRefusal(res.status, body))
+    throw validationError(`output URL outputUrls.${name} has expired: ${redactUrl(url)}`, [{ path, issue: "urlExpired" }]);
+  throw validationError(`output URL outputUrls.${name} is not writable: ${redactUrl(url)} (HTTP ${res.status})`, [
+    { path, issue: "outputNotWritable" },
+  ]);
+}
