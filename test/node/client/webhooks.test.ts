@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { verifyWebhook, WebhookVerificationError } from "../../../contracts/client";
-import { signatures } from "../../../queues/webhook-consumer";
+
+/**
+ * The Worker's own signer. Imported by a computed specifier: the module runs in Node, but it also
+ * declares a queue handler typed with Workers globals the Node typecheck does not load.
+ */
+const workerSigner: string = "../../../queues/webhook-consumer";
+const { signatures } = (await import(workerSigner)) as {
+  signatures: (secrets: readonly string[], eventId: string, at: Date, body: string) => string;
+};
 
 /** Signed exactly as the Worker signs deliveries (queues/webhook-consumer.ts). */
 const SECRET = "whsec_" + Buffer.from("a-32-byte-secret-for-the-tests!!").toString("base64");
