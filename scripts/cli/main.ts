@@ -72,6 +72,17 @@ async function readAll(stream: AsyncIterable<string | Uint8Array>): Promise<stri
   return text + decoder.decode();
 }
 
+/** The first line only: on a terminal the user types the key and presses Enter, no Ctrl-D needed. */
+async function readLine(stream: AsyncIterable<string | Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of stream) {
+    text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    if (text.includes("\n")) break;
+  }
+  return text.split("\n")[0] ?? "";
+}
+
 async function client(io: CliIo): Promise<{ mj: MediaJobs; key: string }> {
   const { url, key } = await resolveConfig(io.env);
   return {
@@ -437,7 +448,7 @@ function loginCommand(ctx: Ctx): Command {
         throw new UsageError(`--url is not a URL: ${url}`);
       }
       if (!flags.key && io.stdin.isTTY) io.stderr.write("API key: ");
-      const key = (flags.key ?? (await readAll(io.stdin)).split("\n")[0] ?? "").trim();
+      const key = (flags.key ?? (await readLine(io.stdin))).trim();
       if (!key) throw new UsageError("no API key given (--key, or one line on stdin)");
       if (flags.verify) {
         const mj = new MediaJobs({ baseUrl: url, apiKey: key, maxRetries: 0, ...(io.fetch ? { fetch: io.fetch } : {}) });
