@@ -66,8 +66,10 @@ export function createProgressDisplay(out: OutStream, options: { now?: () => num
     };
   }
   let current: { job: Job; fraction: number | null | undefined } | null = null;
+  // A progress read still in flight may answer after the wait ended: nothing is drawn then.
+  let stopped = false;
   const draw = () => {
-    if (!current) return;
+    if (!current || stopped) return;
     const text = describe(current.job, now(), current.fraction);
     const width = out.columns ?? 120;
     out.write(`\r\x1b[2K${text.length >= width ? text.slice(0, width - 1) : text}`);
@@ -81,7 +83,8 @@ export function createProgressDisplay(out: OutStream, options: { now?: () => num
     },
     stop() {
       clearInterval(timer);
-      if (current) out.write("\n");
+      if (current && !stopped) out.write("\n");
+      stopped = true;
     },
   };
 }
