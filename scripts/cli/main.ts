@@ -34,6 +34,8 @@ export function buildProgram(ctx: Ctx): Command {
 function inherit(parent: Command, cmd: Command): Command {
   cmd.copyInheritedSettings(parent);
   for (const sub of cmd.commands) inherit(cmd, sub);
+  // Every runnable command's --help ends with the exit codes, not only the root's.
+  if (cmd.commands.length === 0) cmd.addHelpText("after", EXIT_CODES_HELP);
   return cmd;
 }
 

@@ -23,6 +23,12 @@ describe("arguments and usage", () => {
     expect(r.stdout).toMatch(/5 {2}API or authentication error/);
   });
 
+  it("a command's own --help lists the exit codes too", async () => {
+    const r = await runCli(["jobs", "wait", "--help"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/3 {2}the job was cancelled/);
+  });
+
   it("an unknown option is a usage error: exit 2", async () => {
     expect((await runCli(["jobs", "get", "job_1", "--bogus"], { env })).code).toBe(2);
   });
