@@ -33,3 +33,29 @@ describe("the OpenAPI document", () => {
     expect(JSON.stringify(build())).toBe(JSON.stringify(build()));
   });
 });
+
+describe("the typed client against the document", () => {
+  type Doc = {
+    paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; responses: Record<string, unknown> }>>;
+  };
+  const operationOf = (doc: Doc, method: string, path: string) => doc.paths[path]?.[method.toLowerCase()];
+
+  it("every route the client calls is an operation of the document, with the same success status", async () => {
+    const { OPERATIONS } = await import("../../contracts/client");
+    const doc = build() as unknown as Doc;
+    for (const [id, op] of Object.entries(OPERATIONS)) {
+      const described = operationOf(doc, op.method, op.path);
+      expect(described, `${id}: ${op.method} ${op.path}`).toBeDefined();
+      expect(Object.keys(described!.responses), id).toContain(String(op.success));
+    }
+  });
+
+  it("every query parameter the client sends is one the document lists for that operation", async () => {
+    const { OPERATIONS } = await import("../../contracts/client");
+    const doc = build() as unknown as Doc;
+    for (const [id, op] of Object.entries(OPERATIONS)) {
+      const listed = (operationOf(doc, op.method, op.path)?.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+      for (const q of "query" in op ? op.query : []) expect(listed, `${id} sends ?${q}`).toContain(q);
+    }
+  });
+});

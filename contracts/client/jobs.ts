@@ -1,0 +1,144 @@
+import type { CreateJobRequest, Job, JobStatus } from "./types";
+import { MediaJobsError, WaitTimeoutError } from "./errors";
+import type { Transport } from "./transport";
+import type { JobFilters, JobPage, JobProgressView, PageRequest, Pagination, WebhookDelivery } from "./types";
+
+const TERMINAL: readonly JobStatus[] = ["completed", "failed", "cancelled"];
+export const isTerminalStatus = (s: JobStatus): boolean => TERMINAL.includes(s);
+
+export interface CreateOptions {
+  /** Sent as `Idempotency-Key`. Default: a fresh `crypto.randomUUID()` per `create` call, reused by its retries. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface WaitOptions {
+  /** First poll interval; also the interval right after the job changed. Default 1000 ms. */
+  intervalMs?: number;
+  /** The interval grows ×1.5 per unchanged poll up to this. Default 10 000 ms. */
+  maxIntervalMs?: number;
+  /** Give up (WaitTimeoutError) after this long. Default: no limit. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called with the first state seen and again whenever the job changes (`updatedAt` moves). */
+  onUpdate?: (job: Job) => void;
+}
+
+/** `POST /v1/jobs`, `GET /v1/jobs[/{jobId}]`, cancel, and the polling helpers. */
+export class JobsResource {
+  constructor(private readonly t: Transport) {}
+
+  /**
+   * Creates a job. The Idempotency-Key makes the call safe to retry: the transport's own retries
+   * (5xx, lost connection) and yours, when you pass the same key, never create a second job.
+   */
+  async create(input: CreateJobRequest, options: CreateOptions = {}): Promise<Job> {
+    const key = options.idempotencyKey ?? crypto.randomUUID();
+    const res = await this.t.call<Job, "createJob">("createJob", {
+      body: input,
+      headers: { "Idempotency-Key": key },
+      signal: options.signal,
+    });
+    return res.data;
+  }
+
+  async get(jobId: string, options: { signal?: AbortSignal } = {}): Promise<Job> {
+    return (await this.t.call<Job, "getJob">("getJob", { params: { jobId }, signal: options.signal })).data;
+  }
+
+  async list(filters: JobFilters = {}, page: PageRequest = {}, options: { signal?: AbortSignal } = {}): Promise<JobPage> {
+    const res = await this.t.call<Job[], "listJobs">("listJobs", {
+      query: {
+        ...filters,
+        statuses: filters.statuses?.join(","),
+        serviceTypes: filters.serviceTypes?.join(","),
+        page: page.page,
+        limit: page.limit,
+      },
+      signal: options.signal,
+    });
+    const pagination = res.metadata["pagination"] as Pagination | undefined;
+    return {
+      data: res.data,
+      pagination: pagination ?? { page: page.page ?? 1, limit: page.limit ?? 20, total: res.data.length, totalPages: 1 },
+    };
+  }
+
+  /** Every job matching `filters`, page by page (`limit` per request, default 100). */
+  async *listAll(filters: JobFilters = {}, options: { limit?: number; signal?: AbortSignal } = {}): AsyncGenerator<Job> {
+    for (let page = 1; ; page++) {
+      const res = await this.list(filters, { page, limit: options.limit ?? 100 }, options);
+      yield* res.data;
+      if (res.data.length === 0 || page >= res.pagination.totalPages) return;
+    }
+  }
+
+  async cancel(jobId: string, options: { signal?: AbortSignal } = {}): Promise<Job> {
+    return (await this.t.call<Job, "cancelJob">("cancelJob", { params: { jobId }, signal: options.signal })).data;
+  }
+
+  /** Stage timeline. Console sessions only (`sk_con_`); project keys get 403 `forbidden`. */
+  async progress(jobId: string, options: { signal?: AbortSignal } = {}): Promise<JobProgressView> {
+    return (await this.t.call<JobProgressView, "getJobProgress">("getJobProgress", { params: { jobId }, signal: options.signal })).data;
+  }
+
+  async webhookDeliveries(jobId: string, options: { signal?: AbortSignal } = {}): Promise<WebhookDelivery[]> {
+    const res = await this.t.call<WebhookDelivery[], "listWebhookDeliveries">("listWebhookDeliveries", {
+      params: { jobId },
+      signal: options.signal,
+    });
+    return res.data;
+  }
+
+  /**
+   * Polls until the job is `completed`, `failed` or `cancelled` (it keeps polling through
+   * `cancelling`) and returns it; a failed job is returned, not thrown. The interval starts at
+   * `intervalMs`, grows while nothing changes and drops back when the job moves. A 429 or 503 waits
+   * for its `Retry-After` (or the current interval) and polls again; other errors are thrown.
+   */
+  async wait(jobId: string, options: WaitOptions = {}): Promise<Job> {
+    const base = options.intervalMs ?? 1000;
+    const max = Math.max(base, options.maxIntervalMs ?? 10_000);
+    const started = Date.now();
+    let interval = base;
+    let last: Job | null = null;
+    for (;;) {
+      let delay = interval;
+      try {
+        const job = await this.get(jobId, { ...(options.signal ? { signal: options.signal } : {}) });
+        if (!last || job.updatedAt !== last.updatedAt || job.status !== last.status) {
+          options.onUpdate?.(job);
+          interval = base;
+        } else {
+          interval = Math.min(max, Math.round(interval * 1.5));
+        }
+        last = job;
+        if (isTerminalStatus(job.status)) return job;
+        delay = interval;
+      } catch (err) {
+        if (!(err instanceof MediaJobsError) || (err.status !== 429 && err.status !== 503)) throw err;
+        delay = err.retryAfterMs ?? interval;
+      }
+      if (options.timeoutMs !== undefined) {
+        const remaining = options.timeoutMs - (Date.now() - started);
+        if (remaining <= 0) {
+          if (last) throw new WaitTimeoutError(last, options.timeoutMs);
+          throw new MediaJobsError({
+            status: 0,
+            code: "timeout",
+            message: `job ${jobId} could not be read within ${options.timeoutMs} ms`,
+          });
+        }
+        // One last poll at the deadline rather than giving up a whole interval early.
+        delay = Math.min(delay, remaining);
+      }
+      await this.t.sleep(delay, options.signal);
+    }
+  }
+
+  /** `create`, then `wait`. */
+  async submitAndWait(input: CreateJobRequest, options: CreateOptions & WaitOptions = {}): Promise<Job> {
+    const job = await this.create(input, options);
+    return this.wait(job.jobId, options);
+  }
+}

@@ -1,0 +1,146 @@
+import { errorFromResponse, MediaJobsError } from "./errors";
+import { fillPath, OPERATIONS, type OperationId, type ParamsOf } from "./operations";
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export const sleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey?: string | undefined;
+  fetch?: typeof fetch | undefined;
+  /** Extra attempts for a retryable operation after a 5xx or a network error. Default 2. */
+  maxRetries?: number | undefined;
+  /** First retry delay; doubled per attempt (with jitter), or the answer's `Retry-After`. Default 500 ms. */
+  retryBaseMs?: number | undefined;
+  /** Longest single retry wait the transport accepts from `Retry-After`. Default 30 s. */
+  retryMaxMs?: number | undefined;
+  /** Per attempt. Default 60 s. */
+  timeoutMs?: number | undefined;
+  sleep?: Sleep | undefined;
+}
+
+export interface CallArgs<Id extends OperationId> {
+  params?: ParamsOf<Id>;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal | undefined;
+}
+
+export interface Envelope<T> {
+  data: T;
+  metadata: Record<string, unknown>;
+  headers: Headers;
+}
+
+/**
+ * The one place requests are made: builds them from the operation table, parses the envelope,
+ * turns failures into `MediaJobsError`, and retries what is safe to retry, boundedly.
+ */
+export class Transport {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly maxRetries: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly timeoutMs: number;
+  readonly sleep: Sleep;
+
+  constructor(private readonly opts: TransportOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    // Bound so the global keeps its `this` in browsers (an unbound `fetch` throws "Illegal invocation").
+    this.fetchImpl = opts.fetch ?? globalThis.fetch.bind(globalThis);
+    this.maxRetries = opts.maxRetries ?? 2;
+    this.retryBaseMs = opts.retryBaseMs ?? 500;
+    this.retryMaxMs = opts.retryMaxMs ?? 30_000;
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.sleep = opts.sleep ?? sleep;
+  }
+
+  url<Id extends OperationId>(id: Id, args: CallArgs<Id> = {}): string {
+    const op = OPERATIONS[id];
+    const path = fillPath(op.path, (args.params ?? {}) as Record<string, string>);
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(args.query ?? {})) if (v !== undefined && v !== "") query.set(k, String(v));
+    const qs = query.toString();
+    return `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`;
+  }
+
+  async call<T, Id extends OperationId = OperationId>(id: Id, args: CallArgs<Id> = {}): Promise<Envelope<T>> {
+    const op = OPERATIONS[id];
+    const headers: Record<string, string> = { accept: "application/json", ...args.headers };
+    if (op.auth === "project") {
+      if (!this.opts.apiKey)
+        throw new MediaJobsError({ status: 0, code: "missingApiKey", message: "an API key is required for this call" });
+      headers["authorization"] = `Bearer ${this.opts.apiKey}`;
+    }
+    // Serialised once, so every retry sends the same bytes (the Idempotency-Key check compares bodies byte for byte).
+    const body = args.body === undefined ? undefined : JSON.stringify(args.body);
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const url = this.url(id, args);
+
+    for (let attempt = 0; ; attempt++) {
+      const retriesLeft = op.retry ? this.maxRetries - attempt : 0;
+      let res: Response;
+      try {
+        const signal = args.signal
+          ? AbortSignal.any([args.signal, AbortSignal.timeout(this.timeoutMs)])
+          : AbortSignal.timeout(this.timeoutMs);
+        res = await this.fetchImpl(url, { method: op.method, headers, ...(body !== undefined ? { body } : {}), signal });
+      } catch (err) {
+        if (args.signal?.aborted) throw args.signal.reason;
+        if (retriesLeft > 0) {
+          await this.sleep(this.backoff(attempt, null), args.signal);
+          continue;
+        }
+        const message = err instanceof Error ? err.message : String(err);
+        throw new MediaJobsError({ status: 0, code: "networkError", message: `${op.method} ${url}: ${message}`, cause: err });
+      }
+      const text = await res.text();
+      let parsed: unknown = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = null;
+      }
+      if (res.ok && parsed !== null && typeof parsed === "object" && "data" in parsed) {
+        const env = parsed as { data: T; metadata?: Record<string, unknown> };
+        return { data: env.data, metadata: env.metadata ?? {}, headers: res.headers };
+      }
+      const error = res.ok
+        ? new MediaJobsError({ status: res.status, code: "invalidResponse", message: `HTTP ${res.status} without an envelope` })
+        : errorFromResponse(res.status, res.headers, parsed, text);
+      if (retriesLeft > 0 && this.retryable(id, res.status)) {
+        await this.sleep(this.backoff(attempt, error.retryAfterMs), args.signal);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  private retryable(id: OperationId, status: number): boolean {
+    if (status >= 500) return true;
+    // Create's only 409 is "the first request with this Idempotency-Key is still in flight": trying again gets its answer.
+    return id === "createJob" && status === 409;
+  }
+
+  private backoff(attempt: number, retryAfter: number | null): number {
+    if (retryAfter !== null) return Math.min(retryAfter, this.retryMaxMs);
+    const base = this.retryBaseMs * 2 ** attempt;
+    return Math.round(base / 2 + Math.random() * (base / 2));
+  }
+}

@@ -1,0 +1,154 @@
+import type { z } from "zod";
+import type { SearchGroup, SearchHit, SearchRequestSchema } from "../catalog";
+import type { Clip, ClipGenerationResult } from "../clips";
+import type { Job, JobProgressView } from "../job";
+import type { CreateJobRequest, CreateJobRequestOf } from "../job-requests";
+import type { JobStatus, ServiceType } from "../service-types";
+import type { Segment, VisualChunk } from "../transcript";
+
+/**
+ * The types the client speaks, derived from the contracts' zod schemas wherever a schema exists
+ * (requests: `z.infer`/`z.input` of the schemas the Worker validates with; the Job object), and
+ * written here only for records the contracts do not describe as schemas (the transcript and clip
+ * generation answers, the list metadata), following docs/api.md. Type imports only: the client
+ * carries no zod at run time.
+ */
+export type { Clip, CreateJobRequest, CreateJobRequestOf, Job, JobProgressView, JobStatus, SearchGroup, SearchHit, Segment, ServiceType };
+
+/** `POST /v1/catalog/search` body as a caller writes it (`limit` and `mode` have defaults). */
+export type SearchInput = z.input<typeof SearchRequestSchema>;
+
+/** `GET /v1/jobs` query. `statuses` and `serviceTypes` are sent comma-separated. */
+export interface JobFilters {
+  jobId?: string;
+  customerJobRef?: string;
+  user?: string;
+  input?: string;
+  statuses?: readonly JobStatus[];
+  serviceTypes?: readonly ServiceType[];
+  sort?: "jobId" | "service" | "status" | "user" | "created";
+  sortDir?: "asc" | "desc";
+}
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+export interface PageRequest {
+  page?: number;
+  /** 1–100, default 20. */
+  limit?: number;
+}
+
+export interface JobPage {
+  data: Job[];
+  pagination: Pagination;
+}
+
+/** `resultSummary` of a completed transcription job. */
+export interface TranscriptionSummary {
+  textSourceId: string;
+  textPreview: string;
+  segmentCount: number;
+  durationSec: number;
+}
+
+/** `resultSummary` of a completed clip generation job. */
+export interface ClipGenerationSummary {
+  clipGenerationId: string;
+  clipCount: number;
+  sourceDurationSec: number;
+  transcriptPreview: string;
+}
+
+export type TranscriptLayer = "segments" | "glossary" | "raw" | "visual";
+
+/** The four files a transcription writes to the customer's bucket (`input.resolvedOutputKeys`, `outputKeys`). */
+export interface TranscriptOutputKeys {
+  fullText: string;
+  segments: string;
+  srt: string;
+  vtt: string;
+}
+
+/** `GET /v1/transcriptions/{transcriptionId}` (docs/api.md, "Transcriptions"). Unrequested layers are absent. */
+export interface TranscriptRecord {
+  transcriptionId: string;
+  textSourceId: string;
+  projectId: string;
+  jobId: string;
+  status: "pending" | "completed" | "failed";
+  language: string | null;
+  durationSec: number | null;
+  engine: string | null;
+  model: string | null;
+  revision: number;
+  segmentCount: number;
+  segments?: Segment[];
+  glossary?: Segment[];
+  raw?: Segment[];
+  visualChunks?: VisualChunk[];
+  thumbnails: unknown[];
+  metadata: Record<string, unknown> | null;
+  translation?: Record<string, Segment[]>;
+  source: { connectionId: string; bucket: string; sourceKey: string } | null;
+  outputKeys: TranscriptOutputKeys | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+/** `GET /v1/clip-generations/{clipGenerationId}`: the analysis fields are null until the record is completed. */
+export type ClipGenerationRecord = {
+  clipGenerationId: string;
+  projectId: string;
+  jobId: string;
+  textSourceId: string;
+  status: "pending" | "completed" | "failed";
+  outputPrefix: string;
+  options: Record<string, unknown>;
+  clipCount: number;
+  clips: Clip[];
+  createdAt: string;
+  updatedAt: string;
+} & Nullable<Omit<ClipGenerationResult, "clips">>;
+
+export interface SearchResponse {
+  query: string;
+  mode: "hybrid" | "dense" | "sparse";
+  results: SearchHit[];
+  groups: SearchGroup[];
+  /** collection, engines, candidates, tookMs, warnings[] … (docs/api.md, "POST /v1/catalog/search"). */
+  metadata: Record<string, unknown>;
+}
+
+/** One attempt of `GET /v1/jobs/{jobId}/webhook-deliveries`. */
+export interface WebhookDelivery {
+  deliveryId: string;
+  eventId: string;
+  event: string;
+  url: string;
+  attempt: number;
+  outcome: "delivered" | "failed" | "gave_up";
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  nextRetryAt: string | null;
+  at: string;
+}
+
+/** The body the Worker posts (queues/webhook-consumer.ts, `webhookPayload`). */
+export interface WebhookEvent {
+  type: string;
+  event: "queued" | "processing" | "cancelling" | "completed" | "failed" | "cancelled";
+  eventId: string;
+  occurredAt: string;
+  jobId: string;
+  customerJobRef: string | null;
+  resultSummary?: Record<string, unknown> | null;
+  job: Job;
+}

@@ -1,0 +1,91 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseSync } from "subtitle";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Job } from "../../contracts/job";
+import { startE2E, type E2E } from "../support/e2e-stack";
+import { speechVideo } from "../support/media-fixtures";
+
+/**
+ * The `media-jobs` tool as a user runs it (bin.mjs in a child process, its own config directory)
+ * against the whole local stack: log in, submit a transcription, wait for it, read it as SRT.
+ */
+let e: E2E;
+let configHome: string;
+beforeAll(async () => {
+  e = await startE2E({ runners: 1 });
+  configHome = await mkdtemp(path.join(os.tmpdir(), "media-jobs-cli-e2e-"));
+});
+afterAll(async () => {
+  await e?.close();
+  if (configHome) await rm(configHome, { recursive: true, force: true });
+});
+
+const BIN = path.join(import.meta.dirname, "../../scripts/cli/bin.mjs");
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      // Only the config home (and what a test adds): the URL and key come from `login`.
+      { env: { PATH: process.env["PATH"], HOME: configHome, XDG_CONFIG_HOME: configHome, ...env }, timeout: 230_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("media-jobs against the local stack", () => {
+  it("login, submit a transcription, wait for it (exit 0) and read it as SRT", async () => {
+    await e.s3.putObject(e.tenant.bucket, "e2e/cli-speech.mp4", await readFile(await speechVideo()), "video/mp4");
+
+    const login = await cli(["login", "--url", e.stack.apiBaseUrl, "--key", e.tenant.projectKey, "--json"]);
+    expect(login.code, login.stderr).toBe(0);
+
+    const submit = await cli([
+      "jobs",
+      "submit",
+      "--connection",
+      e.tenant.connectionId,
+      "--bucket",
+      e.tenant.bucket,
+      "--source-key",
+      "e2e/cli-speech.mp4",
+      "--language",
+      "en",
+      "--json",
+    ]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const created = JSON.parse(submit.stdout) as Job;
+    expect(created.status).toMatch(/^(pending|queued)$/);
+
+    const wait = await cli(["jobs", "wait", created.jobId, "--timeout", "200", "--json"]);
+    expect(wait.code, wait.stderr).toBe(0);
+    const done = JSON.parse(wait.stdout) as Job;
+    expect(done.status).toBe("completed");
+    const textSourceId = String(done.resultSummary?.["textSourceId"]);
+
+    const srt = await cli(["transcripts", "get", textSourceId, "--format", "srt"]);
+    expect(srt.code, srt.stderr).toBe(0);
+    const cues = parseSync(srt.stdout).filter((n) => n.type === "cue");
+    expect(cues.length).toBeGreaterThan(0);
+    // Rendered from the API's segments with the runner's writer: the same file the job put in the bucket.
+    const keys = created.input["resolvedOutputKeys"] as { srt: string };
+    expect(srt.stdout).toBe(await (await e.s3.getObject(e.tenant.bucket, keys.srt)).text());
+
+    const list = await cli(["jobs", "list", "--status", "completed", "--json"]);
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { data: Job[] }).data.map((j) => j.jobId)).toContain(created.jobId);
+  });
+
+  it("an unknown job is an API error: exit 5, the envelope's code in --json", async () => {
+    const r = await cli(["jobs", "get", "job_doesnotexist", "--json"], {
+      MEDIA_JOBS_URL: e.stack.apiBaseUrl,
+      MEDIA_JOBS_KEY: e.tenant.projectKey,
+    });
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { status: 404, code: "notFound" } });
+  });
+});
