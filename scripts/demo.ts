@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { createReadStream } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -11,9 +12,10 @@ import { makeSamples } from "./make-sample-media";
 
 /**
  * The demo: a real transcription end to end on a fresh local stack. It builds a sample video
- * from public-domain LibriVox speech, uploads it to the local bucket, submits a job through the
- * public API, shows the stages live, prints the transcript, the output keys and the time taken,
- * then stops everything it started.
+ * from public-domain LibriVox speech, uploads it to the local bucket, submits a job with the
+ * `media-jobs` command-line tool and waits on it there (its live progress line), prints the
+ * transcript, the output keys, the SRT (through the tool) and the time taken, then stops
+ * everything it started. The later demos submit through the API and print each stage.
  *
  *   npm run demo            # transcription
  *   npm run demo -- clips          # then clip generation and thumbnails on the same transcript (a video with faces)
@@ -61,14 +63,17 @@ async function main(): Promise<void> {
       userHandle: "demo",
     });
     const follow = (body: Record<string, unknown>) => followJob(stack.apiBaseUrl, tenant.projectKey, consoleSession.data.secret, body);
+    // The transcription goes through the `media-jobs` command-line tool, as a user would run it.
+    const cli = cliRunner(stack.apiBaseUrl, tenant.projectKey);
     const started = Date.now();
-    const job = await follow({
-      serviceType: "transcription",
-      input: { sourceType: "s3_direct", connectionId: tenant.connectionId, bucket: tenant.bucket, sourceKey, options: { language: "en" } },
-      userMetadata: { customerJobRef: "demo-1" },
-    });
+    const submitArgs = ["jobs", "submit", "--connection", tenant.connectionId, "--bucket", tenant.bucket, "--source-key", sourceKey];
+    const created = JSON.parse(await cli([...submitArgs, "--language", "en", "--customer-job-ref", "demo-1", "--json"], "capture")) as Job;
+    out(`→ ${created.jobId} (${created.status}, priority ${created.priority})`);
+    const exitCode = Number(await cli(["jobs", "wait", created.jobId], "inherit"));
+    const job = (await apiCall<Job>(stack.apiBaseUrl, "GET", `/v1/jobs/${created.jobId}`, tenant.projectKey)).data;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    if (job.status !== "completed") {
+    if (exitCode !== 0 || job.status !== "completed") {
+      out(`\njob ${job.status} (media-jobs exit code ${exitCode}): ${JSON.stringify(job.error ?? job.lastError)}`);
       process.exitCode = 1;
       return;
     }
@@ -93,9 +98,9 @@ async function main(): Promise<void> {
       const head = await s3.headObject(tenant.bucket, key);
       out(`  ${kind.padEnd(9)} s3://${tenant.bucket}/${key} (${head?.size ?? 0} bytes)`);
     }
-    const srt = await (await s3.getObject(tenant.bucket, transcript.outputKeys["srt"] as string)).text();
+    const srt = await cli(["transcripts", "get", summary.textSourceId, "--format", "srt"], "capture");
     out(
-      `\n${transcript.outputKeys["srt"]} begins:\n${srt
+      `\nthe transcript as SRT (the same cues as ${transcript.outputKeys["srt"]}) begins:\n${srt
         .split("\n")
         .slice(0, 8)
         .map((l) => "  " + l)
@@ -110,6 +115,30 @@ async function main(): Promise<void> {
     await stack.close();
     await rm(stateDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs the `media-jobs` command-line tool (scripts/cli) against the demo's stack: "capture" answers
+ * its stdout, "inherit" shows its output (the live progress line) and answers its exit code.
+ */
+function cliRunner(apiBaseUrl: string, key: string) {
+  return (args: string[], mode: "capture" | "inherit"): Promise<string> => {
+    out(`\n$ media-jobs ${args.join(" ")}`);
+    const child = spawn(process.execPath, [path.join(ROOT, "scripts/cli/bin.mjs"), ...args], {
+      env: { ...process.env, MEDIA_JOBS_URL: apiBaseUrl, MEDIA_JOBS_KEY: key },
+      stdio: ["ignore", mode === "capture" ? "pipe" : "inherit", "inherit"],
+    });
+    let stdout = "";
+    child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+    return new Promise((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", (code) => {
+        if (mode === "inherit") return resolve(String(code ?? 1));
+        if (code !== 0) return reject(new Error(`media-jobs ${args.join(" ")} exited ${code}`));
+        resolve(stdout);
+      });
+    });
+  };
 }
 
 /** Submits a job, prints its stages as they happen, and returns it once it has ended. */

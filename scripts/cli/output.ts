@@ -13,8 +13,8 @@ const short = (v: unknown): string => {
 };
 
 export function formatJob(job: Job): string {
-  const lines = [`${job.jobId}  ${job.serviceType}  ${job.status}`];
-  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(10)}${value}`);
+  const rows: Array<[string, string]> = [];
+  const row = (label: string, value: string) => rows.push([label, value]);
   row("created", job.createdAt);
   if (job.completedAt) row("finished", job.completedAt);
   if (job.currentStage) row("stage", job.currentStage);
@@ -26,6 +26,9 @@ export function formatJob(job: Job): string {
   }
   if (job.error) row("error", `${job.error.code}: ${job.error.message}`);
   else if (job.lastError) row("lastError", job.lastError.message);
+  // Labels include resultSummary's own keys (`textSourceId`), so the column fits the longest.
+  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+  const lines = [`${job.jobId}  ${job.serviceType}  ${job.status}`, ...rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`)];
   return lines.join("\n") + "\n";
 }
 
