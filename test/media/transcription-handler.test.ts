@@ -219,6 +219,17 @@ describe("transcription handler stages", () => {
     expect(result!.segments.filter((s) => s.text === "he was not an ill disposed young man")).toHaveLength(chunks);
   });
 
+  it("reports each finished chunk's share of the transcription as a fraction that only grows, ending at 1", async () => {
+    const { ctx } = await runHandler({ engine: new ScriptedEngine(), settings: { singlePassMaxSec: 5, maxChunkSec: 10 } });
+    const fractions = ctx.report
+      .eventsOf("transcribe_chunk")
+      .filter((e) => e.event === "completed")
+      .map((e) => e.details?.["fraction"] as number);
+    expect(fractions.length).toBeGreaterThanOrEqual(3);
+    expect(fractions).toEqual([...fractions].sort((a, b) => a - b));
+    expect(fractions.at(-1)).toBe(1);
+  });
+
   it("never cuts a chunk longer than maxChunkSec and cuts at silences", async () => {
     const { ctx } = await runHandler({ engine: new ScriptedEngine(), settings: { singlePassMaxSec: 5, maxChunkSec: 10 } });
     const split = ctx.report.eventsOf("split_chunk").find((e) => e.event === "completed")!;

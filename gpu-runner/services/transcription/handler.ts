@@ -375,6 +375,9 @@ async function transcribeChunked(
     await report.skip("compress_chunk", `engine ${engine.name} reads local WAV files`);
   }
 
+  // Chunks finish out of order under concurrency: `fraction` counts finished ones, so a client's
+  // progress bar (the CLI's, the console's) only ever moves forward.
+  let finished = 0;
   const results = await mapLimit(inputs, concurrency, signal, (c) =>
     report.stage(
       "transcribe_chunk",
@@ -382,6 +385,7 @@ async function transcribeChunked(
       (r) => ({
         chunk: c.range.index,
         of: inputs.length,
+        fraction: round(++finished / inputs.length),
         start: round(c.range.start),
         end: round(c.range.end),
         words: engineWords(r).length,
