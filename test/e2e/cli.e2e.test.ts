@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Job } from "../../contracts/job";
+import { MediaJobs, type TranscriptRecord } from "../../contracts/client";
+import { JobSchema, type Job } from "../../contracts/job";
 import { startE2E, type E2E } from "../support/e2e-stack";
 import { speechVideo } from "../support/media-fixtures";
 
@@ -14,6 +15,8 @@ import { speechVideo } from "../support/media-fixtures";
  */
 let e: E2E;
 let configHome: string;
+/** The job the first test completed: the typed client's check reads its records. */
+let completed: Job | undefined;
 beforeAll(async () => {
   e = await startE2E({ runners: 1 });
   configHome = await mkdtemp(path.join(os.tmpdir(), "media-jobs-cli-e2e-"));
@@ -65,6 +68,7 @@ describe("media-jobs against the local stack", () => {
     expect(wait.code, wait.stderr).toBe(0);
     const done = JSON.parse(wait.stdout) as Job;
     expect(done.status).toBe("completed");
+    completed = done;
     const textSourceId = String(done.resultSummary?.["textSourceId"]);
 
     const srt = await cli(["transcripts", "get", textSourceId, "--format", "srt"]);
@@ -80,6 +84,20 @@ describe("media-jobs against the local stack", () => {
     expect((JSON.parse(list.stdout) as { data: Job[] }).data.map((j) => j.jobId)).toContain(created.jobId);
   });
 
+  it("the typed client's types match the real responses: the Job exactly, the transcript record key for key", async () => {
+    expect(completed, "the first test completes a job").toBeDefined();
+    const mj = new MediaJobs({ baseUrl: e.stack.apiBaseUrl, apiKey: e.tenant.projectKey });
+    // The client's Job type is z.infer of JobSchema: strict parsing fails on any field the type lacks.
+    JobSchema.strict().parse(await mj.jobs.get(completed!.jobId));
+    for (const job of (await mj.jobs.list({ statuses: ["completed"] })).data) JobSchema.strict().parse(job);
+    // TranscriptRecord is written from docs/api.md: every key it declares is answered, and nothing else.
+    const record = await mj.transcriptions.get(String(completed!.resultSummary?.["textSourceId"]), { layers: ["segments"] });
+    const declared = Object.keys(TRANSCRIPT_RECORD_KEYS);
+    const optional = ["segments", "glossary", "raw", "visualChunks", "translation"];
+    expect(Object.keys(record).filter((k) => !declared.includes(k))).toEqual([]);
+    expect(declared.filter((k) => !optional.includes(k) && !(k in record))).toEqual([]);
+  });
+
   it("an unknown job is an API error: exit 5, the envelope's code in --json", async () => {
     const r = await cli(["jobs", "get", "job_doesnotexist", "--json"], {
       MEDIA_JOBS_URL: e.stack.apiBaseUrl,
@@ -89,3 +107,29 @@ describe("media-jobs against the local stack", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { status: 404, code: "notFound" } });
   });
 });
+
+/** Every key of TranscriptRecord, checked complete by the compiler (`satisfies`). */
+const TRANSCRIPT_RECORD_KEYS = {
+  transcriptionId: true,
+  textSourceId: true,
+  projectId: true,
+  jobId: true,
+  status: true,
+  language: true,
+  durationSec: true,
+  engine: true,
+  model: true,
+  revision: true,
+  segmentCount: true,
+  segments: true,
+  glossary: true,
+  raw: true,
+  visualChunks: true,
+  thumbnails: true,
+  metadata: true,
+  translation: true,
+  source: true,
+  outputKeys: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Record<keyof TranscriptRecord, true>;
