@@ -6,7 +6,7 @@ import { createKey, createWorkspace } from "../accounts/service";
 import { createUser, EmailSchema, publicUser, RoleSchema } from "../console/users";
 import { PasswordSchema } from "../platform/password";
 import { WorkspaceGrantSchema } from "../auth/permissions";
-import { getDb } from "../db/client";
+import { getDb, type Db } from "../db/client";
 import { workspaces } from "../db/schema";
 import { requireSecret } from "../auth/middleware";
 import type { AppBindings } from "../env";
@@ -34,6 +34,12 @@ export const CreateWorkspaceKeySchema = z.strictObject({
 /** A partial settings object; updateSettings merges it and validates the result against SettingsSchema. */
 export const SettingsPatchSchema = z.record(z.string(), z.unknown());
 
+async function workspaceOf(db: Db, workspaceId: string) {
+  const ws = await db.select().from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+  if (!ws) throw notFound(`workspace not found: ${workspaceId}`);
+  return ws;
+}
+
 export const adminRoutes = new Hono<AppBindings>()
   .use(requireSecret("ADMIN_SECRET", "admin routes"))
   .post("/workspaces", async (c) => {
@@ -60,12 +66,7 @@ export const adminRoutes = new Hono<AppBindings>()
   .post("/workspaces/:workspaceId/keys", async (c) => {
     const body = await jsonBody(c, CreateWorkspaceKeySchema);
     const db = getDb(c.env.DB);
-    const ws = await db
-      .select()
-      .from(workspaces)
-      .where(eq(workspaces.id, c.req.param("workspaceId")))
-      .get();
-    if (!ws) throw notFound(`workspace not found: ${c.req.param("workspaceId")}`);
+    const ws = await workspaceOf(db, c.req.param("workspaceId"));
     const key = await createKey(db, {
       kind: "workspace",
       workspaceId: ws.id,
@@ -78,12 +79,7 @@ export const adminRoutes = new Hono<AppBindings>()
   .post("/workspaces/:workspaceId/users", async (c) => {
     const body = await jsonBody(c, CreateUserSchema);
     const db = getDb(c.env.DB);
-    const ws = await db
-      .select()
-      .from(workspaces)
-      .where(eq(workspaces.id, c.req.param("workspaceId")))
-      .get();
-    if (!ws) throw notFound(`workspace not found: ${c.req.param("workspaceId")}`);
+    const ws = await workspaceOf(db, c.req.param("workspaceId"));
     const user = await createUser(db, {
       workspaceId: ws.id,
       email: body.email,
