@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { z } from "zod";
@@ -394,8 +394,8 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
             const n = String(i + 1).padStart(2, "0");
             const videoKey = `${base}clip-${n}.mp4`;
             const posterKey = `${base}clip-${n}.jpg`;
-            await uploadObject(s3, input.bucket, videoKey, await readFile(r.video), "video/mp4");
-            await uploadObject(s3, input.bucket, posterKey, await readFile(r.poster), "image/jpeg");
+            await uploadObject(s3, input.bucket, videoKey, { path: r.video }, "video/mp4");
+            await uploadObject(s3, input.bucket, posterKey, { path: r.poster }, "image/jpeg");
             const { width, height } = LAYOUT_SIZE[layout];
             out.push({
               index: i,

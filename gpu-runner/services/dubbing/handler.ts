@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import {
@@ -326,10 +326,9 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
           let bytes = 0;
           for (const [name, f] of Object.entries(files)) {
             const key = `${input.resolvedOutputPrefix}${f.name}`;
-            const body = await readFile(f.path);
-            await uploadObject(s3, input.bucket, key, body, f.type);
+            await uploadObject(s3, input.bucket, key, { path: f.path }, f.type);
             keys[name] = key;
-            bytes += body.length;
+            bytes += (await stat(f.path)).size;
           }
           return { keys: keys as Record<keyof typeof files, string>, bytes };
         }),
@@ -453,7 +452,7 @@ async function assignVoices(
     let referenceKey: string | null = null;
     if (voice.kind === "clone") {
       referenceKey = `${input.resolvedOutputPrefix}voices/${label}.wav`;
-      await uploadObject(s3, input.bucket, referenceKey, await readFile(referencePath), "audio/wav");
+      await uploadObject(s3, input.bucket, referenceKey, { path: referencePath }, "audio/wav");
     }
     const created = await ctx.platform.call(
       "voices.create",

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { MIN_VOICE_SAMPLE_SPEECH_SEC, type createVoiceStep } from "../../../contracts/services/voice-creation";
@@ -96,7 +95,7 @@ export function createVoiceCreationHandler(deps: VoiceCreationDeps = {}): StepHa
       const key = referenceKey;
       await report.stage(
         "upload_reference",
-        async () => uploadObject(s3, input.bucket, key, await readFile(referencePath), "audio/wav"),
+        async () => uploadObject(s3, input.bucket, key, { path: referencePath }, "audio/wav"),
         () => ({ referenceKey: key }),
       );
     } else {
