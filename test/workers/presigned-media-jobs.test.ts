@@ -1,0 +1,155 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import type { Job } from "../../contracts/job";
+import { flattenOutputUrls, HANDOVER_TRANSCRIPT_CALL } from "../../contracts/presigned";
+import { call, expectError } from "./helpers/api";
+import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
+import { putSource } from "./helpers/s3";
+import { createTenant, unique, type Tenant } from "./helpers/tenant";
+import { completedTranscript, usage } from "./helpers/transcripts";
+import { presign } from "../support/presign";
+
+/**
+ * `s3_presigned` for the services beyond transcription (docs/api.md, "Presigned sources and
+ * outputs"): the same create-time probes, redaction and sealed runner grant, the variable-count
+ * scheme (a list of URLs per kind of file, `tooFewOutputUrls` when a list is shorter than the job may
+ * write), and the transcript handed over without a bucket.
+ */
+
+let t: Tenant;
+let txt: string;
+beforeAll(async () => {
+  t = await createTenant({ plan: "enterprise" });
+  txt = (await completedTranscript(t, 3)).textSourceId;
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await cancelUnfinished(t);
+});
+
+const s3 = () => inject("s3");
+const BUCKET = "media-test";
+const SIGNATURE = /X-Amz-Signature|X-Amz-Credential/i;
+
+const sourceUrl = async () => presign(s3(), "GET", BUCKET, await putSource(`${unique("presigned")}/talk.mp4`, BUCKET));
+const putUrls = (kind: string, n: number) =>
+  Promise.all(Array.from({ length: n }, (_, i) => presign(s3(), "PUT", BUCKET, `${unique("out")}/${kind}-${i + 1}`)));
+
+const create = (serviceType: string, input: Record<string, unknown>) =>
+  call<Job>("POST", "/v1/jobs", { key: t.projectKey, body: { serviceType, input: { sourceType: "s3_presigned", ...input } } });
+
+/** The URLs of a request, by method, that the Worker sent while `fn` ran. */
+async function probesDuring<T>(fn: () => Promise<T>): Promise<{ result: T; gets: string[]; puts: string[] }> {
+  const spy = vi.spyOn(globalThis, "fetch");
+  const result = await fn();
+  const sent = spy.mock.calls
+    .map(([input, init]) => ({ method: init?.method ?? (input instanceof Request ? input.method : "GET"), url: String(input) }))
+    .filter((r) => r.url.startsWith(s3().endpoint));
+  spy.mockRestore();
+  return {
+    result,
+    gets: sent.filter((r) => r.method === "GET").map((r) => r.url),
+    puts: sent.filter((r) => r.method === "PUT").map((r) => r.url),
+  };
+}
+
+async function thumbnailRequest(covers = 2, frames = 3) {
+  return {
+    textSourceId: txt,
+    sourceUrl: await sourceUrl(),
+    outputUrls: { cover: await putUrls("cover", covers), frames: await putUrls("frame", frames) },
+    options: { thumbnailCount: covers, nonAiThumbnailCount: frames },
+  };
+}
+
+async function clipRequest(clips = 2) {
+  return {
+    textSourceId: txt,
+    sourceUrl: await sourceUrl(),
+    outputUrls: { video: await putUrls("clip", clips), poster: await putUrls("poster", clips) },
+    options: { maxClips: clips },
+  };
+}
+
+describe("thumbnails with presigned URLs", () => {
+  it("probes the source with a ranged GET and every cover and frame URL with an empty PUT", async () => {
+    const req = await thumbnailRequest();
+    const { result, gets, puts } = await probesDuring(() => create("thumbnail", req));
+    expect(result.status, JSON.stringify(result.body)).toBe(201);
+    expect(gets).toEqual([req.sourceUrl]);
+    expect(puts.sort()).toEqual([...req.outputUrls.cover, ...req.outputUrls.frames].sort());
+  });
+
+  it("shows every URL redacted, keeping the lists' shape", async () => {
+    const res = await create("thumbnail", await thumbnailRequest(1, 2));
+    expect(res.status).toBe(201);
+    expect(res.body.data.input["outputUrls"]).toEqual({
+      cover: [expect.stringMatching(/\/cover-1\?…redacted$/)],
+      frames: [expect.stringMatching(/\/frame-1\?…redacted$/), expect.stringMatching(/\/frame-2\?…redacted$/)],
+    });
+    expect(JSON.stringify(res.body)).not.toMatch(SIGNATURE);
+  });
+
+  it("the runner step's lease carries the full URLs, one per file (cover.0, frames.0, …), and no bucket grant", async () => {
+    const req = await thumbnailRequest(1, 2);
+    const created = await create("thumbnail", req);
+    const task = await fakeRunner.leaseWhenReady(created.body.data.jobId, ["thumbnail"]);
+    expect(task.presigned).toEqual({ sourceUrl: req.sourceUrl, outputUrls: flattenOutputUrls(req.outputUrls) });
+    expect(task.storage).toBeNull();
+  });
+
+  it("hands the transcript over through the runner call, with no scratch key", async () => {
+    const created = await create("thumbnail", await thumbnailRequest(1, 1));
+    const task = await fakeRunner.leaseWhenReady(created.body.data.jobId, ["thumbnail"]);
+    expect(task.outputs["fetch_transcription"]).toEqual({});
+    const res = await fakeRunner.call<{ textSourceId: string; segments: unknown[] }>(task, HANDOVER_TRANSCRIPT_CALL, {});
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ textSourceId: txt, segments: expect.any(Array) });
+    expect(res.body.data.segments).toHaveLength(3);
+  });
+
+  it("fewer cover URLs than thumbnailCount is refused with 422 tooFewOutputUrls", async () => {
+    const req = await thumbnailRequest(1, 1);
+    const res = await create("thumbnail", { ...req, options: { thumbnailCount: 2, nonAiThumbnailCount: 1 } });
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual([{ path: "input.outputUrls.cover", issue: "tooFewOutputUrls" }]);
+  });
+
+  it("the sealed URLs are deleted when the job ends", async () => {
+    const created = await create("thumbnail", await thumbnailRequest(1, 1));
+    const task = await fakeRunner.leaseWhenReady(created.body.data.jobId, ["thumbnail"]);
+    await fakeRunner.fail(task, "output_access_denied", false, "writing output cover.0 was refused (HTTP 403)");
+    await waitForStatus(t, created.body.data.jobId, "failed");
+    expect(await env.DB.prepare("SELECT job_id FROM job_secrets WHERE job_id = ?").bind(created.body.data.jobId).first()).toBeNull();
+  });
+});
+
+describe("clip generation with presigned URLs", () => {
+  it("probes the source and every clip and poster URL, and the runner step's lease carries them all", async () => {
+    const req = await clipRequest(2);
+    const { result, gets, puts } = await probesDuring(() => create("clip_generation", req));
+    expect(result.status, JSON.stringify(result.body)).toBe(201);
+    expect(gets).toEqual([req.sourceUrl]);
+    expect(puts.sort()).toEqual([...req.outputUrls.video, ...req.outputUrls.poster].sort());
+    expect(JSON.stringify(result.body)).not.toMatch(SIGNATURE);
+    const task = await fakeRunner.leaseWhenReady(result.body.data.jobId, ["clip_generation"]);
+    expect(task.presigned).toEqual({ sourceUrl: req.sourceUrl, outputUrls: flattenOutputUrls(req.outputUrls) });
+  });
+
+  it("a list shorter than the effective maxClips is refused with 422 tooFewOutputUrls and charges nothing", async () => {
+    const before = (await usage(t))["clip_credits"] ?? 0;
+    const req = await clipRequest(2);
+    const res = await create("clip_generation", { ...req, outputUrls: { ...req.outputUrls, poster: req.outputUrls.poster.slice(0, 1) } });
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.message).toBe("outputUrls.poster holds 1 URLs; the job may write up to 2");
+    expect(res.body.error?.details).toEqual([{ path: "input.outputUrls.poster", issue: "tooFewOutputUrls" }]);
+    expect((await usage(t))["clip_credits"] ?? 0).toBe(before);
+  });
+
+  it("without maxClips, the plan's default decides how many URLs each list needs", async () => {
+    const req = await clipRequest(1);
+    const res = await create("clip_generation", { ...req, options: {} });
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual([{ path: "input.outputUrls.video", issue: "tooFewOutputUrls" }]);
+  });
+});
