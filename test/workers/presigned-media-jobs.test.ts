@@ -3,11 +3,11 @@ import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import type { Job } from "../../contracts/job";
 import { flattenOutputUrls, HANDOVER_TRANSCRIPT_CALL } from "../../contracts/presigned";
 import { call, expectError } from "./helpers/api";
-import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
+import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
-import { completedTranscript, usage } from "./helpers/transcripts";
-import { presign } from "../support/presign";
+import { completedTranscript, TRANSCRIPTION_HANDLER, transcriptionResult, usage } from "./helpers/transcripts";
+import { presign, transcriptOutputUrls } from "../support/presign";
 
 /**
  * `s3_presigned` for the services beyond transcription (docs/api.md, "Presigned sources and
@@ -21,6 +21,7 @@ let txt: string;
 beforeAll(async () => {
   t = await createTenant({ plan: "enterprise" });
   txt = (await completedTranscript(t, 3)).textSourceId;
+  await patchSettings({ policy: { translation: { backend: "apertium" } } });
 });
 afterEach(async () => {
   vi.restoreAllMocks();
@@ -151,5 +152,62 @@ describe("clip generation with presigned URLs", () => {
     const res = await create("clip_generation", { ...req, options: {} });
     expectError(res, 422, "validationError");
     expect(res.body.error?.details).toEqual([{ path: "input.outputUrls.video", issue: "tooFewOutputUrls" }]);
+  });
+});
+
+/** A transcription made from presigned URLs, completed: its transcript has no bucket location. */
+async function presignedTranscript(): Promise<string> {
+  const created = await create("transcription", {
+    sourceUrl: await sourceUrl(),
+    outputUrls: await transcriptOutputUrls(s3(), BUCKET, `${unique("out")}/`),
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const job = created.body.data;
+  const task = await fakeRunner.leaseWhenReady(job.jobId, TRANSCRIPTION_HANDLER);
+  const result = { ...transcriptionResult(job, 2), outputKeys: job.input["outputUrls"] };
+  expect((await fakeRunner.complete(task, result as unknown as Record<string, unknown>)).status).toBe(200);
+  await waitForStatus(t, job.jobId, "completed");
+  return String(job.input["textSourceId"]);
+}
+
+describe("translation with presigned URLs", () => {
+  it("probes the srt and vtt URLs with empty PUTs and reads no source", async () => {
+    const outputUrls = { srt: (await putUrls("srt", 1))[0]!, vtt: (await putUrls("vtt", 1))[0]! };
+    const { result, gets, puts } = await probesDuring(() => create("translation", { textSourceId: txt, targetLanguage: "es", outputUrls }));
+    expect(result.status, JSON.stringify(result.body)).toBe(201);
+    expect(gets).toEqual([]);
+    expect(puts.sort()).toEqual([outputUrls.srt, outputUrls.vtt].sort());
+  });
+
+  it("shows the URLs redacted as the job's output keys and grants the runner the full ones, with no bucket", async () => {
+    const outputUrls = { srt: (await putUrls("srt", 1))[0]!, vtt: (await putUrls("vtt", 1))[0]! };
+    const res = await create("translation", { textSourceId: txt, targetLanguage: "es", outputUrls });
+    expect(res.status).toBe(201);
+    expect(JSON.stringify(res.body)).not.toMatch(SIGNATURE);
+    expect(res.body.data.input["resolvedOutputKeys"]).toEqual({
+      srt: expect.stringMatching(/\?…redacted$/),
+      vtt: expect.stringMatching(/\?…redacted$/),
+    });
+    const task = await fakeRunner.leaseWhenReady(res.body.data.jobId, ["translation"]);
+    expect(task.presigned).toEqual({ sourceUrl: null, outputUrls });
+    expect(task.storage).toBeNull();
+  });
+
+  it("a transcript made from presigned URLs is translated into the request's own URLs", async () => {
+    const fromUrls = await presignedTranscript();
+    const outputUrls = { srt: (await putUrls("srt", 1))[0]!, vtt: (await putUrls("vtt", 1))[0]! };
+    const res = await create("translation", { textSourceId: fromUrls, targetLanguage: "es", outputUrls });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+
+  it("a transcript made from presigned URLs without outputUrls is refused with 422 noOutputLocation", async () => {
+    const fromUrls = await presignedTranscript();
+    const res = await call("POST", "/v1/jobs", {
+      key: t.projectKey,
+      body: { serviceType: "translation", input: { textSourceId: fromUrls, targetLanguage: "es" } },
+    });
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual([{ path: "input.textSourceId", issue: "noOutputLocation" }]);
+    expect(res.body.error?.message).toContain("send sourceType s3_presigned with outputUrls");
   });
 });
