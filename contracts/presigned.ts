@@ -28,7 +28,13 @@ export const OUTPUT_ACCESS_DENIED = "output_access_denied";
  * `presignedNotSupported`). Metadata, summarization and the indexer read only transcripts and write
  * no files: they have nothing to presign.
  */
-export const PRESIGNED_SERVICE_TYPES: ReadonlySet<string> = new Set(["transcription", "thumbnail", "clip_generation", "translation"]);
+export const PRESIGNED_SERVICE_TYPES: ReadonlySet<string> = new Set([
+  "transcription",
+  "thumbnail",
+  "clip_generation",
+  "translation",
+  "voice_creation",
+]);
 
 /** Long enough for a SigV4 URL with a session token (typically 1–2 KB). */
 const MAX_URL_CHARS = 8192;

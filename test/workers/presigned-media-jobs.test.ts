@@ -211,3 +211,31 @@ describe("translation with presigned URLs", () => {
     expect(res.body.error?.message).toContain("send sourceType s3_presigned with outputUrls");
   });
 });
+
+describe("voice creation with presigned URLs", () => {
+  it("probes the sample with a ranged GET and the reference URL with an empty PUT, and grants the runner both", async () => {
+    const req = {
+      name: "Host",
+      language: "en",
+      sourceUrl: await sourceUrl(),
+      outputUrls: { reference: (await putUrls("reference", 1))[0]! },
+    };
+    const { result, gets, puts } = await probesDuring(() => create("voice_creation", req));
+    expect(result.status, JSON.stringify(result.body)).toBe(201);
+    expect({ gets, puts }).toEqual({ gets: [req.sourceUrl], puts: [req.outputUrls.reference] });
+    expect(JSON.stringify(result.body)).not.toMatch(SIGNATURE);
+    const task = await fakeRunner.leaseWhenReady(result.body.data.jobId, ["voice_creation"]);
+    expect(task.presigned).toEqual({ sourceUrl: req.sourceUrl, outputUrls: req.outputUrls });
+    expect(task.storage).toBeNull();
+  });
+
+  it("POST /v1/voices takes the same fields, and the voice shows its sample's URL redacted", async () => {
+    const res = await call<{ voiceId: string; sample: Record<string, unknown> }>("POST", "/v1/voices", {
+      key: t.projectKey,
+      body: { name: "Guest", language: "en", sourceType: "s3_presigned", sourceUrl: await sourceUrl() },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(JSON.stringify(res.body)).not.toMatch(SIGNATURE);
+    expect(res.body.data.sample["sourceUrl"]).toMatch(/\/talk\.mp4\?…redacted$/);
+  });
+});
