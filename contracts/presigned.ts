@@ -34,6 +34,7 @@ export const PRESIGNED_SERVICE_TYPES: ReadonlySet<string> = new Set([
   "clip_generation",
   "translation",
   "voice_creation",
+  "dubbing",
 ]);
 
 /** Long enough for a SigV4 URL with a session token (typically 1–2 KB). */

@@ -239,3 +239,35 @@ describe("voice creation with presigned URLs", () => {
     expect(res.body.data.sample["sourceUrl"]).toMatch(/\/talk\.mp4\?…redacted$/);
   });
 });
+
+const DUB_ARTIFACTS = ["rawAudio", "vocals", "background", "speech", "mix", "video"];
+
+async function dubbingRequest(withSubtitles: boolean) {
+  const names = withSubtitles ? [...DUB_ARTIFACTS, "srt", "vtt"] : DUB_ARTIFACTS;
+  const urls = await Promise.all(names.map(async (n) => [n, (await putUrls(n, 1))[0]!] as const));
+  return { transcriptionId: txt, targetLanguage: "es", sourceUrl: await sourceUrl(), outputUrls: Object.fromEntries(urls) };
+}
+
+describe("dubbing with presigned URLs", () => {
+  it("probes the video and every artifact and subtitle URL, and grants the runner them all with no bucket", async () => {
+    const req = await dubbingRequest(true);
+    const { result, gets, puts } = await probesDuring(() => create("dubbing", req));
+    expect(result.status, JSON.stringify(result.body)).toBe(201);
+    expect(gets).toEqual([req.sourceUrl]);
+    expect(puts.sort()).toEqual(Object.values(req.outputUrls).sort());
+    expect(JSON.stringify(result.body)).not.toMatch(SIGNATURE);
+    expect(result.body.data.input["translation"]).toMatchObject({
+      bucket: null,
+      resolvedOutputKeys: { srt: expect.stringMatching(/\?…redacted$/) },
+    });
+    const task = await fakeRunner.leaseWhenReady(result.body.data.jobId, ["dubbing"]);
+    expect(task.presigned).toEqual({ sourceUrl: req.sourceUrl, outputUrls: req.outputUrls });
+    expect(task.storage).toBeNull();
+  });
+
+  it("a job that translates first without srt and vtt URLs is refused with 422 required", async () => {
+    const res = await create("dubbing", await dubbingRequest(false));
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual([{ path: "input.outputUrls.srt", issue: "required" }]);
+  });
+});

@@ -69,13 +69,18 @@ async function bucketLocation(ctx: CreateContext, t: TranscriptRow, transcriptPa
   return { conn, dir: t.outputKeys["srt"]?.replace(/[^/]*$/, "") ?? "" };
 }
 
-/** `at`: where the request's language fields are (`input`); `transcriptPath`: the field naming the transcript. */
+/**
+ * `at`: where the request's language fields are (`input`); `transcriptPath`: the field naming the
+ * transcript; `sealedOutputs`: the subtitles' URLs, redacted, when the caller checks, probes and
+ * seals them with its own (a presigned dubbing job: one sealed grant per job).
+ */
 export async function planTranslation(
   ctx: CreateContext,
   t: TranscriptRow,
   req: TranslationRequest,
   at: string,
   transcriptPath: string,
+  sealedOutputs?: { srt: string; vtt: string },
 ): Promise<PlannedTranslation> {
   const { db, projectId, plan, settings } = ctx;
   const cfg = settings.policy.translation;
@@ -98,7 +103,7 @@ export async function planTranslation(
       [{ path: req.sourceLanguage ? `${at}.sourceLanguage` : `${at}.targetLanguage`, issue: "unsupportedLanguagePair" }],
     );
   const presigned = req.outputUrls ? resolvePresigned(ctx, { outputUrls: req.outputUrls }) : null;
-  const location = presigned ? null : await bucketLocation(ctx, t, transcriptPath);
+  const location = presigned || sealedOutputs ? null : await bucketLocation(ctx, t, transcriptPath);
   const fields: TranslationFields = {
     textSourceId: t.id,
     translationId: newId("translation"),
@@ -109,16 +114,20 @@ export async function planTranslation(
     sourceLayer: req.sourceLayer ?? "current",
     connectionId: location?.conn.id ?? null,
     bucket: location ? t.bucket : null,
-    resolvedOutputKeys: presigned
-      ? (presigned.redacted.outputUrls as { srt: string; vtt: string })
-      : { srt: `${location?.dir}transcript.${target}.srt`, vtt: `${location?.dir}transcript.${target}.vtt` },
+    resolvedOutputKeys: sealedOutputs
+      ? sealedOutputs
+      : presigned
+        ? (presigned.redacted.outputUrls as { srt: string; vtt: string })
+        : { srt: `${location?.dir}transcript.${target}.srt`, vtt: `${location?.dir}transcript.${target}.vtt` },
     engine: { backend: cfg.backend, model: cfg.model, pair: pair.model },
   };
   return {
     fields,
-    probe: presigned
-      ? presigned.probe
-      : () => probeOutputKeys(ctx.env, location!.conn, t.bucket!, Object.values(fields.resolvedOutputKeys), transcriptPath),
+    probe: sealedOutputs
+      ? async () => undefined
+      : presigned
+        ? presigned.probe
+        : () => probeOutputKeys(ctx.env, location!.conn, t.bucket!, Object.values(fields.resolvedOutputKeys), transcriptPath),
     insert: async (jobId, now) => {
       await presigned?.record.insert(jobId, now);
       await db.insert(translations).values({
