@@ -1,15 +1,17 @@
 import { spawn } from "node:child_process";
 import { createReadStream } from "node:fs";
-import { mkdtemp, open, rm } from "node:fs/promises";
+import { mkdtemp, open, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { PresignedStore } from "../gpu-runner/object-store";
+import { S3Client } from "../contracts/s3-client";
+import { BucketStore, PresignedStore } from "../gpu-runner/object-store";
 
 /**
- * Memory of a presigned upload: the runner's PresignedStore PUTs a file of BENCH_MIB MiB to a sink
- * server in another process (so only the sender's memory is measured), beside a plain `fetch` of the
- * same stream without `redirect: "error"` / `window: null`, which undici tees and buffers whole.
+ * Memory of an upload: the runner's PresignedStore and BucketStore PUT a file of BENCH_MIB MiB to a
+ * sink server in another process (so only the sender's memory is measured), beside a plain `fetch`
+ * of the same stream without `redirect: "error"` / `window: null`, which undici tees and buffers
+ * whole, and the bucket path as it was before it streamed (the file read whole, then signed and sent).
  *
  *   npx tsx bench/presigned-upload.ts          # BENCH_MIB=512 by default
  */
@@ -45,26 +47,56 @@ async function measure(name: string, run: () => Promise<unknown>) {
   );
 }
 
-const dir = await mkdtemp(path.join(os.tmpdir(), "bench-presigned-"));
-const file = path.join(dir, "big.bin");
-const fh = await open(file, "w");
-const chunk = Buffer.alloc(1024 * 1024, 7);
-for (let i = 0; i < MIB; i++) await fh.write(chunk);
-await fh.close();
-const sink = await startSink();
-try {
-  console.log(`upload of a ${MIB} MiB file over loopback (Node ${process.version})`);
-  const store = new PresignedStore({ sourceUrl: null, outputUrls: { video: sink.url } }, { guard: { allowLoopback: true } });
-  await measure("PresignedStore.upload({ path })", () => store.upload("video", { path: file }, "video/mp4"));
-  await measure("fetch, stream body, default options", () =>
-    fetch(sink.url, {
+/** The ways to send the file; each is measured in a fresh process, so none inherits another's heap. */
+const CASES: Record<string, (file: string, sinkUrl: string) => Promise<unknown>> = {
+  "PresignedStore.upload({ path })": (file, url) =>
+    new PresignedStore({ sourceUrl: null, outputUrls: { video: url } }, { guard: { allowLoopback: true } }).upload(
+      "video",
+      { path: file },
+      "video/mp4",
+    ),
+  "BucketStore.upload({ path })": (file, url) =>
+    new BucketStore(bucketClient(url), "bucket", {}).upload("big.bin", { path: file }, "video/mp4"),
+  "bucket, file read whole (before)": async (file, url) =>
+    bucketClient(url).putObject("bucket", "big.bin", await readFile(file), "video/mp4"),
+  "fetch, stream body, default options": (file, url) =>
+    fetch(url, {
       method: "PUT",
       body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>,
       headers: { "content-length": String(MIB * 1048576) },
       duplex: "half",
     } as RequestInit).then((r) => r.text()),
-  );
-} finally {
-  sink.stop();
-  await rm(dir, { recursive: true, force: true });
+};
+
+function bucketClient(sinkUrl: string): S3Client {
+  const endpoint = new URL(sinkUrl).origin;
+  return new S3Client({ endpoint, region: "auto", forcePathStyle: true, accessKeyId: "bench", secretAccessKey: "bench" }, 600_000);
+}
+
+const only = process.env["BENCH_CASE"];
+if (only === undefined) {
+  console.log(`upload of a ${MIB} MiB file over loopback (Node ${process.version})`);
+  for (const name of Object.keys(CASES)) {
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string], {
+      stdio: "inherit",
+      env: { ...process.env, BENCH_CASE: name },
+    });
+    await new Promise((resolve) => child.once("exit", resolve));
+  }
+} else {
+  const run = CASES[only];
+  if (!run) throw new Error(`no bench case ${only}`);
+  const dir = await mkdtemp(path.join(os.tmpdir(), "bench-presigned-"));
+  const file = path.join(dir, "big.bin");
+  const fh = await open(file, "w");
+  const chunk = Buffer.alloc(1024 * 1024, 7);
+  for (let i = 0; i < MIB; i++) await fh.write(chunk);
+  await fh.close();
+  const sink = await startSink();
+  try {
+    await measure(only, () => run(file, sink.url));
+  } finally {
+    sink.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
 }

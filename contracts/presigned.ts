@@ -23,8 +23,19 @@ export const PRESIGNED_URL_EXPIRED = "presigned_url_expired";
 /** An output URL refused with 403 for another reason than expiry (never retried). */
 export const OUTPUT_ACCESS_DENIED = "output_access_denied";
 
-/** The service types whose jobs take `sourceType: "s3_presigned"` (the rest answer 422 `presignedNotSupported`). */
-export const PRESIGNED_SERVICE_TYPES: ReadonlySet<string> = new Set(["transcription"]);
+/**
+ * The service types whose jobs take `sourceType: "s3_presigned"` (the rest answer 422
+ * `presignedNotSupported`). Metadata, summarization and the indexer read only transcripts and write
+ * no files: they have nothing to presign.
+ */
+export const PRESIGNED_SERVICE_TYPES: ReadonlySet<string> = new Set([
+  "transcription",
+  "thumbnail",
+  "clip_generation",
+  "translation",
+  "voice_creation",
+  "dubbing",
+]);
 
 /** Long enough for a SigV4 URL with a session token (typically 1–2 KB). */
 const MAX_URL_CHARS = 8192;
@@ -44,6 +55,35 @@ export const PresignedUrlSchema = z
     },
     custom("invalidFormat", "must be an absolute URL starting with https://"),
   );
+
+/** The most URLs one list of the variable-count scheme takes (clips: up to 1,000 per job). */
+export const MAX_OUTPUT_URLS_PER_KIND = 1000;
+
+/** One kind's list in the variable-count scheme (docs/api.md): file n of the kind goes to the n-th URL. */
+export const PresignedUrlListSchema = z.array(PresignedUrlSchema).min(1).max(MAX_OUTPUT_URLS_PER_KIND);
+
+/** A request's `outputUrls`: one URL per named file, or one list per kind of file (clips, thumbnails). */
+export type OutputUrls = Readonly<Record<string, string | readonly string[]>>;
+
+/** The name the runner uploads file `index` (0-based) of a kind by, and the detail path's tail: `video.0`. */
+export const listedOutput = (kind: string, index: number): string => `${kind}.${index}`;
+
+/** One URL per output name, lists spread out as `kind.index`: the grant's and the probes' form. */
+export function flattenOutputUrls(outputUrls: OutputUrls): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, v] of Object.entries(outputUrls)) {
+    if (typeof v === "string") out[name] = v;
+    else v.forEach((url, i) => (out[listedOutput(name, i)] = url));
+  }
+  return out;
+}
+
+/** `outputUrls` as the job shows it: the same shape, every URL redacted. */
+export function redactOutputUrls(outputUrls: OutputUrls): Record<string, string | string[]> {
+  return Object.fromEntries(
+    Object.entries(outputUrls).map(([name, v]) => [name, typeof v === "string" ? redactUrl(v) : v.map((u) => redactUrl(u))]),
+  );
+}
 
 /** The URL without its query string (the signature) or fragment: what the service ever shows or logs. */
 export function redactUrl(url: string): string {
@@ -92,6 +132,13 @@ export function presignedExpiry(url: string): Date | null {
 export function isExpiredRefusal(status: number, body: string): boolean {
   return status === 403 && /expired/i.test(body);
 }
+
+/**
+ * The runner call through which a presigned clip or thumbnail job's step reads its transcript (with
+ * word timings): a bucket job's transcript is handed over as a scratch object in its bucket, and a
+ * presigned job has none.
+ */
+export const HANDOVER_TRANSCRIPT_CALL = "handover.transcript";
 
 /**
  * What the runner receives in `task.presigned`: the job's full URLs (signatures included). The

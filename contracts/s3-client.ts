@@ -116,6 +116,33 @@ export class S3Client {
     await res.body?.cancel();
   }
 
+  /**
+   * PUT of a body streamed from its source with its known length (a file on the runner): never whole
+   * in memory, never chunked (S3 refuses chunked PUTs without a length). The payload is not hashed
+   * (`UNSIGNED-PAYLOAD`, which aws4fetch sends for every s3 request), so the stream is read once, as sent.
+   */
+  async putObjectStream(
+    bucket: string,
+    key: string,
+    body: ReadableStream<Uint8Array>,
+    contentLength: number,
+    contentType = "application/octet-stream",
+    timeoutMs = this.timeoutMs,
+  ): Promise<void> {
+    const signed = await this.aws.sign(this.objectUrl(bucket, key), {
+      method: "PUT",
+      body,
+      headers: { "content-type": contentType, "content-length": String(contentLength), "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
+      duplex: "half",
+    } as RequestInit);
+    // Both options go to fetch itself: without them undici clones the request to be able to follow a
+    // redirect, which tees the body and keeps every chunk of the unread branch (the whole file).
+    // A signed PUT is never redirected anyway. Node only: the Worker never sends a stream.
+    const res = await fetch(signed, { signal: AbortSignal.timeout(timeoutMs), redirect: "error", window: null } as RequestInit);
+    if (!res.ok) await this.fail(res, `put ${bucket}/${key}`);
+    await res.body?.cancel();
+  }
+
   async deleteObject(bucket: string, key: string): Promise<void> {
     const res = await this.send("DELETE", this.objectUrl(bucket, key));
     if (!res.ok && res.status !== 404) await this.fail(res, `delete ${bucket}/${key}`);

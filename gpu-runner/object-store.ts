@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
@@ -14,7 +14,7 @@ import {
 import type { LeasedTask } from "../contracts/runner-protocol";
 import type { S3Client } from "../contracts/s3-client";
 import { StepFailure } from "./handler";
-import { downloadObject, uploadObject } from "./services/shared/objects";
+import { downloadObject, uploadObject, type UploadBody } from "./services/shared/objects";
 import { assertPublicHost, openStorage, type StorageGuard } from "./storage";
 
 /**
@@ -25,8 +25,7 @@ import { assertPublicHost, openStorage, type StorageGuard } from "./storage";
  * `segments`, `srt`, `vtt`). Both stores stream from and to disk and report the same failure codes.
  */
 
-/** An output's content: small text or bytes in memory, or a file streamed from disk. */
-export type UploadBody = string | Uint8Array | { path: string };
+export type { UploadBody };
 
 export interface ObjectStore {
   /** Streams the named object (the job's source: `source`) to `path`; resolves to its size in bytes. */
@@ -59,10 +58,7 @@ export class BucketStore implements ObjectStore {
 
   async upload(name: string, body: UploadBody, contentType: string): Promise<string> {
     const key = this.key(name);
-    // The bucket path signs its payload, so a file is read whole, as the services did before this store.
-    const payload =
-      typeof body === "string" ? body : body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : await readFile(body.path);
-    await uploadObject(this.s3, this.bucket, key, payload, contentType);
+    await uploadObject(this.s3, this.bucket, key, body, contentType);
     return key;
   }
 }

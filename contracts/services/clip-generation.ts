@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Id, OutputPrefixSchema, s3Source } from "../request-fields";
+import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlListSchema, PresignedUrlSchema } from "../presigned";
 import { CLIP_LAYOUTS, ClipGenerationResultSchema, FILL_STYLES } from "../clips";
 import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
@@ -11,21 +12,42 @@ import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
 export { CLIP_LAYOUTS, FILL_STYLES };
 
-export const ClipGenerationInputSchema = z.strictObject({
+const options = z
+  .strictObject({
+    maxClips: z.number().int().min(1).max(1000).optional(),
+    layout: z.enum(CLIP_LAYOUTS).optional(),
+    fillStyle: z.enum(FILL_STYLES).optional(),
+    categoryOverride: z.string().min(1).max(64).optional(),
+    /** Extension (docs/api.md): false renders no burned-in captions. */
+    captions: z.boolean().optional(),
+  })
+  .optional();
+
+const ClipGenerationBucketInputSchema = z.strictObject({
   textSourceId: Id("txt_"),
   ...s3Source,
   outputPrefix: OutputPrefixSchema.optional(),
-  options: z
-    .strictObject({
-      maxClips: z.number().int().min(1).max(1000).optional(),
-      layout: z.enum(CLIP_LAYOUTS).optional(),
-      fillStyle: z.enum(FILL_STYLES).optional(),
-      categoryOverride: z.string().min(1).max(64).optional(),
-      /** Extension (docs/api.md): false renders no burned-in captions. */
-      captions: z.boolean().optional(),
-    })
-    .optional(),
+  options,
 });
+
+/**
+ * `s3_presigned` (contracts/presigned.ts): the video's GET URL and the variable-count scheme's lists:
+ * clip *n* (in the order of the result's clips) goes to `video[n-1]` and its poster to `poster[n-1]`.
+ * Each list must hold at least the job's effective `maxClips` (checked at create: `tooFewOutputUrls`).
+ */
+const ClipGenerationPresignedInputSchema = z.strictObject({
+  textSourceId: Id("txt_"),
+  sourceType: z.literal("s3_presigned"),
+  sourceUrl: PresignedUrlSchema,
+  outputUrls: z.strictObject({ video: PresignedUrlListSchema, poster: PresignedUrlListSchema }),
+  options,
+});
+
+export const ClipGenerationInputSchema = z.discriminatedUnion(
+  "sourceType",
+  [ClipGenerationBucketInputSchema, ClipGenerationPresignedInputSchema],
+  { message: "sourceType must be s3_direct or s3_presigned" },
+);
 
 export const CLIP_STAGES = [
   "fetch_transcription",
@@ -46,7 +68,8 @@ export const fetchClipTranscriptStep = defineStep({
   handler: "clip_generation.fetch_transcription",
   stages: ["fetch_transcription"],
   result: z.object({
-    transcriptKey: z.string(),
+    /** Absent for an s3_presigned job: its runner step reads the transcript through HANDOVER_TRANSCRIPT_CALL. */
+    transcriptKey: z.string().optional(),
     /** The project's brand logo, copied beside the transcript for a `branding` fill. */
     logoKey: z.string().optional(),
     segmentCount: z.number().int(),
@@ -63,7 +86,14 @@ export const renderClipsStep = defineStep({
 });
 
 /** Failures a retry cannot change: the source itself. */
-const FINAL_CODES = ["unsupported_media", "source_not_found", "source_access_denied", "no_moments"];
+const FINAL_CODES = [
+  "unsupported_media",
+  "source_not_found",
+  "source_access_denied",
+  "no_moments",
+  OUTPUT_ACCESS_DENIED,
+  PRESIGNED_URL_EXPIRED,
+];
 
 export const clipGenerationService = defineService({
   serviceType: "clip_generation",

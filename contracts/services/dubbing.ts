@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { custom, Id, LanguageCodeSchema, SOURCE_LAYERS } from "../request-fields";
+import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { TRANSLATION_BACKENDS } from "../translation-languages";
 import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
@@ -12,7 +13,7 @@ import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
  * mixes, renders and uploads the artifacts, and saves the `dub_` record through `dubbing.save`.
  */
 
-export const DubbingInputSchema = z.strictObject({
+const dub = {
   transcriptionId: Id("txt_"),
   targetLanguage: LanguageCodeSchema,
   sourceLanguage: LanguageCodeSchema.optional(),
@@ -38,6 +39,35 @@ export const DubbingInputSchema = z.strictObject({
       tts: z.strictObject({ enabled: z.boolean().optional(), modelId: z.string().min(1).max(128).optional() }).optional(),
     })
     .optional(),
+};
+
+/** The source video from the transcription's job, the artifacts under a prefix of its bucket (`sourceType` may be left out). */
+const DubbingBucketInputSchema = z.strictObject({ ...dub, sourceType: z.literal("s3_direct").optional() });
+
+/**
+ * `s3_presigned` (contracts/presigned.ts): the video's GET URL and a PUT URL per artifact, plus
+ * `srt` and `vtt` for the translation's subtitles when the job translates (no `translationId`;
+ * checked at create). Voices the job makes for its speakers keep no reference clip.
+ */
+const DubbingPresignedInputSchema = z.strictObject({
+  ...dub,
+  sourceType: z.literal("s3_presigned"),
+  sourceUrl: PresignedUrlSchema,
+  // The names of DUBBING_ARTIFACTS (the save's artifacts), and the translation's subtitles.
+  outputUrls: z.strictObject({
+    rawAudio: PresignedUrlSchema,
+    vocals: PresignedUrlSchema,
+    background: PresignedUrlSchema,
+    speech: PresignedUrlSchema,
+    mix: PresignedUrlSchema,
+    video: PresignedUrlSchema,
+    srt: PresignedUrlSchema.optional(),
+    vtt: PresignedUrlSchema.optional(),
+  }),
+});
+
+export const DubbingInputSchema = z.discriminatedUnion("sourceType", [DubbingBucketInputSchema, DubbingPresignedInputSchema], {
+  message: "sourceType must be s3_direct or s3_presigned",
 });
 
 /** Why a segment has the speech it has (or none). */
@@ -143,6 +173,8 @@ export const dubStep = defineStep({
 });
 
 const FINAL_CODES = [
+  OUTPUT_ACCESS_DENIED,
+  PRESIGNED_URL_EXPIRED,
   "source_not_found",
   "source_access_denied",
   "unsupported_media",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { custom, Id, OutputPrefixSchema, s3Source } from "../request-fields";
+import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlListSchema, PresignedUrlSchema } from "../presigned";
 import { ThumbnailResultSchema } from "../thumbnails";
 import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
@@ -9,31 +10,50 @@ import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
  * scratch object, then one runner step picks frames, makes the covers and uploads everything.
  */
 
-export const ThumbnailInputSchema = z.strictObject({
+const options = z
+  .strictObject({
+    thumbnailCount: z
+      .number()
+      .int()
+      .min(1, { message: "thumbnailCount must be 1-3" })
+      .max(3, { message: "thumbnailCount must be 1-3 (max 3 per job)" })
+      .optional(),
+    nonAiThumbnailCount: z.number().int().min(1).max(5).optional(),
+    ratioWidth: z.number().int().min(1).max(100).optional(),
+    ratioHeight: z.number().int().min(1).max(100).optional(),
+    resolution: z.number().int().min(16).max(3840).optional(),
+  })
+  .refine(
+    (o) => {
+      const n = [o.ratioWidth, o.ratioHeight, o.resolution].filter((v) => v !== undefined).length;
+      return n === 0 || n === 3;
+    },
+    custom("ratioIncomplete", "send ratioWidth, ratioHeight and resolution together, or none of them"),
+  )
+  .optional();
+
+const ThumbnailBucketInputSchema = z.strictObject({
   textSourceId: Id("txt_"),
   ...s3Source,
   outputPrefix: OutputPrefixSchema.optional(),
-  options: z
-    .strictObject({
-      thumbnailCount: z
-        .number()
-        .int()
-        .min(1, { message: "thumbnailCount must be 1-3" })
-        .max(3, { message: "thumbnailCount must be 1-3 (max 3 per job)" })
-        .optional(),
-      nonAiThumbnailCount: z.number().int().min(1).max(5).optional(),
-      ratioWidth: z.number().int().min(1).max(100).optional(),
-      ratioHeight: z.number().int().min(1).max(100).optional(),
-      resolution: z.number().int().min(16).max(3840).optional(),
-    })
-    .refine(
-      (o) => {
-        const n = [o.ratioWidth, o.ratioHeight, o.resolution].filter((v) => v !== undefined).length;
-        return n === 0 || n === 3;
-      },
-      custom("ratioIncomplete", "send ratioWidth, ratioHeight and resolution together, or none of them"),
-    )
-    .optional(),
+  options,
+});
+
+/**
+ * `s3_presigned` (contracts/presigned.ts): the video's GET URL (the transcription's source is not
+ * reused: its URL was the transcription's, and is gone with it) and the variable-count scheme's
+ * lists: cover *n* goes to `cover[n-1]`, frame pick *n* to `frames[n-1]`.
+ */
+const ThumbnailPresignedInputSchema = z.strictObject({
+  textSourceId: Id("txt_"),
+  sourceType: z.literal("s3_presigned"),
+  sourceUrl: PresignedUrlSchema,
+  outputUrls: z.strictObject({ cover: PresignedUrlListSchema.max(3), frames: PresignedUrlListSchema.max(5) }),
+  options,
+});
+
+export const ThumbnailInputSchema = z.discriminatedUnion("sourceType", [ThumbnailBucketInputSchema, ThumbnailPresignedInputSchema], {
+  message: "sourceType must be s3_direct or s3_presigned",
 });
 
 export const THUMBNAIL_STAGES = [
@@ -56,7 +76,8 @@ export const fetchThumbnailTranscriptStep = defineStep({
   executor: "worker",
   handler: "thumbnail.fetch_transcription",
   stages: ["fetch_transcription"],
-  result: z.object({ transcriptKey: z.string(), segmentCount: z.number().int(), artifacts: z.array(z.string()) }),
+  // No transcriptKey for an s3_presigned job: its runner step reads the transcript through HANDOVER_TRANSCRIPT_CALL.
+  result: z.object({ transcriptKey: z.string().optional(), segmentCount: z.number().int(), artifacts: z.array(z.string()) }),
 });
 
 export const thumbnailStep = defineStep({
@@ -71,7 +92,14 @@ export const thumbnailStep = defineStep({
 });
 
 /** Failures a retry cannot change: the source itself. */
-const FINAL_CODES = ["unsupported_media", "source_not_found", "source_access_denied", "no_usable_frames"];
+const FINAL_CODES = [
+  "unsupported_media",
+  "source_not_found",
+  "source_access_denied",
+  "no_usable_frames",
+  OUTPUT_ACCESS_DENIED,
+  PRESIGNED_URL_EXPIRED,
+];
 
 export const thumbnailService = defineService({
   serviceType: "thumbnail",

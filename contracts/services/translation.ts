@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Id, LanguageCodeSchema, SOURCE_LAYERS } from "../request-fields";
+import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { TRANSLATION_BACKENDS } from "../translation-languages";
 import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
 
@@ -13,11 +14,28 @@ import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
  * through the job's small step outputs.
  */
 
-export const TranslationInputSchema = z.strictObject({
+const request = {
   textSourceId: Id("txt_"),
   targetLanguage: LanguageCodeSchema,
   sourceLanguage: LanguageCodeSchema.optional(),
   sourceLayer: z.enum(SOURCE_LAYERS).optional(),
+};
+
+/** The subtitles go next to the transcript's own files, in its bucket (`sourceType` may be left out). */
+const TranslationBucketInputSchema = z.strictObject({ ...request, sourceType: z.literal("s3_direct").optional() });
+
+/**
+ * `s3_presigned` (contracts/presigned.ts): a PUT URL for each subtitle file. Required for a
+ * transcript made from presigned URLs (it has no bucket to write next to); allowed for any.
+ */
+const TranslationPresignedInputSchema = z.strictObject({
+  ...request,
+  sourceType: z.literal("s3_presigned"),
+  outputUrls: z.strictObject({ srt: PresignedUrlSchema, vtt: PresignedUrlSchema }),
+});
+
+export const TranslationInputSchema = z.discriminatedUnion("sourceType", [TranslationBucketInputSchema, TranslationPresignedInputSchema], {
+  message: "sourceType must be s3_direct or s3_presigned",
 });
 
 export const TranslatedSegmentSchema = z.object({
@@ -90,7 +108,7 @@ export const translateStep = defineStep({
 });
 
 /** The transcript is gone, empty, or the pair is one the runner's engine cannot do: a retry reads the same. */
-const FINAL_CODES = ["source_not_found", "no_segments", "unsupported_language_pair"];
+const FINAL_CODES = ["source_not_found", "no_segments", "unsupported_language_pair", OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED];
 
 export const translationService = defineService({
   serviceType: "translation",

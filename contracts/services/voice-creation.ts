@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { LanguageCodeSchema, ObjectKeySchema } from "../request-fields";
 import { CreatedVoiceSchema } from "../voices";
 import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
@@ -10,17 +11,39 @@ import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
  * `voice_creation` allowance. Voices a dubbing job creates for its speakers are not jobs of their
  * own and are not charged.
  */
-export const VoiceCreationInputSchema = z.strictObject({
+const voice = {
   name: z.string().trim().min(1).max(100),
-  connectionId: z.string().min(1).max(128),
-  bucket: z.string().min(1).max(255),
-  sourceKey: ObjectKeySchema,
   /** The language the voice will speak. */
   language: LanguageCodeSchema,
   /** Part of the sample to use (seconds); default: all of it. */
   startSec: z.number().nonnegative().optional(),
   endSec: z.number().positive().optional(),
+};
+
+const VoiceCreationBucketInputSchema = z.strictObject({
+  ...voice,
+  sourceType: z.literal("s3_direct").optional(),
+  connectionId: z.string().min(1).max(128),
+  bucket: z.string().min(1).max(255),
+  sourceKey: ObjectKeySchema,
 });
+
+/**
+ * `s3_presigned` (contracts/presigned.ts): the sample's GET URL, and optionally a PUT URL for the
+ * reference clip a cloning engine cuts (without it the clip is not kept; a profile keeps none).
+ */
+const VoiceCreationPresignedInputSchema = z.strictObject({
+  ...voice,
+  sourceType: z.literal("s3_presigned"),
+  sourceUrl: PresignedUrlSchema,
+  outputUrls: z.strictObject({ reference: PresignedUrlSchema }).optional(),
+});
+
+export const VoiceCreationInputSchema = z.discriminatedUnion(
+  "sourceType",
+  [VoiceCreationBucketInputSchema, VoiceCreationPresignedInputSchema],
+  { message: "sourceType must be s3_direct or s3_presigned" },
+);
 
 export const VoiceCreationResultSchema = CreatedVoiceSchema.extend({ voiceId: z.string() });
 
@@ -37,7 +60,15 @@ export const createVoiceStep = defineStep({
 /** Less speech than this in the sample cannot be measured reliably (F0, syllable rate). */
 export const MIN_VOICE_SAMPLE_SPEECH_SEC = 2;
 
-const FINAL_CODES = ["source_not_found", "source_access_denied", "unsupported_media", "no_speech", "unsupported_language"];
+const FINAL_CODES = [
+  "source_not_found",
+  "source_access_denied",
+  "unsupported_media",
+  "no_speech",
+  "unsupported_language",
+  OUTPUT_ACCESS_DENIED,
+  PRESIGNED_URL_EXPIRED,
+];
 
 export const voiceCreationService = defineService({
   serviceType: "voice_creation",

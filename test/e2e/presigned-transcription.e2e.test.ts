@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { startE2E, type E2E } from "../support/e2e-stack";
-import { speechVideo } from "../support/media-fixtures";
+import { faceVideo, speechVideo } from "../support/media-fixtures";
 import { presign, transcriptOutputUrls } from "../support/presign";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 
@@ -26,6 +26,8 @@ afterAll(async () => {
 
 const SIGNATURE = /X-Amz-Signature|X-Amz-Credential/i;
 
+let textSourceId: string;
+
 describe("presigned transcription end to end", () => {
   it("writes its four files through presigned URLs, and no signature reaches the job, its webhooks or the logs", async () => {
     const bucket = e.tenant.bucket;
@@ -40,6 +42,7 @@ describe("presigned transcription end to end", () => {
     });
     const done = await e.waitForJob(job.jobId, ["completed", "failed"], 180_000);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    textSourceId = String(job.input["textSourceId"]);
 
     const text = await (await e.s3.getObject(bucket, "presigned/out/transcript.txt")).text();
     expect(text).toMatch(/consider how much there might be/);
@@ -52,6 +55,28 @@ describe("presigned transcription end to end", () => {
     expect(JSON.stringify(job)).not.toMatch(SIGNATURE);
     expect(JSON.stringify(done)).not.toMatch(SIGNATURE);
     expect(JSON.stringify(receiver.received.filter((r) => r.body["jobId"] === job.jobId))).not.toMatch(SIGNATURE);
+    expect(e.stack.logs()).not.toMatch(SIGNATURE);
+  });
+
+  it("thumbnails of that transcript read the video through their own URL and write each cover and frame to its URL", async () => {
+    const bucket = e.tenant.bucket;
+    await e.s3.putObject(bucket, "presigned/faces.mp4", await readFile(await faceVideo("interview")), "video/mp4");
+    const put = (key: string) => presign(e.stack.s3, "PUT", bucket, key);
+    const job = await e.api<Job>("POST", "/v1/jobs", {
+      serviceType: "thumbnail",
+      input: {
+        textSourceId,
+        sourceType: "s3_presigned",
+        sourceUrl: await presign(e.stack.s3, "GET", bucket, "presigned/faces.mp4"),
+        outputUrls: { cover: [await put("presigned/thumbs/cover.jpg")], frames: [await put("presigned/thumbs/frame.jpg")] },
+        options: { thumbnailCount: 1, nonAiThumbnailCount: 1 },
+      },
+    });
+    const done = await e.waitForJob(job.jobId, ["completed", "failed"], 180_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    for (const key of ["presigned/thumbs/cover.jpg", "presigned/thumbs/frame.jpg"])
+      expect((await e.s3.headObject(bucket, key))?.size).toBeGreaterThan(1000);
+    expect(JSON.stringify(done)).not.toMatch(SIGNATURE);
     expect(e.stack.logs()).not.toMatch(SIGNATURE);
   });
 });

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClipGenerationResultSchema, type ClipGenerationResult, type ClipTranscript } from "../../contracts/clips";
+import { flattenOutputUrls, HANDOVER_TRANSCRIPT_CALL } from "../../contracts/presigned";
 import { S3Client } from "../../contracts/s3-client";
 import { renderClipsStep } from "../../contracts/services/clip-generation";
 import { stepSpec } from "../../contracts/services/types";
@@ -11,7 +12,8 @@ import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import { createClipGenerationHandler } from "../../gpu-runner/services/clip-generation/handler";
 import { runToolOk } from "../../gpu-runner/media/spawn";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
-import { makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+import { makeHandlerContext, NO_PLATFORM, storageGrant, type TestContext } from "../support/handler-context";
+import { presign } from "../support/presign";
 import { faceVideo, speechWav } from "../support/media-fixtures";
 
 /**
@@ -217,4 +219,49 @@ describe("clip generation on a long source (sparse analysis, dense around the mo
   it("finds the scene cuts in the ingest decode, without a second pass", () => {
     expect(run.ctx.report.eventsOf("detect_scenes").at(-1)?.details?.["method"]).toMatch(/in the ingest decode/);
   });
+});
+
+describe("clips of an s3_presigned job", () => {
+  it("reads the source and transcript without a bucket and writes clip n and its poster to the n-th URL of their lists", async () => {
+    const calls: string[] = [];
+    const ctx = await makeHandlerContext({
+      input: {
+        clipGenerationId: "clp_presigned",
+        textSourceId: "txt_test",
+        sourceType: "s3_presigned",
+        options: {
+          maxClips: 1,
+          layout: "horizontal_16_9",
+          allowAutoLayout: false,
+          fillStyle: null,
+          captions: false,
+          supportedCategories: [...DEFAULT_SETTINGS.policy.clip_generation.free.supportedCategories],
+        },
+        analysis: { vision: false, category: false },
+      },
+      step: stepSpec("clip_generation", renderClipsStep),
+      outputs: { fetch_transcription: { segmentCount: 1 } },
+      storage: null,
+      presigned: {
+        sourceUrl: await presign(s3, "GET", BUCKET, "src/moving.mp4"),
+        outputUrls: flattenOutputUrls({
+          video: [await presign(s3, "PUT", BUCKET, "presigned/first.mp4")],
+          poster: [await presign(s3, "PUT", BUCKET, "presigned/first.jpg")],
+        }),
+      },
+      settings: { clips: CLIP_SETTINGS },
+      platform: { ...NO_PLATFORM, call: async (name, _body, schema) => (calls.push(name), schema.parse(transcript)) },
+    });
+    try {
+      const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(ctx));
+      expect(calls).toEqual([HANDOVER_TRANSCRIPT_CALL]);
+      expect(result.clips.map((c) => [c.videoKey, c.posterKey])).toEqual([
+        [expect.stringMatching(/\/presigned\/first\.mp4\?…redacted$/), expect.stringMatching(/\/presigned\/first\.jpg\?…redacted$/)],
+      ]);
+      expect((await probeObject("presigned/first.mp4")).vcodec).toBe("h264");
+      expect((await client.headObject(BUCKET, "presigned/first.jpg"))?.contentType).toBe("image/jpeg");
+    } finally {
+      await ctx.dispose();
+    }
+  }, 240_000);
 });

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { redactUrl, type PresignedGrant } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
 import { dubStep, type DubbingSave } from "../../contracts/services/dubbing";
 import type { TranslationSave } from "../../contracts/services/translation";
@@ -14,6 +15,7 @@ import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { twoVoiceVideo, type DubbingSource } from "../support/dubbing-fixtures";
 import { FakePlatform } from "../support/fake-platform";
 import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+import { presign } from "../support/presign";
 
 /**
  * The dubbing runner step on real media and real engines (Apertium, Silero VAD + MFCC diarization,
@@ -45,6 +47,8 @@ interface RunOptions {
   tts?: boolean;
   diarization?: boolean;
   assigned?: Record<string, { voiceId: string; spec: unknown; referenceKey: null }>;
+  /** An s3_presigned job: no bucket, its files to these URLs (the artifacts' names, srt and vtt). */
+  presigned?: PresignedGrant;
 }
 
 async function dub(o: RunOptions = {}) {
@@ -69,13 +73,15 @@ async function dub(o: RunOptions = {}) {
         sourceLanguage: "en",
         targetLanguage: "es",
         languageKey: "es",
-        bucket: BUCKET,
-        resolvedOutputKeys: { srt: "out/txt_dub/transcripts/transcript.es.srt", vtt: "out/txt_dub/transcripts/transcript.es.vtt" },
+        bucket: o.presigned ? null : BUCKET,
+        resolvedOutputKeys: o.presigned
+          ? { srt: redactUrl(o.presigned.outputUrls["srt"]!), vtt: redactUrl(o.presigned.outputUrls["vtt"]!) }
+          : { srt: "out/txt_dub/transcripts/transcript.es.srt", vtt: "out/txt_dub/transcripts/transcript.es.vtt" },
         engine: { backend: "apertium", model: null },
       },
-      bucket: BUCKET,
-      sourceKey: "src/talk.mp4",
-      resolvedOutputPrefix: PREFIX,
+      ...(o.presigned
+        ? { sourceType: "s3_presigned", sourceUrl: redactUrl(o.presigned.sourceUrl!) }
+        : { bucket: BUCKET, sourceKey: "src/talk.mp4", resolvedOutputPrefix: PREFIX }),
       options: {
         diarization: { enabled: o.diarization ?? true, minSpeakers: null, maxSpeakers: null },
         voiceCloning: { enabled: o.cloning ?? true },
@@ -84,7 +90,8 @@ async function dub(o: RunOptions = {}) {
       assignedVoices: o.assigned ?? {},
       engines: { speech: "local", speechModel: null, diarization: "local-mfcc", diarizationModel: null, mixLoudnessLufs: -16, duckDb: 18 },
     },
-    storage: storageGrant(s3, BUCKET),
+    storage: o.presigned ? null : storageGrant(s3, BUCKET),
+    ...(o.presigned ? { presigned: o.presigned } : {}),
     platform,
     step: stepSpec("dubbing", dubStep),
   });
@@ -201,5 +208,17 @@ describe("dubbing handler: voices", () => {
     const { save, report } = await dub({ diarization: false });
     expect(save.speakers.map((s) => s.label)).toEqual(["SPEAKER_00"]);
     expect(report.eventsOf("diarize")[0]?.event).toBe("skipped");
+  }, 300_000);
+});
+
+describe("dubbing handler: an s3_presigned job", () => {
+  it("reads the video through its URL and writes each artifact and the subtitles to the URL of its name", async () => {
+    const names = ["rawAudio", "vocals", "background", "speech", "mix", "video", "srt", "vtt"];
+    const urls = await Promise.all(names.map(async (n) => [n, await presign(s3, "PUT", BUCKET, `presigned/${n}`)] as const));
+    const presigned = { sourceUrl: await presign(s3, "GET", BUCKET, "src/talk.mp4"), outputUrls: Object.fromEntries(urls) };
+    const { save } = await dub({ tts: false, presigned });
+    expect(save.artifacts).toEqual(Object.fromEntries(urls.filter(([n]) => n !== "srt" && n !== "vtt").map(([n, u]) => [n, redactUrl(u)])));
+    expect((await probeKey("presigned/video")).durationSec).toBeCloseTo(src.durationSec, 0);
+    expect(await (await client.getObject(BUCKET, "presigned/vtt")).text()).toMatch(/^WEBVTT/);
   }, 300_000);
 });

@@ -5,6 +5,7 @@ import phash from "sharp-phash";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClipTranscript } from "../../contracts/clips";
+import { flattenOutputUrls, HANDOVER_TRANSCRIPT_CALL } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
 import { thumbnailStep } from "../../contracts/services/thumbnail";
 import { stepSpec } from "../../contracts/services/types";
@@ -13,7 +14,8 @@ import { runToolOk } from "../../gpu-runner/media/spawn";
 import { hashDistance } from "../../gpu-runner/services/thumbnail/frames";
 import { createThumbnailHandler } from "../../gpu-runner/services/thumbnail/handler";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
-import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+import { localS3Client, makeHandlerContext, NO_PLATFORM, storageGrant, type TestContext } from "../support/handler-context";
+import { presign } from "../support/presign";
 import { faceVideo } from "../support/media-fixtures";
 
 /**
@@ -183,4 +185,39 @@ describe("thumbnails on a black video", () => {
     for (const name of ["cover-1.jpg", "frame-1.jpg"])
       expect(await client.headObject(BUCKET, `out/src-black-mp4/job_test/${name}`)).toBeNull();
   }, 120_000);
+});
+
+describe("thumbnails of an s3_presigned job", () => {
+  it("reads the source and transcript without a bucket and writes cover n and frame n to the n-th URL of their lists", async () => {
+    const calls: string[] = [];
+    const put = (key: string) => presign(s3, "PUT", BUCKET, key);
+    const ctx = await makeHandlerContext({
+      input: { textSourceId: "txt_test", sourceType: "s3_presigned", options: { thumbnailCount: 1, nonAiThumbnailCount: 2 }, size: SIZE },
+      step: stepSpec("thumbnail", thumbnailStep),
+      outputs: { fetch_transcription: { segmentCount: TRANSCRIPT.segments.length } },
+      storage: null,
+      presigned: {
+        sourceUrl: await presign(s3, "GET", BUCKET, "src/interview.mp4"),
+        outputUrls: flattenOutputUrls({
+          cover: [await put("presigned/cover-a.jpg")],
+          frames: [await put("presigned/frame-a.jpg"), await put("presigned/frame-b.jpg")],
+        }),
+      },
+      settings: { thumbnails: { maxCandidates: 12 } },
+      platform: { ...NO_PLATFORM, call: async (name, _body, schema) => (calls.push(name), schema.parse(TRANSCRIPT)) },
+    });
+    try {
+      const result = ThumbnailResultSchema.parse(await createThumbnailHandler()(ctx));
+      expect(calls).toEqual([HANDOVER_TRANSCRIPT_CALL]);
+      expect(result.thumbnails.map((t) => t.key)).toEqual([
+        expect.stringMatching(/\/presigned\/cover-a\.jpg\?…redacted$/),
+        expect.stringMatching(/\/presigned\/frame-a\.jpg\?…redacted$/),
+        expect.stringMatching(/\/presigned\/frame-b\.jpg\?…redacted$/),
+      ]);
+      for (const key of ["presigned/cover-a.jpg", "presigned/frame-a.jpg", "presigned/frame-b.jpg"])
+        expect((await sharp(await object(key)).metadata()).width).toBe(SIZE.width);
+    } finally {
+      await ctx.dispose();
+    }
+  }, 240_000);
 });

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { redactUrl, type PresignedGrant } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
 import { translateStep, type TranslationSave, type TranslationSource } from "../../contracts/services/translation";
 import { stepSpec } from "../../contracts/services/types";
@@ -7,6 +8,7 @@ import { createTranslationHandler } from "../../gpu-runner/services/translation/
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { FakePlatform } from "../support/fake-platform";
 import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+import { presign } from "../support/presign";
 
 /**
  * The translation runner step with real Apertium (the command) against a fake platform and a local
@@ -42,7 +44,8 @@ afterEach(async () => {
   ctx = undefined;
 });
 
-async function run(source = SOURCE) {
+/** A bucket job (keys in the storage grant's bucket), or an s3_presigned one (the grant's `srt` and `vtt` URLs). */
+async function run(source = SOURCE, presigned?: PresignedGrant) {
   const platform = new FakePlatform({});
   platform.answers = {
     "translation.source": () => source,
@@ -55,11 +58,12 @@ async function run(source = SOURCE) {
       sourceLanguage: "en",
       targetLanguage: "es",
       languageKey: "es",
-      bucket: BUCKET,
-      resolvedOutputKeys: KEYS,
+      bucket: presigned ? null : BUCKET,
+      resolvedOutputKeys: presigned ? { srt: redactUrl(presigned.outputUrls["srt"]!), vtt: redactUrl(presigned.outputUrls["vtt"]!) } : KEYS,
       engine: { backend: "apertium", model: null, pair: "eng-spa" },
     },
-    storage: storageGrant(s3, BUCKET),
+    storage: presigned ? null : storageGrant(s3, BUCKET),
+    ...(presigned ? { presigned } : {}),
     platform,
     step: stepSpec("translation", translateStep),
   });
@@ -137,5 +141,18 @@ describe("translation handler", () => {
       code: "no_segments",
       retryable: false,
     });
+  });
+});
+
+describe("translation of an s3_presigned job", () => {
+  it("writes SRT and VTT through the job's srt and vtt URLs and saves them under their redacted URLs", async () => {
+    const outputUrls = {
+      srt: await presign(s3, "PUT", BUCKET, "presigned/talk.es.srt"),
+      vtt: await presign(s3, "PUT", BUCKET, "presigned/talk.es.vtt"),
+    };
+    const { save } = await run(SOURCE, { sourceUrl: null, outputUrls });
+    expect(await (await client.getObject(BUCKET, "presigned/talk.es.srt")).text()).toMatch(/^1\r?\n00:00:00,000 --> 00:00:02,500/);
+    expect(await (await client.getObject(BUCKET, "presigned/talk.es.vtt")).text()).toMatch(/^WEBVTT/);
+    expect(save.outputKeys).toEqual({ srt: redactUrl(outputUrls.srt), vtt: redactUrl(outputUrls.vtt) });
   });
 });

@@ -6,6 +6,7 @@ import { stepSpec } from "../../contracts/services/types";
 import { createVoiceCreationHandler } from "../../gpu-runner/services/voice-creation/handler";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
+import { presign } from "../support/presign";
 import { silentWav, twoVoiceSample } from "../support/two-voice";
 
 /** The voice_creation runner step on real audio: a voice profile measured from a speaker, and a sample with no speech refused. */
@@ -58,5 +59,21 @@ describe("voice creation handler", () => {
 
   it("refuses a sample without speech with no_speech, not retryable", async () => {
     await expect(create("samples/silence.wav")).rejects.toMatchObject({ code: "no_speech", retryable: false });
+  });
+});
+
+describe("voice creation of an s3_presigned job", () => {
+  it("reads the sample through its GET URL, with no bucket", async () => {
+    const first = (await twoVoiceSample()).truth[0]!;
+    ctx = await makeHandlerContext({
+      input: { voiceId: "vce_p", sourceType: "s3_presigned", language: "es", startSec: first.start, endSec: first.end },
+      storage: null,
+      presigned: { sourceUrl: await presign(s3, "GET", BUCKET, "samples/talk.wav"), outputUrls: {} },
+      settings: { dubbing: { speechEngine: "local" } },
+      step: stepSpec("voice_creation", createVoiceStep),
+    });
+    const result = VoiceCreationResultSchema.parse(await createVoiceCreationHandler()(ctx));
+    expect(result.spec).toMatchObject({ kind: "profile", language: "es" });
+    expect(ctx.report.eventsOf("download").at(-1)).toMatchObject({ event: "completed", details: { bytes: expect.any(Number) } });
   });
 });

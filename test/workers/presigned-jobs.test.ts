@@ -182,10 +182,10 @@ describe("refused presigned URLs", () => {
     expect(res.body.error?.details).toEqual([{ path: "input.outputUrls.vtt", issue: "required" }]);
   });
 
-  it("a service type that does not take presigned URLs yet says so", async () => {
-    const res = await create({ serviceType: "thumbnail", input: { sourceType: "s3_presigned", textSourceId: "txt_x" } });
+  it("a service type that reads no source and writes no files (metadata) refuses s3_presigned", async () => {
+    const res = await create({ serviceType: "metadata", input: { sourceType: "s3_presigned", textSourceId: "txt_x" } });
     expectError(res, 422, "validationError");
-    expect(res.body.error?.message).toBe("s3_presigned is not yet supported for thumbnail");
+    expect(res.body.error?.message).toBe("s3_presigned is not supported for metadata");
     expect(res.body.error?.details).toEqual([{ path: "input.sourceType", issue: "presignedNotSupported" }]);
   });
 });

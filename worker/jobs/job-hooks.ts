@@ -5,6 +5,7 @@ import { getDb } from "../db/client";
 import type { Env } from "../env";
 import { loadSettings } from "../platform/settings";
 import { workerService } from "../services/index";
+import { deletePresignedGrant } from "../storage/presigned";
 import { deleteScratch } from "./scratch";
 
 /** The JobDO's view of the services (durable-objects/hooks.ts), over the Worker's service modules. */
@@ -19,6 +20,8 @@ export function jobHooks(env: Env): JobHooks {
       return sink({ env, db, job, step }, result);
     },
     async jobEnded(job: Job, artifacts: readonly string[]): Promise<void> {
+      // Whatever the service: an s3_presigned job's sealed URLs (signatures) never outlive it.
+      await deletePresignedGrant(db, job.jobId);
       await workerService(job.serviceType).onEnded?.({ env, db }, job);
       await deleteScratch(env, job, artifacts);
     },

@@ -1,11 +1,10 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { z } from "zod";
 import type { S3Client } from "../../../contracts/s3-client";
 import {
   CLIP_LAYOUTS,
-  ClipTranscriptSchema,
   FILL_STYLES,
   LAYOUT_SIZE,
   type FillStyle,
@@ -14,6 +13,7 @@ import {
   type ClipTranscript,
 } from "../../../contracts/clips";
 import type { ClipGenerationResult } from "../../../contracts/clips";
+import { listedOutput } from "../../../contracts/presigned";
 import { renderClipsStep } from "../../../contracts/services/clip-generation";
 import type { StageOf } from "../../../contracts/services/types";
 import type { Settings } from "../../../contracts/settings";
@@ -23,8 +23,10 @@ import type { EngineEnv } from "../../engines/config";
 import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
 import { StepFailure, type StepHandler } from "../../handler";
+import { SOURCE } from "../../object-store";
 import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
-import { downloadObject, toolStep, uploadObject } from "../shared/objects";
+import { handedOverTranscript } from "../shared/handover";
+import { downloadObject, toolStep } from "../shared/objects";
 import { buildAss, captionStyleFor } from "./captions";
 import { chooseLayout } from "./layout";
 import { analysisSampling, analyzeAsProduced, type FrameStream } from "./analysis";
@@ -44,9 +46,10 @@ type Stage = StageOf<typeof renderClipsStep>;
 const InputSchema = z.object({
   clipGenerationId: z.string(),
   textSourceId: z.string(),
-  bucket: z.string(),
-  sourceKey: z.string(),
-  resolvedOutputPrefix: z.string(),
+  // A bucket job's; an s3_presigned job has its URLs in the task's presigned grant instead.
+  bucket: z.string().optional(),
+  sourceKey: z.string().optional(),
+  resolvedOutputPrefix: z.string().optional(),
   options: z.object({
     maxClips: z.number().int().positive(),
     layout: z.enum(CLIP_LAYOUTS).nullable(),
@@ -94,10 +97,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
     const input = parseStepInput(InputSchema, task.input, "clip generation input");
     const settings = parseStepSettings(task.settings, ["clips", "runner"]);
     const cs = settings.clips;
-    const transcriptKey = task.outputs["fetch_transcription"]?.["transcriptKey"];
-    if (typeof transcriptKey !== "string") throw new StepFailure("processing_failed", "the transcript was not handed over", true);
-    const handedOver: string = transcriptKey;
-    const s3 = await ctx.openStorage();
+    const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "" });
     await mkdir(ctx.workDir, { recursive: true });
     const engines: VisionEngine[] = [];
     try {
@@ -107,12 +107,12 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
     }
 
     async function run(): Promise<ClipGenerationResult> {
-      const transcript = parseStepInput(ClipTranscriptSchema, await (await s3.getObject(input.bucket, handedOver)).json(), "transcript");
+      const transcript = await handedOverTranscript(ctx);
       const source = join(ctx.workDir, "source");
       await report.stage(
         "download",
-        () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
-        (bytes) => ({ bytes, sourceKey: input.sourceKey }),
+        () => objects.download(SOURCE, source, signal),
+        (bytes) => ({ bytes, ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}) }),
       );
 
       const framesDir = join(ctx.workDir, "frames");
@@ -285,10 +285,11 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         () =>
           toolStep(signal, async () => {
             const logoKey = task.outputs["fetch_transcription"]?.["logoKey"];
+            // Only a bucket job has its logo handed over (an s3_presigned job has no bucket for it).
             if (fillStyle === "branding" && typeof logoKey === "string") {
               const prepared = await prepareLogo(
-                s3,
-                input.bucket,
+                await ctx.openStorage(),
+                input.bucket ?? "",
                 logoKey,
                 join(ctx.workDir, "logo"),
                 logoBox(info.width, info.height),
@@ -385,17 +386,25 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         }),
       );
 
-      const base = `${input.resolvedOutputPrefix}${input.clipGenerationId}/`;
+      const base = `${input.resolvedOutputPrefix ?? ""}${input.clipGenerationId}/`;
+      // A bucket job names its files by key; a presigned one by its lists' entries (video.0, poster.0, …).
+      const presigned = task.presigned != null;
       const clips = await report.stage(
         "upload_clips",
         async () => {
           const out: Clip[] = [];
           for (const [i, r] of rendered.entries()) {
             const n = String(i + 1).padStart(2, "0");
-            const videoKey = `${base}clip-${n}.mp4`;
-            const posterKey = `${base}clip-${n}.jpg`;
-            await uploadObject(s3, input.bucket, videoKey, await readFile(r.video), "video/mp4");
-            await uploadObject(s3, input.bucket, posterKey, await readFile(r.poster), "image/jpeg");
+            const videoKey = await objects.upload(
+              presigned ? listedOutput("video", i) : `${base}clip-${n}.mp4`,
+              { path: r.video },
+              "video/mp4",
+            );
+            const posterKey = await objects.upload(
+              presigned ? listedOutput("poster", i) : `${base}clip-${n}.jpg`,
+              { path: r.poster },
+              "image/jpeg",
+            );
             const { width, height } = LAYOUT_SIZE[layout];
             out.push({
               index: i,

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import {
@@ -9,7 +9,6 @@ import {
   type DubbingSave,
 } from "../../../contracts/services/dubbing";
 import { TranslatedSegmentSchema, type TranslatedSegment } from "../../../contracts/services/translation";
-import type { S3Client } from "../../../contracts/s3-client";
 import type { StageOf } from "../../../contracts/services/types";
 import { TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
 import { MIN_VOICE_SAMPLE_SPEECH_SEC } from "../../../contracts/services/voice-creation";
@@ -27,8 +26,9 @@ import { fitToSlot, type FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema, type SynthesisEngine, type VoiceSpec } from "../../engines/synthesis/interface";
 import { probe } from "../../media/ffmpeg";
 import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
+import { SOURCE, type ObjectStore } from "../../object-store";
 import { parseStepInput, round3 } from "../shared/input";
-import { downloadObject, toolStep, uploadObject } from "../shared/objects";
+import { toolStep } from "../shared/objects";
 import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../shared/synthesis";
 import {
   defaultTranslationEngine,
@@ -66,9 +66,12 @@ const InputSchema = z.object({
   targetLanguage: z.string().min(1),
   languageKey: z.string().min(1),
   translation: TranslationPlanSchema.optional(),
-  bucket: z.string().min(1),
-  sourceKey: z.string().min(1),
-  resolvedOutputPrefix: z.string().min(1),
+  // A bucket job's; an s3_presigned job has its URLs in the task's presigned grant instead.
+  bucket: z.string().min(1).optional(),
+  sourceKey: z.string().min(1).optional(),
+  resolvedOutputPrefix: z.string().min(1).optional(),
+  /** An s3_presigned job's source URL, redacted: its path names the container the dub keeps. */
+  sourceUrl: z.string().optional(),
   options: z.object({
     diarization: z.object({ enabled: z.boolean(), minSpeakers: z.number().int().nullable(), maxSpeakers: z.number().int().nullable() }),
     voiceCloning: z.object({ enabled: z.boolean() }),
@@ -168,11 +171,11 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
     };
 
     const translation = await timed("translate", () => speakTranslation(ctx, input, deps));
-    const s3 = await ctx.openStorage();
+    const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "" });
     const source = join(workDir, "source");
     await report.stage(
       "download",
-      () => timed("download", () => downloadObject(s3, input.bucket, input.sourceKey, source, signal)),
+      () => timed("download", () => objects.download(SOURCE, source, signal)),
       (bytes) => ({ bytes }),
     );
 
@@ -251,7 +254,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
       : null;
     const voices = await report.stage(
       "assign_voices",
-      () => timed("assign_voices", () => assignVoices(ctx, s3, input, synth, labels, diarization, analysis)),
+      () => timed("assign_voices", () => assignVoices(ctx, objects, input, synth, labels, diarization, analysis)),
       (vs) => ({
         voiced: vs.filter((v) => v.voice).map((v) => `${v.label}:${v.voiceSource}`),
         needsManualAssignment: vs.filter((v) => !v.voice).map((v) => v.label),
@@ -293,7 +296,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
       (l) => ({ ...l, targetLufs: input.engines.mixLoudnessLufs }),
     );
 
-    const video = join(workDir, `dubbed.${dubbedExtension(input.sourceKey)}`);
+    const video = join(workDir, `dubbed.${dubbedExtension(sourceName(input))}`);
     const videoDuration = await report.stage(
       "render_video",
       () =>
@@ -314,7 +317,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
       mix: { path: mixPath, name: `mix.${input.languageKey}.m4a`, type: "audio/mp4" },
       video: {
         path: video,
-        name: `dubbed.${input.languageKey}.${dubbedExtension(input.sourceKey)}`,
+        name: `dubbed.${input.languageKey}.${dubbedExtension(sourceName(input))}`,
         type: video.endsWith(".mp4") ? "video/mp4" : "video/x-matroska",
       },
     } as const;
@@ -325,11 +328,13 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
           const keys: Record<string, string> = {};
           let bytes = 0;
           for (const [name, f] of Object.entries(files)) {
-            const key = `${input.resolvedOutputPrefix}${f.name}`;
-            const body = await readFile(f.path);
-            await uploadObject(s3, input.bucket, key, body, f.type);
-            keys[name] = key;
-            bytes += body.length;
+            // A bucket job names the file by key; a presigned one by its output name (rawAudio, …, video).
+            keys[name] = await objects.upload(
+              ctx.task.presigned ? name : `${input.resolvedOutputPrefix ?? ""}${f.name}`,
+              { path: f.path },
+              f.type,
+            );
+            bytes += (await stat(f.path)).size;
           }
           return { keys: keys as Record<keyof typeof files, string>, bytes };
         }),
@@ -403,9 +408,19 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
   };
 }
 
+/** The source's name as its container reads: the bucket key, or the (redacted) URL's path. */
+function sourceName(input: Input): string {
+  if (input.sourceKey) return input.sourceKey;
+  try {
+    return new URL(input.sourceUrl ?? "").pathname;
+  } catch {
+    return "";
+  }
+}
+
 async function assignVoices(
   ctx: HandlerContext<Stage>,
-  s3: S3Client,
+  objects: ObjectStore,
   input: Input,
   synth: SynthesisEngine | null,
   labels: readonly string[],
@@ -451,9 +466,9 @@ async function assignVoices(
       continue;
     }
     let referenceKey: string | null = null;
-    if (voice.kind === "clone") {
-      referenceKey = `${input.resolvedOutputPrefix}voices/${label}.wav`;
-      await uploadObject(s3, input.bucket, referenceKey, await readFile(referencePath), "audio/wav");
+    // An s3_presigned job has no URL for a speaker's reference clip: its voice keeps none.
+    if (voice.kind === "clone" && !ctx.task.presigned) {
+      referenceKey = await objects.upload(`${input.resolvedOutputPrefix ?? ""}voices/${label}.wav`, { path: referencePath }, "audio/wav");
     }
     const created = await ctx.platform.call(
       "voices.create",

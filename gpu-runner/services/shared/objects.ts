@@ -1,4 +1,4 @@
-import { createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -36,9 +36,22 @@ export async function downloadObject(s3: S3Client, bucket: string, key: string, 
   return (await stat(path)).size;
 }
 
-export async function uploadObject(s3: S3Client, bucket: string, key: string, body: BodyInit, contentType: string): Promise<void> {
+/** An output's content: small text or bytes in memory, or a file streamed from disk. */
+export type UploadBody = string | Uint8Array | { path: string };
+
+/** A single PUT of a large file may take long; the lease's heartbeats keep the job alive meanwhile. */
+const UPLOAD_TIMEOUT_MS = 60 * 60 * 1000;
+
+/** Writes `body` at `key`; a file goes as a stream with its length, never read whole into memory. */
+export async function uploadObject(s3: S3Client, bucket: string, key: string, body: UploadBody, contentType: string): Promise<void> {
   try {
-    await s3.putObject(bucket, key, body, contentType);
+    if (typeof body === "string" || body instanceof Uint8Array) {
+      await s3.putObject(bucket, key, body as string | Uint8Array<ArrayBuffer>, contentType);
+    } else {
+      const { size } = await stat(body.path);
+      const stream = Readable.toWeb(createReadStream(body.path)) as ReadableStream<Uint8Array>;
+      await s3.putObjectStream(bucket, key, stream, size, contentType, UPLOAD_TIMEOUT_MS);
+    }
   } catch (err) {
     const status = err instanceof S3Error ? err.status : 0;
     throw new StepFailure(

@@ -1,8 +1,9 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { z } from "zod";
-import { ClipTranscriptSchema } from "../../../contracts/clips";
+import type { ClipTranscript } from "../../../contracts/clips";
+import { listedOutput } from "../../../contracts/presigned";
 import { thumbnailStep } from "../../../contracts/services/thumbnail";
 import type { StageOf } from "../../../contracts/services/types";
 import type { Settings } from "../../../contracts/settings";
@@ -15,11 +16,13 @@ import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
 import { toStepError } from "../../../contracts/step-failure";
 import { StepFailure, type StepHandler } from "../../handler";
+import { SOURCE } from "../../object-store";
 import { isCancelled } from "../../stage-reporter";
 import { runToolOk } from "../../media/spawn";
 import { detectSceneCuts, probeVideo } from "../clip-generation/media";
 import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
-import { downloadObject, toolStep, uploadObject } from "../shared/objects";
+import { handedOverTranscript } from "../shared/handover";
+import { toolStep } from "../shared/objects";
 import { candidateTimes, diverseOrder, extractStills, measureImage, pickDiverse, scoreCandidates, type Candidate } from "./frames";
 import { coverPrompt, topicOf } from "./text";
 
@@ -33,9 +36,10 @@ type Stage = StageOf<typeof thumbnailStep>;
 
 const InputSchema = z.object({
   textSourceId: z.string(),
-  bucket: z.string(),
-  sourceKey: z.string(),
-  resolvedOutputPrefix: z.string(),
+  // A bucket job's; an s3_presigned job has its URLs in the task's presigned grant instead.
+  bucket: z.string().optional(),
+  sourceKey: z.string().optional(),
+  resolvedOutputPrefix: z.string().optional(),
   options: z.object({ thumbnailCount: z.number().int().min(1).max(3), nonAiThumbnailCount: z.number().int().min(1).max(5) }),
   size: z.object({ width: z.number().int().positive(), height: z.number().int().positive() }),
   imageModel: z.string().nullable().optional(),
@@ -64,19 +68,17 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
     const input = parseStepInput(InputSchema, task.input, "thumbnail input");
     const ts = parseStepSettings(task.settings, ["thumbnails"]).thumbnails;
     const env = deps.env ?? process.env;
-    const transcriptKey = task.outputs["fetch_transcription"]?.["transcriptKey"];
-    if (typeof transcriptKey !== "string") throw new StepFailure("processing_failed", "the transcript was not handed over", true);
-    const s3 = await ctx.openStorage();
+    const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "" });
     await mkdir(ctx.workDir, { recursive: true });
     await report.event({ stage: "thumbnail_pipeline", event: "started", details: { size: input.size, ...input.options } });
     try {
-      const transcript = parseStepInput(ClipTranscriptSchema, await (await s3.getObject(input.bucket, transcriptKey)).json(), "transcript");
+      const transcript = await handedOverTranscript(ctx);
 
       const source = join(ctx.workDir, "source");
       await report.stage(
         "download",
-        () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
-        (bytes) => ({ bytes, sourceKey: input.sourceKey }),
+        () => objects.download(SOURCE, source, signal),
+        (bytes) => ({ bytes, ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}) }),
       );
 
       const { info, times } = await report.stage(
@@ -214,7 +216,10 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
       );
 
       const now = new Date().toISOString();
-      const base = `${input.resolvedOutputPrefix}${task.jobId}/`;
+      const base = `${input.resolvedOutputPrefix ?? ""}${task.jobId}/`;
+      // A bucket job names its files by key; a presigned one by its lists' entries (cover.0, frames.0, …).
+      const presigned = task.presigned != null;
+      const bucket = input.bucket ?? "";
       const thumbnails: Thumbnail[] = [];
       const levels = new Map(withAudio.map((x) => [x.candidate, x.levelDb]));
       for (const [i, stage] of UPLOAD_STAGES.entries()) {
@@ -227,14 +232,14 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
           stage,
           async () => {
             const out: Thumbnail[] = [];
-            const key = `${base}cover-${i + 1}.jpg`;
-            await uploadObject(s3, input.bucket, key, Buffer.from(c.cover.jpeg), "image/jpeg");
+            const name = presigned ? listedOutput("cover", i) : `${base}cover-${i + 1}.jpg`;
+            const key = await objects.upload(name, c.cover.jpeg, "image/jpeg");
             const frameTime = image.kind === "compositor" ? Number(c.cover.details["frameTime"] ?? NaN) : NaN;
             out.push({
               thumbnailId: `${task.jobId}-cover-${i + 1}`,
               jobId: task.jobId,
               kind: "cover",
-              bucket: input.bucket,
+              bucket,
               key,
               ...input.size,
               bytes: c.cover.jpeg.byteLength,
@@ -251,17 +256,16 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
             // The frame picks go up with the first cover, so a failed generation leaves none behind.
             if (i === 0) {
               for (const [j, f] of merged.frames.entries()) {
-                const fkey = `${base}frame-${j + 1}.jpg`;
-                const body = await readFile(f.path);
-                await uploadObject(s3, input.bucket, fkey, body, "image/jpeg");
+                const fname = presigned ? listedOutput("frames", j) : `${base}frame-${j + 1}.jpg`;
+                const fkey = await objects.upload(fname, { path: f.path }, "image/jpeg");
                 out.push({
                   thumbnailId: `${task.jobId}-frame-${j + 1}`,
                   jobId: task.jobId,
                   kind: "frame",
-                  bucket: input.bucket,
+                  bucket,
                   key: fkey,
                   ...input.size,
-                  bytes: body.byteLength,
+                  bytes: (await stat(f.path)).size,
                   frameTimeSec: f.candidate.t,
                   ...FRAME_SELECTOR,
                   engineKind: "frame",
@@ -338,7 +342,7 @@ async function cropToSize(c: Candidate, size: { width: number; height: number },
  */
 async function rankBySpeech(
   ranked: readonly Candidate[],
-  transcript: z.infer<typeof ClipTranscriptSchema>,
+  transcript: ClipTranscript,
   source: string | null,
   signal: AbortSignal,
 ): Promise<Array<{ candidate: Candidate; levelDb: number | null; speaking: boolean }>> {

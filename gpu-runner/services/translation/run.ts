@@ -28,7 +28,8 @@ export const TranslationPlanSchema = z.object({
   sourceLanguage: z.string().min(1),
   targetLanguage: z.string().min(1),
   languageKey: z.string().min(1),
-  bucket: z.string().min(1),
+  /** Null for an s3_presigned job, whose subtitles go to the task's presigned URLs (`srt`, `vtt`). */
+  bucket: z.string().min(1).nullable().optional(),
   resolvedOutputKeys: z.object({ srt: z.string().min(1), vtt: z.string().min(1) }),
   engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable() }),
 });
@@ -89,17 +90,24 @@ export async function translateSource(
 }
 
 export async function uploadSubtitles(
-  ctx: Pick<HandlerContext, "openStorage">,
+  ctx: Pick<HandlerContext, "openStorage" | "openObjects" | "task">,
   plan: TranslationPlan,
   segments: readonly TranslatedSegment[],
 ): Promise<number> {
-  const s3 = await ctx.openStorage();
   const cues = segmentCues(segments);
+  const files = [
+    ["srt", srtFromCues(cues), "application/x-subrip; charset=utf-8"],
+    ["vtt", vttFromCues(cues), "text/vtt; charset=utf-8"],
+  ] as const;
   // Independent objects: written together.
-  await Promise.all([
-    uploadObject(s3, plan.bucket, plan.resolvedOutputKeys.srt, srtFromCues(cues), "application/x-subrip; charset=utf-8"),
-    uploadObject(s3, plan.bucket, plan.resolvedOutputKeys.vtt, vttFromCues(cues), "text/vtt; charset=utf-8"),
-  ]);
+  if (ctx.task.presigned) {
+    const objects = await ctx.openObjects({});
+    await Promise.all(files.map(([name, body, type]) => objects.upload(name, body, type)));
+  } else {
+    // The plan's bucket (a dubbing job's translation writes next to the transcript, wherever that is).
+    const s3 = await ctx.openStorage();
+    await Promise.all(files.map(([name, body, type]) => uploadObject(s3, plan.bucket ?? "", plan.resolvedOutputKeys[name], body, type)));
+  }
   return cues.length;
 }
 

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { MIN_VOICE_SAMPLE_SPEECH_SEC, type createVoiceStep } from "../../../contracts/services/voice-creation";
@@ -7,7 +6,8 @@ import type { CreatedVoice } from "../../../contracts/voices";
 import type { EngineEnv } from "../../engines/config";
 import { extractAudio } from "../../media/ffmpeg";
 import { StepFailure, type StepHandler } from "../../handler";
-import { downloadObject, toolStep, uploadObject } from "../shared/objects";
+import { SOURCE } from "../../object-store";
+import { toolStep } from "../shared/objects";
 import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../shared/synthesis";
 
@@ -21,13 +21,17 @@ type Stage = StageOf<typeof createVoiceStep>;
 
 const InputSchema = z.object({
   voiceId: z.string().min(1),
-  bucket: z.string().min(1),
-  sourceKey: z.string().min(1),
+  // A bucket job's; an s3_presigned job has its URLs in the task's presigned grant instead.
+  bucket: z.string().min(1).optional(),
+  sourceKey: z.string().min(1).optional(),
   language: z.string().min(1),
   startSec: z.number().nonnegative().optional(),
   endSec: z.number().positive().optional(),
-  outputPrefix: z.string().min(1),
+  outputPrefix: z.string().min(1).optional(),
 });
+
+/** The presigned output a cloning engine's reference clip goes to, when the request gave one. */
+const REFERENCE = "reference";
 
 export interface VoiceCreationDeps {
   createEngine?: MakeSynthesisEngine;
@@ -40,12 +44,12 @@ export function createVoiceCreationHandler(deps: VoiceCreationDeps = {}): StepHa
     const { report, signal, task, workDir } = ctx;
     const input = parseStepInput(InputSchema, task.input, "voice creation input");
     const settings = parseStepSettings(task.settings, ["dubbing"]).dubbing;
-    const s3 = await ctx.openStorage();
+    const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "" });
     const source = join(workDir, "sample");
     await report.stage(
       "download",
-      () => downloadObject(s3, input.bucket, input.sourceKey, source, signal),
-      (bytes) => ({ bytes, sourceKey: input.sourceKey }),
+      () => objects.download(SOURCE, source, signal),
+      (bytes) => ({ bytes, ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}) }),
     );
     const wav = join(workDir, "sample.wav");
     await report.stage(
@@ -91,16 +95,25 @@ export function createVoiceCreationHandler(deps: VoiceCreationDeps = {}): StepHa
     );
 
     let referenceKey: string | null = null;
-    if (spec.kind === "clone") {
-      referenceKey = `${input.outputPrefix}reference.wav`;
-      const key = referenceKey;
-      await report.stage(
+    // A bucket job names the clip by key; a presigned one writes it to its `reference` URL, if it gave one.
+    const referenceName = task.presigned
+      ? Object.hasOwn(task.presigned.outputUrls, REFERENCE)
+        ? REFERENCE
+        : null
+      : `${input.outputPrefix}reference.wav`;
+    if (spec.kind === "clone" && referenceName) {
+      referenceKey = await report.stage(
         "upload_reference",
-        async () => uploadObject(s3, input.bucket, key, await readFile(referencePath), "audio/wav"),
-        () => ({ referenceKey: key }),
+        () => objects.upload(referenceName, { path: referencePath }, "audio/wav"),
+        (key) => ({ referenceKey: key }),
       );
     } else {
-      await report.skip("upload_reference", "a voice profile keeps no reference clip");
+      await report.skip(
+        "upload_reference",
+        spec.kind === "clone"
+          ? "the request gave no outputUrls.reference: the reference clip is not kept"
+          : "a voice profile keeps no reference clip",
+      );
     }
     const created: CreatedVoice & { voiceId: string } = {
       voiceId: input.voiceId,

@@ -8,7 +8,8 @@ import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { PLAN_LIMITS } from "../../jobs/credits";
-import { fetchTranscriptionStep, handOver } from "../shared/transcript-handover";
+import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
+import { fetchTranscriptionStep, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
 import { copyBrandLogo } from "./logo";
 import { defineWorkerService, runnerBase, type ResultSink } from "../types";
 import { resolveClipGeneration } from "./resolve";
@@ -101,6 +102,7 @@ export const clipGenerationWorker = defineWorkerService<"clip_generation">({
     };
   },
   sinks: { "clip_generation.fetch_transcription": handOver, clip_generation: saveClips },
+  runnerCalls: { [HANDOVER_TRANSCRIPT_CALL]: handoverTranscriptCall },
   workerSteps: { "clip_generation.fetch_transcription": fetchTranscriptionStep(copyBrandLogo) },
   onEnded: async ({ db }, job) => {
     if (job.status === "completed") return;

@@ -4,13 +4,15 @@ import type { InputOf } from "../../../contracts/services/index";
 import { clipGenerations, projects } from "../../db/schema";
 import { validationError } from "../../errors";
 import { displayNameOf, requireClipSource } from "../../jobs/references";
+import { requireOutputUrlCounts, resolvePresigned, withRecord } from "../shared/presigned-input";
 import { resolveVideoSource } from "../shared/video-source";
 import type { CreateContext, Resolved } from "../types";
 
 /**
  * A clip generation's create: the transcript (completed, with segments), the options against the
  * plan's policy (maxClips capped, layout, fill style, category override), the source (resolved from
- * the transcription's job when omitted; probes in shared/video-source.ts). One credit per clip the job may make.
+ * the transcription's job when omitted; probes in shared/video-source.ts) or, for `s3_presigned`, the
+ * URLs (each list as long as the effective maxClips). One credit per clip the job may make.
  */
 export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"clip_generation">): Promise<Resolved> {
   const { db, projectId, plan, settings } = ctx;
@@ -31,8 +33,6 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
       [{ path: "input.options.categoryOverride", issue: "unsupportedCategory" }],
     );
   }
-  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "clips");
-
   const maxClips = Math.min(o.maxClips ?? policy.maxClipsDefault, policy.maxClipsCap);
   const options = {
     maxClips,
@@ -48,40 +48,55 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
   };
   const project = await db.select({ branding: projects.branding }).from(projects).where(eq(projects.id, projectId)).get();
   const clipGenerationId = newId("clipGeneration");
-  const { sourceKey } = source;
+  // Platform-managed toggles, stored read-only on the job (the spec's `options.analysis`).
+  const analysis = { vision: settings.clips.vision, category: settings.clips.category };
+  // The project's branding as it was at create: a later change does not alter a queued job.
+  const branding = project?.branding ?? null;
+  // An s3_presigned job has no prefix: its record shows "" (the URLs are on the job, redacted).
+  const record = (outputPrefix: string) => ({
+    insert: async (jobId: string, now: string) => {
+      await db.insert(clipGenerations).values({
+        id: clipGenerationId,
+        projectId,
+        jobId,
+        textSourceId: t.id,
+        status: "pending",
+        options,
+        outputPrefix,
+        result: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+    },
+    remove: async () => {
+      await db.delete(clipGenerations).where(eq(clipGenerations.id, clipGenerationId));
+    },
+  });
 
+  if (input.sourceType === "s3_presigned") {
+    requireOutputUrlCounts(input.outputUrls, { video: maxClips, poster: maxClips });
+    const presigned = resolvePresigned(ctx, input);
+    return {
+      input: { ...input, ...presigned.redacted, clipGenerationId, options, analysis, branding },
+      sourceDisplayName: displayNameOf(presigned.sourcePath ?? ""),
+      credits: maxClips,
+      probe: presigned.probe,
+      record: withRecord(presigned, record("")),
+    };
+  }
+  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "clips");
   return {
     input: {
       ...source,
       clipGenerationId,
       resolvedOutputPrefix: prefix,
       options,
-      // Platform-managed toggles, stored read-only on the job (the spec's `options.analysis`).
-      analysis: { vision: settings.clips.vision, category: settings.clips.category },
-      // The project's branding as it was at create: a later change does not alter a queued job.
-      branding: project?.branding ?? null,
+      analysis,
+      branding,
     },
-    sourceDisplayName: displayNameOf(sourceKey),
+    sourceDisplayName: displayNameOf(source.sourceKey),
     credits: maxClips,
     probe,
-    record: {
-      insert: async (jobId, now) => {
-        await db.insert(clipGenerations).values({
-          id: clipGenerationId,
-          projectId,
-          jobId,
-          textSourceId: t.id,
-          status: "pending",
-          options,
-          outputPrefix: prefix,
-          result: null,
-          createdAt: now,
-          updatedAt: now,
-        });
-      },
-      remove: async () => {
-        await db.delete(clipGenerations).where(eq(clipGenerations.id, clipGenerationId));
-      },
-    },
+    record: record(prefix),
   };
 }

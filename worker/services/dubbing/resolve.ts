@@ -7,6 +7,7 @@ import type { Db } from "../../db/client";
 import { dubbings, translations } from "../../db/schema";
 import { notFound, validationError } from "../../errors";
 import { displayNameOf, requireSegmentedTranscript, type TranscriptRow } from "../../jobs/references";
+import { resolvePresigned } from "../shared/presigned-input";
 import { resolveVideoSource } from "../shared/video-source";
 import { planTranslation, type PlannedTranslation } from "../translation/plan";
 import { projectVoice } from "../voice-creation/store";
@@ -55,13 +56,17 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       { path: "input.targetLanguage", issue: "unsupportedSpeechLanguage" },
     ]);
 
+  // s3_presigned: every URL (the artifacts' and, when the job translates, the subtitles') checked and sealed as one grant.
+  const presigned = input.sourceType === "s3_presigned" ? presignedDubbing(ctx, input) : null;
   let planned: PlannedTranslation | null = null;
   let translation: { translationId: string; sourceLanguage: string };
   if (input.translationId) {
     const row = await existingTranslation(db, projectId, t, input.translationId, target);
     translation = { translationId: row.id, sourceLanguage: row.sourceLanguage };
   } else {
-    planned = await planTranslation(ctx, t, input, "input", "input.transcriptionId");
+    const { outputUrls: _urls, ...request } = input.sourceType === "s3_presigned" ? input : { ...input, outputUrls: undefined };
+    const subtitles = presigned?.redacted.outputUrls as { srt: string; vtt: string } | undefined;
+    planned = await planTranslation(ctx, t, request, "input", "input.transcriptionId", subtitles);
     translation = { translationId: planned.fields.translationId, sourceLanguage: planned.fields.sourceLanguage };
   }
 
@@ -77,9 +82,10 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
     assigned[label] = { voiceId, spec: v.spec, referenceKey: v.referenceKey };
   }
 
-  const { source, prefix: dubbingPrefix, probe: probeSource } = await resolveVideoSource(db, env, projectId, {}, t, "dubbing");
   const dubbingId = newId("dubbing");
-  const prefix = `${dubbingPrefix}${dubbingId}/`;
+  const bucket = presigned ? null : await resolveVideoSource(db, env, projectId, {}, t, "dubbing");
+  // An s3_presigned job writes to its URLs: no prefix (the record shows "").
+  const prefix = bucket ? `${bucket.prefix}${dubbingId}/` : "";
   const options = {
     diarization: {
       enabled: o.diarization?.enabled ?? true,
@@ -104,8 +110,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       // Set when this job translates first (translation.source / translation.save read it).
       ...(planned ? { translation: planned.fields } : {}),
       assignedVoices: assigned,
-      ...source,
-      resolvedOutputPrefix: prefix,
+      ...(bucket ? { ...bucket.source, resolvedOutputPrefix: prefix } : presigned?.redacted),
       // The engines as configured at create: a settings change does not alter a queued job.
       engines: {
         speech: cfg.speechEngine,
@@ -118,14 +123,15 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
         duckDb: cfg.duckDb,
       },
     },
-    sourceDisplayName: displayNameOf(source.sourceKey),
+    sourceDisplayName: displayNameOf(bucket ? bucket.source.sourceKey : (presigned?.sourcePath ?? "")),
     credits: 1,
     probe: async () => {
-      await probeSource();
+      await (presigned ?? bucket)?.probe();
       await planned?.probe();
     },
     record: {
       insert: async (jobId, now) => {
+        await presigned?.record.insert(jobId, now);
         await planned?.insert(jobId, now);
         await db.insert(dubbings).values({
           id: dubbingId,
@@ -147,7 +153,28 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       remove: async () => {
         await db.delete(dubbings).where(eq(dubbings.id, dubbingId));
         await planned?.remove();
+        await presigned?.record.remove();
       },
     },
   };
+}
+
+/**
+ * A presigned dubbing's URLs: the subtitles' `srt` and `vtt` exactly when the job translates (no
+ * `translationId`), then the shared checks (shared/presigned-input.ts) over all of them at once.
+ */
+function presignedDubbing(ctx: CreateContext, input: Extract<InputOf<"dubbing">, { sourceType: "s3_presigned" }>) {
+  for (const name of ["srt", "vtt"] as const) {
+    const path = `input.outputUrls.${name}`;
+    if (input.translationId && input.outputUrls[name])
+      throw validationError(`outputUrls.${name} is not used: the job dubs the given translation and writes no subtitles`, [
+        { path, issue: "notAllowed" },
+      ]);
+    if (!input.translationId && !input.outputUrls[name])
+      throw validationError(`outputUrls.${name} is required: the job translates first and writes the translation's subtitles`, [
+        { path, issue: "required" },
+      ]);
+  }
+  const outputUrls = Object.fromEntries(Object.entries(input.outputUrls).filter((e): e is [string, string] => e[1] !== undefined));
+  return resolvePresigned(ctx, { sourceUrl: input.sourceUrl, outputUrls });
 }

@@ -18,7 +18,8 @@ import { storageEndpointRefusal } from "../../platform/outbound-url";
  */
 
 export interface PresignedUrls {
-  sourceUrl: string;
+  /** Null for a service that reads no source (translation). */
+  sourceUrl: string | null;
   /** By output name (the service's `resolvedOutputKeys` names). */
   outputUrls: Readonly<Record<string, string>>;
 }
@@ -30,20 +31,21 @@ const MAX_ERROR_BODY = 4096;
 /** Each URL with the detail path it came from. */
 function entries(urls: PresignedUrls): Array<[path: string, url: string]> {
   return [
-    ["input.sourceUrl", urls.sourceUrl],
+    ...(urls.sourceUrl !== null ? [["input.sourceUrl", urls.sourceUrl] as [string, string]] : []),
     ...Object.entries(urls.outputUrls).map(([n, u]): [string, string] => [`input.outputUrls.${n}`, u]),
   ];
 }
 
-/** A service type that does not read presigned URLs yet says so, rather than failing on its schema's fields. */
+/**
+ * A service type that takes no presigned URLs (metadata, summarization, the indexer: they read only
+ * transcripts and write no files) says so, rather than failing on its schema's fields.
+ */
 export function refuseUnwiredPresigned(body: unknown): void {
   if (typeof body !== "object" || body === null) return;
   const { serviceType, input } = body as { serviceType?: unknown; input?: unknown };
   if (typeof serviceType !== "string" || typeof input !== "object" || input === null) return;
   if ((input as { sourceType?: unknown }).sourceType !== PRESIGNED_SOURCE_TYPE || PRESIGNED_SERVICE_TYPES.has(serviceType)) return;
-  throw validationError(`s3_presigned is not yet supported for ${serviceType}`, [
-    { path: "input.sourceType", issue: "presignedNotSupported" },
-  ]);
+  throw validationError(`s3_presigned is not supported for ${serviceType}`, [{ path: "input.sourceType", issue: "presignedNotSupported" }]);
 }
 
 /**
@@ -93,7 +95,7 @@ function scrubbed(err: unknown, url: string): string {
 /** The ranged GET of the source and the empty PUTs of the outputs, together; the first refusal is the 422. */
 export async function probePresignedUrls(urls: PresignedUrls): Promise<void> {
   const [source, ...outputs] = await Promise.allSettled([
-    probeSource(urls.sourceUrl),
+    urls.sourceUrl !== null ? probeSource(urls.sourceUrl) : Promise.resolve(),
     ...Object.entries(urls.outputUrls).map(([name, url]) => probeOutput(name, url)),
   ]);
   for (const p of [source, ...outputs]) if (p?.status === "rejected") throw p.reason;

@@ -8,12 +8,27 @@ import { scratchPrefix, storageGrantFor } from "../../jobs/scratch";
 import { readLayer } from "../../transcripts/store";
 import type { Job } from "../../../contracts/job";
 import type { Env } from "../../env";
-import type { ResultSink, WorkerStepHandler } from "../types";
+import type { Db } from "../../db/client";
+import { HANDOVER_TRANSCRIPT_CALL, PRESIGNED_SOURCE_TYPE } from "../../../contracts/presigned";
+import type { ResultSink, RunnerCall, WorkerStepHandler } from "../types";
 
 /**
  * The in-Worker `fetch_transcription` step of the services that work from a transcript on the
- * runner (clips, thumbnails), and the sink that passes its scratch key on to the runner step.
+ * runner (clips, thumbnails), and the sink that passes its scratch key on to the runner step. An
+ * `s3_presigned` job has no bucket to hand anything over in: its runner step reads the transcript
+ * through the call `handover.transcript` instead (`HANDOVER_TRANSCRIPT_CALL`).
  */
+
+/** The transcript as the runner step reads it: the current segments with their words. */
+async function handoverDocument(db: Db, textSourceId: string) {
+  const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
+  if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
+  const segments = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
+  return { textSourceId, language: t.language, durationSec: t.durationSec, segments };
+}
+
+/** `handover.transcript`: the job's own transcript (the one its input names), as the scratch object would hold it. */
+export const handoverTranscriptCall: RunnerCall = ({ db, job }) => handoverDocument(db, String(job.input["textSourceId"]));
 
 /** Further scratch objects a service hands over with the transcript (e.g. a brand logo), by output name. */
 export type HandOverExtra = (ctx: {
@@ -34,21 +49,25 @@ export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler
     const textSourceId = String(job.input["textSourceId"]);
     let out: Record<string, unknown> | undefined;
     const goOn = await stage("fetch_transcription", async () => {
-      const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
-      if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
-      const segments = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
+      const doc = await handoverDocument(db, textSourceId);
+      const { segments } = doc;
+      const words = segments.reduce((n, s) => n + (s.words?.length ?? 0), 0);
+      if (job.input["sourceType"] === PRESIGNED_SOURCE_TYPE) {
+        out = { segmentCount: segments.length, artifacts: [] };
+        return { segments: segments.length, words, handover: `runner call ${HANDOVER_TRANSCRIPT_CALL} (the job has no bucket)` };
+      }
       const grant = await storageGrantFor(env, job);
       if (!grant) throw new StepFailure("source_access_denied", "the job's storage connection is gone", false);
       const scratch = scratchPrefix(job.jobId);
       const key = `${scratch}transcript.json`;
-      const body = JSON.stringify({ textSourceId, language: t.language, durationSec: t.durationSec, segments });
+      const body = JSON.stringify(doc);
       const s3 = new S3Client(grant, 30_000);
       await s3.putObject(grant.bucket, key, body, "application/json");
       const more = extra ? await extra({ env, job, s3, bucket: grant.bucket, scratch }) : { keys: {}, details: {} };
       out = { transcriptKey: key, ...more.keys, segmentCount: segments.length, artifacts: [key, ...Object.values(more.keys)] };
       return {
         segments: segments.length,
-        words: segments.reduce((n, s) => n + (s.words?.length ?? 0), 0),
+        words,
         bytes: body.length,
         ...more.details,
       };

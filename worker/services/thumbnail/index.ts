@@ -6,7 +6,8 @@ import type { AppBindings } from "../../env";
 import { ok } from "../../http/envelope";
 import { PLAN_LIMITS } from "../../jobs/credits";
 import { ownedTranscript } from "../../transcripts/store";
-import { fetchTranscription, handOver } from "../shared/transcript-handover";
+import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
+import { fetchTranscription, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
 import { defineWorkerService, runnerBase, type ResultSink } from "../types";
 import { DEFAULT_THUMBNAIL_SIZE, resolveThumbnail } from "./resolve";
 
@@ -108,6 +109,7 @@ export const thumbnailWorker = defineWorkerService<"thumbnail">({
     };
   },
   sinks: { "thumbnail.fetch_transcription": handOver, thumbnail: saveThumbnails },
+  runnerCalls: { [HANDOVER_TRANSCRIPT_CALL]: handoverTranscriptCall },
   workerSteps: { "thumbnail.fetch_transcription": fetchTranscription },
   runnerSettings: (s) => ({ ...runnerBase(s), thumbnails: s.thumbnails }),
   routes: { "/thumbnails": thumbnailRoutes },

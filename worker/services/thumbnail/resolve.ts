@@ -1,5 +1,6 @@
 import type { InputOf } from "../../../contracts/services/index";
 import { displayNameOf, requireClipSource, thumbnailSize } from "../../jobs/references";
+import { requireOutputUrlCounts, resolvePresigned } from "../shared/presigned-input";
 import { resolveVideoSource } from "../shared/video-source";
 import type { CreateContext, Resolved } from "../types";
 
@@ -14,8 +15,8 @@ export const DEFAULT_THUMBNAIL_SIZE = {
 /**
  * A thumbnail job's create: the transcript (completed, with segments), the counts against the
  * plan's policy, the image size by the plan's model rules, the source (resolved from the
- * transcription's job when omitted) and the output prefix, probed after the quota check. One
- * credit per cover; frame picks are free.
+ * transcription's job when omitted) and the output prefix, probed after the quota check; or, for
+ * `s3_presigned`, the URLs (a list per kind as long as its count). One credit per cover; frame picks are free.
  */
 export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumbnail">): Promise<Resolved> {
   const { db, projectId, plan, settings } = ctx;
@@ -27,17 +28,31 @@ export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumb
       ? { ratioWidth: o.ratioWidth, ratioHeight: o.ratioHeight, resolution: o.resolution }
       : DEFAULT_THUMBNAIL_SIZE[plan === "enterprise" ? "enterprise" : "free"];
   const size = thumbnailSize(plan, shape.ratioWidth, shape.ratioHeight, shape.resolution);
-  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "thumbnails");
   const thumbnailCount = Math.min(o.thumbnailCount ?? policy.defaultThumbnailCount, 3);
   const nonAiThumbnailCount = Math.min(o.nonAiThumbnailCount ?? policy.maxNonAiThumbnailCount, 5);
+  const options = { ...shape, thumbnailCount, nonAiThumbnailCount };
+  // The plan's model (platform-managed, read-only on the job); null: the engine's default.
+  const imageModel = policy.imageModel;
+
+  if (input.sourceType === "s3_presigned") {
+    requireOutputUrlCounts(input.outputUrls, { cover: thumbnailCount, frames: nonAiThumbnailCount });
+    const presigned = resolvePresigned(ctx, input);
+    return {
+      input: { ...input, ...presigned.redacted, options, size, imageModel },
+      sourceDisplayName: displayNameOf(presigned.sourcePath ?? ""),
+      credits: thumbnailCount,
+      probe: presigned.probe,
+      record: presigned.record,
+    };
+  }
+  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "thumbnails");
   return {
     input: {
       ...source,
       resolvedOutputPrefix: prefix,
-      options: { ...shape, thumbnailCount, nonAiThumbnailCount },
+      options,
       size,
-      // The plan's model (platform-managed, read-only on the job); null: the engine's default.
-      imageModel: policy.imageModel,
+      imageModel,
     },
     sourceDisplayName: displayNameOf(source.sourceKey),
     credits: thumbnailCount,

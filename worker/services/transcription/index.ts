@@ -4,7 +4,6 @@ import { TranscriptionResultSchema } from "../../../contracts/transcript";
 import type { Env } from "../../env";
 import { storageGrantFor } from "../../jobs/scratch";
 import { PLAN_LIMITS } from "../../jobs/credits";
-import { deletePresignedGrant } from "../../storage/presigned";
 import { markTranscriptFailed, saveTranscription, TranscriptTooLargeError } from "../../transcripts/store";
 import { defineWorkerService, runnerBase, type ResultSink } from "../types";
 import { resolveTranscription } from "./resolve";
@@ -75,9 +74,8 @@ export const transcriptionWorker = defineWorkerService<"transcription">({
   sinks: { transcription: saveTranscript },
   // A transcription that does not complete leaves its transcript `failed` (never `pending` forever)
   // and its four output keys as they were at create: empty, never a half-written set. A presigned
-  // job's URLs are deleted whatever the outcome, so its outputs are left as the runner wrote them.
+  // job keeps no URL after it ends (worker/jobs/job-hooks.ts), so its outputs are left as the runner wrote them.
   onEnded: async ({ env, db }, job) => {
-    await deletePresignedGrant(db, job.jobId);
     if (job.status === "completed") return;
     if (typeof job.input["textSourceId"] === "string") await markTranscriptFailed(db, job.input["textSourceId"]);
     await resetOutputs(env, job);

@@ -6,10 +6,8 @@ import { transcripts } from "../../db/schema";
 import { validationError } from "../../errors";
 import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/references";
 import { connectionLocation } from "../../storage/connections";
-import { redactUrl } from "../../../contracts/presigned";
-import { presignedRecord } from "../../storage/presigned";
 import { putProbes } from "../shared/output-probes";
-import { checkPresignedUrls, probePresignedUrls } from "../shared/presigned-checks";
+import { resolvePresigned, withRecord } from "../shared/presigned-input";
 import type { CreateContext, Resolved } from "../types";
 
 export const TRANSCRIPT_FILES = {
@@ -53,7 +51,7 @@ const preprocessingOf = (ctx: CreateContext) => ({
  * empty PUT at each of the four outputs.
  */
 export async function resolveTranscription(ctx: CreateContext, input: TranscriptionInput): Promise<Resolved> {
-  return input.sourceType === "s3_presigned" ? resolvePresigned(ctx, input) : resolveBucket(ctx, input);
+  return input.sourceType === "s3_presigned" ? resolvePresignedTranscription(ctx, input) : resolveBucket(ctx, input);
 }
 
 async function resolveBucket(ctx: CreateContext, input: Extract<TranscriptionInput, { sourceType: "s3_direct" }>): Promise<Resolved> {
@@ -122,49 +120,35 @@ async function resolveBucket(ctx: CreateContext, input: Extract<TranscriptionInp
   };
 }
 
-/** The URL's path as its object key reads (`%20` → space); a malformed escape is kept as sent. */
-function decodedPath(url: string): string {
-  const path = new URL(url).pathname;
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
-}
-
 /**
  * `s3_presigned`: the URLs' scheme, hosts and expiry here (no connection), the ranged GET and empty
- * PUTs as the probe. The job stores the URLs redacted; the full ones are sealed in `job_secrets`
- * with the job, for the runner's lease. The transcript record has no bucket location.
+ * PUTs as the probe (shared/presigned-input.ts). The job stores the URLs redacted; the full ones are
+ * sealed in `job_secrets` with the job, for the runner's lease. The transcript record has no bucket location.
  */
-async function resolvePresigned(ctx: CreateContext, input: Extract<TranscriptionInput, { sourceType: "s3_presigned" }>): Promise<Resolved> {
+async function resolvePresignedTranscription(
+  ctx: CreateContext,
+  input: Extract<TranscriptionInput, { sourceType: "s3_presigned" }>,
+): Promise<Resolved> {
   const { db, projectId } = ctx;
-  const urls = { sourceUrl: input.sourceUrl, outputUrls: input.outputUrls };
-  checkPresignedUrls(urls, ctx.env.ENVIRONMENT);
-  const sourcePath = decodedPath(input.sourceUrl);
+  const presigned = resolvePresigned(ctx, input);
+  const sourcePath = presigned.sourcePath ?? "";
   checkExtension(ctx, sourcePath, "input.sourceUrl", "sourceUrl's path");
   checkLanguage(ctx, input);
 
   const textSourceId = newId("transcript");
-  const redactedOutputs = Object.fromEntries(Object.entries(input.outputUrls).map(([name, url]) => [name, redactUrl(url)]));
-  const secret = presignedRecord(db, ctx.env.ENCRYPTION_KEY, projectId, {
-    sourceUrl: input.sourceUrl,
-    outputUrls: { ...input.outputUrls },
-  });
+  const redactedOutputs = presigned.redacted.outputUrls as Record<string, string>;
   return {
     input: {
       ...input,
-      sourceUrl: redactUrl(input.sourceUrl),
-      outputUrls: redactedOutputs,
+      ...presigned.redacted,
       textSourceId,
       options: { ...(input.options ?? {}), preprocessing: preprocessingOf(ctx) },
     },
     sourceDisplayName: displayNameOf(sourcePath),
     credits: 1,
-    probe: () => probePresignedUrls(urls),
-    record: {
+    probe: presigned.probe,
+    record: withRecord(presigned, {
       insert: async (jobId, now) => {
-        await secret.insert(jobId, now);
         await db.insert(transcripts).values({
           id: textSourceId,
           projectId,
@@ -177,8 +161,7 @@ async function resolvePresigned(ctx: CreateContext, input: Extract<Transcription
       },
       remove: async () => {
         await db.delete(transcripts).where(eq(transcripts.id, textSourceId));
-        await secret.remove();
       },
-    },
+    }),
   };
 }

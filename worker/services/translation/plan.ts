@@ -8,6 +8,7 @@ import { translations } from "../../db/schema";
 import { ApiError, validationError } from "../../errors";
 import { requireUsableConnection, type TranscriptRow } from "../../jobs/references";
 import { probeOutputKeys } from "../shared/output-probes";
+import { resolvePresigned } from "../shared/presigned-input";
 import type { CreateContext } from "../types";
 
 /**
@@ -24,8 +25,10 @@ export const TranslationFieldsSchema = z.object({
   targetLanguage: z.string(),
   languageKey: z.string(),
   sourceLayer: z.enum(SOURCE_LAYERS),
-  connectionId: z.string(),
-  bucket: z.string(),
+  /** Null for an `s3_presigned` translation: its files go to the request's URLs. */
+  connectionId: z.string().nullable(),
+  bucket: z.string().nullable(),
+  /** The keys in the bucket, or for `s3_presigned` the URLs redacted (the full ones are sealed with the job). */
   resolvedOutputKeys: z.object({ srt: z.string(), vtt: z.string() }),
   /** The engine as configured at create: a settings change does not alter a queued job. */
   engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable(), pair: z.string() }),
@@ -44,6 +47,8 @@ export interface TranslationRequest {
   sourceLanguage?: string | undefined;
   targetLanguage: string;
   sourceLayer?: (typeof SOURCE_LAYERS)[number] | undefined;
+  /** `s3_presigned`: a PUT URL per subtitle file instead of keys next to the transcript's own. */
+  outputUrls?: { srt: string; vtt: string } | undefined;
 }
 
 export interface PlannedTranslation {
@@ -53,13 +58,29 @@ export interface PlannedTranslation {
   remove(): Promise<void>;
 }
 
-/** `at`: where the request's language fields are (`input`); `transcriptPath`: the field naming the transcript. */
+/** The folder of the transcript's own subtitles, through its (active) connection. */
+async function bucketLocation(ctx: CreateContext, t: TranscriptRow, transcriptPath: string) {
+  if (!t.connectionId || !t.bucket || !t.outputKeys)
+    throw validationError(
+      `transcription ${t.id} has no output location to write subtitles next to; send sourceType s3_presigned with outputUrls { srt, vtt }`,
+      [{ path: transcriptPath, issue: "noOutputLocation" }],
+    );
+  const conn = await requireUsableConnection(ctx.db, ctx.projectId, t.connectionId, t.bucket, "transcript");
+  return { conn, dir: t.outputKeys["srt"]?.replace(/[^/]*$/, "") ?? "" };
+}
+
+/**
+ * `at`: where the request's language fields are (`input`); `transcriptPath`: the field naming the
+ * transcript; `sealedOutputs`: the subtitles' URLs, redacted, when the caller checks, probes and
+ * seals them with its own (a presigned dubbing job: one sealed grant per job).
+ */
 export async function planTranslation(
   ctx: CreateContext,
   t: TranscriptRow,
   req: TranslationRequest,
   at: string,
   transcriptPath: string,
+  sealedOutputs?: { srt: string; vtt: string },
 ): Promise<PlannedTranslation> {
   const { db, projectId, plan, settings } = ctx;
   const cfg = settings.policy.translation;
@@ -81,12 +102,8 @@ export async function planTranslation(
       `translation from ${source} into ${target} is not supported by the ${cfg.backend} engine; GET /v1/jobs/policy?serviceType=translation lists the supported pairs`,
       [{ path: req.sourceLanguage ? `${at}.sourceLanguage` : `${at}.targetLanguage`, issue: "unsupportedLanguagePair" }],
     );
-  if (!t.connectionId || !t.bucket || !t.outputKeys)
-    throw validationError(`transcription ${t.id} has no output location to write subtitles next to`, [
-      { path: transcriptPath, issue: "noOutputLocation" },
-    ]);
-  const conn = await requireUsableConnection(db, projectId, t.connectionId, t.bucket, "transcript");
-  const dir = t.outputKeys["srt"]?.replace(/[^/]*$/, "") ?? "";
+  const presigned = req.outputUrls ? resolvePresigned(ctx, { outputUrls: req.outputUrls }) : null;
+  const location = presigned || sealedOutputs ? null : await bucketLocation(ctx, t, transcriptPath);
   const fields: TranslationFields = {
     textSourceId: t.id,
     translationId: newId("translation"),
@@ -95,15 +112,24 @@ export async function planTranslation(
     targetLanguage: target,
     languageKey: target,
     sourceLayer: req.sourceLayer ?? "current",
-    connectionId: conn.id,
-    bucket: t.bucket,
-    resolvedOutputKeys: { srt: `${dir}transcript.${target}.srt`, vtt: `${dir}transcript.${target}.vtt` },
+    connectionId: location?.conn.id ?? null,
+    bucket: location ? t.bucket : null,
+    resolvedOutputKeys: sealedOutputs
+      ? sealedOutputs
+      : presigned
+        ? (presigned.redacted.outputUrls as { srt: string; vtt: string })
+        : { srt: `${location?.dir}transcript.${target}.srt`, vtt: `${location?.dir}transcript.${target}.vtt` },
     engine: { backend: cfg.backend, model: cfg.model, pair: pair.model },
   };
   return {
     fields,
-    probe: () => probeOutputKeys(ctx.env, conn, fields.bucket, Object.values(fields.resolvedOutputKeys), transcriptPath),
+    probe: sealedOutputs
+      ? async () => undefined
+      : presigned
+        ? presigned.probe
+        : () => probeOutputKeys(ctx.env, location!.conn, t.bucket!, Object.values(fields.resolvedOutputKeys), transcriptPath),
     insert: async (jobId, now) => {
+      await presigned?.record.insert(jobId, now);
       await db.insert(translations).values({
         id: fields.translationId,
         projectId,
@@ -123,6 +149,7 @@ export async function planTranslation(
     },
     remove: async () => {
       await db.delete(translations).where(eq(translations.id, fields.translationId));
+      await presigned?.record.remove();
     },
   };
 }

@@ -7,8 +7,10 @@ import { speaksLanguage } from "../../../contracts/synthesis-languages";
 import { validationError } from "../../errors";
 import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/references";
 import { connectionLocation } from "../../storage/connections";
+import { resolvePresigned, withRecord } from "../shared/presigned-input";
 import { validatedSink } from "../shared/step-result";
-import { defineWorkerService } from "../types";
+import { defineWorkerService, type CreateContext, type Resolved } from "../types";
+import type { InputOf } from "../../../contracts/services/index";
 import { voiceRoutes } from "./routes";
 import { completeVoice, failPendingVoice } from "./store";
 
@@ -23,68 +25,7 @@ export const VOICE_SAMPLE_EXTENSIONS = ["wav", "mp3", "m4a", "aac", "flac", "ogg
 
 export const voiceCreationWorker = defineWorkerService<"voice_creation">({
   meter: "voice_creation",
-  resolve: async (ctx, input) => {
-    const { db, projectId } = ctx;
-    const conn = await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
-    const ext = extensionOf(input.sourceKey);
-    if (!VOICE_SAMPLE_EXTENSIONS.includes(ext))
-      throw validationError(
-        `sourceKey must be an audio or video file (${VOICE_SAMPLE_EXTENSIONS.join(", ")}); got ${ext ? "." + ext : "none"}`,
-        [{ path: "input.sourceKey", issue: "unsupportedExtension" }],
-      );
-    if (input.startSec !== undefined && input.endSec !== undefined && input.endSec <= input.startSec)
-      throw validationError("endSec must be after startSec", [{ path: "input.endSec", issue: "endBeforeStart" }]);
-    const speech = ctx.settings.dubbing.speechEngine;
-    if (!speaksLanguage(speech, input.language))
-      throw validationError(`the ${speech} speech engine cannot speak ${input.language}`, [
-        { path: "input.language", issue: "unsupportedSpeechLanguage" },
-      ]);
-    const voiceId = newId("voice");
-    const sample = {
-      connectionId: conn.id,
-      bucket: input.bucket,
-      sourceKey: input.sourceKey,
-      ...(input.startSec !== undefined ? { startSec: input.startSec } : {}),
-      ...(input.endSec !== undefined ? { endSec: input.endSec } : {}),
-    };
-    return {
-      // A cloning engine keeps its reference clip here; a profile keeps nothing in the bucket.
-      input: { ...input, voiceId, outputPrefix: `${conn.defaultOutputPrefix.replace(/\/$/, "")}/voices/${voiceId}/` },
-      sourceDisplayName: displayNameOf(input.sourceKey),
-      credits: 1,
-      probe: async () => {
-        const s3 = new S3Client(await connectionLocation(conn, ctx.env.ENCRYPTION_KEY), 10_000);
-        try {
-          await s3.probeObject(input.bucket, input.sourceKey, 1024);
-        } catch (err) {
-          const missing = err instanceof S3Error && (err.status === 404 || err.s3Code === "NoSuchKey");
-          throw validationError(
-            missing ? `sample not found: s3://${input.bucket}/${input.sourceKey}` : `sample could not be read: ${String(err)}`,
-            [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
-          );
-        }
-      },
-      record: {
-        insert: async (jobId, now) => {
-          await db.insert(voices).values({
-            id: voiceId,
-            projectId,
-            name: input.name,
-            status: "pending",
-            origin: "api",
-            jobId,
-            language: input.language,
-            sample,
-            createdAt: now,
-            updatedAt: now,
-          });
-        },
-        remove: async () => {
-          await db.delete(voices).where(eq(voices.id, voiceId));
-        },
-      },
-    };
-  },
+  resolve: resolveVoiceCreation,
   sinks: {
     voice_creation: validatedSink(VoiceCreationResultSchema, "voice creation", async ({ db, job }, r) => {
       await completeVoice(db, String(job.input["voiceId"]), r);
@@ -100,3 +41,83 @@ export const voiceCreationWorker = defineWorkerService<"voice_creation">({
   runnerSettings: (s) => ({ runner: s.runner, dubbing: s.dubbing }),
   routes: { "/voices": voiceRoutes },
 });
+
+/**
+ * The create of a voice: the sample (a bucket's object, probed with a ranged GET, or a presigned
+ * GET URL checked and probed as every presigned URL is), its range and language, the pending record.
+ */
+async function resolveVoiceCreation(ctx: CreateContext, input: InputOf<"voice_creation">): Promise<Resolved> {
+  const { db, projectId } = ctx;
+  const presigned = input.sourceType === "s3_presigned" ? resolvePresigned(ctx, { ...input, outputUrls: input.outputUrls ?? {} }) : null;
+  const conn = input.sourceType === "s3_presigned" ? null : await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
+  const samplePath = input.sourceType === "s3_presigned" ? (presigned?.sourcePath ?? "") : input.sourceKey;
+  const field = presigned ? "sourceUrl" : "sourceKey";
+  const ext = extensionOf(samplePath);
+  if (!VOICE_SAMPLE_EXTENSIONS.includes(ext))
+    throw validationError(
+      `${field} must be an audio or video file (${VOICE_SAMPLE_EXTENSIONS.join(", ")}); got ${ext ? "." + ext : "none"}`,
+      [{ path: `input.${field}`, issue: "unsupportedExtension" }],
+    );
+  if (input.startSec !== undefined && input.endSec !== undefined && input.endSec <= input.startSec)
+    throw validationError("endSec must be after startSec", [{ path: "input.endSec", issue: "endBeforeStart" }]);
+  const speech = ctx.settings.dubbing.speechEngine;
+  if (!speaksLanguage(speech, input.language))
+    throw validationError(`the ${speech} speech engine cannot speak ${input.language}`, [
+      { path: "input.language", issue: "unsupportedSpeechLanguage" },
+    ]);
+  const voiceId = newId("voice");
+  const range = {
+    ...(input.startSec !== undefined ? { startSec: input.startSec } : {}),
+    ...(input.endSec !== undefined ? { endSec: input.endSec } : {}),
+  };
+  const record = (sample: Record<string, unknown>) => ({
+    insert: async (jobId: string, now: string) => {
+      await db.insert(voices).values({
+        id: voiceId,
+        projectId,
+        name: input.name,
+        status: "pending",
+        origin: "api",
+        jobId,
+        language: input.language,
+        sample,
+        createdAt: now,
+        updatedAt: now,
+      });
+    },
+    remove: async () => {
+      await db.delete(voices).where(eq(voices.id, voiceId));
+    },
+  });
+
+  if (presigned)
+    return {
+      input: { ...input, ...presigned.redacted, voiceId },
+      sourceDisplayName: displayNameOf(samplePath),
+      credits: 1,
+      probe: presigned.probe,
+      // The voice shows its sample's URL redacted, as the job does.
+      record: withRecord(presigned, record({ sourceUrl: presigned.redacted.sourceUrl, ...range })),
+    };
+  // Narrows the types only: a presigned voice returned above, and a bucket one has its connection.
+  if (input.sourceType === "s3_presigned" || !conn) throw new Error("unreachable");
+  return {
+    // A cloning engine keeps its reference clip here; a profile keeps nothing in the bucket.
+    input: { ...input, voiceId, outputPrefix: `${conn.defaultOutputPrefix.replace(/\/$/, "")}/voices/${voiceId}/` },
+    sourceDisplayName: displayNameOf(input.sourceKey),
+    credits: 1,
+    probe: async () => {
+      const s3 = new S3Client(await connectionLocation(conn, ctx.env.ENCRYPTION_KEY), 10_000);
+      try {
+        await s3.probeObject(input.bucket, input.sourceKey, 1024);
+      } catch (err) {
+        const missing = err instanceof S3Error && (err.status === 404 || err.s3Code === "NoSuchKey");
+        throw validationError(
+          missing ? `sample not found: s3://${input.bucket}/${input.sourceKey}` : `sample could not be read: ${String(err)}`,
+          [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
+        );
+      }
+    },
+    record: record({ connectionId: conn.id, bucket: input.bucket, sourceKey: input.sourceKey, ...range }),
+  };
+}
