@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { custom } from "./request-fields";
+import { httpUrlSchema } from "./request-fields";
 
 /**
  * `s3_presigned` sources and outputs (docs/api.md, "Presigned sources and outputs"): the customer
@@ -41,20 +41,7 @@ export const PRESIGNED_SERVICE_TYPES: ReadonlySet<string> = new Set([
 const MAX_URL_CHARS = 8192;
 
 /** An absolute http(s) URL; https and the address rules are decided at create against the environment. */
-export const PresignedUrlSchema = z
-  .string()
-  .max(MAX_URL_CHARS)
-  .refine(
-    (v) => {
-      try {
-        const u = new URL(v);
-        return u.protocol === "https:" || u.protocol === "http:";
-      } catch {
-        return false;
-      }
-    },
-    custom("invalidFormat", "must be an absolute URL starting with https://"),
-  );
+export const PresignedUrlSchema = httpUrlSchema(MAX_URL_CHARS, "must be an absolute URL starting with https://");
 
 /** The most URLs one list of the variable-count scheme takes (clips: up to 1,000 per job). */
 export const MAX_OUTPUT_URLS_PER_KIND = 1000;
@@ -150,3 +137,18 @@ export const PresignedGrantSchema = z.object({
   outputUrls: z.record(z.string(), z.string()),
 });
 export type PresignedGrant = z.infer<typeof PresignedGrantSchema>;
+
+/** The start of a refusal's body (S3 explains a 403 there: expired, bad signature), never more than 4 KiB. */
+export async function refusalBody(res: Response): Promise<string> {
+  try {
+    return (await res.text()).slice(0, 4096);
+  } catch {
+    return "";
+  }
+}
+
+/** An error's words without the URL (and its signature) it may quote. */
+export function scrubbedError(err: unknown, url: string): string {
+  const text = err instanceof Error ? err.message || err.name : String(err);
+  return text.split(url).join(redactUrl(url));
+}

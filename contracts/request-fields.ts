@@ -22,21 +22,27 @@ export const UserMetadataSchema = z
   .catchall(z.unknown())
   .refine((v) => JSON.stringify(v).length <= 16_384, custom("tooBig", "userMetadata must be at most 16 KiB as JSON"));
 
-/** An absolute http(s) URL; plain http is decided later against settings (loopback, local stacks). */
-export const WebhookUrlSchema = z
-  .string()
-  .max(2048)
-  .refine(
-    (v) => {
-      try {
-        const u = new URL(v);
-        return u.protocol === "https:" || u.protocol === "http:";
-      } catch {
-        return false;
-      }
-    },
-    custom("invalidFormat", "webhookUrl must be an absolute URL starting with https://"),
-  );
+/**
+ * An absolute http(s) URL of at most `maxChars`; whether plain http is allowed, and which hosts, is
+ * decided later against settings and the outbound-address rules (loopback only on local stacks).
+ */
+export const httpUrlSchema = (maxChars: number, message: string) =>
+  z
+    .string()
+    .max(maxChars)
+    .refine(
+      (v) => {
+        try {
+          const u = new URL(v);
+          return u.protocol === "https:" || u.protocol === "http:";
+        } catch {
+          return false;
+        }
+      },
+      custom("invalidFormat", message),
+    );
+
+export const WebhookUrlSchema = httpUrlSchema(2048, "webhookUrl must be an absolute URL starting with https://");
 
 export const Id = (prefix: string) =>
   z

@@ -8,6 +8,8 @@ import {
   OUTPUT_ACCESS_DENIED,
   PRESIGNED_URL_EXPIRED,
   presignedExpiry,
+  refusalBody,
+  scrubbedError,
   redactUrl,
   type PresignedGrant,
 } from "../contracts/presigned";
@@ -81,7 +83,6 @@ async function fileBody(path: string): Promise<FileBody> {
 
 /** A single GET or PUT may take long on a large file; the lease's heartbeats keep the job alive meanwhile. */
 const TRANSFER_TIMEOUT_MS = 60 * 60 * 1000;
-const MAX_ERROR_BODY = 4096;
 
 export interface PresignedStoreOptions {
   guard: StorageGuard;
@@ -117,10 +118,10 @@ export class PresignedStore implements ObjectStore {
       res = await this.fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSFER_TIMEOUT_MS)]) });
     } catch (err) {
       if (signal.aborted) throw err;
-      throw new StepFailure("processing_failed", `download of ${redactUrl(url)} failed: ${scrubbed(err, url)}`, true);
+      throw new StepFailure("processing_failed", `download of ${redactUrl(url)} failed: ${scrubbedError(err, url)}`, true);
     }
     if (!res.ok) {
-      const body = await errorBody(res);
+      const body = await refusalBody(res);
       if (isExpiredRefusal(res.status, body)) throw expired(url, SOURCE);
       if (res.status === 404) throw new StepFailure("source_not_found", `source ${redactUrl(url)} does not exist (HTTP 404)`, false);
       if (res.status === 401 || res.status === 403)
@@ -132,7 +133,7 @@ export class PresignedStore implements ObjectStore {
       await pipeline(Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>), createWriteStream(path), { signal });
     } catch (err) {
       if (signal.aborted) throw err;
-      throw new StepFailure("processing_failed", `download of ${redactUrl(url)} was interrupted: ${scrubbed(err, url)}`, true);
+      throw new StepFailure("processing_failed", `download of ${redactUrl(url)} was interrupted: ${scrubbedError(err, url)}`, true);
     }
     return (await stat(path)).size;
   }
@@ -160,10 +161,10 @@ export class PresignedStore implements ObjectStore {
         ...(file ? { duplex: "half" } : {}),
       } as RequestInit);
     } catch (err) {
-      throw new StepFailure("processing_failed", `upload of ${name} to ${redactUrl(url)} failed: ${scrubbed(err, url)}`, true);
+      throw new StepFailure("processing_failed", `upload of ${name} to ${redactUrl(url)} failed: ${scrubbedError(err, url)}`, true);
     }
     if (!res.ok) {
-      const text = await errorBody(res);
+      const text = await refusalBody(res);
       if (isExpiredRefusal(res.status, text)) throw expired(url, name);
       if (res.status === 401 || res.status === 403)
         throw new StepFailure(OUTPUT_ACCESS_DENIED, `writing output ${name} to ${redactUrl(url)} was refused (HTTP ${res.status})`, false);
@@ -194,20 +195,6 @@ function expired(url: string, name: string): StepFailure {
 }
 
 const retryableStatus = (status: number): boolean => status >= 500 || status === 429 || status === 408;
-
-async function errorBody(res: Response): Promise<string> {
-  try {
-    return (await res.text()).slice(0, MAX_ERROR_BODY);
-  } catch {
-    return "";
-  }
-}
-
-/** An error's words without the URL (and its signature) it may quote. */
-function scrubbed(err: unknown, url: string): string {
-  const text = err instanceof Error ? err.message || err.name : String(err);
-  return text.split(url).join(redactUrl(url));
-}
 
 /**
  * The task's store: its presigned URLs when the job has them, else its bucket (`keys` maps the

@@ -5,6 +5,8 @@ import {
   PRESIGNED_SERVICE_TYPES,
   PRESIGNED_SOURCE_TYPE,
   presignedExpiry,
+  refusalBody,
+  scrubbedError,
   redactUrl,
 } from "../../../contracts/presigned";
 import { validationError } from "../../errors";
@@ -26,7 +28,6 @@ export interface PresignedUrls {
 
 const PROBE_TIMEOUT_MS = 10_000;
 /** Error bodies are a few hundred bytes of XML; more is not read. */
-const MAX_ERROR_BODY = 4096;
 
 /** Each URL with the detail path it came from. */
 function entries(urls: PresignedUrls): Array<[path: string, url: string]> {
@@ -78,20 +79,6 @@ export function checkPresignedUrls(urls: PresignedUrls, environment: string, now
   }
 }
 
-async function errorBody(res: Response): Promise<string> {
-  try {
-    return (await res.text()).slice(0, MAX_ERROR_BODY);
-  } catch {
-    return "";
-  }
-}
-
-/** A network error's words without the URL it may quote. */
-function scrubbed(err: unknown, url: string): string {
-  const text = err instanceof Error ? err.message || err.name : String(err);
-  return text.split(url).join(redactUrl(url));
-}
-
 /** The ranged GET of the source and the empty PUTs of the outputs, together; the first refusal is the 422. */
 export async function probePresignedUrls(urls: PresignedUrls): Promise<void> {
   const [source, ...outputs] = await Promise.allSettled([
@@ -107,14 +94,16 @@ async function probeSource(url: string): Promise<void> {
   try {
     res = await fetch(url, { headers: { range: "bytes=0-0" }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   } catch (err) {
-    throw validationError(`source URL could not be read: ${redactUrl(url)} (${scrubbed(err, url)})`, [{ path, issue: "sourceUnreadable" }]);
+    throw validationError(`source URL could not be read: ${redactUrl(url)} (${scrubbedError(err, url)})`, [
+      { path, issue: "sourceUnreadable" },
+    ]);
   }
   if (res.ok) {
     // A server that ignores Range would send the whole file: one byte is all the probe needed.
     await res.body?.cancel();
     return;
   }
-  const body = await errorBody(res);
+  const body = await refusalBody(res);
   if (isExpiredRefusal(res.status, body))
     throw validationError(`source URL has expired: ${redactUrl(url)}`, [{ path, issue: "urlExpired" }]);
   if (res.status === 404) throw validationError(`source object not found: ${redactUrl(url)}`, [{ path, issue: "sourceNotFound" }]);
@@ -127,7 +116,7 @@ async function probeOutput(name: string, url: string): Promise<void> {
   try {
     res = await fetch(url, { method: "PUT", body: new Uint8Array(0), signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   } catch (err) {
-    throw validationError(`output URL outputUrls.${name} is not writable: ${redactUrl(url)} (${scrubbed(err, url)})`, [
+    throw validationError(`output URL outputUrls.${name} is not writable: ${redactUrl(url)} (${scrubbedError(err, url)})`, [
       { path, issue: "outputNotWritable" },
     ]);
   }
@@ -135,7 +124,7 @@ async function probeOutput(name: string, url: string): Promise<void> {
     await res.body?.cancel();
     return;
   }
-  const body = await errorBody(res);
+  const body = await refusalBody(res);
   if (isExpiredRefusal(res.status, body))
     throw validationError(`output URL outputUrls.${name} has expired: ${redactUrl(url)}`, [{ path, issue: "urlExpired" }]);
   throw validationError(`output URL outputUrls.${name} is not writable: ${redactUrl(url)} (HTTP ${res.status})`, [

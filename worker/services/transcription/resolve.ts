@@ -98,25 +98,12 @@ async function resolveBucket(ctx: CreateContext, input: Extract<TranscriptionInp
     sourceDisplayName: displayNameOf(input.sourceKey),
     credits: 1,
     probe,
-    record: {
-      insert: async (jobId, now) => {
-        await db.insert(transcripts).values({
-          id: textSourceId,
-          projectId,
-          jobId,
-          status: "pending",
-          connectionId: conn.id,
-          bucket: input.bucket,
-          sourceKey: input.sourceKey,
-          outputKeys,
-          createdAt: now,
-          updatedAt: now,
-        });
-      },
-      remove: async () => {
-        await db.delete(transcripts).where(eq(transcripts.id, textSourceId));
-      },
-    },
+    record: pendingTranscript(db, projectId, textSourceId, {
+      connectionId: conn.id,
+      bucket: input.bucket,
+      sourceKey: input.sourceKey,
+      outputKeys,
+    }),
   };
 }
 
@@ -147,21 +134,25 @@ async function resolvePresignedTranscription(
     sourceDisplayName: displayNameOf(sourcePath),
     credits: 1,
     probe: presigned.probe,
-    record: withRecord(presigned, {
-      insert: async (jobId, now) => {
-        await db.insert(transcripts).values({
-          id: textSourceId,
-          projectId,
-          jobId,
-          status: "pending",
-          outputKeys: redactedOutputs,
-          createdAt: now,
-          updatedAt: now,
-        });
-      },
-      remove: async () => {
-        await db.delete(transcripts).where(eq(transcripts.id, textSourceId));
-      },
-    }),
+    record: withRecord(presigned, pendingTranscript(db, projectId, textSourceId, { outputKeys: redactedOutputs })),
+  };
+}
+
+/** The transcript's row, pending from the job's create (removed again if the create does not go through). */
+function pendingTranscript(
+  db: CreateContext["db"],
+  projectId: string,
+  textSourceId: string,
+  location: Pick<typeof transcripts.$inferInsert, "connectionId" | "bucket" | "sourceKey" | "outputKeys">,
+): NonNullable<Resolved["record"]> {
+  return {
+    insert: async (jobId, now) => {
+      await db
+        .insert(transcripts)
+        .values({ id: textSourceId, projectId, jobId, status: "pending", ...location, createdAt: now, updatedAt: now });
+    },
+    remove: async () => {
+      await db.delete(transcripts).where(eq(transcripts.id, textSourceId));
+    },
   };
 }
