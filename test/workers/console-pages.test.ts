@@ -100,6 +100,13 @@ describe("pages for a signed-in user", () => {
     }
   });
 
+  it("each page asks for a same-origin referrer policy, so the browser's form posts carry a real Origin", async () => {
+    for (const p of [...PAGES(), { path: "/console/sign-in" }]) {
+      const { html } = await fetchPage(p.path, p.path === "/console/sign-in" ? {} : { cookie: admin.cookie });
+      expect(html, p.path).toContain('<meta name="referrer" content="same-origin"/>');
+    }
+  });
+
   it("every form that changes state carries the session's CSRF token", async () => {
     for (const p of PAGES()) {
       const forms = postForms((await open(admin, p.path)).html);
@@ -142,11 +149,22 @@ describe("pages for a signed-in user", () => {
     expect(live.headers.get("x-job-terminal")).toBe("false");
   });
 
-  it("the transcript page plays the source through a presigned URL and lists editable segments", async () => {
+  it("the transcript page plays the source through the console's media route and lists editable segments", async () => {
     const { html } = await open(admin, `/console/transcripts/${transcript.textSourceId}`);
-    expect(html).toMatch(/<video data-player[^>]+src="http:\/\/127\.0\.0\.1:\d+\/media-test\/[^"]+X-Amz-Signature=/);
+    expect(html).toMatch(new RegExp(`<video data-player[^>]* src="/console/media/transcripts/${transcript.textSourceId}"`));
     expect(html).toMatch(/data-revision="1"/);
     expect(html).toContain('data-action="edit"');
+  });
+
+  it("the media route streams the source from the bucket, honouring the browser's Range", async () => {
+    const res = await exports.default.fetch(
+      new Request(`${SITE}/console/media/transcripts/${transcript.textSourceId}`, {
+        headers: { cookie: admin.cookie, range: "bytes=0-6" },
+      }),
+    );
+    expect(res.status).toBe(206);
+    expect(res.headers.get("content-range")).toMatch(/^bytes 0-6\//);
+    expect(await res.text()).toBe("not rea");
   });
 
   it("the scripts and the stylesheet are served by the Worker", async () => {
@@ -228,6 +246,11 @@ describe("a console user sees only their workspace", () => {
   it("another workspace's job and transcript pages are 404", async () => {
     expect((await open(admin, `/console/jobs/${othersJobId}`)).status).toBe(404);
     expect((await open(admin, `/console/transcripts/${othersTranscript.textSourceId}`)).status).toBe(404);
+  });
+
+  it("another workspace's media is 404, and media without a session is 401", async () => {
+    expect((await open(admin, `/console/media/transcripts/${othersTranscript.textSourceId}`)).status).toBe(404);
+    expect((await fetchPage(`/console/media/transcripts/${transcript.textSourceId}`)).status).toBe(401);
   });
 
   it("another workspace's key cannot be revoked", async () => {

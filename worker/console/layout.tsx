@@ -30,6 +30,9 @@ export function Document(props: { title: string; children: Child; scripts?: stri
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {/* The app-wide Referrer-Policy is no-referrer, under which a browser sends `Origin: null` on a form
+            post or fetch, and the API's same-origin check refuses it; same-origin still sends nothing elsewhere. */}
+        <meta name="referrer" content="same-origin" />
         {props.csrf ? <meta name="csrf-token" content={props.csrf} /> : null}
         <title>{`${props.title} · media-jobs console`}</title>
         <link rel="stylesheet" href="/console/assets/console.css" />
@@ -93,7 +96,7 @@ export function Layout(props: {
           <form method="post" action="/console/project">
             <Csrf token={session.csrfToken} />
             <input type="hidden" name="back" value={here} />
-            <label for="project-switch" class="muted" style="color:#fff;margin:0;font-weight:400">
+            <label for="project-switch" style="color:#fff;margin:0;font-weight:400">
               Project
             </label>
             <select id="project-switch" name="projectId">

@@ -9,12 +9,9 @@ import { connectionLocation } from "../storage/connections";
 
 /**
  * What the console does for a signed-in user that the project-key API has no route for: project API
- * keys (the API manages them with workspace keys only) and media the browser plays straight from the
- * customer's bucket. Every function is scoped to the session's project by its caller.
+ * keys (the API manages them with workspace keys only), media streamed from the customer's bucket, and
+ * a connection's bucket test. Every function is scoped to the session's project by its caller.
  */
-
-/** How long a media URL handed to the browser stays valid: enough to watch a long recording. */
-export const MEDIA_URL_TTL_SEC = 3600;
 
 export async function listProjectKeys(db: Db, projectId: string) {
   const rows = await db
@@ -49,20 +46,45 @@ async function projectConnection(db: Db, projectId: string, connectionId: string
     .get();
 }
 
+/** Response headers of the store's answer that the browser's media element needs for seeking. */
+const MEDIA_HEADERS = ["content-type", "content-length", "content-range", "accept-ranges", "etag", "last-modified"];
+
 /**
- * A presigned GET for an object in one of the project's connections, or null when the connection is
- * not the project's. The browser streams the media from the store itself (range requests, seeking)
- * instead of through the Worker, so a long video costs the Worker one signature, not its bytes.
+ * Streams an object of one of the project's connections to the browser, passing its Range on, or
+ * null when the connection is not the project's or does not list the bucket. The Worker signs the
+ * request in the header with the connection's credentials, as every other call of the service does,
+ * so this works with any store the service supports and hands the browser no bearer URL to leak.
  */
-export async function presignedGet(env: Env, db: Db, projectId: string, connectionId: string, bucket: string, key: string) {
-  const conn = await projectConnection(db, projectId, connectionId);
-  if (!conn || !conn.buckets.includes(bucket)) return null;
+export async function streamObject(
+  env: Env,
+  db: Db,
+  projectId: string,
+  ref: { connectionId: string; bucket: string; key: string },
+  range?: string,
+) {
+  const conn = await projectConnection(db, projectId, ref.connectionId);
+  if (!conn || !conn.buckets.includes(ref.bucket)) return null;
   const loc = await connectionLocation(conn, env.ENCRYPTION_KEY);
-  const url = new URL(new S3Client(loc).objectUrl(bucket, key));
-  url.searchParams.set("X-Amz-Expires", String(MEDIA_URL_TTL_SEC));
-  const aws = new AwsClient({ accessKeyId: loc.accessKeyId, secretAccessKey: loc.secretAccessKey, region: loc.region, service: "s3" });
-  const signed = await aws.sign(url.toString(), { method: "GET", aws: { signQuery: true } });
-  return signed.url;
+  const aws = new AwsClient({
+    accessKeyId: loc.accessKeyId,
+    secretAccessKey: loc.secretAccessKey,
+    region: loc.region,
+    service: "s3",
+    retries: 0,
+  });
+  const res = await aws.fetch(new S3Client(loc).objectUrl(ref.bucket, ref.key), { method: "GET", headers: range ? { range } : {} });
+  if (!res.ok) {
+    await res.body?.cancel();
+    return new Response(res.status === 404 ? "the object is not in the bucket" : `the store answered ${res.status}`, {
+      status: res.status === 404 || res.status === 416 ? res.status : 502,
+    });
+  }
+  const headers = new Headers({ "cache-control": "private, max-age=300" });
+  for (const h of MEDIA_HEADERS) {
+    const v = res.headers.get(h);
+    if (v) headers.set(h, v);
+  }
+  return new Response(res.body, { status: res.status, headers });
 }
 
 /** Checks that the stored credentials still reach every bucket; one line per bucket. */

@@ -17,7 +17,7 @@ import { SignInPage } from "./pages/sign-in";
 import { SubmitPage, type Connection, type SubmitForm } from "./pages/submit";
 import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/transcript";
 import { UsagePage, type WorkspaceView } from "./pages/usage";
-import { createProjectKey, listProjectKeys, presignedGet, revokeProjectKey, testConnection } from "./project-data";
+import { createProjectKey, listProjectKeys, revokeProjectKey, streamObject, testConnection } from "./project-data";
 import { CONSOLE_SCRIPTS } from "./scripts";
 import { checkSameOrigin } from "./session";
 import { CONSOLE_CSS } from "./styles";
@@ -299,17 +299,7 @@ export function consolePages(api: ApiFetch) {
         mustGet<Transcript>(c, api, `/v1/transcriptions/${id}`),
         callApi<GlossaryTerm[]>(c, api, "GET", "/v1/glossary"),
       ]);
-      const transcript = t.data;
-      const projectId = shell.session.project?.projectId ?? "";
-      const db = getDb(c.env.DB);
-      const src = transcript.source;
-      const mediaUrl = await presignedGet(c.env, db, projectId, src.connectionId, src.bucket, src.sourceKey);
-      const thumbnailUrls: Record<string, string> = {};
-      for (const th of transcript.thumbnails ?? []) {
-        const url = await presignedGet(c.env, db, projectId, src.connectionId, th.bucket, th.key);
-        if (url) thumbnailUrls[th.thumbnailId] = url;
-      }
-      return c.html(TranscriptPage({ shell, transcript, mediaUrl, thumbnailUrls, glossary: glossary.data ?? [] }));
+      return c.html(TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [] }));
     }),
   );
 
@@ -317,19 +307,58 @@ export function consolePages(api: ApiFetch) {
     "/clips/:clipGenerationId",
     page(async (c, shell) => {
       const gen = (await mustGet<ClipGeneration>(c, api, `/v1/clip-generations/${encodeURIComponent(param(c, "clipGenerationId"))}`)).data;
-      const t = await callApi<Transcript>(c, api, "GET", `/v1/transcriptions/${encodeURIComponent(gen.textSourceId)}?layers=segments`);
-      const urls: Record<number, { video: string; poster: string } | undefined> = {};
-      const src = t.data?.source;
-      if (src) {
-        const db = getDb(c.env.DB);
-        const projectId = shell.session.project?.projectId ?? "";
-        for (const clip of gen.clips ?? []) {
-          const video = await presignedGet(c.env, db, projectId, src.connectionId, src.bucket, clip.videoKey);
-          const poster = await presignedGet(c.env, db, projectId, src.connectionId, src.bucket, clip.posterKey);
-          if (video && poster) urls[clip.index] = { video, poster };
-        }
-      }
-      return c.html(ClipsPage({ shell, gen, urls }));
+      return c.html(ClipsPage({ shell, gen }));
+    }),
+  );
+
+  /**
+   * Media the pages play, streamed from the customer's bucket with the browser's Range passed on. Each
+   * route names a record, never a key: the API reads the record (so the session's permissions and
+   * project apply) and says which object it is.
+   */
+  const media = (locate: (c: Ctx) => Promise<{ connectionId: string; bucket: string; key: string } | null>) => async (c: Ctx) => {
+    const session = await loadSession(c, api);
+    if (!session?.project) return c.text("sign in to play media", 401);
+    const ref = await locate(c).catch((err: unknown) => {
+      if (err instanceof PageError) return null;
+      throw err;
+    });
+    const res = ref ? await streamObject(c.env, getDb(c.env.DB), session.project.projectId, ref, c.req.header("range")) : null;
+    return res ?? c.text("not found", 404);
+  };
+  const transcriptSource = async (c: Ctx, id: string) =>
+    (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(id)}?layers=segments`)).data;
+
+  app.get(
+    "/media/transcripts/:transcriptionId",
+    media(async (c) => {
+      const t = await transcriptSource(c, param(c, "transcriptionId"));
+      return { connectionId: t.source.connectionId, bucket: t.source.bucket, key: t.source.sourceKey };
+    }),
+  );
+
+  app.get(
+    "/media/thumbnails/:transcriptionId/:thumbnailId",
+    media(async (c) => {
+      const t = (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(param(c, "transcriptionId"))}`)).data;
+      const th = (t.thumbnails ?? []).find((x) => x.thumbnailId === param(c, "thumbnailId"));
+      return th ? { connectionId: t.source.connectionId, bucket: th.bucket, key: th.key } : null;
+    }),
+  );
+
+  app.get(
+    "/media/clips/:clipGenerationId/:index/:part{video|poster}",
+    media(async (c) => {
+      const gen = (await mustGet<ClipGeneration>(c, api, `/v1/clip-generations/${encodeURIComponent(param(c, "clipGenerationId"))}`)).data;
+      const clip = (gen.clips ?? []).find((x) => String(x.index) === param(c, "index"));
+      if (!clip) return null;
+      // A clip is written to the bucket of the transcript it was cut from.
+      const t = await transcriptSource(c, gen.textSourceId);
+      return {
+        connectionId: t.source.connectionId,
+        bucket: t.source.bucket,
+        key: param(c, "part") === "video" ? clip.videoKey : clip.posterKey,
+      };
     }),
   );
 

@@ -16,7 +16,11 @@ const JOB_LIVE = String.raw`
     return s && s.getAttribute("data-terminal") === "true";
   }
   function tick() {
-    if (terminal()) return;
+    if (terminal()) {
+      var cancel = document.getElementById("cancel-form");
+      if (cancel) cancel.hidden = true;
+      return;
+    }
     if (document.hidden) return void setTimeout(tick, every);
     fetch(box.getAttribute("data-src"), { credentials: "same-origin", headers: { accept: "text/html" } })
       .then(function (r) { return r.ok ? r.text() : null; })

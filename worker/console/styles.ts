@@ -1,14 +1,15 @@
 /**
  * The console's one stylesheet, served by the Worker at /console/assets/console.css (no CDN, no web
- * fonts). Colours are chosen for ≥ 4.5:1 contrast on their backgrounds; the layout stacks on a phone.
+ * fonts). Text colours have ≥ 4.5:1 contrast on their backgrounds; the focus ring is a dark outline inside
+ * a yellow halo, so it shows on the white page and on the dark header alike; the layout stacks on a phone.
  */
 export const CONSOLE_CSS = `
-:root{--fg:#1b1b1f;--muted:#4a4f57;--bg:#fff;--panel:#f4f5f7;--line:#c9ccd1;--accent:#0b57d0;--accent-fg:#fff;--danger:#a11a1a;--ok:#17612a;--warn:#7a4b00;--focus:#ff9f1a}
+:root{--fg:#1b1b1f;--muted:#4a4f57;--bg:#fff;--panel:#f4f5f7;--line:#c9ccd1;--accent:#0b57d0;--accent-fg:#fff;--danger:#a11a1a;--ok:#17612a;--warn:#7a4b00;--focus:#ffbf47}
 *{box-sizing:border-box}
 html{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 body{margin:0}
 a{color:var(--accent)}
-:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+:focus-visible{outline:3px solid var(--fg);outline-offset:2px;box-shadow:0 0 0 6px var(--focus)}
 .skip{position:absolute;left:-999px;top:0;background:var(--fg);color:#fff;padding:.5rem 1rem;z-index:10}
 .skip:focus{left:0}
 header.top{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;padding:.6rem 1rem;background:#10213f;color:#fff}

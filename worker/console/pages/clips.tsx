@@ -26,11 +26,7 @@ export interface ClipGeneration {
   clips?: Clip[];
 }
 
-export function ClipsPage(props: {
-  shell: Shell;
-  gen: ClipGeneration;
-  urls: Record<number, { video: string; poster: string } | undefined>;
-}) {
+export function ClipsPage(props: { shell: Shell; gen: ClipGeneration }) {
   const g = props.gen;
   return (
     <Layout title={`Clips ${g.clipGenerationId}`} nav="jobs" shell={props.shell}>
@@ -42,26 +38,22 @@ export function ClipsPage(props: {
       </p>
       <div class="cards">
         {(g.clips ?? []).map((c) => {
-          const u = props.urls[c.index];
+          const base = `/console/media/clips/${g.clipGenerationId}/${c.index}`;
           return (
             <article class="card" aria-labelledby={`clip-${c.index}`}>
               <h2 id={`clip-${c.index}`}>
                 {c.index + 1}. {c.title}
               </h2>
-              {u ? (
-                <video
-                  controls
-                  preload="none"
-                  poster={u.poster}
-                  src={u.video}
-                  width={c.width}
-                  height={c.height}
-                  style="height:auto"
-                  data-clip={String(c.index)}
-                ></video>
-              ) : (
-                <p class="muted">Not playable: the source's connection is not this project's.</p>
-              )}
+              <video
+                controls
+                preload="none"
+                poster={`${base}/poster`}
+                src={`${base}/video`}
+                width={c.width}
+                height={c.height}
+                style="height:auto"
+                data-clip={String(c.index)}
+              ></video>
               <p class="muted">
                 {clock(c.start)}–{clock(c.end)} of the source · {c.durationSec.toFixed(1)} s · score {c.score.toFixed(2)}
               </p>

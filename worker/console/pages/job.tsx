@@ -210,13 +210,9 @@ export function JobPage(props: {
         </dd>
         <dt>Priority</dt>
         <dd>{job.priority}</dd>
-        <dt>Input</dt>
-        <dd>
-          <code>{JSON.stringify(job.input)}</code>
-        </dd>
       </dl>
       {!isTerminal(job.status) && job.status !== "cancelling" ? (
-        <form method="post" action={`/console/jobs/${job.jobId}/cancel`} class="actions">
+        <form method="post" action={`/console/jobs/${job.jobId}/cancel`} class="actions" id="cancel-form">
           <Csrf token={csrf} />
           <button type="submit" class="danger">
             Cancel this job
@@ -226,6 +222,10 @@ export function JobPage(props: {
       <section id="live" aria-label="Live status" data-src={`/console/jobs/${job.jobId}/live`} data-every="500">
         <LivePanel job={job} progress={props.progress} now={Date.now()} />
       </section>
+      <details>
+        <summary>Input</summary>
+        <pre>{JSON.stringify(job.input, null, 2)}</pre>
+      </details>
       <h2>Webhook deliveries</h2>
       {props.deliveries.length === 0 ? (
         <p class="muted">No delivery was attempted (no webhook URL on the job or the project, or the job has not ended).</p>

@@ -19,7 +19,7 @@ export function SignInPage(props: { next: string; email?: string; error?: string
           </p>
         </form>
         <p class="muted">
-          Accounts are created by the operator (`scripts/admin.ts users create`) or by an invitation from a workspace admin.
+          Accounts are created by the operator (<code>npm run admin -- users create</code>) or by an invitation from a workspace admin.
         </p>
       </main>
     </Document>

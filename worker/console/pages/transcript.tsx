@@ -45,13 +45,7 @@ export function clock(sec: number): string {
   return `${m}:${s < 10 ? "0" : ""}${s.toFixed(1)}`;
 }
 
-export function TranscriptPage(props: {
-  shell: Shell;
-  transcript: Transcript;
-  mediaUrl: string | null;
-  thumbnailUrls: Record<string, string>;
-  glossary: GlossaryTerm[];
-}) {
+export function TranscriptPage(props: { shell: Shell; transcript: Transcript; glossary: GlossaryTerm[] }) {
   const t = props.transcript;
   const segments = t.segments ?? [];
   return (
@@ -84,11 +78,13 @@ export function TranscriptPage(props: {
       </dl>
       <div class="player">
         <div>
-          {props.mediaUrl ? (
-            <video data-player controls preload="metadata" src={props.mediaUrl} aria-label="Source recording"></video>
-          ) : (
-            <p class="muted">The source cannot be played: its storage connection is not this project's or no longer lists the bucket.</p>
-          )}
+          <video
+            data-player
+            controls
+            preload="metadata"
+            src={`/console/media/transcripts/${t.transcriptionId}`}
+            aria-label="Source recording"
+          ></video>
           <p class="muted">Click a time to play from there. The segment being played is highlighted.</p>
         </div>
         <section aria-labelledby="seg-h">
@@ -142,15 +138,13 @@ export function TranscriptPage(props: {
           <div class="cards">
             {t.thumbnails.map((th) => (
               <figure class="card">
-                {props.thumbnailUrls[th.thumbnailId] ? (
-                  <img
-                    src={props.thumbnailUrls[th.thumbnailId]}
-                    width={th.width}
-                    height={th.height}
-                    alt={`${th.kind} thumbnail`}
-                    loading="lazy"
-                  />
-                ) : null}
+                <img
+                  src={`/console/media/thumbnails/${t.transcriptionId}/${encodeURIComponent(th.thumbnailId)}`}
+                  width={th.width}
+                  height={th.height}
+                  alt={`${th.kind} thumbnail`}
+                  loading="lazy"
+                />
                 <figcaption>
                   {th.kind}
                   {th.frameTimeSec !== null ? ` at ${clock(th.frameTimeSec)}` : ""}
