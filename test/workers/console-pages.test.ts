@@ -1,10 +1,12 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser, signedIn, signIn, SITE, type Browser } from "./helpers/console";
-import { getJob, submitTranscription } from "./helpers/jobs";
+import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
+import { fakeRunner, getJob, submitTranscription, waitForStatus } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript, type CompletedTranscript } from "./helpers/transcripts";
+import { createJob } from "./helpers/understanding";
 
 /** The console's server-rendered pages (worker/console): sessions, workspace isolation, CSRF on every form. */
 
@@ -50,6 +52,39 @@ function postForms(html: string): Array<{ action: string; csrf: string | null }>
   }));
 }
 
+/** A Spanish translation of the transcript, completed by the test playing the runner. */
+async function completedTranslation(tenant: Tenant, textSourceId: string): Promise<void> {
+  const job = await createJob(tenant, "translation", { textSourceId, targetLanguage: "es" });
+  const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
+  const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
+  const save: TranslationSave = {
+    translationBackend: "apertium",
+    model: "apertium:eng-spa",
+    sourceLanguage: "en",
+    targetLanguage: "es",
+    transcriptRevision: 1,
+    durationSec: source.durationSec,
+    segments: source.segments.map((seg) => ({ ...seg, text: `[es] ${seg.text}`, sourceText: seg.text })),
+    outputKeys: job.input["resolvedOutputKeys"] as TranslationSave["outputKeys"],
+    glossary: { termsProtected: 0, missing: [] },
+    timing: { translateSec: 0.01, segmentsPerSec: 300 },
+  };
+  await fakeRunner.call(task, "translation.save", save);
+  await fakeRunner.complete(task, {
+    translationId: String(job.input["translationId"]),
+    textSourceId,
+    sourceLanguage: "en",
+    targetLanguage: "es",
+    languageKey: "es",
+    sourceLayer: "current",
+    segmentCount: source.segments.length,
+    durationSec: source.durationSec,
+    translationBackend: "apertium",
+    model: "apertium:eng-spa",
+  });
+  await waitForStatus(tenant, job.jobId, "completed");
+}
+
 let t: Tenant;
 let other: Tenant;
 let admin: Browser;
@@ -64,6 +99,7 @@ beforeAll(async () => {
   // Transcripts first: the fake runner leases whichever task is queued.
   transcript = await completedTranscript(t, ["hello there", "general kenobi"]);
   othersTranscript = await completedTranscript(other, ["not yours"]);
+  await completedTranslation(t, transcript.textSourceId);
   runningJobId = (await submitTranscription(t)).jobId;
   othersJobId = (await submitTranscription(other)).jobId;
 });
@@ -165,6 +201,23 @@ describe("pages for a signed-in user", () => {
     expect(res.status).toBe(206);
     expect(res.headers.get("content-range")).toMatch(/^bytes 0-6\//);
     expect(await res.text()).toBe("not rea");
+  });
+
+  it("the transcript page links its translations, and a translation's page shows both languages", async () => {
+    const { html } = await open(admin, `/console/transcripts/${transcript.textSourceId}`);
+    const link = `/console/transcripts/${transcript.textSourceId}/translations/es`;
+    expect(html).toContain(`href="${link}"`);
+    expect(html).toContain("No dubbing yet.");
+    const page = await open(admin, link);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain("[es] general kenobi");
+    expect(page.html).toContain("<td>general kenobi</td>");
+  });
+
+  it("an unknown dubbing is a 404 page", async () => {
+    const page = await open(admin, "/console/dubbings/dub_unknown");
+    expect(page.status).toBe(404);
+    expect(page.html).toContain("dubbing not found");
   });
 
   it("the scripts and the stylesheet are served by the Worker", async () => {

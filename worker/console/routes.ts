@@ -17,6 +17,7 @@ import { SignInPage } from "./pages/sign-in";
 import { SubmitPage, type Connection, type SubmitForm } from "./pages/submit";
 import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/transcript";
 import { UsagePage, type WorkspaceView } from "./pages/usage";
+import { DubbingPage, TranslationPage, type Dubbing, type DubbingEntry, type Translation, type TranslationEntry } from "./pages/versions";
 import { createProjectKey, listProjectKeys, revokeProjectKey, streamObject, testConnection } from "./project-data";
 import { CONSOLE_SCRIPTS } from "./scripts";
 import { checkSameOrigin } from "./session";
@@ -295,11 +296,30 @@ export function consolePages(api: ApiFetch) {
     "/transcripts/:transcriptionId",
     page(async (c, shell) => {
       const id = encodeURIComponent(param(c, "transcriptionId"));
-      const [t, glossary] = await Promise.all([
+      const [t, glossary, translations, dubbings] = await Promise.all([
         mustGet<Transcript>(c, api, `/v1/transcriptions/${id}`),
         callApi<GlossaryTerm[]>(c, api, "GET", "/v1/glossary"),
+        callApi<{ translations: TranslationEntry[] }>(c, api, "GET", `/v1/transcriptions/${id}/translations`),
+        callApi<DubbingEntry[]>(c, api, "GET", `/v1/transcriptions/${id}/dubbings`),
       ]);
-      return c.html(TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [] }));
+      const versions = { translations: translations.data?.translations ?? [], dubbings: dubbings.data ?? [] };
+      return c.html(TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [], versions }));
+    }),
+  );
+
+  app.get(
+    "/transcripts/:transcriptionId/translations/:languageKey",
+    page(async (c, shell) => {
+      const path = `/v1/transcriptions/${encodeURIComponent(param(c, "transcriptionId"))}/translations/${encodeURIComponent(param(c, "languageKey"))}`;
+      return c.html(TranslationPage({ shell, translation: (await mustGet<Translation>(c, api, path)).data }));
+    }),
+  );
+
+  app.get(
+    "/dubbings/:dubbingId",
+    page(async (c, shell) => {
+      const dubbing = (await mustGet<Dubbing>(c, api, `/v1/dubbings/${encodeURIComponent(param(c, "dubbingId"))}`)).data;
+      return c.html(DubbingPage({ shell, dubbing }));
     }),
   );
 
@@ -343,6 +363,18 @@ export function consolePages(api: ApiFetch) {
       const t = (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(param(c, "transcriptionId"))}`)).data;
       const th = (t.thumbnails ?? []).find((x) => x.thumbnailId === param(c, "thumbnailId"));
       return th ? { connectionId: t.source.connectionId, bucket: th.bucket, key: th.key } : null;
+    }),
+  );
+
+  app.get(
+    "/media/dubbings/:dubbingId/video",
+    media(async (c) => {
+      const d = (await mustGet<Dubbing>(c, api, `/v1/dubbings/${encodeURIComponent(param(c, "dubbingId"))}`)).data;
+      const key = d.artifacts?.["video"];
+      if (!key) return null;
+      // Dubbed media is written to the bucket of the transcript's source.
+      const t = await transcriptSource(c, d.transcriptionId);
+      return { connectionId: t.source.connectionId, bucket: t.source.bucket, key };
     }),
   );
 

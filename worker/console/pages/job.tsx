@@ -111,6 +111,11 @@ function resultLinks(job: Job): Array<{ href: string; label: string }> {
   if (typeof txt === "string") out.push({ href: `/console/transcripts/${txt}`, label: "Open the transcript" });
   const clips = job.resultSummary?.["clipGenerationId"];
   if (typeof clips === "string") out.push({ href: `/console/clips/${clips}`, label: "Play the clips" });
+  const dubbing = job.resultSummary?.["dubbingId"];
+  if (typeof dubbing === "string") out.push({ href: `/console/dubbings/${dubbing}`, label: "Play the dubbed video" });
+  const language = job.resultSummary?.["languageKey"];
+  if (job.serviceType === "translation" && typeof txt === "string" && typeof language === "string")
+    out.push({ href: `/console/transcripts/${txt}/translations/${encodeURIComponent(language)}`, label: "Read the translation" });
   return out;
 }
 

@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import { Layout, StatusBadge, when, type Shell } from "../layout";
+import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 
 export interface Segment {
   id: number | string;
@@ -45,7 +46,12 @@ export function clock(sec: number): string {
   return `${m}:${s < 10 ? "0" : ""}${s.toFixed(1)}`;
 }
 
-export function TranscriptPage(props: { shell: Shell; transcript: Transcript; glossary: GlossaryTerm[] }) {
+export function TranscriptPage(props: {
+  shell: Shell;
+  transcript: Transcript;
+  glossary: GlossaryTerm[];
+  versions: { translations: TranslationEntry[]; dubbings: DubbingEntry[] };
+}) {
   const t = props.transcript;
   const segments = t.segments ?? [];
   return (
@@ -132,6 +138,7 @@ export function TranscriptPage(props: { shell: Shell; transcript: Transcript; gl
           </table>
         </div>
       )}
+      <Versions transcriptionId={t.transcriptionId} translations={props.versions.translations} dubbings={props.versions.dubbings} />
       {t.thumbnails && t.thumbnails.length > 0 ? (
         <>
           <h2>Thumbnails</h2>
