@@ -214,6 +214,13 @@ describe("pages for a signed-in user", () => {
     expect(page.html).toContain("<td>general kenobi</td>");
   });
 
+  it("a catalog search runs from the page's GET, answered by the search API", async () => {
+    const page = await open(admin, "/console/catalog?q=kenobi");
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain('class="error"');
+    expect(page.html).toMatch(/No passage matches\.|\/console\/transcripts\/txt_\w+\?t=/);
+  });
+
   it("an unknown dubbing is a 404 page", async () => {
     const page = await open(admin, "/console/dubbings/dub_unknown");
     expect(page.status).toBe(404);
