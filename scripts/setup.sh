@@ -4,7 +4,8 @@
 #     pocketsphinx-testdata (public-domain LibriVox speech with reference transcripts: demo, bench),
 #     fonts-noto-core (caption and cover text), Apertium with apertium-apy and its language pairs
 #     (local translation), eSpeak NG and Festival with its HTS voices (local speech synthesis),
-#     rubberband-cli (fitting speech to its slot)
+#     rubberband-cli (fitting speech to its slot), chromium (the console's real-browser test drives
+#     Debian's Chromium through playwright-core, which never downloads a browser of its own)
 #   - npm dependencies (including Node 22 itself, as the `node` dev dependency)
 # Usage: scripts/setup.sh [--deps-only]
 set -euo pipefail
@@ -13,7 +14,8 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata fonts-noto-core
   apertium apertium-apy apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en apertium-hbs-eng
   apertium-eu-en apertium-isl-eng apertium-mkd-eng
-  espeak-ng festival festvox-us-slt-hts festvox-ca-ona-hts rubberband-cli)
+  espeak-ng festival festvox-us-slt-hts festvox-ca-ona-hts rubberband-cli
+  chromium)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

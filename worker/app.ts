@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
 import { authenticate } from "./auth/middleware";
+import { consolePages } from "./console/routes";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
 import { serverTiming } from "./http/server-timing";
@@ -68,6 +69,11 @@ export function buildApp() {
   app.route("/v1/console", routes.consolePublic);
   app.route("/admin/v1", routes.admin);
   app.route("/runner/v1", routes.runner);
+  // The web console: pages that check the cookie session themselves and call this app's API in process.
+  app.route(
+    "/console",
+    consolePages((request, env, ctx) => app.fetch(request, env, ctx)),
+  );
 
   // Before authentication, so the create's phases include it.
   app.on("POST", "/v1/jobs", serverTiming);

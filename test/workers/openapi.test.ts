@@ -17,10 +17,13 @@ import { createTenant, unique, type Tenant } from "./helpers/tenant";
 /** Routes only a local stack has, left out of the document on purpose. */
 const UNDOCUMENTED = new Set(["GET /__bench/bare"]);
 
+/** The web console's pages (worker/console) are HTML for people, not API: they call the documented routes. */
+const isConsolePage = (path: string) => path === "/console" || path.startsWith("/console/");
+
 /** `METHOD /path/{param}` of every handler the app registers (middleware is registered as ALL). */
 function appRoutes(): string[] {
   const keys = buildApp()
-    .routes.filter((r) => r.method !== "ALL")
+    .routes.filter((r) => r.method !== "ALL" && !isConsolePage(r.path))
     .map((r) => `${r.method} ${openApiPath(r.path.length > 1 ? r.path.replace(/\/+$/, "") : r.path)}`);
   return [...new Set(keys)].filter((k) => !UNDOCUMENTED.has(k)).sort();
 }

@@ -1,0 +1,172 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
+import { Layout, StatusBadge, when, type Shell } from "../layout";
+import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
+
+export interface Segment {
+  id: number | string;
+  start: number;
+  end: number;
+  text: string;
+}
+export interface Transcript {
+  transcriptionId: string;
+  jobId: string;
+  status: string;
+  language: string | null;
+  durationSec: number | null;
+  engine: string | null;
+  model: string | null;
+  revision: number;
+  segmentCount: number;
+  segments?: Segment[];
+  source: { connectionId: string; bucket: string; sourceKey: string };
+  thumbnails?: Array<{
+    thumbnailId: string;
+    kind: string;
+    bucket: string;
+    key: string;
+    width: number;
+    height: number;
+    frameTimeSec: number | null;
+  }>;
+  metadata?: Record<string, unknown> | null;
+  updatedAt: string;
+}
+export interface GlossaryTerm {
+  termId: string;
+  term: string;
+  preferred: string;
+}
+
+/** 83.4 → "1:23.4" */
+export function clock(sec: number): string {
+  const m = Math.floor(sec / 60);
+  const s = sec - m * 60;
+  return `${m}:${s < 10 ? "0" : ""}${s.toFixed(1)}`;
+}
+
+export function TranscriptPage(props: {
+  shell: Shell;
+  transcript: Transcript;
+  glossary: GlossaryTerm[];
+  versions: { translations: TranslationEntry[]; dubbings: DubbingEntry[] };
+}) {
+  const t = props.transcript;
+  const segments = t.segments ?? [];
+  return (
+    <Layout title={`Transcript ${t.transcriptionId}`} nav="jobs" shell={props.shell} scripts={["transcript.js"]}>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={t.status} />
+        </dd>
+        <dt>Revision</dt>
+        <dd id="revision" aria-live="polite">
+          {t.revision}
+        </dd>
+        <dt>Source</dt>
+        <dd>
+          <code>{`s3://${t.source.bucket}/${t.source.sourceKey}`}</code>
+        </dd>
+        <dt>Language · duration</dt>
+        <dd>
+          {t.language ?? "—"} · {t.durationSec !== null ? clock(t.durationSec) : "—"}
+        </dd>
+        <dt>Engine</dt>
+        <dd>
+          {t.engine ?? "—"} {t.model ? `(${t.model})` : ""}
+        </dd>
+        <dt>Job</dt>
+        <dd>
+          <a href={`/console/jobs/${t.jobId}`}>{t.jobId}</a> · updated {when(t.updatedAt)} UTC
+        </dd>
+      </dl>
+      <div class="player">
+        <div>
+          <video
+            data-player
+            controls
+            preload="metadata"
+            src={`/console/media/transcripts/${t.transcriptionId}`}
+            aria-label="Source recording"
+          ></video>
+          <p class="muted">Click a time to play from there. The segment being played is highlighted.</p>
+        </div>
+        <section aria-labelledby="seg-h">
+          <h2 id="seg-h">Segments ({segments.length})</h2>
+          {segments.length === 0 ? <p class="muted">No segments (the transcript is {t.status}).</p> : null}
+          <ol class="segments" data-transcription={t.transcriptionId} data-revision={String(t.revision)}>
+            {segments.map((s) => (
+              <li data-id={JSON.stringify(s.id)} data-start={String(s.start)} data-end={String(s.end)}>
+                <button type="button" class="seek" aria-label={`Play from ${clock(s.start)}`}>
+                  {clock(s.start)}
+                </button>
+                <p class="seg-text">{s.text}</p>
+                <div class="seg-tools">
+                  {t.status === "completed" ? (
+                    <button type="button" class="secondary" data-action="edit" aria-label={`Edit the segment at ${clock(s.start)}`}>
+                      Edit
+                    </button>
+                  ) : null}
+                </div>
+              </li>
+            ))}
+          </ol>
+        </section>
+      </div>
+      <h2>Glossary</h2>
+      {props.glossary.length === 0 ? (
+        <p class="muted">The project glossary is empty.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Term</th>
+                <th scope="col">Written as</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.glossary.map((g) => (
+                <tr>
+                  <td>{g.term}</td>
+                  <td>{g.preferred}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Versions transcriptionId={t.transcriptionId} translations={props.versions.translations} dubbings={props.versions.dubbings} />
+      {t.thumbnails && t.thumbnails.length > 0 ? (
+        <>
+          <h2>Thumbnails</h2>
+          <div class="cards">
+            {t.thumbnails.map((th) => (
+              <figure class="card">
+                <img
+                  src={`/console/media/thumbnails/${t.transcriptionId}/${encodeURIComponent(th.thumbnailId)}`}
+                  width={th.width}
+                  height={th.height}
+                  alt={`${th.kind} thumbnail`}
+                  loading="lazy"
+                />
+                <figcaption>
+                  {th.kind}
+                  {th.frameTimeSec !== null ? ` at ${clock(th.frameTimeSec)}` : ""}
+                </figcaption>
+              </figure>
+            ))}
+          </div>
+        </>
+      ) : null}
+      {t.metadata ? (
+        <>
+          <h2>Metadata</h2>
+          <pre>{JSON.stringify(t.metadata, null, 2)}</pre>
+        </>
+      ) : null}
+    </Layout>
+  );
+}

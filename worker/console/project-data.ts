@@ -1,0 +1,107 @@
+import { AwsClient } from "aws4fetch";
+import { and, desc, eq } from "drizzle-orm";
+import { S3Client, S3Error } from "../../contracts/s3-client";
+import { createKey, publicKey } from "../accounts/service";
+import type { Db } from "../db/client";
+import { apiKeys, storageConnections } from "../db/schema";
+import type { Env } from "../env";
+import { connectionLocation } from "../storage/connections";
+
+/**
+ * What the console does for a signed-in user that the project-key API has no route for: project API
+ * keys (the API manages them with workspace keys only), media streamed from the customer's bucket, and
+ * a connection's bucket test. Every function is scoped to the session's project by its caller.
+ */
+
+export async function listProjectKeys(db: Db, projectId: string) {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.projectId, projectId), eq(apiKeys.kind, "project")))
+    .orderBy(desc(apiKeys.createdAt))
+    .all();
+  return rows.map(publicKey);
+}
+
+export async function createProjectKey(db: Db, workspaceId: string, projectId: string, name: string) {
+  return createKey(db, { kind: "project", workspaceId, projectId, name });
+}
+
+/** Revokes one of the project's keys; false when the id is not a project key of this project. */
+export async function revokeProjectKey(db: Db, projectId: string, keyId: string): Promise<boolean> {
+  const row = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date().toISOString() })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), eq(apiKeys.kind, "project")))
+    .returning()
+    .get();
+  return row !== undefined;
+}
+
+async function projectConnection(db: Db, projectId: string, connectionId: string) {
+  return db
+    .select()
+    .from(storageConnections)
+    .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
+    .get();
+}
+
+/** Response headers of the store's answer that the browser's media element needs for seeking. */
+const MEDIA_HEADERS = ["content-type", "content-length", "content-range", "accept-ranges", "etag", "last-modified"];
+
+/**
+ * Streams an object of one of the project's connections to the browser, passing its Range on, or
+ * null when the connection is not the project's or does not list the bucket. The Worker signs the
+ * request in the header with the connection's credentials, as every other call of the service does,
+ * so this works with any store the service supports and hands the browser no bearer URL to leak.
+ */
+export async function streamObject(
+  env: Env,
+  db: Db,
+  projectId: string,
+  ref: { connectionId: string; bucket: string; key: string },
+  range?: string,
+) {
+  const conn = await projectConnection(db, projectId, ref.connectionId);
+  if (!conn || !conn.buckets.includes(ref.bucket)) return null;
+  const loc = await connectionLocation(conn, env.ENCRYPTION_KEY);
+  const aws = new AwsClient({
+    accessKeyId: loc.accessKeyId,
+    secretAccessKey: loc.secretAccessKey,
+    region: loc.region,
+    service: "s3",
+    retries: 0,
+  });
+  const res = await aws.fetch(new S3Client(loc).objectUrl(ref.bucket, ref.key), { method: "GET", headers: range ? { range } : {} });
+  if (!res.ok) {
+    await res.body?.cancel();
+    return new Response(res.status === 404 ? "the object is not in the bucket" : `the store answered ${res.status}`, {
+      status: res.status === 404 || res.status === 416 ? res.status : 502,
+    });
+  }
+  const headers = new Headers({ "cache-control": "private, max-age=300" });
+  for (const h of MEDIA_HEADERS) {
+    const v = res.headers.get(h);
+    if (v) headers.set(h, v);
+  }
+  return new Response(res.body, { status: res.status, headers });
+}
+
+/** Checks that the stored credentials still reach every bucket; one line per bucket. */
+export async function testConnection(env: Env, db: Db, projectId: string, connectionId: string) {
+  const conn = await projectConnection(db, projectId, connectionId);
+  if (!conn) return null;
+  const s3 = new S3Client(await connectionLocation(conn, env.ENCRYPTION_KEY), 10_000);
+  const results: Array<{ bucket: string; ok: boolean; message: string }> = [];
+  for (const bucket of conn.buckets) {
+    try {
+      await s3.checkBucket(bucket);
+      results.push({ bucket, ok: true, message: "reachable with the stored credentials" });
+    } catch (err) {
+      // As at create: an S3 answer is named, anything else reads the same, so hosts cannot be probed through this.
+      const code = err instanceof S3Error && err.s3Code ? err.s3Code : null;
+      results.push({ bucket, ok: false, message: code ? `the store answered ${code}` : "could not reach the bucket at the endpoint" });
+    }
+  }
+  return { name: conn.name, results };
+}

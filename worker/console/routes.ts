@@ -1,0 +1,529 @@
+import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Job } from "../../contracts/job";
+import { getDb } from "../db/client";
+import type { AppBindings } from "../env";
+import { safeEqual } from "../platform/crypto";
+import { callApi, loadSession, mustGet, PageError, type ApiFetch, type Ctx } from "./api";
+import type { Shell } from "./layout";
+import { CatalogPage, type SearchHit } from "./pages/catalog";
+import { ClipsPage, type ClipGeneration } from "./pages/clips";
+import { ConnectionsPage, type ConnectionTest } from "./pages/connections";
+import { ErrorPage } from "./pages/error";
+import { isTerminal, JobPage, LivePanel, type Delivery, type Progress } from "./pages/job";
+import { JobsPage, jobListSearch, readJobListQuery, type Pagination } from "./pages/jobs";
+import { KeysPage } from "./pages/keys";
+import { SignInPage } from "./pages/sign-in";
+import { SubmitPage, type Connection, type SubmitForm } from "./pages/submit";
+import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/transcript";
+import { UsagePage, type WorkspaceView } from "./pages/usage";
+import { DubbingPage, TranslationPage, type Dubbing, type DubbingEntry, type Translation, type TranslationEntry } from "./pages/versions";
+import { createProjectKey, listProjectKeys, revokeProjectKey, streamObject, testConnection } from "./project-data";
+import { CONSOLE_SCRIPTS } from "./scripts";
+import { checkSameOrigin } from "./session";
+import { CONSOLE_CSS } from "./styles";
+
+/**
+ * The web console (issue 10), mounted at /console before `authenticate`: server-rendered pages that
+ * check the cookie session themselves (no session → the sign-in page) and read and change data
+ * through the public API in process (`api`), so every rule of the API holds in the console too.
+ * Forms post here with the session's CSRF token in `_csrf`; the handler forwards it as X-CSRF-Token.
+ */
+
+/** Fixed messages a redirect can ask for (`?done=`): never text taken from the URL. */
+const DONE: Record<string, string> = {
+  cancelled: "Cancel requested.",
+  project: "Switched project.",
+  revoked: "Key revoked.",
+  connectionCreated: "Storage connection added.",
+  deactivated: "Storage connection deactivated.",
+  signedOut: "You are signed out.",
+};
+
+type Form = Record<string, string>;
+type Page = (c: Ctx, shell: Shell) => Promise<Response>;
+
+async function readForm(c: Ctx): Promise<Form> {
+  const body = await c.req.parseBody();
+  const out: Form = {};
+  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+/** Only the console's own pages are places to come back to after sign-in or a switch. */
+function safeNext(next: string | undefined): string {
+  return next && next.startsWith("/console/") && !next.startsWith("//") && !next.includes("\\") ? next : "/console/jobs";
+}
+
+function here(c: Ctx): string {
+  const u = new URL(c.req.url);
+  return u.pathname + u.search;
+}
+
+/** A path parameter of the route that matched (typed loosely because page handlers share one signature). */
+const param = (c: Ctx, name: string): string => c.req.param(name) ?? "";
+
+const done = (c: Ctx) => DONE[c.req.query("done") ?? ""];
+
+/** Copies the API's Set-Cookie (the session cookie, or its clearing) onto the page's response. */
+function passCookies(from: Headers, to: Headers) {
+  for (const v of from.getSetCookie()) to.append("set-cookie", v);
+}
+
+function seeOther(location: string, headers = new Headers()): Response {
+  headers.set("location", location);
+  return new Response(null, { status: 303, headers });
+}
+
+function apiMessage(r: { error: { message: string; details?: Array<{ path: string; issue: string }> } | null }): string {
+  if (!r.error) return "";
+  const details = (r.error.details ?? []).map((d) => `${d.path}: ${d.issue}`).join("; ");
+  return details ? `${r.error.message} (${details})` : r.error.message;
+}
+
+export function consolePages(api: ApiFetch) {
+  const app = new Hono<AppBindings>();
+
+  /** A page for a signed-in user: no session sends the browser to sign in, then back here. */
+  const page =
+    (handler: Page) =>
+    async (c: Ctx): Promise<Response> => {
+      const session = await loadSession(c, api);
+      if (!session) {
+        const back = c.req.method === "GET" ? here(c) : "/console/jobs";
+        return seeOther(`/console/sign-in?next=${encodeURIComponent(back)}`);
+      }
+      const projects = (await callApi<Shell["projects"]>(c, api, "GET", "/v1/console/projects")).data ?? [];
+      const shell: Shell = { session, projects, here: here(c) };
+      c.header("cache-control", "no-store");
+      try {
+        return await handler(c, shell);
+      } catch (err) {
+        if (!(err instanceof PageError)) throw err;
+        return c.html(ErrorPage({ shell, status: err.status, message: err.message }), err.status as ContentfulStatusCode);
+      }
+    };
+
+  /** Forwards a form to an API route with the form's CSRF token; the API checks the token and the origin. */
+  const forward = (c: Ctx, form: Form, method: string, path: string, body?: unknown) =>
+    callApi<unknown>(c, api, method, path, { csrf: form["_csrf"] ?? "", ...(body !== undefined ? { body } : {}) });
+
+  /** For actions the console does itself (keys, connection tests): the same two checks the API makes. */
+  const checkConsoleCsrf = (c: Ctx, shell: Shell, form: Form) => {
+    checkSameOrigin(c);
+    if (!safeEqual(form["_csrf"] ?? "", shell.session.csrfToken))
+      throw new PageError(403, "the form's CSRF token is wrong; reload the page and try again");
+  };
+
+  app.get("/assets/console.css", (c) =>
+    c.body(CONSOLE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=300" }),
+  );
+  app.get("/assets/:name", (c) => {
+    const script = CONSOLE_SCRIPTS[param(c, "name")];
+    if (script === undefined) return c.text("not found", 404);
+    return c.body(script, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=300" });
+  });
+
+  app.get("/", (c) => c.redirect("/console/jobs", 302));
+
+  app.get("/sign-in", async (c) => {
+    if (await loadSession(c, api)) return c.redirect(safeNext(c.req.query("next")), 302);
+    c.header("cache-control", "no-store");
+    return c.html(SignInPage({ next: safeNext(c.req.query("next")), notice: done(c) }));
+  });
+
+  app.post("/sign-in", async (c) => {
+    const form = await readForm(c);
+    const r = await callApi<unknown>(c, api, "POST", "/v1/console/sign-in", {
+      body: { email: form["email"] ?? "", password: form["password"] ?? "" },
+    });
+    if (r.status !== 200) {
+      const status = (r.status === 429 ? 429 : r.status === 403 ? 403 : 401) as ContentfulStatusCode;
+      const message = r.status === 422 ? "Enter your email and password." : apiMessage(r);
+      return c.html(SignInPage({ next: safeNext(form["next"]), email: form["email"] ?? "", error: message }), status);
+    }
+    const headers = new Headers();
+    passCookies(r.headers, headers);
+    return seeOther(safeNext(form["next"]), headers);
+  });
+
+  app.post("/sign-out", async (c) => {
+    const form = await readForm(c);
+    const r = await forward(c, form, "POST", "/v1/console/sign-out");
+    const headers = new Headers();
+    passCookies(r.headers, headers);
+    return seeOther(r.status === 200 ? "/console/sign-in?done=signedOut" : "/console/sign-in", headers);
+  });
+
+  app.post(
+    "/project",
+    page(async (c) => {
+      const form = await readForm(c);
+      const r = await forward(c, form, "POST", "/v1/console/session/project", { projectId: form["projectId"] ?? "" });
+      if (r.status !== 200) throw new PageError(r.status, apiMessage(r));
+      const back = new URL(safeNext(form["back"]), c.req.url);
+      back.searchParams.set("done", "project");
+      return seeOther(back.pathname + back.search);
+    }),
+  );
+
+  app.get(
+    "/jobs",
+    page(async (c, shell) => {
+      const query = readJobListQuery(new URL(c.req.url));
+      const r = await callApi<Job[]>(c, api, "GET", `/v1/jobs?${jobListSearch(query)}`);
+      const pagination = (r.metadata["pagination"] as Pagination | undefined) ?? null;
+      return c.html(JobsPage({ shell, query, jobs: r.data ?? [], pagination, error: r.error ? apiMessage(r) : undefined }));
+    }),
+  );
+
+  const readJob = async (c: Ctx, jobId: string) => {
+    const [job, progress] = await Promise.all([
+      mustGet<Job>(c, api, `/v1/jobs/${encodeURIComponent(jobId)}`),
+      callApi<Progress>(c, api, "GET", `/v1/jobs/${encodeURIComponent(jobId)}/progress`),
+    ]);
+    return { job: job.data, progress: progress.data };
+  };
+
+  app.get(
+    "/jobs/:jobId",
+    page(async (c, shell) => {
+      const jobId = param(c, "jobId");
+      const [{ job, progress }, deliveries] = await Promise.all([
+        readJob(c, jobId),
+        callApi<Delivery[]>(c, api, "GET", `/v1/jobs/${encodeURIComponent(jobId)}/webhook-deliveries`),
+      ]);
+      return c.html(JobPage({ shell, job, progress, deliveries: deliveries.data ?? [], notice: done(c) }));
+    }),
+  );
+
+  // The live panel alone, for the job page's script: the same rendering as the page, refreshed in place.
+  app.get("/jobs/:jobId/live", async (c) => {
+    c.header("cache-control", "no-store");
+    try {
+      const { job, progress } = await readJob(c, param(c, "jobId"));
+      c.header("x-job-status", job.status);
+      c.header("x-job-terminal", String(isTerminal(job.status)));
+      return c.html(LivePanel({ job, progress, now: Date.now() }));
+    } catch (err) {
+      if (err instanceof PageError) return c.text(err.message, err.status as ContentfulStatusCode);
+      throw err;
+    }
+  });
+
+  app.post(
+    "/jobs/:jobId/cancel",
+    page(async (c) => {
+      const jobId = param(c, "jobId");
+      const r = await forward(c, await readForm(c), "POST", `/v1/jobs/${encodeURIComponent(jobId)}/cancel`);
+      if (r.status !== 200) throw new PageError(r.status, apiMessage(r));
+      return seeOther(`/console/jobs/${encodeURIComponent(jobId)}?done=cancelled`);
+    }),
+  );
+
+  const submitPage = async (
+    c: Ctx,
+    shell: Shell,
+    form: SubmitForm,
+    error?: { message: string; for: "transcription" | "raw"; status: number },
+  ) => {
+    const [connections, policy] = await Promise.all([
+      callApi<Connection[]>(c, api, "GET", "/v1/storage-connections"),
+      callApi<{ supportedSourceLanguages: string[] }>(c, api, "GET", "/v1/jobs/policy?serviceType=transcription"),
+    ]);
+    const html = SubmitPage({
+      shell,
+      connections: connections.data ?? [],
+      languages: policy.data?.supportedSourceLanguages ?? ["en"],
+      form,
+      ...(error ? { error: error.message, errorFor: error.for } : {}),
+    });
+    return c.html(html, (error?.status ?? 200) as ContentfulStatusCode);
+  };
+
+  app.get(
+    "/submit",
+    page((c, shell) => submitPage(c, shell, {})),
+  );
+
+  const submitted = async (c: Ctx, shell: Shell, form: Form, body: unknown, kept: SubmitForm, which: "transcription" | "raw") => {
+    const r = await forward(c, form, "POST", "/v1/jobs", body);
+    const job = r.data as Job | null;
+    if (r.status === 201 || (r.status === 200 && job)) return seeOther(`/console/jobs/${job?.jobId ?? ""}`);
+    return submitPage(c, shell, kept, { message: apiMessage(r), for: which, status: r.status });
+  };
+
+  app.post(
+    "/submit",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const kept: SubmitForm = {
+        connectionId: form["connectionId"] ?? "",
+        bucket: (form["bucket"] ?? "").trim(),
+        sourceKey: (form["sourceKey"] ?? "").trim(),
+        language: form["language"] ?? "",
+      };
+      const body = {
+        serviceType: "transcription",
+        input: {
+          sourceType: "s3_direct",
+          connectionId: kept.connectionId,
+          bucket: kept.bucket,
+          sourceKey: kept.sourceKey,
+          ...(kept.language ? { options: { language: kept.language } } : {}),
+        },
+      };
+      return submitted(c, shell, form, body, kept, "transcription");
+    }),
+  );
+
+  app.post(
+    "/submit/json",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const raw = form["body"] ?? "";
+      let body: unknown;
+      try {
+        body = JSON.parse(raw);
+      } catch (err) {
+        return submitPage(c, shell, { raw }, { message: `The body is not JSON: ${(err as Error).message}`, for: "raw", status: 422 });
+      }
+      return submitted(c, shell, form, body, { raw }, "raw");
+    }),
+  );
+
+  app.get(
+    "/transcripts/:transcriptionId",
+    page(async (c, shell) => {
+      const id = encodeURIComponent(param(c, "transcriptionId"));
+      const [t, glossary, translations, dubbings] = await Promise.all([
+        mustGet<Transcript>(c, api, `/v1/transcriptions/${id}`),
+        callApi<GlossaryTerm[]>(c, api, "GET", "/v1/glossary"),
+        callApi<{ translations: TranslationEntry[] }>(c, api, "GET", `/v1/transcriptions/${id}/translations`),
+        callApi<DubbingEntry[]>(c, api, "GET", `/v1/transcriptions/${id}/dubbings`),
+      ]);
+      const versions = { translations: translations.data?.translations ?? [], dubbings: dubbings.data ?? [] };
+      return c.html(TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [], versions }));
+    }),
+  );
+
+  app.get(
+    "/transcripts/:transcriptionId/translations/:languageKey",
+    page(async (c, shell) => {
+      const path = `/v1/transcriptions/${encodeURIComponent(param(c, "transcriptionId"))}/translations/${encodeURIComponent(param(c, "languageKey"))}`;
+      return c.html(TranslationPage({ shell, translation: (await mustGet<Translation>(c, api, path)).data }));
+    }),
+  );
+
+  app.get(
+    "/dubbings/:dubbingId",
+    page(async (c, shell) => {
+      const dubbing = (await mustGet<Dubbing>(c, api, `/v1/dubbings/${encodeURIComponent(param(c, "dubbingId"))}`)).data;
+      return c.html(DubbingPage({ shell, dubbing }));
+    }),
+  );
+
+  app.get(
+    "/clips/:clipGenerationId",
+    page(async (c, shell) => {
+      const gen = (await mustGet<ClipGeneration>(c, api, `/v1/clip-generations/${encodeURIComponent(param(c, "clipGenerationId"))}`)).data;
+      return c.html(ClipsPage({ shell, gen }));
+    }),
+  );
+
+  /**
+   * Media the pages play, streamed from the customer's bucket with the browser's Range passed on. Each
+   * route names a record, never a key: the API reads the record (so the session's permissions and
+   * project apply) and says which object it is.
+   */
+  const media = (locate: (c: Ctx) => Promise<{ connectionId: string; bucket: string; key: string } | null>) => async (c: Ctx) => {
+    const session = await loadSession(c, api);
+    if (!session?.project) return c.text("sign in to play media", 401);
+    const ref = await locate(c).catch((err: unknown) => {
+      if (err instanceof PageError) return null;
+      throw err;
+    });
+    const res = ref ? await streamObject(c.env, getDb(c.env.DB), session.project.projectId, ref, c.req.header("range")) : null;
+    return res ?? c.text("not found", 404);
+  };
+  const transcriptSource = async (c: Ctx, id: string) =>
+    (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(id)}?layers=segments`)).data;
+
+  app.get(
+    "/media/transcripts/:transcriptionId",
+    media(async (c) => {
+      const t = await transcriptSource(c, param(c, "transcriptionId"));
+      return { connectionId: t.source.connectionId, bucket: t.source.bucket, key: t.source.sourceKey };
+    }),
+  );
+
+  app.get(
+    "/media/thumbnails/:transcriptionId/:thumbnailId",
+    media(async (c) => {
+      const t = (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(param(c, "transcriptionId"))}`)).data;
+      const th = (t.thumbnails ?? []).find((x) => x.thumbnailId === param(c, "thumbnailId"));
+      return th ? { connectionId: t.source.connectionId, bucket: th.bucket, key: th.key } : null;
+    }),
+  );
+
+  app.get(
+    "/media/dubbings/:dubbingId/video",
+    media(async (c) => {
+      const d = (await mustGet<Dubbing>(c, api, `/v1/dubbings/${encodeURIComponent(param(c, "dubbingId"))}`)).data;
+      const key = d.artifacts?.["video"];
+      if (!key) return null;
+      // Dubbed media is written to the bucket of the transcript's source.
+      const t = await transcriptSource(c, d.transcriptionId);
+      return { connectionId: t.source.connectionId, bucket: t.source.bucket, key };
+    }),
+  );
+
+  app.get(
+    "/media/clips/:clipGenerationId/:index/:part{video|poster}",
+    media(async (c) => {
+      const gen = (await mustGet<ClipGeneration>(c, api, `/v1/clip-generations/${encodeURIComponent(param(c, "clipGenerationId"))}`)).data;
+      const clip = (gen.clips ?? []).find((x) => String(x.index) === param(c, "index"));
+      if (!clip) return null;
+      // A clip is written to the bucket of the transcript it was cut from.
+      const t = await transcriptSource(c, gen.textSourceId);
+      return {
+        connectionId: t.source.connectionId,
+        bucket: t.source.bucket,
+        key: param(c, "part") === "video" ? clip.videoKey : clip.posterKey,
+      };
+    }),
+  );
+
+  app.get(
+    "/catalog",
+    page(async (c, shell) => {
+      const query = (c.req.query("q") ?? "").trim();
+      if (!query) return c.html(CatalogPage({ shell, query, hits: null, warnings: [] }));
+      // A search changes nothing, but it is a POST: the API's CSRF check wants the session's token.
+      const r = await callApi<{ results: SearchHit[] }>(c, api, "POST", "/v1/catalog/search", {
+        body: { query, limit: 20 },
+        csrf: shell.session.csrfToken,
+        fromPage: true,
+      });
+      const warnings = (r.metadata["warnings"] as string[] | undefined) ?? [];
+      return c.html(CatalogPage({ shell, query, hits: r.data?.results ?? null, warnings, error: r.error ? apiMessage(r) : undefined }));
+    }),
+  );
+
+  const keysPage = async (
+    c: Ctx,
+    shell: Shell,
+    extra: { created?: { name: string; secret: string }; notice?: string; error?: string } = {},
+  ) => {
+    const projectId = shell.session.project?.projectId;
+    const keys = projectId ? await listProjectKeys(getDb(c.env.DB), projectId) : [];
+    return c.html(
+      KeysPage({ shell, keys, notice: extra.notice ?? done(c), error: extra.error, created: extra.created }),
+      extra.created ? 201 : 200,
+    );
+  };
+
+  const requireAdminProject = (shell: Shell): { workspaceId: string; projectId: string } => {
+    if (shell.session.user.role !== "admin") throw new PageError(403, "only a workspace admin can create or revoke keys");
+    if (!shell.session.project) throw new PageError(404, "the session has no project");
+    return { workspaceId: shell.session.workspace.workspaceId, projectId: shell.session.project.projectId };
+  };
+
+  app.get(
+    "/keys",
+    page((c, shell) => keysPage(c, shell)),
+  );
+
+  app.post(
+    "/keys",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      checkConsoleCsrf(c, shell, form);
+      const { workspaceId, projectId } = requireAdminProject(shell);
+      const name = (form["name"] ?? "").trim();
+      if (name.length < 1 || name.length > 120) return keysPage(c, shell, { error: "A key name is 1–120 characters." });
+      const key = await createProjectKey(getDb(c.env.DB), workspaceId, projectId, name);
+      return keysPage(c, shell, { created: { name: key.name, secret: key.secret } });
+    }),
+  );
+
+  app.post(
+    "/keys/:keyId/revoke",
+    page(async (c, shell) => {
+      checkConsoleCsrf(c, shell, await readForm(c));
+      const { projectId } = requireAdminProject(shell);
+      const keyId = param(c, "keyId");
+      if (!(await revokeProjectKey(getDb(c.env.DB), projectId, keyId))) throw new PageError(404, `API key not found: ${keyId}`);
+      return seeOther("/console/keys?done=revoked");
+    }),
+  );
+
+  const connectionsPage = async (c: Ctx, shell: Shell, extra: { test?: ConnectionTest; error?: string; status?: number } = {}) => {
+    const list = await callApi<Connection[]>(c, api, "GET", "/v1/storage-connections");
+    const html = ConnectionsPage({
+      shell,
+      connections: list.data ?? [],
+      test: extra.test,
+      notice: done(c),
+      error: extra.error ?? (list.error ? apiMessage(list) : undefined),
+    });
+    return c.html(html, (extra.status ?? 200) as ContentfulStatusCode);
+  };
+
+  app.get(
+    "/connections",
+    page((c, shell) => connectionsPage(c, shell)),
+  );
+
+  app.post(
+    "/connections",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const body = {
+        name: (form["name"] ?? "").trim(),
+        endpoint: (form["endpoint"] ?? "").trim(),
+        ...(form["region"]?.trim() ? { region: form["region"].trim() } : {}),
+        buckets: (form["buckets"] ?? "")
+          .split(",")
+          .map((b) => b.trim())
+          .filter(Boolean),
+        accessKeyId: (form["accessKeyId"] ?? "").trim(),
+        secretAccessKey: form["secretAccessKey"] ?? "",
+      };
+      const r = await forward(c, form, "POST", "/v1/storage-connections", body);
+      if (r.status === 201) return seeOther("/console/connections?done=connectionCreated");
+      return connectionsPage(c, shell, { error: apiMessage(r), status: r.status });
+    }),
+  );
+
+  app.post(
+    "/connections/:connectionId/deactivate",
+    page(async (c) => {
+      const id = encodeURIComponent(param(c, "connectionId"));
+      const r = await forward(c, await readForm(c), "POST", `/v1/storage-connections/${id}/deactivate`);
+      if (r.status !== 200) throw new PageError(r.status, apiMessage(r));
+      return seeOther("/console/connections?done=deactivated");
+    }),
+  );
+
+  app.post(
+    "/connections/:connectionId/test",
+    page(async (c, shell) => {
+      checkConsoleCsrf(c, shell, await readForm(c));
+      const projectId = shell.session.project?.projectId ?? "";
+      const test = await testConnection(c.env, getDb(c.env.DB), projectId, param(c, "connectionId"));
+      if (!test) throw new PageError(404, `storage connection not found: ${param(c, "connectionId")}`);
+      return connectionsPage(c, shell, { test });
+    }),
+  );
+
+  app.get(
+    "/usage",
+    page(async (c, shell) => {
+      const ws = await mustGet<WorkspaceView>(c, api, "/v1/workspace");
+      return c.html(UsagePage({ shell, workspace: ws.data }));
+    }),
+  );
+
+  return app;
+}
