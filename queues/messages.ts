@@ -16,4 +16,9 @@ export interface WebhookMessage {
   event: Job["status"];
   job: Job;
   occurredAt: string;
+  /**
+   * A replay (POST …/webhook-deliveries/{id}/replay) continues the event's attempt numbering after
+   * the attempts already recorded, so every attempt stays listable; absent on a first delivery.
+   */
+  attemptOffset?: number;
 }

@@ -62,7 +62,9 @@ export function retryDelaySeconds(attempt: number, settings: Settings): number {
 
 type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
 
-export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, attempt: number): Promise<Outcome> {
+/** `queueAttempt` is the queue's count for this message (1 first); a replay's attempts are numbered after the event's earlier ones. */
+export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, queueAttempt: number): Promise<Outcome> {
+  const attempt = (m.attemptOffset ?? 0) + queueAttempt;
   const settings = await deps.settings();
   const hook = await deps.destination(m.projectId);
   const url = m.job.webhookUrl ?? hook?.url ?? null;
@@ -110,11 +112,11 @@ export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, attem
     await record("delivered", status, null, duration, null);
     return { kind: "done" };
   }
-  if (attempt >= settings.webhooks.maxAttempts) {
+  if (queueAttempt >= settings.webhooks.maxAttempts) {
     await record("gave_up", status, error, duration, null);
     return { kind: "done" };
   }
-  const delaySeconds = retryDelaySeconds(attempt, settings);
+  const delaySeconds = retryDelaySeconds(queueAttempt, settings);
   await record("failed", status, error, duration, new Date(Date.now() + delaySeconds * 1000).toISOString());
   return { kind: "retry", delaySeconds };
 }

@@ -2,7 +2,8 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser, signedIn, signIn, SITE, type Browser } from "./helpers/console";
 import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
-import { fakeRunner, getJob, submitTranscription, waitForStatus } from "./helpers/jobs";
+import { call } from "./helpers/api";
+import { fakeRunner, getJob, submitTranscription, waitFor, waitForStatus } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript, type CompletedTranscript } from "./helpers/transcripts";
@@ -341,6 +342,23 @@ describe("forms that change state", () => {
     const job = await getJob(t, jobId);
     expect(job.status).toBe("cancelled");
     expect(job.cancelRequestedByKind).toBe("console");
+  });
+
+  it("a finished job's final webhook delivery has a Replay button that queues the event again", async () => {
+    await call("PATCH", `/v1/projects/${t.projectId}`, { key: t.workspaceKey, body: { webhookUrl: "https://hooks.example.com/console" } });
+    const jobId = (await submitTranscription(t)).jobId;
+    await call("POST", `/v1/jobs/${jobId}/cancel`, { key: t.projectKey });
+    await waitForStatus(t, jobId, "cancelled");
+    const final = await waitFor("the cancelled delivery", async () =>
+      (
+        await call<Array<{ deliveryId: string; event: string }>>("GET", `/v1/jobs/${jobId}/webhook-deliveries`, { key: t.projectKey })
+      ).body.data?.find((d) => d.event === "cancelled"),
+    );
+    const action = `/console/jobs/${jobId}/deliveries/${final.deliveryId}/replay`;
+    expect(postForms((await open(admin, `/console/jobs/${jobId}`)).html).map((f) => f.action)).toContain(action);
+    const res = await submitForm(admin, action, { _csrf: admin.csrfToken });
+    expect(res.status).toBe(303);
+    expect(res.location).toBe(`/console/jobs/${jobId}?done=replayed`);
   });
 
   it("the transcription form submits a job and opens its page", async () => {

@@ -17,6 +17,7 @@ export const PROJECT_PERMISSIONS = [
   "glossary:write",
   "voice:read",
   "voice:write",
+  "webhook:replay",
 ] as const;
 
 export const WORKSPACE_PERMISSIONS = [

@@ -33,6 +33,7 @@ import { CONSOLE_CSS } from "./styles";
 /** Fixed messages a redirect can ask for (`?done=`): never text taken from the URL. */
 const DONE: Record<string, string> = {
   cancelled: "Cancel requested.",
+  replayed: "The event was queued for delivery again; its attempts appear below as they happen.",
   project: "Switched project.",
   revoked: "Key revoked.",
   connectionCreated: "Storage connection added.",
@@ -218,6 +219,17 @@ export function consolePages(api: ApiFetch) {
       const r = await forward(c, await readForm(c), "POST", `/v1/jobs/${encodeURIComponent(jobId)}/cancel`);
       if (r.status !== 200) throw new PageError(r.status, apiMessage(r));
       return seeOther(`/console/jobs/${encodeURIComponent(jobId)}?done=cancelled`);
+    }),
+  );
+
+  app.post(
+    "/jobs/:jobId/deliveries/:deliveryId/replay",
+    page(async (c) => {
+      const jobId = param(c, "jobId");
+      const path = `/v1/jobs/${encodeURIComponent(jobId)}/webhook-deliveries/${encodeURIComponent(param(c, "deliveryId"))}/replay`;
+      const r = await forward(c, await readForm(c), "POST", path);
+      if (r.status !== 202) throw new PageError(r.status, apiMessage(r));
+      return seeOther(`/console/jobs/${encodeURIComponent(jobId)}?done=replayed`);
     }),
   );
 

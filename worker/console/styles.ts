@@ -12,6 +12,7 @@ a{color:var(--accent)}
 :focus-visible{outline:3px solid var(--fg);outline-offset:2px;box-shadow:0 0 0 6px var(--focus)}
 .skip{position:absolute;left:-999px;top:0;background:var(--fg);color:#fff;padding:.5rem 1rem;z-index:10}
 .skip:focus{left:0}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 header.top{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;padding:.6rem 1rem;background:#10213f;color:#fff}
 header.top a{color:#fff}
 header.top .brand{font-weight:700;text-decoration:none;margin-right:.5rem}

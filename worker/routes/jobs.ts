@@ -13,6 +13,7 @@ import { createJob } from "../jobs/create";
 import { beginIdempotent } from "../jobs/idempotency";
 import { listJobs, ListJobsQuerySchema } from "../jobs/list";
 import { jobStub } from "../jobs/stubs";
+import { replayDelivery } from "../jobs/webhook-replay";
 
 async function loadJob(env: Env, projectId: string, jobId: string): Promise<Job> {
   const row = await getDb(env.DB)
@@ -104,4 +105,9 @@ export const jobRoutes = new Hono<AppBindings>()
         at: r.at,
       })),
     );
+  })
+  .post("/:jobId/webhook-deliveries/:deliveryId/replay", async (c) => {
+    const p = requireAuth(c, { key: "project", permission: "webhook:replay" });
+    const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
+    return ok(c, await replayDelivery(c.env, getDb(c.env.DB), job, c.req.param("deliveryId")), {}, 202);
   });

@@ -246,6 +246,9 @@ export function JobPage(props: {
                 <th scope="col">HTTP</th>
                 <th scope="col">Duration</th>
                 <th scope="col">URL</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -263,6 +266,16 @@ export function JobPage(props: {
                   <td>{d.durationMs !== null ? seconds(d.durationMs) : "—"}</td>
                   <td>
                     <code>{d.url}</code>
+                  </td>
+                  <td>
+                    {d.event === job.status && isTerminal(job.status) ? (
+                      <form method="post" action={`/console/jobs/${job.jobId}/deliveries/${d.deliveryId}/replay`}>
+                        <Csrf token={csrf} />
+                        <button type="submit" aria-label={`Re-send the ${d.event} event (attempt ${d.attempt})`}>
+                          Replay
+                        </button>
+                      </form>
+                    ) : null}
                   </td>
                 </tr>
               ))}

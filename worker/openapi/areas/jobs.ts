@@ -175,4 +175,31 @@ export const jobOperations = operations([
     data: z.array(WebhookDeliverySchema),
     errors: ["notFound"],
   },
+  {
+    method: "post",
+    path: "/v1/jobs/:jobId/webhook-deliveries/:deliveryId/replay",
+    tag: TAG,
+    summary: "Re-send a webhook event",
+    description:
+      "Sends a finished job's final event (completed, failed, cancelled) again, with the same `webhook-id` (receivers deduplicate on it) and a fresh retry budget; its attempts are numbered after the event's earlier ones. An earlier event (queued, processing) described a job that has moved on: 409.",
+    access: "project",
+    permission: "webhook:replay",
+    params: { ...jobParam, deliveryId: "A delivery of the job (`whd_…`), from the deliveries list." },
+    status: 202,
+    data: z.object({
+      deliveryId: z.string(),
+      eventId: z.string(),
+      event: z.string(),
+      replayed: z.literal(true),
+      firstAttempt: z.number().int(),
+    }),
+    dataExample: {
+      deliveryId: "whd_01JD8Q7777777777777777777",
+      eventId: "msg_job_01JD8Q3W5X_3",
+      event: "completed",
+      replayed: true,
+      firstAttempt: 4,
+    },
+    errors: ["notFound", "conflict"],
+  },
 ]);

@@ -1,0 +1,48 @@
+import { and, eq, max } from "drizzle-orm";
+import type { Job } from "../../contracts/job";
+import { TERMINAL_STATUSES } from "../../contracts/service-types";
+import type { WebhookMessage } from "../../queues/messages";
+import type { Db } from "../db/client";
+import { webhookDeliveries } from "../db/schema";
+import type { Env } from "../env";
+import { conflict, notFound } from "../errors";
+
+/**
+ * Re-sending a webhook event (the console's replay button, `POST …/webhook-deliveries/{id}/replay`).
+ * Only a finished job's event can be re-sent: its payload carries the job, and a finished job no
+ * longer changes, so the job as it is now is the job the event described. An earlier event
+ * (`queued`, `processing`) described a job that has moved on since; re-sending it would tell the
+ * receiver something false. The replay keeps the event's `webhook-id` (receivers deduplicate on it,
+ * as Standard Webhooks asks) and continues its attempt numbering, with a fresh retry budget.
+ */
+export async function replayDelivery(env: Env, db: Db, job: Job, deliveryId: string) {
+  const delivery = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.jobId, job.jobId)))
+    .get();
+  if (!delivery) throw notFound(`webhook delivery not found: ${deliveryId}`, [{ path: "deliveryId", issue: `notFound:${deliveryId}` }]);
+  if (!(TERMINAL_STATUSES as readonly string[]).includes(delivery.event) || delivery.event !== job.status) {
+    throw conflict(
+      `only a finished job's final event can be re-sent: this delivery carried ${delivery.event}, and the job is ${job.status} now`,
+      [{ path: "deliveryId", issue: `event:${delivery.event}` }],
+    );
+  }
+  const last = await db
+    .select({ attempt: max(webhookDeliveries.attempt) })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.eventId, delivery.eventId))
+    .get();
+  const offset = last?.attempt ?? delivery.attempt;
+  const message: WebhookMessage = {
+    eventId: delivery.eventId,
+    jobId: job.jobId,
+    projectId: job.projectId,
+    event: job.status,
+    job,
+    occurredAt: job.completedAt ?? job.updatedAt,
+    attemptOffset: offset,
+  };
+  await env.WEBHOOK_QUEUE.send(message);
+  return { deliveryId, eventId: delivery.eventId, event: delivery.event, replayed: true, firstAttempt: offset + 1 };
+}
