@@ -361,6 +361,21 @@ describe("forms that change state", () => {
     expect(res.location).toBe(`/console/jobs/${jobId}?done=replayed`);
   });
 
+  it("a glossary term added from the transcript page is in the project glossary, and its Remove button deletes it", async () => {
+    const page = `/console/transcripts/${transcript.textSourceId}`;
+    const added = await submitForm(admin, `${page}/glossary`, { _csrf: admin.csrfToken, term: "kenobi", preferred: "Kenobi" });
+    expect(added.location).toBe(`${page}?done=glossaryAdded`);
+    const terms = async () =>
+      (await call<Array<{ termId: string; term: string }>>("GET", "/v1/glossary", { key: t.projectKey })).body.data ?? [];
+    const term = (await terms()).find((g) => g.term === "kenobi");
+    expect(term).toBeDefined();
+    const remove = `${page}/glossary/${term!.termId}/delete`;
+    expect(postForms((await open(admin, page)).html).map((f) => f.action)).toContain(remove);
+    const removed = await submitForm(admin, remove, { _csrf: admin.csrfToken });
+    expect(removed.location).toBe(`${page}?done=glossaryRemoved`);
+    expect((await terms()).map((g) => g.term)).not.toContain("kenobi");
+  });
+
   it("the transcription form submits a job and opens its page", async () => {
     const key = await putSource(`${unique("form")}/talk.mp4`);
     const res = await submitForm(admin, "/console/submit", {

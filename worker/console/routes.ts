@@ -34,6 +34,8 @@ import { CONSOLE_CSS } from "./styles";
 const DONE: Record<string, string> = {
   cancelled: "Cancel requested.",
   replayed: "The event was queued for delivery again; its attempts appear below as they happen.",
+  glossaryAdded: "Term added; the project's transcripts have a rebuilt glossary layer.",
+  glossaryRemoved: "Term removed; the project's transcripts have a rebuilt glossary layer.",
   project: "Switched project.",
   revoked: "Key revoked.",
   connectionCreated: "Storage connection added.",
@@ -315,7 +317,27 @@ export function consolePages(api: ApiFetch) {
         callApi<DubbingEntry[]>(c, api, "GET", `/v1/transcriptions/${id}/dubbings`),
       ]);
       const versions = { translations: translations.data?.translations ?? [], dubbings: dubbings.data ?? [] };
-      return c.html(TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [], versions }));
+      return c.html(TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [], versions, notice: done(c) }));
+    }),
+  );
+
+  // The project glossary, edited from a transcript page and back to it.
+  app.post(
+    "/transcripts/:transcriptionId/glossary",
+    page(async (c) => {
+      const form = await readForm(c);
+      const r = await forward(c, form, "POST", "/v1/glossary", { term: form["term"] ?? "", preferred: form["preferred"] ?? "" });
+      if (r.status !== 201) throw new PageError(r.status, apiMessage(r));
+      return seeOther(`/console/transcripts/${encodeURIComponent(param(c, "transcriptionId"))}?done=glossaryAdded`);
+    }),
+  );
+
+  app.post(
+    "/transcripts/:transcriptionId/glossary/:termId/delete",
+    page(async (c) => {
+      const r = await forward(c, await readForm(c), "DELETE", `/v1/glossary/${encodeURIComponent(param(c, "termId"))}`);
+      if (r.status !== 200) throw new PageError(r.status, apiMessage(r));
+      return seeOther(`/console/transcripts/${encodeURIComponent(param(c, "transcriptionId"))}?done=glossaryRemoved`);
     }),
   );
 

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import { Layout, StatusBadge, when, type Shell } from "../layout";
+import { Csrf, Layout, StatusBadge, when, type Shell } from "../layout";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 
 export interface Segment {
@@ -51,11 +51,14 @@ export function TranscriptPage(props: {
   transcript: Transcript;
   glossary: GlossaryTerm[];
   versions: { translations: TranslationEntry[]; dubbings: DubbingEntry[] };
+  notice?: string | undefined;
 }) {
   const t = props.transcript;
   const segments = t.segments ?? [];
+  const csrf = props.shell.session.csrfToken;
+  const glossaryAction = `/console/transcripts/${t.transcriptionId}/glossary`;
   return (
-    <Layout title={`Transcript ${t.transcriptionId}`} nav="jobs" shell={props.shell} scripts={["transcript.js"]}>
+    <Layout title={`Transcript ${t.transcriptionId}`} nav="jobs" shell={props.shell} scripts={["transcript.js"]} notice={props.notice}>
       <dl class="facts">
         <dt>Status</dt>
         <dd>
@@ -125,6 +128,9 @@ export function TranscriptPage(props: {
               <tr>
                 <th scope="col">Term</th>
                 <th scope="col">Written as</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -132,12 +138,32 @@ export function TranscriptPage(props: {
                 <tr>
                   <td>{g.term}</td>
                   <td>{g.preferred}</td>
+                  <td>
+                    <form method="post" action={`${glossaryAction}/${g.termId}/delete`}>
+                      <Csrf token={csrf} />
+                      <button type="submit" class="danger" aria-label={`Remove the term ${g.term}`}>
+                        Remove
+                      </button>
+                    </form>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
+      <form method="post" action={glossaryAction} aria-labelledby="glossary-add">
+        <h3 id="glossary-add">Add a term</h3>
+        <p class="muted">The project's transcripts get a rebuilt glossary layer at once; your edits to the current segments are kept.</p>
+        <Csrf token={csrf} />
+        <label for="glossary-term">Heard as</label>
+        <input id="glossary-term" name="term" type="text" required maxlength={200} />
+        <label for="glossary-preferred">Written as</label>
+        <input id="glossary-preferred" name="preferred" type="text" required maxlength={200} />
+        <p>
+          <button type="submit">Add the term</button>
+        </p>
+      </form>
       <Versions transcriptionId={t.transcriptionId} translations={props.versions.translations} dubbings={props.versions.dubbings} />
       {t.thumbnails && t.thumbnails.length > 0 ? (
         <>
