@@ -7,7 +7,7 @@ import { fakeRunner, getJob, submitTranscription, waitFor, waitForStatus } from 
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript, type CompletedTranscript } from "./helpers/transcripts";
-import { createJob } from "./helpers/understanding";
+import { createJob, runRunnerStep, SHORT_SYNOPSIS, summaryDraft } from "./helpers/understanding";
 
 /** The console's server-rendered pages (worker/console): sessions, workspace isolation, CSRF on every form. */
 
@@ -374,6 +374,16 @@ describe("forms that change state", () => {
     const removed = await submitForm(admin, remove, { _csrf: admin.csrfToken });
     expect(removed.location).toBe(`${page}?done=glossaryRemoved`);
     expect((await terms()).map((g) => g.term)).not.toContain("kenobi");
+  });
+
+  it("a summarization's page shows its drafts, and its job page links to it", async () => {
+    const job = await createJob(t, "summarization", { textSourceJobId: transcript.textSourceId });
+    const done = await runRunnerStep(t, job, "summarization", async () => summaryDraft());
+    const id = String(done.resultSummary?.["summarizationId"]);
+    expect((await open(admin, `/console/jobs/${job.jobId}`)).html).toContain(`/console/summaries/${id}`);
+    const page = await open(admin, `/console/summaries/${id}`);
+    expect(page.status).toBe(200);
+    for (const text of [SHORT_SYNOPSIS, ...summaryDraft().socialHooks, ...summaryDraft().keywords]) expect(page.html).toContain(text);
   });
 
   it("the transcription form submits a job and opens its page", async () => {

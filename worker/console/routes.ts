@@ -15,6 +15,7 @@ import { JobsPage, jobListSearch, readJobListQuery, type Pagination } from "./pa
 import { KeysPage } from "./pages/keys";
 import { SignInPage } from "./pages/sign-in";
 import { SubmitPage, type Connection, type SubmitForm } from "./pages/submit";
+import { SummaryPage, type Summary } from "./pages/summary";
 import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/transcript";
 import { UsagePage, type WorkspaceView } from "./pages/usage";
 import { DubbingPage, TranslationPage, type Dubbing, type DubbingEntry, type Translation, type TranslationEntry } from "./pages/versions";
@@ -318,6 +319,14 @@ export function consolePages(api: ApiFetch) {
       ]);
       const versions = { translations: translations.data?.translations ?? [], dubbings: dubbings.data ?? [] };
       return c.html(TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [], versions, notice: done(c) }));
+    }),
+  );
+
+  app.get(
+    "/summaries/:summarizationId",
+    page(async (c, shell) => {
+      const path = `/v1/summarizations/${encodeURIComponent(param(c, "summarizationId"))}`;
+      return c.html(SummaryPage({ shell, summary: (await mustGet<Summary>(c, api, path)).data }));
     }),
   );
 

@@ -111,6 +111,8 @@ function resultLinks(job: Job): Array<{ href: string; label: string }> {
   if (typeof txt === "string") out.push({ href: `/console/transcripts/${txt}`, label: "Open the transcript" });
   const clips = job.resultSummary?.["clipGenerationId"];
   if (typeof clips === "string") out.push({ href: `/console/clips/${clips}`, label: "Play the clips" });
+  const summary = job.resultSummary?.["summarizationId"];
+  if (typeof summary === "string") out.push({ href: `/console/summaries/${summary}`, label: "Read the summary" });
   const dubbing = job.resultSummary?.["dubbingId"];
   if (typeof dubbing === "string") out.push({ href: `/console/dubbings/${dubbing}`, label: "Play the dubbed video" });
   const language = job.resultSummary?.["languageKey"];
