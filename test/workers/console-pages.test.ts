@@ -106,6 +106,7 @@ beforeAll(async () => {
 });
 
 const PAGES = () => [
+  { path: "/console/projects", content: t.projectId },
   { path: "/console/jobs", content: runningJobId },
   { path: `/console/jobs/${runningJobId}`, content: "Stages" },
   { path: "/console/submit", content: "Transcribe a video" },
@@ -299,6 +300,12 @@ describe("sign-in and sign-out through the forms", () => {
 });
 
 describe("a console user sees only their workspace", () => {
+  it("the projects page lists the workspace's projects and none of another workspace's", async () => {
+    const page = await open(admin, "/console/projects");
+    expect(page.html).toContain(t.projectId);
+    expect(page.html).not.toContain(other.projectId);
+  });
+
   it("another workspace's job is not in the list", async () => {
     const { html } = await open(admin, "/console/jobs?limit=100");
     expect(html).not.toContain(othersJobId);

@@ -5,6 +5,7 @@ import type { SessionView } from "./api";
 
 /** The nav entries, in the order of the brief's pages. `key` marks the current page. */
 export const NAV = [
+  { key: "projects", href: "/console/projects", label: "Projects" },
   { key: "jobs", href: "/console/jobs", label: "Jobs" },
   { key: "submit", href: "/console/submit", label: "Submit a job" },
   { key: "catalog", href: "/console/catalog", label: "Catalog" },

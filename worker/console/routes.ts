@@ -15,6 +15,7 @@ import { JobsPage, jobListSearch, readJobListQuery, type Pagination } from "./pa
 import { KeysPage } from "./pages/keys";
 import { SignInPage } from "./pages/sign-in";
 import { SubmitPage, type Connection, type SubmitForm } from "./pages/submit";
+import { ProjectsPage, type ProjectView } from "./pages/projects";
 import { SummaryPage, type Summary } from "./pages/summary";
 import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/transcript";
 import { UsagePage, type WorkspaceView } from "./pages/usage";
@@ -168,6 +169,14 @@ export function consolePages(api: ApiFetch) {
       const back = new URL(safeNext(form["back"]), c.req.url);
       back.searchParams.set("done", "project");
       return seeOther(back.pathname + back.search);
+    }),
+  );
+
+  app.get(
+    "/projects",
+    page(async (c, shell) => {
+      const projects = (await mustGet<ProjectView[]>(c, api, "/v1/console/projects")).data;
+      return c.html(ProjectsPage({ shell, projects, notice: done(c) }));
     }),
   );
 
