@@ -25,6 +25,38 @@ export interface Shell {
 /** A hidden field with the session's CSRF token: every form that changes state carries it. */
 export const Csrf = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
 
+/**
+ * A one-button form that posts an action (revoke, deactivate, replay, remove, switch): the CSRF
+ * token, any hidden fields, and a button whose accessible name says what it acts on.
+ */
+export function PostButton(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  name: string;
+  danger?: boolean;
+  fields?: Record<string, string>;
+}) {
+  return (
+    <form method="post" action={props.action}>
+      <Csrf token={props.csrf} />
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" {...(props.danger ? { class: "danger" } : {})} aria-label={props.name}>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** The header cell over a column of row actions: named for screen readers, empty on screen. */
+export const ActionsHeader = () => (
+  <th scope="col">
+    <span class="visually-hidden">Actions</span>
+  </th>
+);
+
 export function Document(props: { title: string; children: Child; scripts?: string[]; csrf?: string }) {
   return (
     <html lang="en">

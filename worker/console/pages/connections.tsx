@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import { Csrf, Layout, when, type Shell } from "../layout";
+import { Csrf, Layout, PostButton, when, type Shell } from "../layout";
 import type { Connection } from "./submit";
 
 export interface ConnectionTest {
@@ -67,12 +67,13 @@ export function ConnectionsPage(props: {
                     </button>
                   </form>
                   {c.status === "active" ? (
-                    <form method="post" action={`/console/connections/${c.connectionId}/deactivate`}>
-                      <Csrf token={csrf} />
-                      <button type="submit" class="danger" aria-label={`Deactivate ${c.name}`}>
-                        Deactivate
-                      </button>
-                    </form>
+                    <PostButton
+                      action={`/console/connections/${c.connectionId}/deactivate`}
+                      csrf={csrf}
+                      label="Deactivate"
+                      name={`Deactivate ${c.name}`}
+                      danger
+                    />
                   ) : null}
                 </td>
               </tr>

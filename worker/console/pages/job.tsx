@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import type { AttemptHistoryEntry, Job, ProgressEntry } from "../../../contracts/job";
-import { Csrf, Layout, seconds, StatusBadge, when, type Shell } from "../layout";
+import { ActionsHeader, Csrf, Layout, PostButton, seconds, StatusBadge, when, type Shell } from "../layout";
 
 export interface Progress {
   progress: ProgressEntry[];
@@ -248,9 +248,7 @@ export function JobPage(props: {
                 <th scope="col">HTTP</th>
                 <th scope="col">Duration</th>
                 <th scope="col">URL</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -271,12 +269,12 @@ export function JobPage(props: {
                   </td>
                   <td>
                     {d.event === job.status && isTerminal(job.status) ? (
-                      <form method="post" action={`/console/jobs/${job.jobId}/deliveries/${d.deliveryId}/replay`}>
-                        <Csrf token={csrf} />
-                        <button type="submit" aria-label={`Re-send the ${d.event} event (attempt ${d.attempt})`}>
-                          Replay
-                        </button>
-                      </form>
+                      <PostButton
+                        action={`/console/jobs/${job.jobId}/deliveries/${d.deliveryId}/replay`}
+                        csrf={csrf}
+                        label="Replay"
+                        name={`Re-send the ${d.event} event (attempt ${d.attempt})`}
+                      />
                     ) : null}
                   </td>
                 </tr>

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import { Csrf, Layout, when, type Shell } from "../layout";
+import { Csrf, Layout, PostButton, when, type Shell } from "../layout";
 
 export interface KeyView {
   apiKeyId: string;
@@ -73,12 +73,13 @@ export function KeysPage(props: {
                 <td>{k.revokedAt ? `revoked ${when(k.revokedAt)}` : "active"}</td>
                 <td>
                   {admin && !k.revokedAt ? (
-                    <form method="post" action={`/console/keys/${k.apiKeyId}/revoke`}>
-                      <Csrf token={csrf} />
-                      <button type="submit" class="danger" aria-label={`Revoke key ${k.name}`}>
-                        Revoke
-                      </button>
-                    </form>
+                    <PostButton
+                      action={`/console/keys/${k.apiKeyId}/revoke`}
+                      csrf={csrf}
+                      label="Revoke"
+                      name={`Revoke key ${k.name}`}
+                      danger
+                    />
                   ) : null}
                 </td>
               </tr>

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import { Csrf, Layout, when, type Shell } from "../layout";
+import { ActionsHeader, Layout, PostButton, when, type Shell } from "../layout";
 
 /** The workspace's projects: the one this session works in, and a button to work in another. */
 
@@ -28,9 +28,7 @@ export function ProjectsPage(props: { shell: Shell; projects: ProjectView[]; not
               <th scope="col">Id</th>
               <th scope="col">Webhook URL</th>
               <th scope="col">Created (UTC)</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>
@@ -48,14 +46,13 @@ export function ProjectsPage(props: { shell: Shell; projects: ProjectView[]; not
                   {p.projectId === current ? (
                     <span class="badge s-completed">current</span>
                   ) : (
-                    <form method="post" action="/console/project">
-                      <Csrf token={session.csrfToken} />
-                      <input type="hidden" name="projectId" value={p.projectId} />
-                      <input type="hidden" name="back" value="/console/projects" />
-                      <button type="submit" aria-label={`Work in the project ${p.name}`}>
-                        Work in this project
-                      </button>
-                    </form>
+                    <PostButton
+                      action="/console/project"
+                      csrf={session.csrfToken}
+                      fields={{ projectId: p.projectId, back: "/console/projects" }}
+                      label="Work in this project"
+                      name={`Work in the project ${p.name}`}
+                    />
                   )}
                 </td>
               </tr>

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import { Csrf, Layout, StatusBadge, when, type Shell } from "../layout";
+import { ActionsHeader, Csrf, Layout, PostButton, StatusBadge, when, type Shell } from "../layout";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 
 export interface Segment {
@@ -128,9 +128,7 @@ export function TranscriptPage(props: {
               <tr>
                 <th scope="col">Term</th>
                 <th scope="col">Written as</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -139,12 +137,13 @@ export function TranscriptPage(props: {
                   <td>{g.term}</td>
                   <td>{g.preferred}</td>
                   <td>
-                    <form method="post" action={`${glossaryAction}/${g.termId}/delete`}>
-                      <Csrf token={csrf} />
-                      <button type="submit" class="danger" aria-label={`Remove the term ${g.term}`}>
-                        Remove
-                      </button>
-                    </form>
+                    <PostButton
+                      action={`${glossaryAction}/${g.termId}/delete`}
+                      csrf={csrf}
+                      label="Remove"
+                      name={`Remove the term ${g.term}`}
+                      danger
+                    />
                   </td>
                 </tr>
               ))}
