@@ -1,17 +1,10 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
+import type { SearchHit } from "../../../contracts/catalog";
 import { Layout, type Shell } from "../layout";
 import { clock } from "./transcript";
 
-export interface SearchHit {
-  rank: number;
-  score: number;
-  textSourceId: string;
-  chunkId: string;
-  start: number;
-  end: number;
-  text: string;
-}
+export type { SearchHit };
 
 export function CatalogPage(props: {
   shell: Shell;
