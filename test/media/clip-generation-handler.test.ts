@@ -2,6 +2,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import { BRAND_LOGO_CALL } from "../../contracts/branding";
 import { ClipGenerationResultSchema, type ClipGenerationResult, type ClipTranscript } from "../../contracts/clips";
 import { flattenOutputUrls, HANDOVER_TRANSCRIPT_CALL } from "../../contracts/presigned";
 import { S3Client } from "../../contracts/s3-client";
@@ -222,22 +224,22 @@ describe("clip generation on a long source (sparse analysis, dense around the mo
 });
 
 describe("clips of an s3_presigned job", () => {
-  it("reads the source and transcript without a bucket and writes clip n and its poster to the n-th URL of their lists", async () => {
-    const calls: string[] = [];
-    const ctx = await makeHandlerContext({
+  /** A presigned clip job's context: one clip, its URLs, and a platform answering the runner calls named in `answers`. */
+  async function presignedJob(name: string, options: Record<string, unknown>, answers: Record<string, unknown>, calls: string[]) {
+    return makeHandlerContext({
       input: {
-        clipGenerationId: "clp_presigned",
+        clipGenerationId: `clp_${name}`,
         textSourceId: "txt_test",
         sourceType: "s3_presigned",
         options: {
           maxClips: 1,
-          layout: "horizontal_16_9",
           allowAutoLayout: false,
-          fillStyle: null,
           captions: false,
           supportedCategories: [...DEFAULT_SETTINGS.policy.clip_generation.free.supportedCategories],
+          ...options,
         },
         analysis: { vision: false, category: false },
+        ...(answers[BRAND_LOGO_CALL] ? { branding: { color: "#112233", logo: null } } : {}),
       },
       step: stepSpec("clip_generation", renderClipsStep),
       outputs: { fetch_transcription: { segmentCount: 1 } },
@@ -245,13 +247,23 @@ describe("clips of an s3_presigned job", () => {
       presigned: {
         sourceUrl: await presign(s3, "GET", BUCKET, "src/moving.mp4"),
         outputUrls: flattenOutputUrls({
-          video: [await presign(s3, "PUT", BUCKET, "presigned/first.mp4")],
-          poster: [await presign(s3, "PUT", BUCKET, "presigned/first.jpg")],
+          video: [await presign(s3, "PUT", BUCKET, `presigned/${name}.mp4`)],
+          poster: [await presign(s3, "PUT", BUCKET, `presigned/${name}.jpg`)],
         }),
       },
       settings: { clips: CLIP_SETTINGS },
-      platform: { ...NO_PLATFORM, call: async (name, _body, schema) => (calls.push(name), schema.parse(transcript)) },
+      platform: { ...NO_PLATFORM, call: async (call, _body, schema) => (calls.push(call), schema.parse(answers[call])) },
     });
+  }
+
+  it("reads the source and transcript without a bucket and writes clip n and its poster to the n-th URL of their lists", async () => {
+    const calls: string[] = [];
+    const ctx = await presignedJob(
+      "first",
+      { layout: "horizontal_16_9", fillStyle: null },
+      { [HANDOVER_TRANSCRIPT_CALL]: transcript },
+      calls,
+    );
     try {
       const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(ctx));
       expect(calls).toEqual([HANDOVER_TRANSCRIPT_CALL]);
@@ -260,6 +272,24 @@ describe("clips of an s3_presigned job", () => {
       ]);
       expect((await probeObject("presigned/first.mp4")).vcodec).toBe("h264");
       expect((await client.headObject(BUCKET, "presigned/first.jpg"))?.contentType).toBe("image/jpeg");
+    } finally {
+      await ctx.dispose();
+    }
+  }, 240_000);
+
+  it("draws the brand logo it reads through the runner call (no bucket to hand it over in)", async () => {
+    const png = await sharp({ create: { width: 80, height: 40, channels: 4, background: "#ff5500" } })
+      .png()
+      .toBuffer();
+    const logo = { data: png.toString("base64"), contentType: "image/png", bucket: "brand", key: "logo.png", bytes: png.byteLength };
+    const calls: string[] = [];
+    const answers = { [HANDOVER_TRANSCRIPT_CALL]: transcript, [BRAND_LOGO_CALL]: { logo, note: null } };
+    const ctx = await presignedJob("branded", { layout: "horizontal_in_vertical", fillStyle: "branding" }, answers, calls);
+    try {
+      await createClipGenerationHandler()(ctx);
+      expect(calls).toContain(BRAND_LOGO_CALL);
+      const branding = ctx.report.eventsOf("render_clips").at(-1)?.details?.["branding"] as { logo: string };
+      expect(branding.logo).toMatch(/^\d+×\d+$/);
     } finally {
       await ctx.dispose();
     }

@@ -1,8 +1,10 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { BRAND_LOGO_CALL, type BrandLogoHandover } from "../../contracts/branding";
 import type { Job } from "../../contracts/job";
+import { presign } from "../support/presign";
 import { call } from "./helpers/api";
 import { cancelUnfinished, fakeRunner } from "./helpers/jobs";
-import { testS3 } from "./helpers/s3";
+import { putSource, testS3 } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript } from "./helpers/transcripts";
 
@@ -79,6 +81,34 @@ describe("project branding", () => {
     expect(logoKey).toBe(`_media-jobs/scratch/${job.jobId}/logo`);
     const copied = new Uint8Array(await (await testS3().getObject(t.bucket, logoKey)).arrayBuffer());
     expect(copied).toEqual(PNG);
+    await fakeRunner.fail(task, "processing_failed", false);
+  });
+
+  it("an s3_presigned branded clip job (no bucket to hand over in) reads the logo through the runner call", async () => {
+    const key = await putLogo();
+    expect((await patchBranding({ color: "#112233", logo: { connectionId: t.connectionId, bucket: t.bucket, key } })).status).toBe(200);
+    const signing = inject("s3");
+    const put = (name: string) => presign(signing, "PUT", t.bucket, `${unique("out")}/${name}`);
+    const res = await call<Job>("POST", "/v1/jobs", {
+      key: t.projectKey,
+      body: {
+        serviceType: "clip_generation",
+        input: {
+          sourceType: "s3_presigned",
+          textSourceId: txt,
+          sourceUrl: await presign(signing, "GET", t.bucket, await putSource(`${unique("presigned")}/talk.mp4`, t.bucket)),
+          outputUrls: { video: [await put("clip-1")], poster: [await put("poster-1")] },
+          options: { maxClips: 1, layout: "horizontal_in_vertical", fillStyle: "branding" },
+        },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const task = await fakeRunner.leaseWhenReady(res.body.data.jobId, ["clip_generation"]);
+    expect(task.outputs["fetch_transcription"]?.["logoKey"]).toBeUndefined();
+    const handed = await fakeRunner.call<BrandLogoHandover>(task, BRAND_LOGO_CALL, {});
+    expect(handed.status, JSON.stringify(handed.body)).toBe(200);
+    expect(handed.body.data.logo).toMatchObject({ contentType: "image/png", bucket: t.bucket, key, bytes: PNG.byteLength });
+    expect(Uint8Array.from(atob(handed.body.data.logo!.data), (c) => c.charCodeAt(0))).toEqual(PNG);
     await fakeRunner.fail(task, "processing_failed", false);
   });
 

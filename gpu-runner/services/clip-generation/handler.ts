@@ -2,7 +2,7 @@ import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { z } from "zod";
-import type { S3Client } from "../../../contracts/s3-client";
+import { BRAND_LOGO_CALL, BrandLogoHandoverSchema } from "../../../contracts/branding";
 import {
   CLIP_LAYOUTS,
   FILL_STYLES,
@@ -22,7 +22,7 @@ import type { CategoryEngine, CategoryResult, VisualSummary } from "../../engine
 import type { EngineEnv } from "../../engines/config";
 import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
-import { StepFailure, type StepHandler } from "../../handler";
+import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
 import { SOURCE } from "../../object-store";
 import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { handedOverTranscript } from "../shared/handover";
@@ -284,19 +284,10 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         "render_clips",
         () =>
           toolStep(signal, async () => {
-            const logoKey = task.outputs["fetch_transcription"]?.["logoKey"];
-            // Only a bucket job has its logo handed over (an s3_presigned job has no bucket for it).
-            if (fillStyle === "branding" && typeof logoKey === "string") {
-              const prepared = await prepareLogo(
-                await ctx.openStorage(),
-                input.bucket ?? "",
-                logoKey,
-                join(ctx.workDir, "logo"),
-                logoBox(info.width, info.height),
-                signal,
-              );
-              if ("note" in prepared) brand.logoNote = prepared.note;
-              else brand.logo = prepared;
+            if (fillStyle === "branding") {
+              const prepared = await prepareLogo(ctx, input.bucket ?? "", join(ctx.workDir, "logo"), logoBox(info.width, info.height));
+              if (prepared && "note" in prepared) brand.logoNote = prepared.note;
+              else if (prepared) brand.logo = prepared;
             }
             // Each moment is prepared (one decode of it for dense frames, exact cuts and the loudness
             // measure, the frames analysed as they are written) while the previous one renders.
@@ -543,17 +534,26 @@ type BrandLogo = { path: string; width: number; height: number };
  * The project's logo as a PNG that fits the band above the picture. A logo that cannot be decoded
  * is left out with a note (the colour still brands the clip) rather than failing the render.
  */
+/**
+ * The brand logo, scaled to fit its band: a bucket job's was handed over as a scratch object
+ * (`logoKey`); an `s3_presigned` job, which has no bucket, reads it with the runner call
+ * `clip_generation.logo`. Null when there is none to draw; a note when one was set but left out.
+ */
 async function prepareLogo(
-  s3: S3Client,
+  ctx: HandlerContext,
   bucket: string,
-  key: string,
   dir: string,
   box: { maxWidth: number; maxHeight: number },
-  signal: AbortSignal,
-): Promise<BrandLogo | { note: string }> {
+): Promise<BrandLogo | { note: string } | null> {
   await mkdir(dir, { recursive: true });
   const original = join(dir, "logo-original");
-  await downloadObject(s3, bucket, key, original, signal);
+  const logoKey = ctx.task.outputs["fetch_transcription"]?.["logoKey"];
+  if (typeof logoKey === "string") await downloadObject(await ctx.openStorage(), bucket, logoKey, original, ctx.signal);
+  else if (ctx.task.presigned) {
+    const handed = await ctx.platform.call(BRAND_LOGO_CALL, {}, BrandLogoHandoverSchema);
+    if (!handed.logo) return handed.note ? { note: handed.note } : null;
+    await writeFile(original, Buffer.from(handed.logo.data, "base64"));
+  } else return null;
   const path = join(dir, "logo.png");
   try {
     const info = await sharp(original).resize({ width: box.maxWidth, height: box.maxHeight, fit: "inside" }).png().toFile(path);

@@ -8,9 +8,10 @@ import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { PLAN_LIMITS } from "../../jobs/credits";
+import { BRAND_LOGO_CALL } from "../../../contracts/branding";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscriptionStep, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
-import { copyBrandLogo } from "./logo";
+import { brandLogoCall, copyBrandLogo } from "./logo";
 import { defineWorkerService, runnerBase, type ResultSink } from "../types";
 import { resolveClipGeneration } from "./resolve";
 
@@ -102,7 +103,7 @@ export const clipGenerationWorker = defineWorkerService<"clip_generation">({
     };
   },
   sinks: { "clip_generation.fetch_transcription": handOver, clip_generation: saveClips },
-  runnerCalls: { [HANDOVER_TRANSCRIPT_CALL]: handoverTranscriptCall },
+  runnerCalls: { [HANDOVER_TRANSCRIPT_CALL]: handoverTranscriptCall, [BRAND_LOGO_CALL]: brandLogoCall },
   workerSteps: { "clip_generation.fetch_transcription": fetchTranscriptionStep(copyBrandLogo) },
   onEnded: async ({ db }, job) => {
     if (job.status === "completed") return;

@@ -1,31 +1,66 @@
-import { MAX_LOGO_BYTES, ProjectBrandingSchema } from "../../../contracts/branding";
+import { type BrandLogoHandover, MAX_LOGO_BYTES, ProjectBrandingSchema } from "../../../contracts/branding";
+import type { Job } from "../../../contracts/job";
 import { S3Client } from "../../../contracts/s3-client";
+import type { Env } from "../../env";
 import { projectStorageGrant } from "../../jobs/scratch";
+import { b64encode } from "../../platform/crypto";
 import type { HandOverExtra } from "../shared/transcript-handover";
+import type { RunnerCall } from "../types";
 
 /**
- * With a `branding` fill, the project's logo is copied next to the transcript in the job's scratch:
- * the runner only ever holds the job's own storage grant, and the logo may live in another bucket
- * of the project. A logo that has gone since it was set is left out (the colour still brands the
- * clip) and the stage says so; it never fails the job.
+ * With a `branding` fill, the project's logo goes to the runner: copied next to the transcript in a
+ * bucket job's scratch (the runner only ever holds the job's own storage grant, and the logo may live
+ * in another bucket of the project), or answered by the runner call `clip_generation.logo` for an
+ * `s3_presigned` job, which has no bucket. A logo that has gone since it was set is left out (the
+ * colour still brands the clip) and the stage says so; it never fails the job.
  */
-export const copyBrandLogo: HandOverExtra = async ({ env, job, s3, bucket, scratch }): ReturnType<HandOverExtra> => {
+
+type LogoRead = { bytes: Uint8Array; contentType: string; bucket: string; key: string } | { skip: string } | null;
+
+async function readBrandLogo(env: Env, job: Job): Promise<LogoRead> {
   const branding = ProjectBrandingSchema.nullable().safeParse(job.input["branding"] ?? null);
   const options = (job.input["options"] ?? {}) as { fillStyle?: unknown };
   const logo = branding.success ? branding.data?.logo : null;
-  if (!logo || options.fillStyle !== "branding") return { keys: {}, details: {} };
-  const skip = (why: string) => ({ keys: {}, details: { logo: `left out: ${why}` } });
+  if (!logo || options.fillStyle !== "branding") return null;
   const grant = await projectStorageGrant(env, job.projectId, logo.connectionId, logo.bucket);
-  if (!grant) return skip(`storage connection ${logo.connectionId} is gone`);
+  if (!grant) return { skip: `storage connection ${logo.connectionId} is gone` };
   let res: Response;
   try {
     res = await new S3Client(grant, 15_000).getObject(logo.bucket, logo.key);
   } catch (err) {
-    return skip(`s3://${logo.bucket}/${logo.key} could not be read (${err instanceof Error ? err.message : String(err)})`);
+    return { skip: `s3://${logo.bucket}/${logo.key} could not be read (${err instanceof Error ? err.message : String(err)})` };
   }
   const bytes = new Uint8Array(await res.arrayBuffer());
-  if (bytes.byteLength > MAX_LOGO_BYTES) return skip(`${bytes.byteLength} bytes is more than ${MAX_LOGO_BYTES}`);
+  if (bytes.byteLength > MAX_LOGO_BYTES) return { skip: `${bytes.byteLength} bytes is more than ${MAX_LOGO_BYTES}` };
+  return { bytes, contentType: res.headers.get("content-type") ?? "application/octet-stream", bucket: logo.bucket, key: logo.key };
+}
+
+export const copyBrandLogo: HandOverExtra = async ({ env, job, s3, bucket, scratch }): ReturnType<HandOverExtra> => {
+  const read = await readBrandLogo(env, job);
+  if (!read) return { keys: {}, details: {} };
+  if ("skip" in read) return { keys: {}, details: { logo: `left out: ${read.skip}` } };
   const key = `${scratch}logo`;
-  await s3.putObject(bucket, key, bytes, res.headers.get("content-type") ?? "application/octet-stream");
-  return { keys: { logoKey: key }, details: { logo: { bucket: logo.bucket, key: logo.key, bytes: bytes.byteLength } } };
+  await s3.putObject(bucket, key, read.bytes, read.contentType);
+  return { keys: { logoKey: key }, details: { logo: { bucket: read.bucket, key: read.key, bytes: read.bytes.byteLength } } };
+};
+
+/** `clip_generation.logo`: the logo itself, base64 (at most MAX_LOGO_BYTES), for a job with no bucket. */
+export const brandLogoCall: RunnerCall = async ({ env, job }) => {
+  const read = await readBrandLogo(env, job);
+  const answer: BrandLogoHandover =
+    read === null
+      ? { logo: null, note: null }
+      : "skip" in read
+        ? { logo: null, note: `left out: ${read.skip}` }
+        : {
+            logo: {
+              data: b64encode(read.bytes),
+              contentType: read.contentType,
+              bucket: read.bucket,
+              key: read.key,
+              bytes: read.bytes.byteLength,
+            },
+            note: null,
+          };
+  return answer;
 };
