@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { newId, randomToken } from "../../contracts/ids";
 import type { Plan } from "../../contracts/service-types";
 import { mintSecret, type KeyKind } from "../auth/keys";
@@ -145,4 +145,29 @@ export async function findProject(db: Db, workspaceId: string, projectId: string
     .from(projects)
     .where(and(eq(projects.id, projectId), eq(projects.workspaceId, workspaceId)))
     .get();
+}
+
+/** A project's API keys, newest first (the API's key routes and the console's keys page). */
+export async function listProjectKeys(db: Db, projectId: string) {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.projectId, projectId), eq(apiKeys.kind, "project")))
+    .orderBy(desc(apiKeys.createdAt))
+    .all();
+  return rows.map(publicKey);
+}
+
+/**
+ * Revokes one of the project's keys (a second revoke keeps the first time) and answers it as it now
+ * is; undefined when the id is not a project key of this project.
+ */
+export async function revokeProjectKey(db: Db, projectId: string, keyId: string) {
+  const ofProject = and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), eq(apiKeys.kind, "project"));
+  await db
+    .update(apiKeys)
+    .set({ revokedAt: nowIso() })
+    .where(and(ofProject, isNull(apiKeys.revokedAt)));
+  const row = await db.select().from(apiKeys).where(ofProject).get();
+  return row ? publicKey(row) : undefined;
 }

@@ -1,42 +1,17 @@
 import { AwsClient } from "aws4fetch";
-import { and, desc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { S3Client, S3Error } from "../../contracts/s3-client";
-import { createKey, publicKey } from "../accounts/service";
 import type { Db } from "../db/client";
-import { apiKeys, storageConnections } from "../db/schema";
+import { storageConnections } from "../db/schema";
 import type { Env } from "../env";
 import { connectionLocation } from "../storage/connections";
 
 /**
- * What the console does for a signed-in user that the project-key API has no route for: project API
- * keys (the API manages them with workspace keys only), media streamed from the customer's bucket, and
- * a connection's bucket test. Every function is scoped to the session's project by its caller.
+ * What the console does for a signed-in user that the project-key API has no route for: media streamed
+ * from the customer's bucket, and a connection's bucket test (project API keys, which the API manages
+ * with workspace keys only, go through worker/accounts/service.ts). Every function is scoped to the
+ * session's project by its caller.
  */
-
-export async function listProjectKeys(db: Db, projectId: string) {
-  const rows = await db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.projectId, projectId), eq(apiKeys.kind, "project")))
-    .orderBy(desc(apiKeys.createdAt))
-    .all();
-  return rows.map(publicKey);
-}
-
-export async function createProjectKey(db: Db, workspaceId: string, projectId: string, name: string) {
-  return createKey(db, { kind: "project", workspaceId, projectId, name });
-}
-
-/** Revokes one of the project's keys; false when the id is not a project key of this project. */
-export async function revokeProjectKey(db: Db, projectId: string, keyId: string): Promise<boolean> {
-  const row = await db
-    .update(apiKeys)
-    .set({ revokedAt: new Date().toISOString() })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), eq(apiKeys.kind, "project")))
-    .returning()
-    .get();
-  return row !== undefined;
-}
 
 async function projectConnection(db: Db, projectId: string, connectionId: string) {
   return db

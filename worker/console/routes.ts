@@ -20,7 +20,8 @@ import { SummaryPage, type Summary } from "./pages/summary";
 import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/transcript";
 import { UsagePage, type WorkspaceView } from "./pages/usage";
 import { DubbingPage, TranslationPage, type Dubbing, type DubbingEntry, type Translation, type TranslationEntry } from "./pages/versions";
-import { createProjectKey, listProjectKeys, revokeProjectKey, streamObject, testConnection } from "./project-data";
+import { createKey, listProjectKeys, revokeProjectKey } from "../accounts/service";
+import { streamObject, testConnection } from "./project-data";
 import { CONSOLE_SCRIPTS } from "./scripts";
 import { checkSameOrigin } from "./session";
 import { CONSOLE_CSS } from "./styles";
@@ -494,7 +495,7 @@ export function consolePages(api: ApiFetch) {
       const { workspaceId, projectId } = requireAdminProject(shell);
       const name = (form["name"] ?? "").trim();
       if (name.length < 1 || name.length > 120) return keysPage(c, shell, { error: "A key name is 1–120 characters." });
-      const key = await createProjectKey(getDb(c.env.DB), workspaceId, projectId, name);
+      const key = await createKey(getDb(c.env.DB), { kind: "project", workspaceId, projectId, name });
       return keysPage(c, shell, { created: { name: key.name, secret: key.secret } });
     }),
   );

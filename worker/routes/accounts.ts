@@ -1,14 +1,22 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { ProjectBrandingSchema } from "../../contracts/branding";
 import { WebhookUrlSchema } from "../../contracts/job-requests";
 import { newId } from "../../contracts/ids";
-import { createKey, createProject, findProject, rotateWebhookSecret, publicKey, publicProject } from "../accounts/service";
+import {
+  createKey,
+  createProject,
+  findProject,
+  listProjectKeys,
+  revokeProjectKey,
+  rotateWebhookSecret,
+  publicProject,
+} from "../accounts/service";
 import { requireAuth } from "../auth/middleware";
 import { PROJECT_PERMISSIONS, ProjectGrantSchema } from "../auth/permissions";
 import { getDb } from "../db/client";
-import { apiKeys, projects, workspaces } from "../db/schema";
+import { projects, workspaces } from "../db/schema";
 import type { AppBindings } from "../env";
 import { conflict, notFound } from "../errors";
 import { ok } from "../http/envelope";
@@ -139,30 +147,15 @@ export const projectRoutes = new Hono<AppBindings>()
   .get("/:projectId/api-keys", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project_api_key:read" });
     const project = await ownedProject(c, p.workspaceId);
-    const rows = await getDb(c.env.DB)
-      .select()
-      .from(apiKeys)
-      .where(and(eq(apiKeys.projectId, project.id), eq(apiKeys.kind, "project")))
-      .orderBy(desc(apiKeys.createdAt))
-      .all();
-    return ok(c, rows.map(publicKey));
+    return ok(c, await listProjectKeys(getDb(c.env.DB), project.id));
   })
   .post("/:projectId/api-keys/:keyId/revoke", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project_api_key:revoke" });
     const project = await ownedProject(c, p.workspaceId);
     const keyId = c.req.param("keyId");
-    const db = getDb(c.env.DB);
-    await db
-      .update(apiKeys)
-      .set({ revokedAt: new Date().toISOString() })
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
-    const row = await db
-      .select()
-      .from(apiKeys)
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id)))
-      .get();
-    if (!row) throw notFound(`API key not found: ${keyId}`, [{ path: "keyId", issue: `notFound:${keyId}` }]);
-    return ok(c, publicKey(row));
+    const key = await revokeProjectKey(getDb(c.env.DB), project.id, keyId);
+    if (!key) throw notFound(`API key not found: ${keyId}`, [{ path: "keyId", issue: `notFound:${keyId}` }]);
+    return ok(c, key);
   });
 
 /** Console sessions: how the dashboard acts for a signed-in user (the spec leaves the mechanism open). */
