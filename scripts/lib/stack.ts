@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { loadConfig } from "../../gpu-runner/config";
-import { apyArgs, writeApyModes } from "../../gpu-runner/engines/translation/apertium-apy-modes";
+import { writeApyModes } from "../../gpu-runner/engines/translation/apertium-apy-modes";
+import { startApyProcess, startEmbeddingsProcess, TSX_LOADER } from "./engine-processes";
 import { shutdownDeadlineMs } from "../../gpu-runner/runner";
 import { startLocalS3, type LocalS3 } from "./local-s3";
 
@@ -19,12 +18,6 @@ import { startLocalS3, type LocalS3 } from "./local-s3";
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 const require = createRequire(import.meta.url);
 const WRANGLER = path.join(path.dirname(require.resolve("wrangler/package.json")), "bin/wrangler.js");
-/**
- * Runners run as `node --import <tsx loader>`, not through tsx's CLI: the CLI is a second process
- * that relays signals to the real one, so a runner would see a stop signal twice (exiting at
- * once), or be SIGKILLed when it is slow to acknowledge the relay.
- */
-const TSX_LOADER = pathToFileURL(path.join(path.dirname(require.resolve("tsx/package.json")), "dist/loader.mjs")).href;
 
 export const LOCAL_ADMIN_SECRET = "local-admin-secret";
 export const LOCAL_RUNNER_TOKEN = "local-runner-token";
@@ -119,18 +112,6 @@ function runnerStopDeadlineMs(env: NodeJS.ProcessEnv): number {
   }
 }
 
-/** A free loopback port (the kernel's choice, released again for the child to take). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitForHttp(url: string, timeoutMs: number, child: ChildProcess, logs: () => string): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
@@ -177,35 +158,30 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     log += d.toString();
     if (log.length > 200_000) log = log.slice(-100_000);
   };
-  // The local engine process: the same vectors the runners load in-process, over HTTP for the Worker.
+  // The local engine processes: the embeddings server has the same vectors the runners load
+  // in-process, over HTTP for the Worker; apertium-apy translates for the runners.
   let engines: ChildProcess | null = null;
-  const vars = { ...opts.vars };
-  if (opts.localEngines !== false) {
-    const port = await freePort();
-    engines = spawn(
-      process.execPath,
-      ["--import", TSX_LOADER, path.join(ROOT, "scripts/local-engines/embeddings-server.ts"), "--port", String(port)],
-      {
-        cwd: ROOT,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    engines.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
-    engines.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
-    vars["EMBEDDINGS_BASE_URL"] ??= `http://127.0.0.1:${port}`;
-  }
   let apy: ChildProcess | null = null;
   let apyUrl: string | undefined;
+  const vars = { ...opts.vars };
+  const engineLog = (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d));
   if (opts.localEngines !== false) {
-    const port = await freePort();
-    const modes = await writeApyModes(path.join(stateDir, "apertium-modes"));
-    apy = spawn("apertium-apy", apyArgs(port, modes), { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    apy.on("error", (err) => keep(Buffer.from(`apertium-apy: ${err.message}\n`)));
-    apy.stdout?.on("data", (d: Buffer) => (opts.verbose ? process.stdout.write(d) : keep(d)));
-    apy.stderr?.on("data", (d: Buffer) => (opts.verbose ? process.stderr.write(d) : keep(d)));
-    apyUrl = `http://127.0.0.1:${port}`;
+    const apyStarting = writeApyModes(path.join(stateDir, "apertium-modes")).then((modesDir) =>
+      startApyProcess({ modesDir, env, log: engineLog }),
+    );
+    try {
+      const embeddings = await startEmbeddingsProcess({ env, log: engineLog });
+      engines = embeddings.child;
+      vars["EMBEDDINGS_BASE_URL"] ??= embeddings.url;
+      const started = await apyStarting;
+      apy = started.child;
+      apyUrl = started.url;
+    } catch (err) {
+      await apyStarting.then((p) => stopChild(p.child)).catch(() => undefined);
+      if (engines) await stopChild(engines);
+      await s3.close();
+      throw err;
+    }
   }
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const wrangler = spawn(
@@ -288,7 +264,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   try {
     await waitForHttp(`${apiBaseUrl}/healthz`, 90_000, wrangler, () => log);
     if (engines) await waitForHttp(`${vars["EMBEDDINGS_BASE_URL"]}/health`, 60_000, engines, () => log);
-    if (apy) await waitForHttp(`${apyUrl}/listPairs`, 60_000, apy, () => log);
   } catch (err) {
     await stack.close();
     throw err;

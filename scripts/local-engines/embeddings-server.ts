@@ -18,13 +18,17 @@ import { countWords, LocalWinkEmbeddingEngine, loadWinkModel, winkLoadStats } fr
  *                         2048 inputs; blank inputs get the zero vector.
  *   GET  /health          { status: "ok", engine, model, dimensions, loadMs, rssBytes }
  *
- *   npx tsx scripts/local-engines/embeddings-server.ts [--port 8790]
- * prints `listening on http://127.0.0.1:PORT` once the vectors are loaded (the port is taken only
- * then, so a client that can connect gets answers at once).
+ *   npx tsx scripts/local-engines/embeddings-server.ts [--port 8790]   (--port 0: the kernel's choice)
+ * prints `listening on http://127.0.0.1:PORT` as soon as the port is bound, before the vectors are
+ * loaded (a few seconds): whoever started it learns the real port at once, and no other process can
+ * take that port while the vectors load. Requests that arrive during the load (/health included) wait
+ * for it, so a client that gets an answer gets a loaded engine's.
  */
 export interface EmbeddingsServer {
   url: string;
   port: number;
+  /** Resolves once the vectors are loaded; rejects if they cannot be. */
+  loaded: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,9 +37,13 @@ const MAX_BODY_BYTES = 16 << 20;
 
 export async function startEmbeddingsServer(opts: { port?: number } = {}): Promise<EmbeddingsServer> {
   const engine = new LocalWinkEmbeddingEngine();
-  await loadWinkModel();
+  const loaded = loadWinkModel();
+  // Surfaced by the requests that await it; without a handler a failed load would also crash the process.
+  loaded.catch(() => undefined);
   const server = createServer((req, res) => {
-    handle(engine, req, res).catch((err: unknown) => send(res, 500, openAIError(500, `embedding failed: ${String(err)}`)));
+    loaded
+      .then(() => handle(engine, req, res))
+      .catch((err: unknown) => send(res, 500, openAIError(500, `embedding failed: ${String(err)}`)));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -43,6 +51,7 @@ export async function startEmbeddingsServer(opts: { port?: number } = {}): Promi
   });
   const port = (server.address() as AddressInfo).port;
   return {
+    loaded: loaded.then(() => undefined),
     url: `http://127.0.0.1:${port}`,
     port,
     close: () =>
@@ -132,6 +141,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { values } = parseArgs({ options: { port: { type: "string", default: process.env["EMBEDDINGS_PORT"] ?? "8790" } } });
   const server = await startEmbeddingsServer({ port: Number(values.port) });
   process.stdout.write(`listening on ${server.url}\n`);
+  await server.loaded;
+  process.stdout.write(`vectors loaded\n`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
