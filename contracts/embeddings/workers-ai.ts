@@ -115,9 +115,21 @@ export interface WorkersAiBindingOptions {
 
 /** Workers AI through the Worker's AI binding (`env.AI`). */
 export function workersAiBinding(ai: AiBinding, opts: WorkersAiBindingOptions = {}): WorkersAiEmbeddingEngine {
+  return new WorkersAiEmbeddingEngine({ run: workersAiBindingRun(ai, opts), model: opts.model });
+}
+
+/**
+ * One model call through the AI binding, whatever the model's input: a timeout per attempt (the
+ * binding cannot cancel a call, only stop waiting), transient failures retried with backoff, and a
+ * final failure naming the engine and model. Shared by every Workers AI client of the Worker.
+ */
+export function workersAiBindingRun(
+  ai: AiBinding,
+  opts: Omit<WorkersAiBindingOptions, "model"> = {},
+): (model: string, input: unknown, signal: AbortSignal | undefined) => Promise<unknown> {
   const attempts = Math.max(1, opts.attempts ?? 3);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_EMBEDDING_HTTP.timeoutMs;
-  const run: WorkersAiRun = async (model, input, signal) => {
+  return async (model, input, signal) => {
     let made = 0;
     try {
       return await withRetry(
@@ -125,7 +137,6 @@ export function workersAiBinding(ai: AiBinding, opts: WorkersAiBindingOptions = 
           made += 1;
           const timeout = AbortSignal.timeout(timeoutMs);
           try {
-            // The binding call itself cannot be cancelled: stop waiting for it.
             return await untilAborted(ai.run(model, input), signal ? AbortSignal.any([signal, timeout]) : timeout);
           } catch (err) {
             if (timeout.aborted && !signal?.aborted) throw new NoAnswer(`no answer within ${timeoutMs} ms`);
@@ -148,7 +159,6 @@ export function workersAiBinding(ai: AiBinding, opts: WorkersAiBindingOptions = 
       throw new EmbeddingRequestError(describeFailure(ENGINE, model, `${what}: ${short(message)}`), transient);
     }
   };
-  return new WorkersAiEmbeddingEngine({ run, model: opts.model });
 }
 
 export interface WorkersAiRestOptions extends Partial<EmbeddingHttpPolicy> {

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { vectorToBytes } from "../../contracts/embeddings/interface";
 import { countWords, LocalWinkEmbeddingEngine, loadWinkModel, winkLoadStats } from "../../gpu-runner/engines/embeddings/local-wink";
+import { LocalWinkRerankEngine } from "../../gpu-runner/engines/rerank/local-wink";
 
 /**
  * The local embedding engine as a process: the Worker cannot load 137 MB of word vectors, so in local
@@ -16,7 +17,10 @@ import { countWords, LocalWinkEmbeddingEngine, loadWinkModel, winkLoadStats } fr
  *                         model, usage: { prompt_tokens, total_tokens } }. `model` must be this
  *                         server's model (404 model_not_found otherwise, as OpenAI answers), at most
  *                         2048 inputs; blank inputs get the zero vector.
- *   GET  /health          { status: "ok", engine, model, dimensions, loadMs, rssBytes }
+ *   POST /rerank          Hugging Face TEI's format: { query, texts: string[], return_text?: boolean } →
+ *                         [{ index, score, text? }] best first; the local reranker (LocalWinkRerankEngine,
+ *                         model LOCAL_RERANK_MODEL). Errors as TEI answers them: { error, error_type }.
+ *   GET  /health          { status: "ok", engine, model, dimensions, loadMs, rssBytes, reranker }
  *
  *   npx tsx scripts/local-engines/embeddings-server.ts [--port 8790]   (--port 0: the kernel's choice)
  * prints `listening on http://127.0.0.1:PORT` as soon as the port is bound, before the vectors are
@@ -37,12 +41,13 @@ const MAX_BODY_BYTES = 16 << 20;
 
 export async function startEmbeddingsServer(opts: { port?: number } = {}): Promise<EmbeddingsServer> {
   const engine = new LocalWinkEmbeddingEngine();
+  const reranker = new LocalWinkRerankEngine();
   const loaded = loadWinkModel();
   // Surfaced by the requests that await it; without a handler a failed load would also crash the process.
   loaded.catch(() => undefined);
   const server = createServer((req, res) => {
     loaded
-      .then(() => handle(engine, req, res))
+      .then(() => handle(engine, reranker, req, res))
       .catch((err: unknown) => send(res, 500, openAIError(500, `embedding failed: ${String(err)}`)));
   });
   await new Promise<void>((resolve, reject) => {
@@ -62,7 +67,12 @@ export async function startEmbeddingsServer(opts: { port?: number } = {}): Promi
   };
 }
 
-async function handle(engine: LocalWinkEmbeddingEngine, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  engine: LocalWinkEmbeddingEngine,
+  reranker: LocalWinkRerankEngine,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
   if (req.method === "GET" && url.pathname === "/health") {
     const stats = winkLoadStats();
@@ -73,8 +83,10 @@ async function handle(engine: LocalWinkEmbeddingEngine, req: IncomingMessage, re
       dimensions: engine.dimensions,
       loadMs: stats ? Math.round(stats.loadMs) : null,
       rssBytes: stats?.rssBytes ?? null,
+      reranker: { engine: reranker.engine, model: reranker.model },
     });
   }
+  if (url.pathname === "/rerank") return rerank(reranker, req, res);
   if (url.pathname !== "/v1/embeddings") return send(res, 404, openAIError(404, `no route for ${req.method} ${url.pathname}`));
   if (req.method !== "POST") return send(res, 405, openAIError(405, "use POST"));
 
@@ -111,6 +123,36 @@ async function handle(engine: LocalWinkEmbeddingEngine, req: IncomingMessage, re
     model: engine.model,
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   });
+}
+
+async function rerank(reranker: LocalWinkRerankEngine, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== "POST") return send(res, 405, teiError("use POST", "Validation"));
+  const raw = await readBody(req);
+  if (raw === null) return send(res, 413, teiError(`the body is larger than ${MAX_BODY_BYTES} bytes`, "Validation"));
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return send(res, 422, teiError("the body is not JSON", "Validation"));
+  }
+  const { query, texts, return_text: returnText = false } = body ?? {};
+  if (typeof query !== "string" || query.trim() === "") return send(res, 422, teiError("`query` must be a non-empty string", "Validation"));
+  if (!Array.isArray(texts) || texts.length === 0 || !texts.every((t) => typeof t === "string"))
+    return send(res, 422, teiError("`texts` must be a non-empty array of strings", "Validation"));
+  if (texts.length > MAX_INPUTS)
+    return send(res, 413, teiError(`batch size ${texts.length} > maximum allowed batch size ${MAX_INPUTS}`, "Validation"));
+  const ac = new AbortController();
+  res.once("close", () => ac.abort(new Error("the client went away")));
+  const scores = await reranker.rerank(query, texts as string[], ac.signal);
+  const ranked = scores
+    .map((score, index) => ({ index, score, ...(returnText === true ? { text: (texts as string[])[index] } : {}) }))
+    .sort((a, b) => b.score - a.score || a.index - b.index);
+  send(res, 200, ranked);
+}
+
+/** TEI's error body. */
+function teiError(error: string, errorType: string): unknown {
+  return { error, error_type: errorType };
 }
 
 function readBody(req: IncomingMessage): Promise<string | null> {

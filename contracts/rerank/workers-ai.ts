@@ -1,0 +1,53 @@
+import { describeFailure } from "../engine-http";
+import { EmbeddingRequestError } from "../embeddings/http";
+import { workersAiBindingRun, type AiBinding, type WorkersAiBindingOptions } from "../embeddings/workers-ai";
+import { StepFailure } from "../step-failure";
+import { rerankInBatches, RERANK_MAX_TEXTS, scoresByIndex, type RerankEngine } from "./interface";
+
+/**
+ * Cloudflare Workers AI's cross-encoder reranker through the Worker's AI binding. Format, from
+ * Cloudflare's model schema (cloudflare-docs src/content/workers-ai-models/bge-reranker-base.json;
+ * workers-types' `Ai_Cf_Baai_Bge_Reranker_Base_Input`/`_Output`, whose input type lost `query`):
+ *
+ *   input   { query: string, contexts: [{ text }], top_k?: number }
+ *   output  { response: [{ id, score }] }   (id = the context's index; score in [0, 1])
+ *
+ * `top_k` is sent as the number of contexts so every text gets its score.
+ */
+export const WORKERS_AI_RERANK_MODELS = ["@cf/baai/bge-reranker-base"] as const;
+export const WORKERS_AI_RERANK_DEFAULT_MODEL = WORKERS_AI_RERANK_MODELS[0];
+
+const ENGINE = "workers-ai";
+
+export class WorkersAiRerankEngine implements RerankEngine {
+  readonly engine = ENGINE;
+  readonly model: string;
+  private readonly run: ReturnType<typeof workersAiBindingRun>;
+
+  constructor(ai: AiBinding, opts: WorkersAiBindingOptions = {}) {
+    this.model = opts.model ?? WORKERS_AI_RERANK_DEFAULT_MODEL;
+    if (!(WORKERS_AI_RERANK_MODELS as readonly string[]).includes(this.model))
+      throw new StepFailure(
+        "engine_unavailable",
+        `${ENGINE}: ${this.model} is not a reranking model this service knows (known: ${WORKERS_AI_RERANK_MODELS.join(", ")})`,
+        false,
+      );
+    this.run = workersAiBindingRun(ai, opts);
+  }
+
+  rerank(query: string, texts: readonly string[], signal?: AbortSignal): Promise<number[]> {
+    return rerankInBatches(texts, RERANK_MAX_TEXTS, (batch, s) => this.request(query, batch, s), signal);
+  }
+
+  private async request(query: string, texts: string[], signal: AbortSignal | undefined): Promise<number[]> {
+    const output = await this.run(this.model, { query, contexts: texts.map((text) => ({ text })), top_k: texts.length }, signal);
+    const { response } = (output ?? {}) as { response?: unknown };
+    return scoresByIndex(
+      response,
+      texts.length,
+      "id",
+      "score",
+      (m) => new EmbeddingRequestError(describeFailure(this.engine, this.model, m), true),
+    );
+  }
+}
