@@ -120,7 +120,10 @@ export type SearchRequest = z.infer<typeof SearchRequestSchema>;
 
 export interface SearchHit {
   rank: number;
-  /** Reciprocal rank fusion score in hybrid mode; cosine similarity (dense) or BM25 relevance (sparse) otherwise. */
+  /**
+   * Reciprocal rank fusion score in hybrid mode; cosine similarity (dense) or BM25 relevance (sparse)
+   * otherwise. Results are in `rank` order: in hybrid mode the reranked head is ordered by `rerankScore`.
+   */
   score: number;
   textSourceId: string;
   chunkId: string;
@@ -135,6 +138,8 @@ export interface SearchHit {
   /** Where the chunk ranked in each list that found it (null: not in that list's top candidates). */
   denseRank: number | null;
   sparseRank: number | null;
+  /** The reranker's score (hybrid mode, the first `catalog.rerankCandidates` fused candidates; its own scale), else null. */
+  rerankScore: number | null;
 }
 
 export interface SearchGroup {

@@ -7,6 +7,8 @@ import { TRANSLATION_BACKENDS } from "./translation-languages";
 /** Image engines a runner knows (gpu-runner/engines/image). */
 export const TEXT_ENGINES = ["local-extractive", "workers-ai", "replicate", "openai-compatible"] as const;
 export const EMBEDDING_ENGINES = ["local-wink", "workers-ai", "openai-compatible"] as const;
+/** Catalog search rerankers (contracts/rerank), and `none`. */
+export const RERANK_ENGINES = ["none", "local-wink", "tei", "workers-ai"] as const;
 export const SPEECH_SYNTHESIS_ENGINES = ["local", "espeak-ng", "festival", "openai-compatible", "replicate"] as const;
 export const DIARIZATION_ENGINES = ["local-mfcc", "replicate"] as const;
 export const SEPARATION_ENGINES = ["local-filters", "replicate"] as const;
@@ -181,6 +183,16 @@ export const SettingsSchema = z.object({
       candidates: z.number().int().min(10).max(500).default(100),
       /** Reciprocal rank fusion's k (Cormack et al. 2009 use 60). */
       rrfK: z.number().int().min(1).max(1000).default(60),
+      /**
+       * What reorders the head of a hybrid search's fused list by reading the query and each chunk
+       * together (contracts/rerank): `local-wink` through the local engine process
+       * (EMBEDDINGS_BASE_URL), `tei` a cross-encoder on the GPU box (RERANK_BASE_URL), `workers-ai`
+       * bge-reranker-base through the AI binding; `none` keeps the fused order.
+       */
+      rerankEngine: z.enum(RERANK_ENGINES).default("local-wink"),
+      rerankModel: z.string().min(1).nullable().default(null),
+      /** How many of the fused list's first candidates the reranker reorders. */
+      rerankCandidates: z.number().int().min(2).max(100).default(20),
     })
     .prefault({}),
   policy: z

@@ -25,6 +25,9 @@ export interface Env extends JobEnv {
    */
   EMBEDDINGS_BASE_URL?: string;
   EMBEDDINGS_API_KEY?: string;
+  /** The GPU box's TEI rerank server, for `catalog.rerankEngine: tei`: its base URL (without `/rerank`) and key. */
+  RERANK_BASE_URL?: string;
+  RERANK_API_KEY?: string;
 }
 
 /** `timing` is set only on routes that answer Server-Timing (worker/http/server-timing.ts). */

@@ -3,7 +3,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SearchGroup, SearchHit } from "../../contracts/catalog";
 import type { Job } from "../../contracts/job";
 import type { LeasedTask } from "../../contracts/runner-protocol";
-import { LEXICAL_DIMENSIONS, LEXICAL_FAIL_WORD, LEXICAL_MODEL, lexicalEmbedding } from "../support/fakes/lexical-vectors";
+import { LOCAL_RERANK_ENGINE, LOCAL_RERANK_MODEL } from "../../contracts/rerank/interface";
+import {
+  LEXICAL_DIMENSIONS,
+  LEXICAL_FAIL_WORD,
+  LEXICAL_MODEL,
+  LEXICAL_RERANK_FAIL_WORD,
+  lexicalEmbedding,
+  lexicalRerankScore,
+} from "../support/fakes/lexical-vectors";
 import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, projectKey, type Tenant } from "./helpers/tenant";
@@ -94,6 +102,16 @@ interface SearchAnswer {
   results: SearchHit[];
   groups: SearchGroup[];
 }
+/** Runs `fn` with these platform settings, then puts the catalog's defaults for them back. */
+async function withSettings<T>(patch: { catalog: Record<string, unknown> }, fn: () => Promise<T>): Promise<T> {
+  await patchSettings(patch);
+  try {
+    return await fn();
+  } finally {
+    await patchSettings({ catalog: { rerankEngine: "local-wink", rerankCandidates: 20 } });
+  }
+}
+
 async function search(body: Record<string, unknown>, tenant = t) {
   return call<SearchAnswer>("POST", "/v1/catalog/search", { key: tenant.projectKey, body });
 }
@@ -148,6 +166,52 @@ describe("POST /v1/catalog/search", () => {
     expect(top.denseRank).toBe(1);
     expect(top.sparseRank).toBe(1);
     expect(top.score).toBeCloseTo(2 / 61, 6);
+  });
+
+  it("hybrid: the reranker orders the fused list's first rerankCandidates by its scores, ties and the rest in fused order", async () => {
+    const query = "bake the bread in a hot oven";
+    const fused = await withSettings({ catalog: { rerankEngine: "none" } }, () => search({ query }));
+    const reranked = await withSettings({ catalog: { rerankCandidates: 3 } }, () => search({ query }));
+    const fusedTexts = texts(fused.body.data.results);
+    const head = fusedTexts
+      .slice(0, 3)
+      // The route answers scores to six decimals.
+      .map((text, at) => ({ text, at, score: Math.round(lexicalRerankScore(query, text) * 1e6) / 1e6 }))
+      .sort((a, b) => b.score - a.score || a.at - b.at);
+    expect(texts(reranked.body.data.results)).toEqual([...head.map((h) => h.text), ...fusedTexts.slice(3)]);
+    expect(reranked.body.data.results.map((h) => h.rerankScore)).toEqual([
+      ...head.map((h) => h.score),
+      ...fusedTexts.slice(3).map(() => null),
+    ]);
+    expect(reranked.body.data.results.map((h) => h.rank)).toEqual(fusedTexts.map((_, i) => i + 1));
+  });
+
+  it("hybrid: the metadata names the reranker and how many candidates it read", async () => {
+    const res = await search({ query: "bread oven" });
+    expect(res.body.metadata?.["reranker"]).toEqual({
+      engine: LOCAL_RERANK_ENGINE,
+      model: LOCAL_RERANK_MODEL,
+      candidates: res.body.data.results.length,
+    });
+    expect(res.body.metadata?.["rerankFailed"]).toBeNull();
+  });
+
+  it.each(["dense", "sparse"])("%s mode answers its own list's order, without reranking", async (mode) => {
+    const res = await search({ query: "bread oven", mode });
+    expect(res.body.data.results.length).toBeGreaterThan(0);
+    expect(res.body.data.results.every((h) => h.rerankScore === null)).toBe(true);
+    expect(res.body.metadata?.["reranker"]).toBeNull();
+  });
+
+  it("when the reranker fails, a hybrid search answers in fused order and says so", async () => {
+    const query = `bread oven ${LEXICAL_RERANK_FAIL_WORD}`;
+    const fused = await withSettings({ catalog: { rerankEngine: "none" } }, () => search({ query }));
+    const res = await search({ query });
+    expect(res.status).toBe(200);
+    expect(texts(res.body.data.results)).toEqual(texts(fused.body.data.results));
+    expect(res.body.data.results.every((h) => h.rerankScore === null)).toBe(true);
+    expect(String(res.body.metadata?.["rerankFailed"])).toContain("503");
+    expect(String(res.body.metadata?.["warnings"])).toContain("reranking unavailable");
   });
 
   it("results carry times and segment ids, and groups one entry per transcript with its total", async () => {

@@ -1,6 +1,7 @@
 import type { SearchGroup, SearchHit, SearchRequest } from "../../contracts/catalog";
 import { collectionName, SPARSE_ENGINE } from "../../contracts/catalog";
 import type { EmbeddingEngine } from "../../contracts/embeddings/interface";
+import type { RerankEngine } from "../../contracts/rerank/interface";
 import {
   ftsMatchExpression,
   HIGHLIGHT_CLOSE,
@@ -18,7 +19,10 @@ import type { VectorStore } from "./vector-store/interface";
  * model as the chunks, nearest chunks from the vector store. Sparse: BM25 over FTS5. Hybrid (the
  * default) fuses the two rankings by reciprocal rank fusion, score = Σ 1 / (k + rank) over the lists
  * a chunk appears in (Cormack, Clarke and Büttcher, SIGIR 2009), which needs no score calibration
- * between cosine and BM25. Only live chunks (the generation each transcript's catalog entry names)
+ * between cosine and BM25. RRF reads ranks only, so in hybrid mode a reranker then reads the query and
+ * each of the fused list's first `rerankCandidates` chunks together and orders that head by its
+ * scores (contracts/rerank); a reranker that fails leaves the fused order and the answer says why.
+ * Dense and sparse modes answer their own list unchanged. Only live chunks (the generation each transcript's catalog entry names)
  * of the caller's project are ever answered: every candidate is joined to `catalog_entries`.
  */
 
@@ -32,6 +36,9 @@ export interface SearchDeps {
   embedder: EmbeddingEngine | null;
   candidates: number;
   rrfK: number;
+  /** Hybrid mode's reranker; null: the fused order stands. */
+  reranker?: RerankEngine | null;
+  rerankCandidates?: number;
 }
 
 export interface SearchAnswer {
@@ -49,6 +56,10 @@ export interface SearchAnswer {
     denseSkipped: string[];
     /** Why the dense list is missing from a hybrid answer (the query could not be embedded), else null. */
     denseFailed: string | null;
+    /** What reordered the head of the hybrid list, and how many candidates it read; null when nothing did. */
+    reranker: { engine: string; model: string; candidates: number } | null;
+    /** Why the reranker's order is missing from a hybrid answer (it failed), else null. */
+    rerankFailed: string | null;
     candidates: { dense: number; sparse: number };
   };
 }
@@ -127,11 +138,11 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
   // Without a dense list (nothing indexed with the query's model, or the query could not be embedded) BM25 answers alone.
   const sparse = req.mode === "hybrid" && dense.length > 0 ? await admitted(deps.db, req.query, allSparse) : allSparse;
   const fused = fuse(req.mode, dense, sparse, deps.rrfK);
-  const top = fused.slice(0, req.limit);
-  const rows = await chunkRows(
-    deps.db,
-    top.map((f) => f.id),
-  );
+  const head = req.mode === "hybrid" && deps.reranker && fused.length > 1 ? fused.slice(0, deps.rerankCandidates ?? 20) : [];
+  const rows = await chunkRows(deps.db, [...new Set([...head, ...fused.slice(0, req.limit)].map((f) => f.id))]);
+  const reranked = await rerankHead(req.query, deps.reranker ?? null, head, rows);
+  const ordered = reranked.order ? [...reranked.order, ...fused.slice(head.length)] : fused;
+  const top = ordered.slice(0, req.limit);
   const marks = await highlights(
     deps.db,
     req.query,
@@ -155,13 +166,14 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
         marks: m,
         denseRank: f.denseRank,
         sparseRank: f.sparseRank,
+        rerankScore: f.rerankScore === null ? null : round(f.rerankScore),
       },
     ];
   });
 
   return {
     results,
-    groups: groupsOf(fused),
+    groups: groupsOf(ordered),
     info: {
       collection,
       mode: req.mode,
@@ -172,6 +184,9 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
       indexedTranscriptions: entries.length,
       denseSkipped,
       denseFailed,
+      reranker:
+        reranked.order && deps.reranker ? { engine: deps.reranker.engine, model: deps.reranker.model, candidates: head.length } : null,
+      rerankFailed: reranked.failed,
       candidates: { dense: dense.length, sparse: sparse.length },
     },
   };
@@ -284,6 +299,32 @@ async function termCoverage(db: D1Database, terms: readonly string[], ids: reado
 interface Fused extends Ranked {
   denseRank: number | null;
   sparseRank: number | null;
+  /** The reranker's score, for the head of a reranked hybrid list; null otherwise. */
+  rerankScore: number | null;
+}
+
+/**
+ * The head ordered by the reranker's scores (ties keep the fused order), or why not. The reranker
+ * belongs to the deployment, not the caller: its failure never fails the search.
+ */
+async function rerankHead(
+  query: string,
+  reranker: RerankEngine | null,
+  head: Fused[],
+  rows: Map<number, ChunkRow>,
+): Promise<{ order: Fused[] | null; failed: string | null }> {
+  if (!reranker || head.length === 0) return { order: null, failed: null };
+  try {
+    const scores = await reranker.rerank(
+      query,
+      head.map((f) => rows.get(f.id)?.text ?? ""),
+    );
+    const scored = head.map((f, i) => ({ ...f, rerankScore: scores[i] ?? Number.NEGATIVE_INFINITY, at: i }));
+    scored.sort((a, b) => b.rerankScore - a.rerankScore || a.at - b.at);
+    return { order: scored.map(({ at: _, ...f }) => f), failed: null };
+  } catch (err) {
+    return { order: null, failed: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 /** Reciprocal rank fusion in hybrid mode; one list's own order and scores otherwise. */
@@ -291,7 +332,7 @@ export function fuse(mode: SearchRequest["mode"], dense: readonly Ranked[], spar
   const all = new Map<number, Fused>();
   const add = (list: readonly Ranked[], which: "denseRank" | "sparseRank") =>
     list.forEach((r, i) => {
-      const f = all.get(r.id) ?? { ...r, score: 0, denseRank: null, sparseRank: null };
+      const f = all.get(r.id) ?? { ...r, score: 0, denseRank: null, sparseRank: null, rerankScore: null };
       f[which] = i + 1;
       f.score += mode === "hybrid" ? 1 / (k + i + 1) : r.score;
       all.set(r.id, f);
@@ -327,7 +368,7 @@ async function highlights(db: D1Database, query: string, ids: readonly number[])
   return new Map(results.map((r) => [r.id, marksFromHighlight(r.h).marks]));
 }
 
-/** One group per transcript over every fused candidate (not only the returned page), best first. */
+/** One group per transcript over every candidate (not only the returned page), in the order of each one's best rank. */
 function groupsOf(fused: readonly Fused[]): SearchGroup[] {
   const groups = new Map<string, SearchGroup>();
   fused.forEach((f, i) => {
@@ -336,7 +377,7 @@ function groupsOf(fused: readonly Fused[]): SearchGroup[] {
     if (g.hits.length < 3) g.hits.push({ chunkId: f.chunkId, rank: i + 1, score: round(f.score), start: f.start, end: f.end });
     groups.set(f.textSourceId, g);
   });
-  return [...groups.values()].sort((a, b) => b.bestScore - a.bestScore);
+  return [...groups.values()];
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -21,3 +21,21 @@ export function lexicalEmbedding(text: string, dims = LEXICAL_DIMENSIONS): numbe
   const norm = Math.hypot(...v);
   return norm === 0 ? v : v.map((x) => x / norm);
 }
+
+/** A query containing this word makes the server's reranker answer 503 (tests of a failing reranker). */
+export const LEXICAL_RERANK_FAIL_WORD = "zzfailrerank";
+
+/**
+ * The stand-in reranker served beside the stand-in model: the share of the query's distinct words
+ * that the text contains. Deterministic and easy to reason about in a test; the real reranker
+ * (local-wink) is tested on its own.
+ */
+export function lexicalRerankScore(query: string, text: string): number {
+  const words = (t: string) => new Set(t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const q = words(query);
+  const inText = words(text);
+  if (q.size === 0) return 0;
+  let hits = 0;
+  for (const w of q) if (inText.has(w)) hits++;
+  return hits / q.size;
+}

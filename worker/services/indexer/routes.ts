@@ -4,6 +4,7 @@ import { collectionName, SearchRequestSchema } from "../../../contracts/catalog"
 import { projectOf, requireAuth } from "../../auth/middleware";
 import { dropTranscript } from "../../catalog/index-writer";
 import { queryEmbedder } from "../../catalog/query-embedder";
+import { queryReranker } from "../../catalog/query-reranker";
 import { DenseUnavailable, searchCatalog } from "../../catalog/search";
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
 import { getDb } from "../../db/client";
@@ -29,6 +30,7 @@ export const catalogRoutes = new Hono<AppBindings>()
       throw new ApiError("serviceNotAvailable", `dense search is not available on this deployment: ${embedder.unavailable}`, [
         { path: "mode", issue: "denseUnavailable" },
       ]);
+    const reranker = req.mode === "hybrid" ? queryReranker(c.env, settings) : { engine: null };
     const started = Date.now();
     const answer = await searchCatalog(projectId, req, {
       db: c.env.DB,
@@ -36,6 +38,8 @@ export const catalogRoutes = new Hono<AppBindings>()
       embedder: embedder.engine,
       candidates: settings.catalog.candidates,
       rrfK: settings.catalog.rrfK,
+      reranker: reranker.engine,
+      rerankCandidates: settings.catalog.rerankCandidates,
     }).catch((err: unknown) => {
       if (err instanceof DenseUnavailable)
         throw new ApiError("serviceNotAvailable", `dense search is not available right now: ${err.message}`, [
@@ -45,6 +49,8 @@ export const catalogRoutes = new Hono<AppBindings>()
     });
     const unavailable = embedder.unavailable ?? answer.info.denseFailed;
     const warnings = req.mode === "hybrid" && unavailable ? [`dense retrieval unavailable (${unavailable}): sparse results only`] : [];
+    const rerankUnavailable = reranker.unavailable ?? answer.info.rerankFailed;
+    if (rerankUnavailable) warnings.push(`reranking unavailable (${rerankUnavailable}): results in fused order`);
     return ok(
       c,
       { query: req.query, mode: req.mode, results: answer.results, groups: answer.groups },
