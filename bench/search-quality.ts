@@ -127,6 +127,9 @@ async function rankAll(t: BenchTenant, questions: readonly Question[], idOf: Map
     // A hybrid search whose dense half failed answers from BM25 alone: not the search being measured.
     if (Array.isArray(metadata["warnings"]) && metadata["warnings"].length > 0)
       throw new Error(`search warned: ${String(metadata["warnings"])}`);
+    // Hybrid is measured as the route answers it by default: fused, then its head reranked.
+    if (mode === "hybrid" && metadata["reranker"] === null && results.length > 1)
+      throw new Error(`hybrid search was not reranked (catalog.rerankEngine is off?)`);
     ranks.push(
       rankOf(
         results.map((h) => h.textSourceId),
