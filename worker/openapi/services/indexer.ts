@@ -12,13 +12,15 @@ export const indexerOperations = operations([
     path: "/v1/catalog/search",
     tag: TAG,
     summary: "Search the catalog",
-    description: "Hybrid (dense + sparse, fused), dense or sparse search over the project's indexed transcripts.",
+    description:
+      "Hybrid (dense + sparse, fused by reciprocal rank fusion, the first candidates then reordered by a reranker), dense or sparse search over the project's indexed transcripts.",
     access: "project",
     permission: "ai:search",
     body: SearchRequestSchema,
     bodyExample: { query: "pricing of the new plan", limit: 5 },
     data: z.object({ query: z.string(), mode: z.string(), results: z.array(z.record(z.string(), z.unknown())), groups: z.unknown() }),
-    metadataDescription: "Retrieval figures, `tookMs`, and `warnings` (e.g. dense retrieval unavailable).",
+    metadataDescription:
+      "Retrieval figures (engines, `reranker` or `rerankFailed`, candidates), `tookMs`, and `warnings` (e.g. dense retrieval or reranking unavailable).",
     errors: ["serviceNotAvailable"],
   },
   {
