@@ -12,12 +12,18 @@ import { rerankInBatches, RERANK_MAX_TEXTS, scoresByIndex, type RerankEngine } f
  *   input   { query: string, contexts: [{ text }], top_k?: number }
  *   output  { response: [{ id, score }] }   (id = the context's index; score in [0, 1])
  *
- * `top_k` is sent as the number of contexts so every text gets its score.
+ * `top_k` is sent as the number of contexts so every text gets its score. The schema refuses an
+ * empty context (`text` minLength 1), which would fail the whole call: blank texts are not sent and
+ * score BLANK_SCORE, the bottom of the model's scale (a search's candidate whose text is missing
+ * reaches the reranker as "").
  */
 export const WORKERS_AI_RERANK_MODELS = ["@cf/baai/bge-reranker-base"] as const;
 export const WORKERS_AI_RERANK_DEFAULT_MODEL = WORKERS_AI_RERANK_MODELS[0];
 
 const ENGINE = "workers-ai";
+
+/** A blank text's score: the model's scores are sigmoids, in [0, 1]. */
+const BLANK_SCORE = 0;
 
 export class WorkersAiRerankEngine implements RerankEngine {
   readonly engine = ENGINE;
@@ -40,14 +46,20 @@ export class WorkersAiRerankEngine implements RerankEngine {
   }
 
   private async request(query: string, texts: string[], signal: AbortSignal | undefined): Promise<number[]> {
-    const output = await this.run(this.model, { query, contexts: texts.map((text) => ({ text })), top_k: texts.length }, signal);
+    const sent = texts.flatMap((text, i) => (text.trim() === "" ? [] : [i]));
+    const scores = new Array<number>(texts.length).fill(BLANK_SCORE);
+    if (sent.length === 0) return scores;
+    const contexts = sent.map((i) => ({ text: texts[i]! }));
+    const output = await this.run(this.model, { query, contexts, top_k: contexts.length }, signal);
     const { response } = (output ?? {}) as { response?: unknown };
-    return scoresByIndex(
+    const answered = scoresByIndex(
       response,
-      texts.length,
+      contexts.length,
       "id",
       "score",
       (m) => new EmbeddingRequestError(describeFailure(this.engine, this.model, m), true),
     );
+    sent.forEach((i, k) => (scores[i] = answered[k]!));
+    return scores;
   }
 }
