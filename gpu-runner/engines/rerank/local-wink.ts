@@ -86,7 +86,8 @@ interface Query {
 function queryOf(p: Prepared, query: string): Query {
   return {
     pooled: embedText(p.model, query),
-    words: contentRows(p, query).map((r) => ({ unit: unitRow(p.model, r), weight: p.model.weights[r]! })),
+    // A query of stop words only ("how does it do that") is still a question: its words are what it asks.
+    words: contentRows(p, query, true).map((r) => ({ unit: unitRow(p.model, r), weight: p.model.weights[r]! })),
   };
 }
 
@@ -97,7 +98,8 @@ function score(p: Prepared, q: Query, text: string, pooledWeight: number): numbe
 
 function alignment(p: Prepared, q: Query, text: string): number {
   if (q.words.length === 0) return 0;
-  const units = contentRows(p, text).map((r) => unitRow(p.model, r));
+  // A text of stop words only answers nothing: aligning the query with "the" and "of" would rank it above real text.
+  const units = contentRows(p, text, false).map((r) => unitRow(p.model, r));
   if (units.length === 0) return 0;
   let sum = 0;
   let weights = 0;
@@ -110,11 +112,11 @@ function alignment(p: Prepared, q: Query, text: string): number {
   return weights > 0 ? sum / weights : 0;
 }
 
-/** Distinct rows of a text's words that have a vector and are not stop words; all its rows when every word is one. */
-function contentRows(p: Prepared, text: string): number[] {
+/** Distinct rows of a text's words that have a vector and are not stop words; with `orAll`, all its rows when every word is one. */
+function contentRows(p: Prepared, text: string, orAll: boolean): number[] {
   const rows = [...new Set(wordRows(p.model.vectors, text))];
   const content = rows.filter((r) => !p.stopRows.has(r));
-  return content.length > 0 ? content : rows;
+  return content.length > 0 || !orAll ? content : rows;
 }
 
 function unitRow(model: WinkModel, r: number): Float32Array {

@@ -38,6 +38,11 @@ describe("local-wink reranker", () => {
     expect(Number.isFinite(score)).toBe(true);
   });
 
+  it("ranks a text of stop words only below a real text, even one on another topic", async () => {
+    const [stopWords, football] = await reranker.rerank(SAVE_CASH, ["the and of it to", FOOTBALL]);
+    expect(stopWords).toBeLessThan(football!);
+  });
+
   it("gives a query of stop words only finite scores", async () => {
     const scores = await reranker.rerank("what is it", [PARAPHRASE, FOOTBALL]);
     for (const s of scores) expect(Number.isFinite(s)).toBe(true);
