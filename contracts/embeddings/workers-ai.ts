@@ -216,5 +216,6 @@ function bindingErrorIsTransient(err: unknown): boolean {
   const message = err instanceof Error ? err.message : String(err);
   const code = /\b([35]\d{3})\b/.exec(message)?.[1];
   if (code !== undefined) return !REQUEST_ERROR_CODES.has(Number(code));
-  return !/bad input|invalid|validation|no such model/i.test(message);
+  // Schema refusals without a code ("Length of '/contexts/0/text' must be >= 1", "... is required") will not pass on a retry either.
+  return !/bad input|invalid|validation|no such model|must be|is required/i.test(message);
 }

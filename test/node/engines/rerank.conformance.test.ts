@@ -124,6 +124,13 @@ describe("workers-ai reranker through the AI binding, when Workers AI fails", ()
     expect(h().ai.calls).toHaveLength(2);
   });
 
+  it("fails at once, not retryable, when Workers AI refuses the input by its schema without an error code", async () => {
+    h().ai.fail(new Error("Length of '/contexts/0/text' must be >= 1, not 0"));
+    const f = await rejectionOf(run(engine()), StepFailure);
+    expect(f).toMatchObject({ retryable: false, message: expect.stringContaining("rejected the request: Length of") });
+    expect(h().ai.calls).toHaveLength(1);
+  });
+
   it("fails at once, not retryable and naming engine and model, when Workers AI rejects the request", async () => {
     h().ai.fail(new Error("3036: You have used up your daily free allocation of 10,000 neurons."));
     const f = await rejectionOf(run(engine()), StepFailure);
