@@ -5,20 +5,24 @@ import { OPENAI_COMPATIBLE_EMBEDDING_DEFAULT_MODEL, OpenAICompatibleEmbeddingEng
 import { LOCAL_WINK_DIMENSIONS, LOCAL_WINK_ENGINE, LOCAL_WINK_MODEL } from "./local-wink";
 import { workersAiBinding, type AiBinding } from "./workers-ai";
 
-export interface WorkerEmbeddingConfig {
-  engine: EmbeddingEngineName;
-  /** The backend's model (default: the local model, bge-base for workers-ai, text-embedding-3-small). */
+/** How the Worker reaches one of its engines (query embeddings, the search's reranker). */
+export interface WorkerEngineConfig<Name extends string> {
+  engine: Name;
+  /** The backend's model (default: the engine's own). */
   model?: string;
-  /** local-wink: the local engine process (`http://127.0.0.1:8790`); openai-compatible: the server, without `/v1`. */
+  /** The local engine process (`http://127.0.0.1:8790`), or the GPU box's server. */
   baseUrl?: string;
   apiKey?: string;
   /** workers-ai: the Worker's AI binding (`env.AI`). */
   ai?: AiBinding;
   /** For tests; default the global fetch. */
   fetch?: typeof fetch;
-  /** HTTP policy overrides (defaults: WORKER_EMBEDDING_HTTP). */
+  /** HTTP policy overrides (defaults: the engine's WORKER_*_HTTP). */
   http?: Partial<EmbeddingHttpPolicy>;
 }
+
+/** Models by default: the local model, bge-base for workers-ai, text-embedding-3-small; openai-compatible's baseUrl is without `/v1`. */
+export type WorkerEmbeddingConfig = WorkerEngineConfig<EmbeddingEngineName>;
 
 /**
  * A search request waits for its query's vector: fewer and shorter attempts than the indexer's

@@ -1,21 +1,12 @@
-import type { AiBinding } from "../embeddings/workers-ai";
 import type { EmbeddingHttpPolicy } from "../embeddings/http";
+import type { WorkerEngineConfig } from "../embeddings/worker-factory";
 import { StepFailure } from "../step-failure";
 import { LOCAL_RERANK_ENGINE, LOCAL_RERANK_MODEL, RERANK_ENGINE_NAMES, type RerankEngine, type RerankEngineName } from "./interface";
 import { TeiRerankEngine } from "./tei";
 import { WorkersAiRerankEngine } from "./workers-ai";
 
-export interface WorkerRerankConfig {
-  engine: RerankEngineName;
-  /** The backend's model (default: the local model; bge-reranker-base for workers-ai and tei). */
-  model?: string;
-  /** local-wink: the local engine process; tei: the GPU box's TEI server. */
-  baseUrl?: string;
-  apiKey?: string;
-  ai?: AiBinding;
-  fetch?: typeof fetch;
-  http?: Partial<EmbeddingHttpPolicy>;
-}
+/** Models by default: the local model; bge-reranker-base for workers-ai and tei. baseUrl: the local engine process, or the GPU box's TEI server. */
+export type WorkerRerankConfig = WorkerEngineConfig<RerankEngineName>;
 
 /**
  * A search waits for its reranker: one short attempt and one retry, 5 s each. A reranker that still
