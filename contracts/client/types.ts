@@ -4,6 +4,7 @@ import type { Clip, ClipGenerationResult } from "../clips";
 import type { Job, JobProgressView } from "../job";
 import type { CreateJobRequest, CreateJobRequestOf } from "../job-requests";
 import type { JobStatus, ServiceType } from "../service-types";
+import type { Thumbnail } from "../thumbnails";
 import type { Segment, VisualChunk } from "../transcript";
 
 /**
@@ -91,7 +92,7 @@ export interface TranscriptRecord {
   glossary?: Segment[];
   raw?: Segment[];
   visualChunks?: VisualChunk[];
-  thumbnails: unknown[];
+  thumbnails: Thumbnail[];
   metadata: Record<string, unknown> | null;
   translation?: Record<string, Segment[]>;
   source: { connectionId: string; bucket: string; sourceKey: string } | null;

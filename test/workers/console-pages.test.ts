@@ -1,4 +1,4 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser, signedIn, signIn, SITE, type Browser } from "./helpers/console";
 import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
@@ -203,6 +203,28 @@ describe("pages for a signed-in user", () => {
     expect(res.status).toBe(206);
     expect(res.headers.get("content-range")).toMatch(/^bytes 0-6\//);
     expect(await res.text()).toBe("not rea");
+  });
+
+  it("a transcript of a presigned source renders, and its media is a 404: the console has no bucket to play it from", async () => {
+    // What a presigned job records: no bucket, connection or key of ours (set on the file's transcript, then put back).
+    const row = await env.DB.prepare("SELECT bucket, connection_id, source_key FROM transcripts WHERE id = ?")
+      .bind(transcript.textSourceId)
+      .first<{ bucket: string; connection_id: string; source_key: string }>();
+    await env.DB.prepare("UPDATE transcripts SET bucket = NULL, connection_id = NULL, source_key = NULL WHERE id = ?")
+      .bind(transcript.textSourceId)
+      .run();
+    try {
+      const { html } = await open(admin, `/console/transcripts/${transcript.textSourceId}`);
+      expect(html).toContain("a presigned URL");
+      const media = await exports.default.fetch(
+        new Request(`${SITE}/console/media/transcripts/${transcript.textSourceId}`, { headers: { cookie: admin.cookie } }),
+      );
+      expect(media.status).toBe(404);
+    } finally {
+      await env.DB.prepare("UPDATE transcripts SET bucket = ?, connection_id = ?, source_key = ? WHERE id = ?")
+        .bind(row!.bucket, row!.connection_id, row!.source_key, transcript.textSourceId)
+        .run();
+    }
   });
 
   it("the transcript page links its translations, and a translation's page shows both languages", async () => {

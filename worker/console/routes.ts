@@ -399,14 +399,16 @@ export function consolePages(api: ApiFetch) {
     const res = ref ? await streamObject(c.env, getDb(c.env.DB), session.project.projectId, ref, c.req.header("range")) : null;
     return res ?? c.text("not found", 404);
   };
+  // The bucket a transcript's files (and the clips and dubs made from it) are in; null for a presigned
+  // source, whose files are only behind the customer's URLs.
   const transcriptSource = async (c: Ctx, id: string) =>
-    (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(id)}?layers=segments`)).data;
+    (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(id)}`)).data.source;
 
   app.get(
     "/media/transcripts/:transcriptionId",
     media(async (c) => {
-      const t = await transcriptSource(c, param(c, "transcriptionId"));
-      return { connectionId: t.source.connectionId, bucket: t.source.bucket, key: t.source.sourceKey };
+      const source = await transcriptSource(c, param(c, "transcriptionId"));
+      return source && { connectionId: source.connectionId, bucket: source.bucket, key: source.sourceKey };
     }),
   );
 
@@ -415,7 +417,7 @@ export function consolePages(api: ApiFetch) {
     media(async (c) => {
       const t = (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(param(c, "transcriptionId"))}`)).data;
       const th = (t.thumbnails ?? []).find((x) => x.thumbnailId === param(c, "thumbnailId"));
-      return th ? { connectionId: t.source.connectionId, bucket: th.bucket, key: th.key } : null;
+      return th && t.source ? { connectionId: t.source.connectionId, bucket: th.bucket, key: th.key } : null;
     }),
   );
 
@@ -426,8 +428,8 @@ export function consolePages(api: ApiFetch) {
       const key = d.artifacts?.["video"];
       if (!key) return null;
       // Dubbed media is written to the bucket of the transcript's source.
-      const t = await transcriptSource(c, d.transcriptionId);
-      return { connectionId: t.source.connectionId, bucket: t.source.bucket, key };
+      const source = await transcriptSource(c, d.transcriptionId);
+      return source && { connectionId: source.connectionId, bucket: source.bucket, key };
     }),
   );
 
@@ -438,12 +440,14 @@ export function consolePages(api: ApiFetch) {
       const clip = (gen.clips ?? []).find((x) => String(x.index) === param(c, "index"));
       if (!clip) return null;
       // A clip is written to the bucket of the transcript it was cut from.
-      const t = await transcriptSource(c, gen.textSourceId);
-      return {
-        connectionId: t.source.connectionId,
-        bucket: t.source.bucket,
-        key: param(c, "part") === "video" ? clip.videoKey : clip.posterKey,
-      };
+      const source = await transcriptSource(c, gen.textSourceId);
+      return (
+        source && {
+          connectionId: source.connectionId,
+          bucket: source.bucket,
+          key: param(c, "part") === "video" ? clip.videoKey : clip.posterKey,
+        }
+      );
     }),
   );
 

@@ -1,38 +1,11 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import { ActionsHeader, Csrf, Layout, PostButton, StatusBadge, when, type Shell } from "../layout";
+import type { TranscriptRecord } from "../../../contracts/client/types";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 
-export interface Segment {
-  id: number | string;
-  start: number;
-  end: number;
-  text: string;
-}
-export interface Transcript {
-  transcriptionId: string;
-  jobId: string;
-  status: string;
-  language: string | null;
-  durationSec: number | null;
-  engine: string | null;
-  model: string | null;
-  revision: number;
-  segmentCount: number;
-  segments?: Segment[];
-  source: { connectionId: string; bucket: string; sourceKey: string };
-  thumbnails?: Array<{
-    thumbnailId: string;
-    kind: string;
-    bucket: string;
-    key: string;
-    width: number;
-    height: number;
-    frameTimeSec: number | null;
-  }>;
-  metadata?: Record<string, unknown> | null;
-  updatedAt: string;
-}
+/** The transcript record as the API answers it (contracts/client/types.ts). */
+export type Transcript = TranscriptRecord;
 export interface GlossaryTerm {
   termId: string;
   term: string;
@@ -69,9 +42,7 @@ export function TranscriptPage(props: {
           {t.revision}
         </dd>
         <dt>Source</dt>
-        <dd>
-          <code>{`s3://${t.source.bucket}/${t.source.sourceKey}`}</code>
-        </dd>
+        <dd>{t.source ? <code>{`s3://${t.source.bucket}/${t.source.sourceKey}`}</code> : "a presigned URL"}</dd>
         <dt>Language · duration</dt>
         <dd>
           {t.language ?? "—"} · {t.durationSec !== null ? clock(t.durationSec) : "—"}
