@@ -595,7 +595,8 @@ try {
       }),
     );
     const cpu0 = process.cpuUsage();
-    const obs = await timed(() => vision.analyze(proxy.value.frames, { signal }));
+    // One sequence, as the handler analyses a short source's frames: faces followed from frame to frame.
+    const obs = await timed(() => vision.analyze(proxy.value.frames, { signal, sequence: name }));
     const cpu = process.cpuUsage(cpu0);
     analysed.set(name, {
       info,
@@ -825,7 +826,7 @@ try {
         `plain encode from ${fmt(job.plainStart)} s; clips ${job.lufs.map((l) => `${fmt(l)} LUFS`).join(", ")}, ` +
         `duration minus the record's ${job.durationError.map((d) => `${fmt(d, 3)} s`).join(", ")}`,
       `whole job (${job.variant.name}) vision: ${String(vis["frames"] ?? "?")} sparse frames beside the ingest decode, ${String(vis["msPerFrame"] ?? "?")} ms each ` +
-        `(model load included), ${String(rendered["denseAnalysisFrames"] ?? 0)} dense frames around the moments inside render_clips; ` +
+        `(model load included), ${String(rendered["denseAnalysisFrames"] ?? 0)} dense frames around the moments inside render_clips (faces followed on ${String(rendered["denseFramesFollowed"] ?? 0)}); ` +
         `render_clips stage ${fmt((r.stageSec["render_clips"] ?? Number.NaN) / job.plain.wall, 2)}× the plain encode`,
     );
   }
@@ -906,7 +907,7 @@ try {
     [
       "",
       `rounds: ${ROUNDS}, alternating which side goes first; wall ratio: median of the rounds' ratios (range); CPU ratio: summed over the rounds`,
-      `vision per reel: moving ${fmt(mv.visionSec)} s for ${fmt(mv.info.durationSec)} s, interview ${fmt(iv.visionSec)} s for ${fmt(iv.info.durationSec)} s; CPU ${fmt((mv.visionCpu + iv.visionCpu) / srcSec, 3)} s per s of source; model load (first frame, not in the figure) ${fmt(load.sec)} s; peak RSS after vision ${fmt(nodeRssAfterVision, 0)} MiB`,
+      `vision per reel: moving ${fmt(mv.visionSec)} s for ${fmt(mv.info.durationSec)} s, interview ${fmt(iv.visionSec)} s for ${fmt(iv.info.durationSec)} s; CPU ${fmt((mv.visionCpu + iv.visionCpu) / srcSec, 3)} s per s of source; faces followed (no detector run) on ${[mv, iv].map((r) => `${r.obs.filter((o) => o.followed).length} of ${r.obs.length}`).join(" and ")} frames; model load (first frame, not in the figure) ${fmt(load.sec)} s; peak RSS after vision ${fmt(nodeRssAfterVision, 0)} MiB`,
       `interview faces (median centre, share of the width): A ${fmt(sideCx(false), 2)}, B ${fmt(sideCx(true), 2)}; crop ${cropW} of ${srcW} px`,
       `scene cuts found: interview ${interviewCuts.map((c) => fmt(c, 2)).join(", ")} (true changes every ${SCENE_SEC} s); moving ${movingCuts.length}`,
       `speaker change, per change (s): with cuts ${toInsideCuts.map((t) => fmt(t, 2)).join(", ")}; panning ${toInsidePan.map((t) => fmt(t, 2)).join(", ")}`,

@@ -214,6 +214,7 @@ describe("clip generation on a long source (sparse analysis, dense around the mo
   it("analyses the chosen moment densely before rendering it, and the crop still follows the face", () => {
     const details = run.ctx.report.eventsOf("render_clips").at(-1)?.details ?? {};
     expect(details["denseAnalysisFrames"]).toBeGreaterThan(0);
+    expect(details["denseFramesFollowed"]).toBeLessThan(details["denseAnalysisFrames"] as number);
     const framing = run.result.clips[0]!.framing ?? {};
     expect((framing["speaker"] ?? 0) + (framing["face"] ?? 0)).toBeGreaterThan(0.5);
   });

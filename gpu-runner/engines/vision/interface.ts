@@ -37,6 +37,11 @@ export interface FrameObservation {
   bodies: BodyObservation[];
   /** The most visually salient region (edges and contrast), whatever the detectors found. */
   salient: Box | null;
+  /**
+   * For a frame of a sequence (AnalyzeOptions.sequence): true when its faces were followed from the
+   * previous frame rather than found by the face detector on this one.
+   */
+  followed?: boolean;
 }
 
 export interface SampledFrame {
@@ -56,6 +61,14 @@ export interface AnalyzeOptions {
    */
   bodies?: boolean;
   eyes?: boolean;
+  /**
+   * Frames given the same key are consecutive samples of one video, given in time order (a chosen
+   * moment's dense frames). An engine may then follow the faces it found on one frame into the next
+   * instead of running its face detector on every frame, detecting anew when the picture changes (a
+   * cut), after a gap, and at least every few frames. A face that enters the shot without a cut
+   * may then be seen a few frames late. Without a key every frame is detected on its own.
+   */
+  sequence?: string;
 }
 
 export interface VisionEngine {

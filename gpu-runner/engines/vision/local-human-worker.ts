@@ -12,7 +12,7 @@ const engine = new LocalHumanEngine({ ...config, threads: 1 });
 // The main thread stops handing out frames on abort; a frame already here finishes.
 const never = new AbortController().signal;
 
-parentPort?.on("message", (m: { id: number; frame: SampledFrame; want: { bodies: boolean; eyes: boolean } }) => {
+parentPort?.on("message", (m: { id: number; frame: SampledFrame; want: { bodies: boolean; eyes: boolean; sequence?: string } }) => {
   engine.analyze([m.frame], { signal: never, ...m.want }).then(
     ([observation]) => parentPort?.postMessage({ id: m.id, observation }),
     (err: unknown) => parentPort?.postMessage({ id: m.id, error: describeFailure(err) }),

@@ -145,8 +145,14 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               // Eye state is read by nothing in a clip. Bodies describe the source in the record but
               // steer nothing (the crop follows faces, then the salient region), and cost as much as the
               // face models: they are looked for on every BODY_EVERY-th frame.
+              // Frames of a short source are the dense grid already: faces may be followed from one to the next.
               onFrame: (f) => {
-                if (queued < cs.visionMaxFrames) sparse?.push(f, { bodies: queued % BODY_EVERY === 0, eyes: false });
+                if (queued < cs.visionMaxFrames)
+                  sparse?.push(f, {
+                    bodies: queued % BODY_EVERY === 0,
+                    eyes: false,
+                    ...(sampling.stride === 1 ? { sequence: "source" } : {}),
+                  });
                 queued++;
               },
               signal,
@@ -197,6 +203,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
             bodiesLookedForOn: Math.ceil(obs.length / BODY_EVERY),
             framesWithBodies: obs.filter((o) => o.bodies.length > 0).length,
             msPerFrame: Math.round(sparsePass.busyMs() / Math.max(1, obs.length)),
+            ...(dense ? {} : { framesFollowed: obs.filter((o) => o.followed).length }),
             alongsideIngest: true,
           }),
         );
@@ -208,6 +215,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
       const speaking = speechTest(words);
       let targets = observations.length > 0 ? targetsOf(observations, speaking) : [];
       let denseFrames = 0;
+      let denseFollowed = 0;
       const timeline: Timeline = await report.stage(
         "build_timeline",
         async () => {
@@ -305,9 +313,10 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
                 width: Math.min(ANALYSIS_WIDTH, info.width),
                 sceneThreshold: SCENE_THRESHOLD,
                 hasAudio: info.hasAudio,
-                // The crop reads faces and mouths only: no body or eye models on these frames.
+                // The crop reads faces and mouths only: no body or eye models on these frames. They are
+                // one sequence, so the engine may follow faces from frame to frame.
                 onFrame: (f) => {
-                  if (!sparseNear(f.t)) frames?.push(f, { bodies: false, eyes: false });
+                  if (!sparseNear(f.t)) frames?.push(f, { bodies: false, eyes: false, sequence: `moment-${i + 1}` });
                 },
                 signal: work,
               });
@@ -316,6 +325,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
                 observations = [...observations, ...more].sort((a, b) => a.t - b.t);
                 targets = targetsOf(observations, speaking);
                 denseFrames += more.length;
+                denseFollowed += more.filter((o) => o.followed).length;
               }
               const cuts = [...timeline.cuts.filter((c) => c < sample.from || c > sample.to), ...sample.cuts].sort((a, b) => a - b);
               return { targets, cuts, loudness: sample.loudness };
@@ -372,7 +382,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               }
             : {}),
           captions: input.options.captions,
-          ...(denseFrames > 0 ? { denseAnalysisFrames: denseFrames } : {}),
+          ...(denseFrames > 0 ? { denseAnalysisFrames: denseFrames, denseFramesFollowed: denseFollowed } : {}),
           renderer: RENDERER,
         }),
       );

@@ -65,6 +65,13 @@ const SCENE_FPS = 5;
 
 export const FAST_ANALYSIS_DECODE = ["-skip_frame", "noref", "-skip_loop_filter", "all", "-flags2", "fast"] as const;
 
+/**
+ * Decoder options for a decode whose frames the vision engine analyses as they come: its threads
+ * keep the other core busy anyway, so the decoder runs on one thread, which costs about a sixth less
+ * CPU than frame-threaded decoding (8.3-9.7 against 10.5-11.3 CPU-s for the 10-minute bench reel's ingest).
+ */
+const besideVision = (analysed: boolean): string[] => (analysed ? ["-threads", "1"] : []);
+
 export interface ProxyOptions {
   /** Frames per second sampled for the vision engine (a rational such as `3/6` is kept exact); null: none. */
   frameRate: { num: number; den: number } | null;
@@ -87,7 +94,17 @@ export interface ProxyOptions {
 export async function makeProxy(source: string, dir: string, opts: ProxyOptions): Promise<Proxy> {
   const energyFile = join(dir, "energy.txt");
   const scenesFile = join(dir, "scenes.txt");
-  const args = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...FAST_ANALYSIS_DECODE, "-i", source];
+  const args = [
+    "-hide_banner",
+    "-nostdin",
+    "-y",
+    "-loglevel",
+    "error",
+    ...FAST_ANALYSIS_DECODE,
+    ...besideVision(opts.frameRate !== null),
+    "-i",
+    source,
+  ];
   // The scene branch ends in a sink inside the graph (no null output to wrap its frames for) unless
   // it is all there is: ffmpeg wants at least one output.
   const onlyScenes = !opts.frameRate && !opts.hasAudio;
@@ -233,7 +250,8 @@ export async function sampleMoment(
     graph.push(`[0:a:0]atrim=start=${lead.toFixed(3)}:duration=${dur.toFixed(3)},${loudnormMeasure},anullsink`);
   }
   const args = ["-hide_banner", "-nostdin", "-nostats", "-y", "-loglevel", "info"];
-  args.push("-ss", from.toFixed(3), "-t", (lead + dur + opts.margin).toFixed(3), "-i", source, "-filter_complex", graph.join(";"));
+  args.push(...besideVision(opts.frameRate !== null), "-ss", from.toFixed(3), "-t", (lead + dur + opts.margin).toFixed(3), "-i", source);
+  args.push("-filter_complex", graph.join(";"));
   args.push("-map", "[cuts]", "-f", "null", "-");
   if (opts.frameRate) args.push("-map", "[frames]", "-q:v", "4", "-atomic_writing", "1", join(dir, "f%06d.jpg"));
   const json = loudnormJsonReader();

@@ -17,6 +17,11 @@ let engine: VisionEngine;
 const frame = (name: string) => path.join(dir, `${name}.jpg`);
 const never = () => new AbortController().signal;
 const centreX = (b: Box) => b.x + b.width / 2;
+const PAN_FRAMES = 6;
+/** The pan over one photograph as frames 1/3 s apart from `t0`. */
+const pan = (name: string, t0 = 0) => Array.from({ length: PAN_FRAMES }, (_, i) => ({ t: t0 + i / 3, path: frame(`${name}-pan-${i}`) }));
+const lean = { bodies: false, eyes: false } as const;
+const faceXs = (o: FrameObservation) => o.faces.map((f) => centreX(f.box)).sort((a, b) => a - b);
 const inFrame = (b: Box) => b.x >= 0 && b.y >= 0 && b.width > 0 && b.height > 0 && b.x + b.width <= 1 + 1e-9 && b.y + b.height <= 1 + 1e-9;
 
 beforeAll(async () => {
@@ -27,6 +32,17 @@ beforeAll(async () => {
       .toFile(frame(name));
   await sharp(path.join(SAMPLES, "sample6.jpg")).resize({ width: 480 }).toFile(frame("sample6-480"));
   await sharp(path.join(SAMPLES, "sample1.jpg")).resize({ width: 960 }).flop().toFile(frame("sample1-mirrored"));
+  // A slow pan over two photographs: 640 px windows of each, moving 2 px a frame.
+  for (const name of ["sample1", "sample6"]) {
+    const photo = await sharp(path.join(SAMPLES, `${name}.jpg`))
+      .resize({ width: 960 })
+      .toBuffer();
+    const { height = 0 } = await sharp(photo).metadata();
+    for (let i = 0; i < PAN_FRAMES; i++)
+      await sharp(photo)
+        .extract({ left: 100 + 2 * i, top: 0, width: 640, height: Math.min(height, 540) })
+        .toFile(frame(`${name}-pan-${i}`));
+  }
   const grey = { create: { width: 640, height: 360, channels: 3 as const, background: { r: 128, g: 128, b: 128 } } };
   await sharp(grey).jpeg().toFile(frame("grey"));
   // A 96 px checkerboard (8 px squares) in the top right of a flat grey frame.
@@ -182,6 +198,34 @@ describe("local-human vision engine", () => {
     const obs = await engine.analyze(frames, { signal: never() });
     expect(obs.map((o) => o.t)).toEqual([12.5, 0.25, 3]);
     expect(obs.map((o) => o.faces.length > 0)).toEqual([true, false, true]);
+  });
+
+  it("follows faces through a sequence, detecting on fewer frames, with the same faces where they are", async () => {
+    const frames = pan("sample1");
+    const each = await engine.analyze(frames, { signal: never(), ...lean });
+    const followed = await engine.analyze(frames, { signal: never(), ...lean, sequence: "pan" });
+    expect(each.map((o) => o.followed)).toEqual(frames.map(() => undefined));
+    expect(followed[0]!.followed).toBe(false);
+    expect(followed.filter((o) => o.followed).length).toBeGreaterThan(0);
+    followed.forEach((o, i) => {
+      expect(faceXs(o).length).toBe(faceXs(each[i]!).length);
+      faceXs(o).forEach((x, k) => expect(Math.abs(x - faceXs(each[i]!)[k]!)).toBeLessThan(0.02));
+    });
+  });
+
+  it("detects anew at a cut inside a sequence, finding the new shot's faces", async () => {
+    const frames = [...pan("sample1"), ...pan("sample6", 2)];
+    const obs = await engine.analyze(frames, { signal: never(), ...lean, sequence: "cut" });
+    const alone = await engine.analyze(pan("sample6", 2), { signal: never(), ...lean });
+    expect(obs[PAN_FRAMES]!.followed).toBe(false);
+    obs.slice(PAN_FRAMES).forEach((o, i) => expect(faceXs(o).length).toBe(faceXs(alone[i]!).length));
+  });
+
+  it("never follows faces from another sequence or from a later frame", async () => {
+    await engine.analyze(pan("sample1", 10), { signal: never(), ...lean, sequence: "a" });
+    const [other] = await engine.analyze(pan("sample1", 12), { signal: never(), ...lean, sequence: "b" });
+    const [earlier] = await engine.analyze(pan("sample1", 0), { signal: never(), ...lean, sequence: "b" });
+    expect([other!.followed, earlier!.followed]).toEqual([false, false]);
   });
 
   // Last: it closes the file's engine. Human keeps models in module state, so engines share them and
