@@ -49,7 +49,7 @@ import { fmt, machineInfo, table } from "./lib";
  *    ffmpeg children, sampled from /proc) are its own: "tight" asks for `--clips` clips of
  *    `--clip-sec` to `--clip-sec` + 1 s, "default" for what a request without options gets (the
  *    free plan's default maxClips, the default 15–60 s clips). Beside each, a plain libx264 encode of
- *    the total duration of the clips it made, before and after the job; the goal is the whole job
+ *    the source ranges of the clips it made, joined, before and after the job; the goal is the whole job
  *    within twice the render ceiling, 2 × 1.3× that encode. Stage times come from its events.
  * Speech is read by PocketSphinx once (the 29 s reading; the reels loop it) for captions and for
  * the "someone is speaking" test the reframer uses.
@@ -256,15 +256,32 @@ function loopWords(heard: ReadonlyArray<{ word: string; start: number; end: numb
  * the layout, the clips' preset, CRF, frame rate and size, AAC at the same rate, no loudnorm or captions.
  */
 function plainEncode(source: string, srcW: number, srcH: number, start: number, sec: number, output: string) {
+  return plainEncodeRanges(source, srcW, srcH, [{ start, sec }], output);
+}
+
+/**
+ * The same, of several ranges of the source joined in one encode (each range read with its own
+ * seek, as each clip's render reads its moment): a plain encode of exactly the pictures the clips
+ * show, so that how costly they are to encode (motion, detail) is the same on both sides.
+ */
+function plainEncodeRanges(
+  source: string,
+  srcW: number,
+  srcH: number,
+  ranges: ReadonlyArray<{ start: number; sec: number }>,
+  output: string,
+) {
   const { cropW, cropH } = cropSize(srcW, srcH, LAYOUT);
   const { width: W, height: H } = LAYOUT_SIZE[LAYOUT];
   const x = Math.round((srcW - cropW) / 2);
   const y = Math.round((srcH - cropH) / 2);
+  const inputs = ranges.flatMap((r) => ["-ss", r.start.toFixed(3), "-t", r.sec.toFixed(3), "-i", source]);
+  const joined = ranges.map((_, i) => `[${i}:v:0][${i}:a:0]`).join("") + `concat=n=${ranges.length}:v=1:a=1[j][a]`;
+  const picture = `fps=${CS.fps},crop=${cropW}:${cropH}:${x}:${y},scale=${W}:${H}:flags=lanczos,setsar=1,format=yuv420p`;
   return timed(() =>
     runToolOk("ffmpeg", [
-      ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", start.toFixed(3), "-t", String(sec)],
-      ...["-i", source, "-map", "0:v:0", "-map", "0:a:0"],
-      ...["-vf", `fps=${CS.fps},crop=${cropW}:${cropH}:${x}:${y},scale=${W}:${H}:flags=lanczos,setsar=1,format=yuv420p`],
+      ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...inputs],
+      ...["-filter_complex", `${joined};[j]${picture}[v]`, "-map", "[v]", "-map", "[a]"],
       ...["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-preset", CS.x264Preset, "-crf", String(CS.crf)],
       ...["-r", String(CS.fps), "-vsync", "cfr", "-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"],
       ...["-movflags", "+faststart", output],
@@ -422,10 +439,12 @@ interface WholeJob {
   ffmpegPeakMiB: number;
   clipSec: number;
   plainStart: number;
-  /** The plain encode just before and just after the job, and their mean (the baseline). */
+  /** The plain encode of the clips' ranges just before and just after the job, and their mean (the baseline). */
   plainBefore: Cost;
   plainAfter: Cost;
   plain: Cost;
+  /** One plain encode of a single stretch as long as the clips, from the first clip's start (the baseline until 2026-11-23). */
+  plainContiguous: Cost;
   /** Each uploaded clip's integrated loudness and its duration minus the record's. */
   lufs: number[];
   durationError: number[];
@@ -442,10 +461,16 @@ interface WholeJobs {
 /**
  * Builds (once) a `WHOLE_JOB_SEC` moving-face reel with the speech looped under it and runs the
  * handler on it through a local S3, with the looped words as its transcript, once per variant.
- * Each job sits between two plain encodes of the total duration of the clips it made (from the
- * first clip's start; the first encode uses the tight variant's 3 × 18 s guess until a job has
- * run): the load of a shared machine drifts over a minute, so the baseline is their mean.
+ * Each job sits between two plain encodes of the source ranges of the clips it made, joined (the
+ * first round's first encode, before any job of the variant has run, is of a guessed length,
+ * rescaled): the load of a shared machine drifts over a minute, so the baseline is their mean.
+ * The reel's stretches differ in how costly they are to encode (panning against still), so the
+ * baseline encodes the same pictures as the clips; the baseline of earlier sessions, one stretch
+ * as long from the first clip's start, is measured after the job too and shown beside it.
  */
+const rangesOf = (clips: ReadonlyArray<{ start: number; durationSec: number }>) =>
+  [...clips].sort((a, b) => a.start - b.start).map((c) => ({ start: c.start, sec: c.durationSec }));
+
 async function runWholeJobs(
   wav: string,
   heard: ReadonlyArray<{ word: string; start: number; end: number }>,
@@ -480,17 +505,22 @@ async function runWholeJobs(
     const jobs: WholeJob[] = [];
     for (let round = 0; round < ROUNDS; round++)
       for (const variant of WHOLE_JOB_VARIANTS) {
-        // Before the job its clips are unknown: the encode is of the previous job's length (or a guess), rescaled.
-        const guess = jobs.at(-1) ?? null;
-        const guessSec = guess?.clipSec ?? variant.maxClips * (CLIP_SEC + 3);
-        const guessStart = guess?.plainStart ?? 60;
-        const before = await plainEncode(reel, info.width, info.height, guessStart, guessSec, path.join(dir, "whole-job-plain.mp4"));
+        // Before the job its clips are unknown: the encode is of the clips the same variant made last
+        // round (the job is deterministic), or, the first time, of a guessed length, rescaled.
+        const same = jobs.filter((j) => j.variant === variant).at(-1) ?? null;
+        const guessSec = same?.clipSec ?? variant.maxClips * (CLIP_SEC + 3);
+        const plainOut = path.join(dir, "whole-job-plain.mp4");
+        const before = same
+          ? await plainEncodeRanges(reel, info.width, info.height, rangesOf(same.report.clips), plainOut)
+          : await plainEncode(reel, info.width, info.height, 60, guessSec, plainOut);
         const runsBefore = ffmpegRuns().length;
         const { report, peakTreeMiB } = await runWholeJobChild({ endpoint: s3.endpoint, sourceKey, transcriptKey, variant });
         const runs = ffmpegRuns().slice(runsBefore);
         const clipSec = report.clips.reduce((n, c) => n + c.durationSec, 0);
         const start = Math.max(0, Math.min(Math.min(...report.clips.map((c) => c.start)), info.durationSec - clipSec));
-        const after = await plainEncode(reel, info.width, info.height, start, clipSec, path.join(dir, "whole-job-plain.mp4"));
+        const after = await plainEncodeRanges(reel, info.width, info.height, rangesOf(report.clips), plainOut);
+        // The baseline of earlier sessions: as long, but one stretch of the source from the first clip on.
+        const contiguous = await plainEncode(reel, info.width, info.height, start, clipSec, plainOut);
         const lufs: number[] = [];
         const durationError: number[] = [];
         for (const [i, c] of report.clips.entries()) {
@@ -513,6 +543,7 @@ async function runWholeJobs(
           plainBefore,
           plainAfter,
           plain: { wall: (plainBefore.wall + plainAfter.wall) / 2, cpu: (plainBefore.cpu + plainAfter.cpu) / 2 },
+          plainContiguous: { wall: contiguous.sec, cpu: contiguous.ffmpegCpu },
           lufs,
           durationError,
         });
@@ -788,7 +819,7 @@ try {
         `whole job, ${job.variant.name}: handler end to end, ${fmt(whole!.reelSec / 60, 1)}-min reel → ${r.clips.length} clips, ${fmt(job.clipSec)} s ` +
           `(maxClips ${job.variant.maxClips}, ${settings.minClipSec}–${settings.maxClipSec} s, ${r.layout}, ${CS.x264Preset} crf ${CS.crf}): wall`,
         `${fmt(r.wallSec)} s`,
-        `one plain libx264 encode of ${fmt(job.clipSec)} s: ${fmt(job.plain.wall)} s (mean of before/after)`,
+        `one plain libx264 encode of the clips' ${fmt(job.clipSec)} s of source: ${fmt(job.plain.wall)} s (mean of before/after)`,
         runs.length > 1 ? `${fmt(ratio, 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})` : `${fmt(ratio, 2)}×`,
         `≤ ${fmt(wholeGoal, 1)}× (2 × 1.3×)`,
         ok(ratio <= wholeGoal),
@@ -798,6 +829,16 @@ try {
         `${fmt(cpu)} s (${fmt(r.cpuSec)} + ${fmt(job.ffmpegCpu)})`,
         `${fmt(job.plain.cpu)} s`,
         `${fmt(cpu / job.plain.cpu, 2)}×`,
+        "-",
+        "-",
+      ],
+      [
+        "  the same job against the earlier baseline: one stretch as long from the first clip's start",
+        `${fmt(r.wallSec)} s`,
+        `${fmt(job.plainContiguous.wall)} s (CPU ${fmt(job.plainContiguous.cpu)} s)`,
+        runs.length > 1
+          ? `${fmt(median(runs.map((j) => j.report.wallSec / j.plainContiguous.wall)), 2)}× (median of the rounds)`
+          : `${fmt(r.wallSec / job.plainContiguous.wall, 2)}×`,
         "-",
         "-",
       ],
@@ -833,7 +874,7 @@ try {
   if (whole) {
     wholeNotes.unshift(
       `whole jobs: ${path.relative(ROOT, whole.reel)} (${fmt(whole.reelSec)} s; built or found in ${fmt(whole.buildSec)} s, not measured), ` +
-        `transcript of ${whole.words} looped words; each job between two plain encodes (the one before rescaled to the clips' length)`,
+        `transcript of ${whole.words} looped words; each job between two plain encodes of its clips' source ranges (the first round's first one of a guessed length, rescaled)`,
     );
   }
   const maxCut = Math.max(...toInsideCuts);
