@@ -84,8 +84,8 @@ interface Runtime {
   /** Frames this thread has analysed. */
   mainDone: number;
   helpers: Helper[];
-  /** The sequence and time of the last frame this thread detected on, when it had a sequence key: what the next frame may follow. */
-  last: { sequence: string; t: number } | null;
+  /** The sequence, time and face count of the last frame this thread analysed, when it had a sequence key: what the next frame may follow. */
+  last: { sequence: string; t: number; faces: number } | null;
   /** Runs of the face detector model in this thread: a frame during which it did not run had its faces followed. */
   detector: { runs: number };
 }
@@ -107,7 +107,8 @@ interface Job {
  * and the detector (BlazeFace, about 29 ms of a frame's ~38 ms here; the mesh is about 7 ms) runs
  * only on every TRACK_DETECT_EVERY-th frame, or when Human sees the picture change by more than
  * TRACK_MAX_CHANGE (its mean squared difference per channel over 255: within one shot of the test
- * reels at most 0.45 between frames 0.67 s apart, at a cut 25-28), or when no face is left.
+ * reels at most 0.45 between frames 0.67 s apart, at a cut 25-28), or when no face is left; a frame
+ * on which a followed face is lost is detected again. A face entering without a cut is seen late.
  */
 const TRACK_DETECT_EVERY = 3;
 const TRACK_MAX_CHANGE = 1.5;
@@ -497,21 +498,27 @@ async function analyzeFrame(
     const prev = runtime.last;
     const follow =
       want.sequence !== undefined && prev?.sequence === want.sequence && frame.t > prev.t && frame.t - prev.t <= TRACK_MAX_GAP_SEC;
-    runtime.last = want.sequence !== undefined ? { sequence: want.sequence, t: frame.t } : null;
+    runtime.last = null;
     const runsBefore = runtime.detector.runs;
     const tensor = human.tf.tensor3d(new Uint8Array(data.buffer, data.byteOffset, data.length), [height, width, 3], "int32");
-    try {
-      // Human merges a call's config into its own and keeps it: every call says what it wants. A
-      // frame of a sequence keeps Human's change check on (it remembers the frame for the next one);
-      // only a frame that follows the previous one may skip the detector.
-      const r = await human.detect(tensor, {
+    // Human merges a call's config into its own and keeps it: every call says what it wants. A frame
+    // of a sequence keeps Human's change check on (it remembers the frame for the next one); only a
+    // frame that follows the previous one may skip the detector.
+    const run = (mayFollow: boolean) =>
+      human.detect(tensor, {
         cacheSensitivity: want.sequence !== undefined ? TRACK_MAX_CHANGE : 0,
         body: { enabled: want.bodies },
         face: {
           iris: { enabled: want.eyes },
-          detector: { skipFrames: follow ? TRACK_DETECT_EVERY - 1 : 0, skipTime: follow ? TRACK_NO_TIME_LIMIT_MS : 0 },
+          detector: { skipFrames: mayFollow ? TRACK_DETECT_EVERY - 1 : 0, skipTime: mayFollow ? TRACK_NO_TIME_LIMIT_MS : 0 },
         },
       } as Partial<Config>);
+    try {
+      let r = await run(follow);
+      // A followed face the mesh no longer finds where it was (it moved too far, or left) is looked
+      // for again on this frame rather than missing until the next detection.
+      if (follow && runtime.detector.runs === runsBefore && r.face.length < prev.faces) r = await run(false);
+      if (want.sequence !== undefined) runtime.last = { sequence: want.sequence, t: frame.t, faces: r.face.length };
       return { r, detected: runtime.detector.runs > runsBefore };
     } finally {
       tensor.dispose();

@@ -221,6 +221,37 @@ describe("local-human vision engine", () => {
     obs.slice(PAN_FRAMES).forEach((o, i) => expect(faceXs(o).length).toBe(faceXs(alone[i]!).length));
   });
 
+  it("looks again on the same frame for a followed face that moved away without a cut", async () => {
+    // One face cut out of a photograph, small on a flat frame: moving it changes too few pixels for
+    // Human to see a cut, so the frame is followed and the mesh finds nothing where the face was.
+    const [found] = await engine.analyze([{ t: 0, path: frame("sample1") }], { signal: never(), ...lean });
+    const box = found!.faces[0]!.box;
+    const { width = 0, height = 0 } = await sharp(frame("sample1")).metadata();
+    const face = await sharp(frame("sample1"))
+      .extract({
+        left: Math.round(box.x * width),
+        top: Math.round(box.y * height),
+        width: Math.round(box.width * width),
+        height: Math.round(box.height * height),
+      })
+      .resize({ width: 90 })
+      .toBuffer();
+    const canvas = { create: { width: 960, height: 540, channels: 3 as const, background: { r: 110, g: 100, b: 95 } } };
+    const at = async (name: string, left: number) =>
+      sharp(canvas)
+        .composite([{ input: face, left, top: 200 }])
+        .jpeg()
+        .toFile(frame(name));
+    await at("lone-left", 120);
+    await at("lone-right", 720);
+    // The face jumps from side to side every frame: whichever thread gets which frames, the frames it
+    // follows find nothing where the face was.
+    const frames = Array.from({ length: 8 }, (_, i) => ({ t: i / 3, path: frame(i % 2 ? "lone-right" : "lone-left") }));
+    const obs = await engine.analyze(frames, { signal: never(), ...lean, sequence: "jump" });
+    expect(obs.map((o) => o.faces.length)).toEqual(frames.map(() => 1));
+    expect(obs.map((o) => centreX(o.faces[0]!.box) > 0.5)).toEqual(frames.map((_, i) => i % 2 === 1));
+  });
+
   it("never follows faces from another sequence or from a later frame", async () => {
     await engine.analyze(pan("sample1", 10), { signal: never(), ...lean, sequence: "a" });
     const [other] = await engine.analyze(pan("sample1", 12), { signal: never(), ...lean, sequence: "b" });
