@@ -151,7 +151,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
                   sparse?.push(f, {
                     bodies: queued % BODY_EVERY === 0,
                     eyes: false,
-                    ...(sampling.stride === 1 ? { sequence: "source" } : {}),
+                    ...(sampling.stride === 1 ? { sequence: `${input.clipGenerationId}/source` } : {}),
                   });
                 queued++;
               },
@@ -314,9 +314,11 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
                 sceneThreshold: SCENE_THRESHOLD,
                 hasAudio: info.hasAudio,
                 // The crop reads faces and mouths only: no body or eye models on these frames. They are
-                // one sequence, so the engine may follow faces from frame to frame.
+                // one sequence, so the engine may follow faces from frame to frame; the key names the
+                // job, since one engine serves every job the runner is running.
                 onFrame: (f) => {
-                  if (!sparseNear(f.t)) frames?.push(f, { bodies: false, eyes: false, sequence: `moment-${i + 1}` });
+                  if (!sparseNear(f.t))
+                    frames?.push(f, { bodies: false, eyes: false, sequence: `${input.clipGenerationId}/moment-${i + 1}` });
                 },
                 signal: work,
               });
