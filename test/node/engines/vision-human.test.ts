@@ -201,13 +201,20 @@ describe("local-human vision engine", () => {
     expect(obs.map((o) => o.faces.length > 0)).toEqual([true, false, true]);
   });
 
-  it("follows faces through a sequence, detecting on fewer frames, with the same faces where they are", async () => {
-    const frames = pan("sample1");
+  it("follows faces through a still shot instead of detecting them on every frame", async () => {
+    const frames = Array.from({ length: PAN_FRAMES }, (_, i) => ({ t: i / 3, path: frame("sample1-pan-0") }));
     const each = await engine.analyze(frames, { signal: never(), ...lean });
-    const followed = await engine.analyze(frames, { signal: never(), ...lean, sequence: "pan" });
+    const followed = await engine.analyze(frames, { signal: never(), ...lean, sequence: "still" });
     expect(each.map((o) => o.followed)).toEqual(frames.map(() => undefined));
     expect(followed[0]!.followed).toBe(false);
     expect(followed.filter((o) => o.followed).length).toBeGreaterThan(0);
+    followed.forEach((o) => expect(faceXs(o).length).toBe(faceXs(each[0]!).length));
+  });
+
+  it("keeps the same faces where they are through a slow pan", async () => {
+    const frames = pan("sample1");
+    const each = await engine.analyze(frames, { signal: never(), ...lean });
+    const followed = await engine.analyze(frames, { signal: never(), ...lean, sequence: "pan" });
     followed.forEach((o, i) => {
       expect(faceXs(o).length).toBe(faceXs(each[i]!).length);
       faceXs(o).forEach((x, k) => expect(Math.abs(x - faceXs(each[i]!)[k]!)).toBeLessThan(0.02));
