@@ -198,6 +198,37 @@ describe("clip generation, vertical_9_16 on a moving face", () => {
   });
 });
 
+describe("several clips, rendered two at once", () => {
+  const SHORT = { minClipSec: 5, maxClipSec: 8 };
+  let together: { ctx: TestContext; result: ClipGenerationResult };
+  let oneByOne: { ctx: TestContext; result: ClipGenerationResult };
+  beforeAll(async () => {
+    together = await runClips({ options: { maxClips: 3 }, clips: { ...SHORT, rendersAtOnce: 2 } });
+    oneByOne = await runClips({ options: { maxClips: 3 }, clips: { ...SHORT, rendersAtOnce: 1 } });
+  }, 240_000);
+
+  it("says how many clips it rendered at once", () => {
+    expect(together.result.clips.length).toBeGreaterThanOrEqual(2);
+    expect(together.ctx.report.eventsOf("render_clips").at(-1)?.details?.["rendersAtOnce"]).toBe(2);
+    expect(oneByOne.ctx.report.eventsOf("render_clips").at(-1)?.details?.["rendersAtOnce"]).toBe(1);
+  });
+
+  it("uploads each clip under its own index, as long as its own record says", async () => {
+    for (const [i, clip] of together.result.clips.entries()) {
+      expect(clip.videoKey).toBe(`out/clips/clp_test/clip-${String(i + 1).padStart(2, "0")}.mp4`);
+      const p = await probeObject(clip.videoKey);
+      expect(Math.abs(p.durationSec - clip.durationSec)).toBeLessThan(0.1);
+    }
+  });
+
+  // The framing is left out: which vision thread gets which frame varies from run to run, and faces
+  // followed from a thread's previous frame may differ by a few pixels from faces detected anew.
+  it("makes the same clips as rendering them one at a time", () => {
+    const shape = (r: ClipGenerationResult) => r.clips.map((c) => ({ start: c.start, end: c.end, text: c.text, title: c.title }));
+    expect(shape(together.result)).toEqual(shape(oneByOne.result));
+  });
+});
+
 describe("clip generation on a long source (sparse analysis, dense around the moments)", () => {
   let run: { ctx: TestContext; result: ClipGenerationResult };
   beforeAll(async () => {

@@ -25,6 +25,7 @@ import type { FrameObservation, VisionEngine } from "../../engines/vision/interf
 import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
 import { SOURCE } from "../../object-store";
 import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
+import { mapLimit } from "../shared/map-limit";
 import { handedOverTranscript } from "../shared/handover";
 import { downloadObject, toolStep } from "../shared/objects";
 import { buildAss, captionStyleFor } from "./captions";
@@ -298,7 +299,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               else if (prepared) brand.logo = prepared;
             }
             // Each moment is prepared (one decode of it for dense frames, exact cuts and the loudness
-            // measure, the frames analysed as they are written) while the previous one renders.
+            // measure, the frames analysed as they are written) while earlier ones render.
             const prepare = async (i: number, m: Moment, work: AbortSignal): Promise<Prepared> => {
               const frames = engine && dense ? analyzeAsProduced(engine, work) : null;
               // A frame of the dense grid with a sparse observation within half a period already has
@@ -332,43 +333,39 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               const cuts = [...timeline.cuts.filter((c) => c < sample.from || c > sample.to), ...sample.cuts].sort((a, b) => a - b);
               return { targets, cuts, loudness: sample.loudness };
             };
-            const out: Array<{ moment: Moment; video: string; poster: string; framing: Record<string, number> }> = [];
+            // Moments are prepared one at a time, in order, each as soon as the one before it is;
+            // up to rendersAtOnce clips render at once, each as soon as its moment is prepared.
             const lookahead = new AbortController();
             const work = AbortSignal.any([signal, lookahead.signal]);
-            const begin = (i: number) => {
-              const p = prepare(i, found.moments[i]!, work);
+            const prepared: Array<Promise<Prepared>> = [];
+            for (const [i, m] of found.moments.entries()) {
+              const p = (prepared[i - 1] ?? Promise.resolve()).then(() => prepare(i, m, work));
               // Awaited in its turn; a render failing first must not leave it unhandled.
               p.catch(() => undefined);
-              return p;
-            };
+              prepared.push(p);
+            }
             try {
-              let next = begin(0);
-              for (const [i, m] of found.moments.entries()) {
-                const prepared = await next;
-                if (i + 1 < found.moments.length) next = begin(i + 1);
-                out.push(
-                  await renderOne({
-                    i,
-                    m,
-                    layout,
-                    fillStyle,
-                    info,
-                    source,
-                    clipsDir,
-                    timeline,
-                    prepared,
-                    cs,
-                    brand,
-                    captions: input.options.captions,
-                    signal,
-                  }),
-                );
-              }
+              return await mapLimit(found.moments, Math.max(1, cs.rendersAtOnce), work, async (m, renderSignal, i) =>
+                renderOne({
+                  i,
+                  m,
+                  layout,
+                  fillStyle,
+                  info,
+                  source,
+                  clipsDir,
+                  timeline,
+                  prepared: await prepared[i]!,
+                  cs,
+                  brand,
+                  captions: input.options.captions,
+                  signal: renderSignal,
+                }),
+              );
             } finally {
-              // Stops a moment still being prepared when a render failed.
+              // Stops the moments still being prepared when a render failed.
               lookahead.abort();
             }
-            return out;
           }),
         (r) => ({
           clips: r.length,
@@ -384,6 +381,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               }
             : {}),
           captions: input.options.captions,
+          rendersAtOnce: Math.min(Math.max(1, cs.rendersAtOnce), r.length),
           ...(denseFrames > 0 ? { denseAnalysisFrames: denseFrames, denseFramesFollowed: denseFollowed } : {}),
           renderer: RENDERER,
         }),

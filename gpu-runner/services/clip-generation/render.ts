@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { LAYOUT_SIZE, type ClipLayout, type FillStyle } from "../../../contracts/clips";
 import { runToolOk } from "../../media/spawn";
 import { LOUDNESS, type LoudnessMeasure } from "./media";
@@ -9,9 +9,16 @@ import { cropExpression, type CropPiece } from "./reframe";
  * fill, or a fit), burned-in captions (libass, Noto Sans), loudness normalised to −14 LUFS in the
  * second pass of loudnorm, H.264 High yuv420p at a constant frame rate and AAC, `+faststart` so
  * it plays before it has fully downloaded.
+ *
+ * The audio is normalised in a pass of its own, before the picture's: loudnorm holds back 3 s of
+ * audio before its first output, and while it does, ffmpeg queues the decoded pictures that go with
+ * it (about 80 MiB at 720p). Alone, that pass takes a fraction of a second and the render's
+ * memory drops by that much, which is what lets two renders run at once within the runner's memory.
+ *
+ * Captions find their fonts through fontconfig, which knows Debian's Noto fonts and falls back per
+ * glyph for other scripts. Pointing libass at the Noto folder as well (`fontsdir`) drew the same
+ * pictures but loaded all of its 268 files into every render (+44 MiB).
  */
-
-export const FONTS_DIR = "/usr/share/fonts/truetype/noto";
 
 export interface RenderJob {
   source: string;
@@ -29,6 +36,7 @@ export interface RenderJob {
   cropH: number;
   /** An .ass file to burn in, or null. */
   assPath: string | null;
+  /** The first pass of two-pass loudnorm over the clip (null: a single pass). */
   loudness: LoudnessMeasure | null;
   hasAudio: boolean;
   brandColor: string;
@@ -64,7 +72,7 @@ export function letterbox(srcW: number, srcH: number): { h: number; y: number } 
 export function videoFilter(job: RenderJob): string {
   const { width: W, height: H } = LAYOUT_SIZE[job.layout];
   const fps = `fps=${job.fps}`;
-  const captions = job.assPath ? `,ass=filename=${filterPath(job.assPath)}:fontsdir=${filterPath(FONTS_DIR)}` : "";
+  const captions = job.assPath ? `,ass=filename=${filterPath(job.assPath)}` : "";
   const frame = job.poster ? Math.max(0, Math.round(job.poster.at * job.fps)) : 0;
   const posterBranch = job.poster ? `,split=2[v][pv];[pv]trim=start_frame=${frame}:end_frame=${frame + 1}[poster]` : "[v]";
   const tail = `setsar=1,format=yuv420p${captions}${posterBranch}`;
@@ -109,10 +117,23 @@ export function audioFilter(m: LoudnessMeasure | null): string {
     ? `:measured_I=${m.input_i}:measured_TP=${m.input_tp}:measured_LRA=${m.input_lra}:measured_thresh=${m.input_thresh}:offset=${m.target_offset}:linear=true`
     : "";
   // loudnorm works at 192 kHz internally; resample back for AAC.
-  return `[0:a:0]${base}${measured},aresample=48000[a]`;
+  return `${base}${measured},aresample=48000`;
 }
 
-export function renderArgs(job: RenderJob, graphFile: string): string[] {
+/** The clip's audio, loudness-normalised, as 48 kHz stereo PCM: exactly the samples the picture's `-ss`/`-t` reads. */
+export function audioArgs(job: RenderJob, output: string): string[] {
+  return [
+    ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error"],
+    ...["-ss", job.start.toFixed(3), "-t", job.durationSec.toFixed(3), "-i", job.source],
+    ...["-map", "0:a:0", "-af", audioFilter(job.loudness), "-c:a", "pcm_s16le", "-ar", "48000", "-ac", "2", output],
+  ];
+}
+
+/** The picture's encode; `audio` is the normalised audio to mux (null: none). */
+export function renderArgs(job: RenderJob, graphFile: string, audio: string | null): string[] {
+  const logo = job.fillStyle === "branding" && job.logo ? ["-i", job.logo.path] : [];
+  // The audio file is the last input: the logo, when there is one, is input 1 for the graph.
+  const audioInput = 1 + logo.length / 2;
   return [
     "-hide_banner",
     "-nostdin",
@@ -125,13 +146,14 @@ export function renderArgs(job: RenderJob, graphFile: string): string[] {
     job.durationSec.toFixed(3),
     "-i",
     job.source,
-    ...(job.fillStyle === "branding" && job.logo ? ["-i", job.logo.path] : []),
+    ...logo,
+    ...(audio ? ["-i", audio] : []),
     // The graph can be long (a crop path with many pieces): read it from a file.
     "-filter_complex_script",
     graphFile,
     "-map",
     "[v]",
-    ...(job.hasAudio ? ["-map", "[a]"] : []),
+    ...(audio ? ["-map", `${audioInput}:a:0`] : []),
     "-c:v",
     "libx264",
     "-profile:v",
@@ -146,7 +168,7 @@ export function renderArgs(job: RenderJob, graphFile: string): string[] {
     String(job.fps),
     "-vsync",
     "cfr",
-    ...(job.hasAudio ? ["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"] : []),
+    ...(audio ? ["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"] : []),
     "-t",
     job.durationSec.toFixed(3),
     "-movflags",
@@ -158,9 +180,14 @@ export function renderArgs(job: RenderJob, graphFile: string): string[] {
 
 export async function renderClip(job: RenderJob): Promise<void> {
   const graphFile = `${job.output}.filtergraph`;
-  const graph = videoFilter(job) + (job.hasAudio ? ";" + audioFilter(job.loudness) : "");
-  await writeFile(graphFile, graph);
-  await runToolOk("ffmpeg", renderArgs(job, graphFile), { signal: job.signal });
+  await writeFile(graphFile, videoFilter(job));
+  const audio = job.hasAudio ? `${job.output}.audio.wav` : null;
+  try {
+    if (audio) await runToolOk("ffmpeg", audioArgs(job, audio), { signal: job.signal });
+    await runToolOk("ffmpeg", renderArgs(job, graphFile, audio), { signal: job.signal });
+  } finally {
+    if (audio) await rm(audio, { force: true });
+  }
 }
 
 /** A poster frame from a rendered clip, as a JPEG of the clip's own size (renderClip makes one itself when asked). */

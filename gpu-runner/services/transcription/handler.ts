@@ -34,6 +34,7 @@ import {
 import { parseStepInput, parseStepSettings } from "../shared/input";
 import { SOURCE } from "../../object-store";
 import { toolStep } from "../shared/objects";
+import { mapLimit } from "../shared/map-limit";
 import { buildSegments, mergeChunkWords } from "./merge";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";
 
@@ -416,36 +417,6 @@ function majorityLanguage(langs: string[]): string {
   const counts = new Map<string, number>();
   for (const l of langs) counts.set(l, (counts.get(l) ?? 0) + 1);
   return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "und";
-}
-
-/**
- * Runs `fn` over items with at most `limit` in flight and keeps input order. The first failure
- * aborts the siblings (their child processes and requests are tied to the derived signal).
- */
-async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  parent: AbortSignal,
-  fn: (item: T, signal: AbortSignal) => Promise<R>,
-): Promise<R[]> {
-  const controller = new AbortController();
-  const signal = AbortSignal.any([parent, controller.signal]);
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      signal.throwIfAborted();
-      const i = next++;
-      results[i] = await fn(items[i]!, signal);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  } catch (err) {
-    controller.abort(err);
-    throw err;
-  }
-  return results;
 }
 
 /** `threads` 1 keeps an analysis that runs beside recognition from taking the recogniser's core. */
