@@ -14,9 +14,17 @@ import { createSpeechEngine } from "../gpu-runner/engines/speech/factory";
 import { createVisionEngine } from "../gpu-runner/engines/vision/factory";
 import type { FrameObservation } from "../gpu-runner/engines/vision/interface";
 import { runToolOk } from "../gpu-runner/media/spawn";
+import { mapLimit } from "../gpu-runner/services/shared/map-limit";
 import { buildAss, captionStyleFor } from "../gpu-runner/services/clip-generation/captions";
 import { createClipGenerationHandler } from "../gpu-runner/services/clip-generation/handler";
-import { detectSceneCuts, makeProxy, probeVideo, sampleMoment, type VideoInfo } from "../gpu-runner/services/clip-generation/media";
+import {
+  detectSceneCuts,
+  makeProxy,
+  probeVideo,
+  sampleMoment,
+  type MomentSample,
+  type VideoInfo,
+} from "../gpu-runner/services/clip-generation/media";
 import { cropXAt, planCrop, targetsOf, type CropPiece, type Target } from "../gpu-runner/services/clip-generation/reframe";
 import { cropSize, renderClip } from "../gpu-runner/services/clip-generation/render";
 import { startLocalS3 } from "../scripts/lib/local-s3";
@@ -28,7 +36,8 @@ import { fmt, machineInfo, table } from "./lib";
  * Clip generation's costs on generated face reels (LibriVox speech looped under real faces), each
  * beside a baseline measured in the same run:
  *  - rendering N clips with `renderClip` (speaker-following 9:16 crop, captions, loudnorm second
- *    pass, the poster taken in the same process) against one plain ffmpeg libx264 encode of the same
+ *    pass, the poster taken in the same process), `clips.rendersAtOnce` at a time as the handler
+ *    renders them and, beside it, one at a time, against one plain ffmpeg libx264 encode of the same
  *    total duration at the same preset, CRF, frame rate and size (a fixed centre crop, AAC at the
  *    same rate, no loudnorm or captions); each clip's moment decode (`sampleMoment`: exact cuts and
  *    the loudness measure) is counted beside it, as the handler's render stage does it; rounds
@@ -699,15 +708,15 @@ try {
   const totalSec = CLIPS * CLIP_SEC;
   const none = (): Cost => ({ wall: 0, cpu: 0 });
   const plus = (a: Cost, b: { sec: number; ffmpegCpu: number }): Cost => ({ wall: a.wall + b.sec, cpu: a.cpu + b.ffmpegCpu });
-  const runClips = async (round: number) => {
+  // As the handler's render stage: each moment's decode (exact cuts, the loudness measure; its dense
+  // frames are left out here, the crop was planned on the full observations above), then the clips
+  // rendered `atOnce` at a time (the handler's clips.rendersAtOnce, or one at a time).
+  const runClips = async (round: number, atOnce: number) => {
     let loudness = none();
-    let render = none();
-    const outputs: string[] = [];
+    const samples: MomentSample[] = [];
     for (const [i, p] of prepared.entries()) {
-      // As the handler prepares a moment: one decode of it for exact cuts and the loudness measure
-      // (its dense frames are left out here: the crop was planned on the full observations above).
       const sample = await timed(() =>
-        sampleMoment(moving, path.join(dir, `r${round}-moment-${i}`), {
+        sampleMoment(moving, path.join(dir, `r${round}-${atOnce}-moment-${i}`), {
           start: p.start,
           end: p.start + CLIP_SEC,
           margin: 1,
@@ -719,11 +728,14 @@ try {
         }),
       );
       loudness = plus(loudness, sample);
-      const output = path.join(dir, `r${round}-clip-${i}.mp4`);
-      const r = await timed(() =>
+      samples.push(sample.value);
+    }
+    const outputs = prepared.map((_, i) => path.join(dir, `r${round}-${atOnce}-clip-${i}.mp4`));
+    const rendered = await timed(() =>
+      mapLimit(prepared, atOnce, signal, (p, renderSignal, i) =>
         renderClip({
           source: moving,
-          output,
+          output: outputs[i]!,
           start: p.start,
           durationSec: CLIP_SEC,
           layout: LAYOUT,
@@ -734,53 +746,60 @@ try {
           cropW,
           cropH,
           assPath: p.assPath,
-          loudness: sample.value.loudness,
+          loudness: samples[i]!.loudness,
           hasAudio: true,
           brandColor: CS.brandColor,
           logo: null,
           fps: CS.fps,
           preset: CS.x264Preset,
           crf: CS.crf,
-          poster: { output: `${output}.jpg`, at: Math.min(1.5, CLIP_SEC / 2) },
-          signal,
+          poster: { output: `${outputs[i]!}.jpg`, at: Math.min(1.5, CLIP_SEC / 2) },
+          signal: renderSignal,
         }),
-      );
-      render = plus(render, r);
-      outputs.push(output);
-    }
+      ),
+    );
+    const render = plus(none(), rendered);
     const stage = { wall: render.wall + loudness.wall, cpu: render.cpu + loudness.cpu };
     return { loudness, render, stage, outputs };
   };
   const runBaseline = async (round: number): Promise<Cost> =>
     plus(none(), await plainEncode(moving, srcW, mv.info.height, moments[0]!.start, totalSec, path.join(dir, `r${round}-plain.mp4`)));
+  const AT_ONCE = Math.max(1, CS.rendersAtOnce);
   const clipRuns: Array<Awaited<ReturnType<typeof runClips>>> = [];
+  const singleRuns: Array<Awaited<ReturnType<typeof runClips>>> = [];
   const baseRuns: Cost[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     if (r % 2 === 0) {
       baseRuns.push(await runBaseline(r));
-      clipRuns.push(await runClips(r));
+      clipRuns.push(await runClips(r, AT_ONCE));
+      singleRuns.push(await runClips(r, 1));
     } else {
-      clipRuns.push(await runClips(r));
+      singleRuns.push(await runClips(r, 1));
+      clipRuns.push(await runClips(r, AT_ONCE));
       baseRuns.push(await runBaseline(r));
     }
     const c = clipRuns[r]!;
+    const one = singleRuns[r]!;
     const b = baseRuns[r]!;
     console.log(
-      `round ${r + 1}: plain encode ${fmt(b.wall)} s (CPU ${fmt(b.cpu)} s); renderClip ${fmt(c.render.wall)} s (CPU ${fmt(c.render.cpu)} s), ` +
-        `${fmt(c.render.wall / b.wall, 2)}×; moment decodes (cuts, loudness measure) ${fmt(c.loudness.wall)} s`,
+      `round ${r + 1}: plain encode ${fmt(b.wall)} s (CPU ${fmt(b.cpu)} s); renderClip ${AT_ONCE} at once ${fmt(c.render.wall)} s (CPU ${fmt(c.render.cpu)} s), ` +
+        `${fmt(c.render.wall / b.wall, 2)}×; one at a time ${fmt(one.render.wall)} s (CPU ${fmt(one.render.cpu)} s), ${fmt(one.render.wall / b.wall, 2)}×; ` +
+        `moment decodes (cuts, loudness measure) ${fmt(c.loudness.wall)} s`,
     );
   }
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const ratios = (pick: (c: (typeof clipRuns)[number]) => Cost) => {
-    const wall = clipRuns.map((c, r) => pick(c).wall / baseRuns[r]!.wall);
+  const ratios = (pick: (c: (typeof clipRuns)[number]) => Cost, runs = clipRuns) => {
+    const wall = runs.map((c, r) => pick(c).wall / baseRuns[r]!.wall);
     return {
       wall: median(wall),
       lo: Math.min(...wall),
       hi: Math.max(...wall),
-      cpu: sum(clipRuns.map((c) => pick(c).cpu)) / sum(baseRuns.map((b) => b.cpu)),
+      cpu: sum(runs.map((c) => pick(c).cpu)) / sum(baseRuns.map((b) => b.cpu)),
     };
   };
   const renderRatio = ratios((c) => c.render);
+  const singleRatio = ratios((c) => c.render, singleRuns);
+  const single = { wall: median(singleRuns.map((c) => c.render.wall)), cpu: median(singleRuns.map((c) => c.render.cpu)) };
   const stageRatio = ratios((c) => c.stage);
   const medianOf = (pick: (c: (typeof clipRuns)[number]) => Cost) => ({
     wall: median(clipRuns.map((c) => pick(c).wall)),
@@ -885,7 +904,7 @@ try {
         ["figure", "measured", "baseline, same run", "ratio", "goal", "met"],
         [
           [
-            `render ${CLIPS} × ${CLIP_SEC} s clips, 9:16 ${W}×${H}, ${CS.x264Preset} crf ${CS.crf} ${CS.fps} fps: wall time`,
+            `render ${CLIPS} × ${CLIP_SEC} s clips, 9:16 ${W}×${H}, ${CS.x264Preset} crf ${CS.crf} ${CS.fps} fps, ${AT_ONCE} at once as the handler renders: wall time`,
             `renderClip ${fmt(render.wall)} s`,
             `one plain libx264 encode of ${totalSec} s: ${fmt(base.wall)} s`,
             `${fmt(renderRatio.wall, 2)}× (${fmt(renderRatio.lo, 2)}–${fmt(renderRatio.hi, 2)})`,
@@ -899,6 +918,14 @@ try {
             `${fmt(renderRatio.cpu, 2)}×`,
             "≤ 1.3×",
             ok(renderRatio.cpu <= 1.3),
+          ],
+          [
+            "  the same clips rendered one at a time: wall, CPU",
+            `${fmt(single.wall)} s, ${fmt(single.cpu)} s`,
+            `${fmt(base.wall)} s, ${fmt(base.cpu)} s`,
+            `${fmt(singleRatio.wall, 2)}× (${fmt(singleRatio.lo, 2)}–${fmt(singleRatio.hi, 2)}), ${fmt(singleRatio.cpu, 2)}×`,
+            "-",
+            "-",
           ],
           [
             "  with the moment decodes (exact cuts, loudness measure), as the handler renders: wall, CPU",
