@@ -321,6 +321,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
                   if (!sparseNear(f.t))
                     frames?.push(f, { bodies: false, eyes: false, sequence: `${input.clipGenerationId}/moment-${i + 1}` });
                 },
+                alone: i === 0,
                 signal: work,
               });
               if (frames) {

@@ -235,6 +235,11 @@ export async function sampleMoment(
     hasAudio: boolean;
     /** Called with each frame, in order, as soon as it is written. */
     onFrame?: (frame: SampledFrame) => void;
+    /**
+     * Nothing else runs beside this decode but the vision engine (the first moment, before any
+     * render): the decoder may take every core, since the engine waits for its frames.
+     */
+    alone?: boolean;
     signal: AbortSignal;
   },
 ): Promise<MomentSample> {
@@ -250,7 +255,15 @@ export async function sampleMoment(
     graph.push(`[0:a:0]atrim=start=${lead.toFixed(3)}:duration=${dur.toFixed(3)},${loudnormMeasure},anullsink`);
   }
   const args = ["-hide_banner", "-nostdin", "-nostats", "-y", "-loglevel", "info"];
-  args.push(...besideVision(opts.frameRate !== null), "-ss", from.toFixed(3), "-t", (lead + dur + opts.margin).toFixed(3), "-i", source);
+  args.push(
+    ...besideVision(opts.frameRate !== null && !opts.alone),
+    "-ss",
+    from.toFixed(3),
+    "-t",
+    (lead + dur + opts.margin).toFixed(3),
+    "-i",
+    source,
+  );
   args.push("-filter_complex", graph.join(";"));
   args.push("-map", "[cuts]", "-f", "null", "-");
   if (opts.frameRate) args.push("-map", "[frames]", "-q:v", "4", "-atomic_writing", "1", join(dir, "f%06d.jpg"));
