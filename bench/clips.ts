@@ -764,7 +764,7 @@ try {
   };
   const runBaseline = async (round: number): Promise<Cost> =>
     plus(none(), await plainEncode(moving, srcW, mv.info.height, moments[0]!.start, totalSec, path.join(dir, `r${round}-plain.mp4`)));
-  const AT_ONCE = Math.max(1, CS.rendersAtOnce);
+  const AT_ONCE = CS.rendersAtOnce;
   const clipRuns: Array<Awaited<ReturnType<typeof runClips>>> = [];
   const singleRuns: Array<Awaited<ReturnType<typeof runClips>>> = [];
   const baseRuns: Cost[] = [];
@@ -799,13 +799,13 @@ try {
   };
   const renderRatio = ratios((c) => c.render);
   const singleRatio = ratios((c) => c.render, singleRuns);
-  const single = { wall: median(singleRuns.map((c) => c.render.wall)), cpu: median(singleRuns.map((c) => c.render.cpu)) };
   const stageRatio = ratios((c) => c.stage);
-  const medianOf = (pick: (c: (typeof clipRuns)[number]) => Cost) => ({
-    wall: median(clipRuns.map((c) => pick(c).wall)),
-    cpu: median(clipRuns.map((c) => pick(c).cpu)),
+  const medianOf = (pick: (c: (typeof clipRuns)[number]) => Cost, runs = clipRuns) => ({
+    wall: median(runs.map((c) => pick(c).wall)),
+    cpu: median(runs.map((c) => pick(c).cpu)),
   });
   const render = medianOf((c) => c.render);
+  const single = medianOf((c) => c.render, singleRuns);
   const stage = medianOf((c) => c.stage);
   const base = { wall: median(baseRuns.map((b) => b.wall)), cpu: median(baseRuns.map((b) => b.cpu)) };
   const outLufs = await Promise.all(clipRuns[0]!.outputs.map(integratedLufs));

@@ -346,7 +346,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               prepared.push(p);
             }
             try {
-              return await mapLimit(found.moments, Math.max(1, cs.rendersAtOnce), work, async (m, renderSignal, i) =>
+              return await mapLimit(found.moments, cs.rendersAtOnce, work, async (m, renderSignal, i) =>
                 renderOne({
                   i,
                   m,
@@ -382,7 +382,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               }
             : {}),
           captions: input.options.captions,
-          rendersAtOnce: Math.min(Math.max(1, cs.rendersAtOnce), r.length),
+          rendersAtOnce: Math.min(cs.rendersAtOnce, r.length),
           ...(denseFrames > 0 ? { denseAnalysisFrames: denseFrames, denseFramesFollowed: denseFollowed } : {}),
           renderer: RENDERER,
         }),

@@ -133,7 +133,7 @@ export function audioArgs(job: RenderJob, output: string): string[] {
 export function renderArgs(job: RenderJob, graphFile: string, audio: string | null): string[] {
   const logo = job.fillStyle === "branding" && job.logo ? ["-i", job.logo.path] : [];
   // The audio file is the last input: the logo, when there is one, is input 1 for the graph.
-  const audioInput = 1 + logo.length / 2;
+  const audioInput = logo.length > 0 ? 2 : 1;
   return [
     "-hide_banner",
     "-nostdin",
