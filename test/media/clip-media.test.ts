@@ -13,7 +13,7 @@ import { faceVideo } from "../support/media-fixtures";
 /**
  * The ffmpeg passes of clip generation before the render, on the interview face video (1280×720,
  * 25 fps, x264 with B-frames; close-ups alternating every 8 s, so cuts at 8, 16 and 24 s): the
- * ingest's fast decode (reference frames only) and the per-moment decode (every frame). Each pass
+ * ingest's fast decode (I- and P-frames only) and the per-moment decode (every frame). Each pass
  * runs once and its rules share it.
  */
 
@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 describe("ingest: one fast decode of the source", () => {
-  it("finds every scene cut within 0.2 s from the reference frames alone, and no other", () => {
+  it("finds every scene cut within 0.2 s from the I- and P-frames alone, and no other", () => {
     expect(proxy.cuts.length).toBe(TRUE_CUTS.length);
     for (const c of TRUE_CUTS) expect(nearest(proxy.cuts, c), `cut at ${c} s`).toBeLessThanOrEqual(0.2);
   });
@@ -178,6 +178,83 @@ describe("a moment: one decode of it and its margin", () => {
     expect(early.from).toBe(0);
     expect(early.frames).toEqual([]);
     expect(early.loudness).not.toBeNull();
+  });
+});
+
+describe("sampled frames are the pictures on screen at their times", () => {
+  // A 25 fps x264 video with a fixed GOP of 3 B-frames in a pyramid whose frame n is a flat grey of
+  // level n mod 25: each sampled JPEG tells which source frame it is.
+  const FPS = 25;
+  const LEVELS = 25;
+  let counter: string;
+  beforeAll(async () => {
+    counter = path.join(dir, "frame-counter.mp4");
+    await runToolOk("ffmpeg", [
+      ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi"],
+      ...["-i", `color=c=black:s=64x64:r=${FPS}:d=12,format=gray,geq=lum='16+8*mod(N\\,${LEVELS})'`],
+      ...["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"],
+      ...["-x264-params", "bframes=3:b-adapt=0:b-pyramid=normal:scenecut=0:keyint=250", counter],
+    ]);
+  }, 60_000);
+
+  /** How many source frames before its time each sampled frame's picture is (0: the frame due then). */
+  async function lagsOf(frames: readonly SampledFrame[]): Promise<number[]> {
+    return Promise.all(
+      frames.map(async (f) => {
+        const level = Math.round(((await sharp(f.path).stats()).channels[0]!.mean - 16) / 8);
+        const due = f.t * FPS;
+        const shown = due - ((((due - level) % LEVELS) + LEVELS) % LEVELS);
+        return round2(due - (due - shown > LEVELS / 2 ? shown + LEVELS : shown));
+      }),
+    );
+  }
+  const round2 = (x: number) => Math.round(x * 100) / 100;
+  /** Never a picture from after the frame's time, nor `frames` or more before it. */
+  const expectLagsWithin = (lags: readonly number[], frames: number) => {
+    expect(Math.min(...lags)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...lags)).toBeLessThan(frames);
+  };
+  const proxyOf = async (name: string, exactFrames: boolean) => {
+    const out = path.join(dir, name);
+    await mkdir(out);
+    return makeProxy(counter, out, {
+      frameRate: { num: 3, den: 1 },
+      exactFrames,
+      width: 64,
+      energyStep: 0.5,
+      sceneThreshold: THRESHOLD,
+      hasAudio: false,
+      signal: signal(),
+    });
+  };
+
+  it("the moment's decode samples the frame on screen at each time: at most one frame before it", async () => {
+    const m = await sampleMoment(counter, path.join(dir, "counter-moment"), {
+      start: 4,
+      end: 8,
+      margin: 1,
+      frameRate: 3,
+      width: 64,
+      sceneThreshold: THRESHOLD,
+      hasAudio: false,
+      signal: signal(),
+    });
+    expect(m.frames.length).toBeGreaterThanOrEqual(18);
+    expectLagsWithin(await lagsOf(m.frames), 1);
+  });
+
+  it("the ingest's frames for the crop (exactFrames) are at most two frames before their times", async () => {
+    const lags = await lagsOf((await proxyOf("counter-exact", true)).frames);
+    expect(lags.length).toBeGreaterThanOrEqual(35);
+    expectLagsWithin(lags, 2);
+  });
+
+  it("the ingest's sparse frames, from I- and P-frames alone, are at most four frames before their times", async () => {
+    const lags = await lagsOf((await proxyOf("counter-sparse", false)).frames);
+    expect(lags.length).toBeGreaterThanOrEqual(35);
+    expectLagsWithin(lags, 4);
+    // Fewer frames decoded than with exactFrames: some samples fall further back than two frames.
+    expect(Math.max(...lags)).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -136,8 +136,11 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
             }
             let queued = 0;
             const width = Math.min(sampling.stride > 1 ? SPARSE_WIDTH : ANALYSIS_WIDTH, info.width);
+            // A short source's frames are the ones the crop follows: they must be where they say they are.
+            const exactFrames = visionOn && sampling.stride === 1;
             const proxy = await makeProxy(source, framesDir, {
               frameRate: visionOn ? sampling.rate : null,
+              exactFrames,
               width,
               energyStep: ENERGY_STEP_SEC,
               sceneThreshold: SCENE_THRESHOLD,
@@ -158,9 +161,9 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               },
               signal,
             });
-            return { info, proxy, sampling, vision, sparse, width };
+            return { info, proxy, sampling, vision, sparse, width, exactFrames };
           }),
-        ({ info, proxy, sampling, width }) => ({
+        ({ info, proxy, sampling, width, exactFrames }) => ({
           durationSec: round(info.durationSec),
           width: info.width,
           height: info.height,
@@ -169,7 +172,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
           analysisFrames: proxy.frames.length,
           analysisFps: round(sampling.rate.num / sampling.rate.den),
           analysisWidth: width,
-          decode: "reference frames only, no deblocking (analysis only)",
+          decode: `${exactFrames ? "reference frames" : "I- and P-frames"} only, no deblocking (analysis only)`,
         }),
       );
 

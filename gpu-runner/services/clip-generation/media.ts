@@ -54,16 +54,25 @@ export interface Proxy {
 }
 
 /**
- * Decoder options that make an analysis decode about twice as fast: frames no other frame refers to
- * (most B-frames) are not decoded at all, nor is the deblocking filter run. Detectors and `scdet` do
- * not need every frame or clean block edges. With the scene detector on a 5 fps copy, a cut is
- * found within 0.2 s (on the 5 fps grid, from the kept frame nearest to it) and is refined around the
- * chosen moments by `sampleMoment`, which decodes every frame there.
+ * Decoder options that make an analysis decode about five times cheaper than decoding every frame:
+ * no B-frame is decoded, nor is the deblocking filter run. Detectors and `scdet` need neither every
+ * frame nor clean block edges. What is left are the I- and P-frames: on x264's default GOP (3
+ * B-frames) every fourth frame, 768 of the bench reel's 3,000 a minute, exact but for deblocking
+ * (P-frames refer to none of the skipped frames there). A sampled frame is then the last kept frame
+ * at or before its time (sampleAt), up to four frames (0.16 s at 25 fps) before it; with the scene
+ * detector on a 5 fps copy a cut is found within a quarter of a second, and `sampleMoment` finds it
+ * to the frame around the chosen moments, where it decodes every frame.
  */
-/** Frames a second the ingest's scene detector compares: cuts within 0.2 s, at under half the scaling work of every kept frame. */
+const SKIP_B_FRAMES = ["-skip_frame", "bidir", "-skip_loop_filter", "all", "-flags2", "fast"] as const;
+/**
+ * The same, keeping the B-frames other frames refer to (a B-pyramid's middle ones): 1,512 of the
+ * 3,000, 2.6 times the decoding work (3.0 against 1.2 CPU-s for the 10-minute bench reel), for
+ * sampled frames within two frames of their times. For a source short enough that the ingest's
+ * frames are the ones the crop follows.
+ */
+const SKIP_UNREFERENCED = ["-skip_frame", "noref", "-skip_loop_filter", "all", "-flags2", "fast"] as const;
+/** Frames a second the ingest's scene detector compares: cuts within a quarter of a second, at under half the scaling work of every kept frame. */
 const SCENE_FPS = 5;
-
-export const FAST_ANALYSIS_DECODE = ["-skip_frame", "noref", "-skip_loop_filter", "all", "-flags2", "fast"] as const;
 
 /**
  * Decoder options for a decode whose frames the vision engine analyses as they come: its threads
@@ -75,6 +84,8 @@ const besideVision = (analysed: boolean): string[] => (analysed ? ["-threads", "
 export interface ProxyOptions {
   /** Frames per second sampled for the vision engine (a rational such as `3/6` is kept exact); null: none. */
   frameRate: { num: number; den: number } | null;
+  /** The frames are the ones the crop follows (no second, per-moment pass): each within two frames of its time, at 2.6 times the decoding work. */
+  exactFrames?: boolean;
   width: number;
   energyStep: number;
   sceneThreshold: number;
@@ -85,7 +96,7 @@ export interface ProxyOptions {
 }
 
 /**
- * One fast decode of the source (FAST_ANALYSIS_DECODE) for three outputs: frames sampled at
+ * One fast decode of the source (SKIP_B_FRAMES, or SKIP_UNREFERENCED) for three outputs: frames sampled at
  * `frameRate`, scaled to `width`, as JPEGs (what the vision engine reads), scene cuts from `scdet` at
  * `sceneThreshold` on a 256 px copy at 5 fps, and the audio's RMS level every `energyStep` seconds (what the
  * moment score reads). ffmpeg decodes each input stream once and feeds every output, so the scenes
@@ -100,7 +111,7 @@ export async function makeProxy(source: string, dir: string, opts: ProxyOptions)
     "-y",
     "-loglevel",
     "error",
-    ...FAST_ANALYSIS_DECODE,
+    ...(opts.exactFrames ? SKIP_UNREFERENCED : SKIP_B_FRAMES),
     ...besideVision(opts.frameRate !== null),
     "-i",
     source,
@@ -116,9 +127,18 @@ export async function makeProxy(source: string, dir: string, opts: ProxyOptions)
   );
   if (onlyScenes) args.push("-map", "[cuts]", "-f", "null", "-");
   if (opts.frameRate) {
-    const rate = `${opts.frameRate.num}/${opts.frameRate.den}`;
     // Atomic writes: a frame file that exists is complete, so it can be read while ffmpeg runs.
-    args.push("-map", "0:v:0", "-vf", `fps=${rate},scale=${opts.width}:-2`, "-q:v", "4", "-atomic_writing", "1", join(dir, "f%06d.jpg"));
+    args.push(
+      "-map",
+      "0:v:0",
+      "-vf",
+      `${sampleAt(opts.frameRate)},scale=${opts.width}:-2`,
+      "-q:v",
+      "4",
+      "-atomic_writing",
+      "1",
+      join(dir, "f%06d.jpg"),
+    );
   }
   if (opts.hasAudio) {
     const samples = Math.round(16000 * opts.energyStep);
@@ -132,7 +152,7 @@ export async function makeProxy(source: string, dir: string, opts: ProxyOptions)
       "-",
     );
   }
-  // The fps filter puts frame n at n / rate (its first output frame is the source's first).
+  // Frame n is the one on screen at n / rate (the first is the source's first): see sampleAt.
   const rate = opts.frameRate;
   const frames = await runWritingFrames(args, dir, rate ? (i) => (i * rate.den) / rate.num : null, opts.onFrame, opts.signal);
   const db: number[] = [];
@@ -190,6 +210,17 @@ const exists = (path: string) =>
     () => true,
     () => false,
   );
+
+/**
+ * The fps filter that samples frames for the vision engine: frame n is the frame on screen at
+ * n / rate, the last decoded frame at or before that time (`round=up`). With the filter's default
+ * (`round=near`) it is the last frame within half a period after it: at 3 fps from 25 fps, every
+ * sample was of the picture 0.13-0.16 s after the time it is analysed as, so the crop moved that
+ * much ahead of the face. At or before: within one frame when every frame is decoded, within a
+ * B-frame run (3 frames on x264's default GOP) for the ingest's decode of I- and P-frames.
+ */
+const sampleAt = (rate: number | { num: number; den: number }) =>
+  `fps=${typeof rate === "number" ? rate : `${rate.num}/${rate.den}`}:round=up`;
 
 /** Scales to 256 px (fast bilinear: the score compares whole frames) and prints `scdet`'s cuts to a file. */
 const sceneFilter = (threshold: number, file: string) =>
@@ -249,7 +280,7 @@ export async function sampleMoment(
   const dur = opts.end - opts.start;
   const scenesFile = join(dir, "scenes.txt");
   const graph = [`[0:v:0]${opts.frameRate ? "split[s][f];[s]" : ""}${sceneFilter(opts.sceneThreshold, scenesFile)}[cuts]`];
-  if (opts.frameRate) graph.push(`[f]fps=${opts.frameRate},scale=${opts.width}:-2[frames]`);
+  if (opts.frameRate) graph.push(`[f]${sampleAt(opts.frameRate)},scale=${opts.width}:-2[frames]`);
   if (opts.hasAudio) {
     // The same samples the render's `-ss start -t dur` reads: the moment, not the margin.
     graph.push(`[0:a:0]atrim=start=${lead.toFixed(3)}:duration=${dur.toFixed(3)},${loudnormMeasure},anullsink`);
@@ -269,7 +300,7 @@ export async function sampleMoment(
   if (opts.frameRate) args.push("-map", "[frames]", "-q:v", "4", "-atomic_writing", "1", join(dir, "f%06d.jpg"));
   const json = loudnormJsonReader();
   const rate = opts.frameRate;
-  // Frame n of the fps filter is at n / rate after the seek point.
+  // Frame n is the one on screen at n / rate after the seek point: see sampleAt.
   const frames = await runWritingFrames(args, dir, rate ? (i) => from + i / rate : null, opts.onFrame, opts.signal, json.line);
   return {
     frames,
