@@ -2,7 +2,8 @@
 # Installs what the project needs on a Debian machine, idempotently:
 #   - Debian packages: ffmpeg (media), pocketsphinx + its US English model (local speech engine),
 #     pocketsphinx-testdata (public-domain LibriVox speech with reference transcripts: demo, bench),
-#     fonts-noto-core (caption and cover text), Apertium with apertium-apy and its language pairs
+#     fonts-noto-core and fonts-noto-cjk (caption and cover text in most scripts, Chinese, Japanese and
+#     Korean included), Apertium with apertium-apy and its language pairs
 #     (local translation), eSpeak NG and Festival with its HTS voices (local speech synthesis),
 #     rubberband-cli (fitting speech to its slot), chromium (the console's real-browser test drives
 #     Debian's Chromium through playwright-core, which never downloads a browser of its own)
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata fonts-noto-core
+APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata fonts-noto-core fonts-noto-cjk
   apertium apertium-apy apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en apertium-hbs-eng
   apertium-eu-en apertium-isl-eng apertium-mkd-eng
   espeak-ng festival festvox-us-slt-hts festvox-ca-ona-hts rubberband-cli

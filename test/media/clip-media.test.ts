@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
@@ -7,8 +7,10 @@ import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import { runToolOk } from "../../gpu-runner/media/spawn";
 import type { SampledFrame } from "../../gpu-runner/engines/vision/interface";
 import { makeProxy, measureLoudness, sampleMoment, type MomentSample, type Proxy } from "../../gpu-runner/services/clip-generation/media";
+import { buildAss, captionStyleFor } from "../../gpu-runner/services/clip-generation/captions";
 import { cropSize, renderClip } from "../../gpu-runner/services/clip-generation/render";
 import { faceVideo } from "../support/media-fixtures";
+import { pixelsApart } from "../support/pixels";
 
 /**
  * The ffmpeg passes of clip generation before the render, on the interview face video (1280×720,
@@ -258,33 +260,61 @@ describe("sampled frames are the pictures on screen at their times", () => {
   });
 });
 
+/** One second of the interview as a 9:16 clip, `words` burned in as captions; resolves to its poster (at 0.5 s). */
+async function renderWithCaptions(name: string, words: readonly string[] | null): Promise<string> {
+  const output = path.join(dir, `${name}.mp4`);
+  const poster = path.join(dir, `${name}.jpg`);
+  let assPath: string | null = null;
+  if (words) {
+    assPath = path.join(dir, `${name}.ass`);
+    // On screen from 0 s to past the poster at 0.5 s.
+    const timed = words.map((word, i) => ({ word, start: i * 0.1, end: 0.9 + i * 0.01 }));
+    await writeFile(assPath, buildAss(timed, captionStyleFor(1080, 1920)));
+  }
+  await renderClip({
+    source,
+    output,
+    start: 2,
+    durationSec: words ? 1 : 3,
+    layout: "vertical_9_16",
+    fillStyle: null,
+    srcW: 1280,
+    srcH: 720,
+    crop: null,
+    ...cropSize(1280, 720, "vertical_9_16"),
+    assPath,
+    loudness: null,
+    hasAudio: true,
+    brandColor: "#000000",
+    logo: null,
+    fps: DEFAULT_SETTINGS.clips.fps,
+    preset: "ultrafast",
+    crf: 30,
+    poster: { output: poster, at: words ? 0.5 : 1.5 },
+    signal: signal(),
+  });
+  return poster;
+}
+
 describe("render", () => {
   it("takes the poster from the render itself: a JPEG of the clip's size", async () => {
-    const output = path.join(dir, "clip.mp4");
-    const poster = path.join(dir, "clip.jpg");
-    await renderClip({
-      source,
-      output,
-      start: 2,
-      durationSec: 3,
-      layout: "vertical_9_16",
-      fillStyle: null,
-      srcW: 1280,
-      srcH: 720,
-      crop: null,
-      ...cropSize(1280, 720, "vertical_9_16"),
-      assPath: null,
-      loudness: null,
-      hasAudio: true,
-      brandColor: "#000000",
-      logo: null,
-      fps: DEFAULT_SETTINGS.clips.fps,
-      preset: "ultrafast",
-      crf: 30,
-      poster: { output: poster, at: 1.5 },
-      signal: signal(),
-    });
+    const poster = await renderWithCaptions("clip", null);
     const meta = await sharp(await readFile(poster)).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", 1080, 1920]);
+  });
+
+  it("burns in Chinese, Japanese and Korean captions with their own glyphs, not boxes", async () => {
+    // Missing glyphs all draw as the same box: three different words of three characters would then look alike.
+    const [ja, zh, ko] = await Promise.all([
+      renderWithCaptions("captions-ja", ["日本", "語"]),
+      renderWithCaptions("captions-zh", ["中文", "字"]),
+      renderWithCaptions("captions-ko", ["한국어"]),
+    ]);
+    for (const [a, b] of [
+      [ja!, zh!],
+      [zh!, ko!],
+      [ja!, ko!],
+    ] as const)
+      expect(await pixelsApart(a, b)).toBeGreaterThan(2000);
   });
 });

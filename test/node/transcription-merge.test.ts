@@ -91,4 +91,14 @@ describe("building segments", () => {
     const [seg] = buildSegments([w("Hello", 0, 0.4), w(",", 0.4, 0.45), w("you", 0.5, 0.8)]);
     expect(seg!.text).toBe("Hello, you");
   });
+
+  it("writes Japanese or Chinese words with no spaces between them", () => {
+    const [seg] = buildSegments([w("今日", 0, 0.3), w("は", 0.3, 0.4), w("晴れ", 0.4, 0.7), w("です", 0.7, 0.9), w("。", 0.9, 0.9)]);
+    expect(seg!.text).toBe("今日は晴れです。");
+  });
+
+  it("splits after a CJK full stop", () => {
+    const segments = buildSegments([w("晴れ", 0, 0.3), w("です。", 0.3, 0.6), w("次", 0.65, 0.9)]);
+    expect(segments.map((s) => s.text)).toEqual(["晴れです。", "次"]);
+  });
 });

@@ -3,9 +3,11 @@ import { parseSync, type NodeCue } from "subtitle";
 import { describe, expect, it } from "vitest";
 import type { Segment, Word } from "../../contracts/transcript";
 import { buildSegments } from "../../gpu-runner/services/transcription/merge";
+import { columns } from "../../gpu-runner/text/words";
 import {
   buildCues,
   formatTimestamp,
+  segmentCues,
   toFullText,
   toSegmentsJson,
   toSrt,
@@ -107,6 +109,25 @@ describe("SRT and WebVTT writers", () => {
     const lines = wrapLines("one two three four five six seven eight nine ten eleven", 42, 2);
     expect(lines).toHaveLength(2);
     expect(Math.abs(lines[0]!.length - lines[1]!.length)).toBeLessThan(8);
+  });
+
+  it("Japanese cues break between words, with no spaces, at most 42 columns a line (a full-width character is two)", () => {
+    const ja = "今日 は 東京 で 新しい 会議 を 開き ました 。 みんな で 未来 の 計画 に ついて 長く 話し 合い ました 。".split(" ");
+    const words = ja.map((word, i) => ({ word, start: i * 0.3, end: i * 0.3 + 0.25 }));
+    const cues = buildCues([segmentOf(words)]);
+    expect(cues.flatMap((c) => c.lines).join("")).toBe(ja.join(""));
+    for (const c of cues) {
+      expect(c.lines.length).toBeLessThanOrEqual(2);
+      for (const l of c.lines) expect(columns(l)).toBeLessThanOrEqual(42);
+    }
+  });
+
+  it("a translated Japanese segment (text without spaces) is wrapped between its words into lines of at most 42 columns", () => {
+    const text = "東京で新しい会議を開きました。みんなで未来の計画について長く話し合いました。";
+    const [cue] = segmentCues([{ start: 0, end: 6, text }]);
+    expect(cue!.lines.length).toBe(2);
+    expect(cue!.lines.join("")).toBe(text);
+    for (const l of cue!.lines) expect(columns(l)).toBeLessThanOrEqual(42);
   });
 
   it("for any word sequence, cues are in order, do not overlap and respect the line limits", () => {

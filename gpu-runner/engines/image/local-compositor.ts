@@ -4,6 +4,7 @@ import { createCanvas, GlobalFonts, type SKRSContext2D } from "@napi-rs/canvas";
 import sharp, { type Metadata } from "sharp";
 import { untilAborted } from "../../../contracts/retry";
 import { StepFailure } from "../../handler";
+import { lineUnits } from "../../text/words";
 import type { EngineEnv } from "../config";
 import type { Cover, CoverRequest, ImageEngine } from "./interface";
 import { COVER_JPEG_QUALITY } from "./jpeg";
@@ -121,21 +122,21 @@ function verticalOverlap(faces: readonly Box[], top: number, bottom: number): nu
 }
 
 /**
- * Greedy word wrap to `maxWidth`, at most MAX_LINES lines; returns null when the words need more
+ * Greedy word wrap to `maxWidth` (between words, which in Chinese, Japanese or Thai need no space), at most MAX_LINES lines; returns null when the words need more
  * lines (the caller shrinks the type) unless `truncate`, which ends the last line with an ellipsis.
  */
 function wrap(ctx: SKRSContext2D, text: string, maxWidth: number, truncate: boolean): string[] | null {
   const fits = (s: string) => ctx.measureText(s).width <= maxWidth;
   const lines: string[] = [];
   let line = "";
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const candidate = line ? `${line} ${word}` : word;
+  for (const unit of lineUnits(text)) {
+    const candidate = line ? `${line}${unit.spaceBefore ? " " : ""}${unit.text}` : unit.text;
     if (fits(candidate)) {
       line = candidate;
       continue;
     }
     if (line) lines.push(line);
-    line = word;
+    line = unit.text;
   }
   if (line) lines.push(line);
   const tooWide = lines.some((l) => !fits(l));

@@ -1,3 +1,4 @@
+import { columns, endsSentence, joinWords, spaceBetween } from "../../text/words";
 import type { TimedWord } from "./timeline";
 
 /**
@@ -10,7 +11,7 @@ import type { TimedWord } from "./timeline";
 export interface CaptionStyle {
   width: number;
   height: number;
-  /** Characters per line before wrapping. */
+  /** Width of a line before wrapping, in columns of a Latin character (a CJK character is two). */
   lineChars: number;
   fontSize: number;
   /** Distance of the caption's baseline from the bottom edge, pixels. */
@@ -47,15 +48,14 @@ export function groupCaptions(words: readonly TimedWord[], lineChars: number, pa
   };
   words.forEach((w, i) => {
     let line = lines[lines.length - 1]!;
-    const len = line.reduce((n, x) => n + x.word.length + 1, 0);
-    if (line.length > 0 && len + w.word.length > lineChars) {
+    if (line.length > 0 && columns(joinWords([...line, w].map((x) => x.word))) > lineChars) {
       if (lines.length === 2) flush();
       else lines.push([]);
       line = lines[lines.length - 1]!;
     }
     line.push(w);
     const next = words[i + 1];
-    if (!next || next.start - w.end >= pauseSec || /[.?!]$/.test(w.word)) flush();
+    if (!next || next.start - w.end >= pauseSec || endsSentence(w.word)) flush();
   });
   flush();
   // Hold each caption until the next one starts when the gap is short, so captions do not flicker.
@@ -79,6 +79,17 @@ function assTime(sec: number): string {
 
 /** Highlight colour (ASS is &HBBGGRR): a warm yellow, readable on the white text's outline. */
 const HIGHLIGHT = "&H0033D7FF&";
+
+/** One caption line in ASS, `spoken` in the highlight colour, words spaced as their script writes them. */
+function lineText(line: readonly TimedWord[], spoken: TimedWord): string {
+  return line
+    .map((x, i) => {
+      const space = i > 0 && spaceBetween(line[i - 1]!.word.trim(), x.word.trim()) ? " " : "";
+      const word = escapeAss(x.word.trim());
+      return space + (x === spoken ? `{\\c${HIGHLIGHT}}${word}{\\c&H00FFFFFF&}` : word);
+    })
+    .join("");
+}
 
 /** The whole .ass document for one clip; `words` are relative to the clip's start. */
 export function buildAss(words: readonly TimedWord[], style: CaptionStyle): string {
@@ -104,9 +115,7 @@ export function buildAss(words: readonly TimedWord[], style: CaptionStyle): stri
       const from = i === 0 ? c.start : w.start;
       const to = i + 1 < c.words.length ? c.words[i + 1]!.start : c.end;
       if (to <= from) return;
-      const text = c.lines
-        .map((line) => line.map((x) => (x === w ? `{\\c${HIGHLIGHT}}${escapeAss(x.word)}{\\c&H00FFFFFF&}` : escapeAss(x.word))).join(" "))
-        .join("\\N");
+      const text = c.lines.map((line) => lineText(line, w)).join("\\N");
       events.push(`Dialogue: 0,${assTime(from)},${assTime(to)},Caption,,0,0,0,,${text}`);
     });
   }

@@ -28,6 +28,7 @@ import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { mapLimit } from "../shared/map-limit";
 import { handedOverTranscript } from "../shared/handover";
 import { downloadObject, toolStep } from "../shared/objects";
+import { joinWords } from "../../text/words";
 import { buildAss, captionStyleFor } from "./captions";
 import { chooseLayout } from "./layout";
 import { analysisSampling, analyzeAsProduced, type FrameStream } from "./analysis";
@@ -259,7 +260,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         category = await report.stage(
           "detect_category",
           () =>
-            engine.classify({ text: words.map((w) => w.word).join(" "), visual, categories: input.options.supportedCategories, signal }),
+            engine.classify({ text: joinWords(words.map((w) => w.word)), visual, categories: input.options.supportedCategories, signal }),
           (r) => ({ category: r.category, confidence: r.confidence, engine: engine.name, model: engine.model, scores: r.scores }),
         );
         categorySource = "detected";

@@ -1,3 +1,4 @@
+import { columns, joinWords } from "../../text/words";
 import { countIn, meanEnergy, type Sentence, type Timeline } from "./timeline";
 
 /**
@@ -48,7 +49,8 @@ const HOOK_WORDS = new Set(
     " ",
   ),
 );
-const norm = (w: string) => w.toLowerCase().replace(/[^a-z0-9']/g, "");
+/** A word's key for keyword counts: lower case, letters and digits of any script. */
+const norm = (w: string) => w.toLowerCase().replace(/[^\p{L}\p{M}\p{N}']/gu, "");
 
 /** The source's keywords: content words that recur, weighted by how often (log-scaled). */
 export function keywordsOf(sentences: readonly Sentence[]): Map<string, number> {
@@ -56,7 +58,8 @@ export function keywordsOf(sentences: readonly Sentence[]): Map<string, number> 
   for (const s of sentences)
     for (const w of s.words) {
       const k = norm(w.word);
-      if (k.length < 3 || STOPWORDS.has(k)) continue;
+      // Under three columns: a one- or two-letter Latin word, or a single CJK character, is too short to be a keyword.
+      if (columns(k) < 3 || STOPWORDS.has(k)) continue;
       counts.set(k, (counts.get(k) ?? 0) + 1);
     }
   const weights = new Map<string, number>();
@@ -75,8 +78,10 @@ export function titleOf(sentences: readonly Sentence[], keywords: ReadonlyMap<st
       best = s;
     }
   }
-  const words = (best?.words ?? []).map((w) => w.word.replace(/^[^\w']+|[^\w'?!]+$/g, "")).filter((w) => w !== "");
-  const text = words.slice(0, 8).join(" ") + (words.length > 8 ? "…" : "");
+  const words = (best?.words ?? [])
+    .map((w) => w.word.trim().replace(/^[^\p{L}\p{N}']+|[^\p{L}\p{M}\p{N}'?!？！]+$/gu, ""))
+    .filter((w) => w !== "");
+  const text = joinWords(words.slice(0, 8)) + (words.length > 8 ? "…" : "");
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -115,7 +120,7 @@ function score(tl: Timeline, i: number, j: number, keywords: ReadonlyMap<string,
     lastSentence: j,
     score: round3(total),
     scoreParts: Object.fromEntries(Object.entries(scoreParts).map(([k, v]) => [k, round3(v)])) as Record<ScorePart, number>,
-    text: ss.map((s) => s.text).join(" "),
+    text: joinWords(ss.map((s) => s.text)),
     title: titleOf(ss, keywords),
   };
 }

@@ -1,4 +1,5 @@
 import type { ClipTranscript } from "../../../contracts/clips";
+import { endsSentence, joinWords } from "../../text/words";
 
 /**
  * One timeline for the moment finder: words, sentences, pauses, loudness, scene cuts and speaker
@@ -87,8 +88,8 @@ export function buildSentences(words: readonly TimedWord[], pauseSec: number, ma
       start: g[0]!.start,
       end: last.end,
       words: g,
-      text: g.map((w) => w.word).join(" "),
-      final: /[.?!]["')\]]*$/.test(last.word) || pauseAfter >= pauseSec,
+      text: joinWords(g.map((w) => w.word)),
+      final: endsSentence(last.word) || pauseAfter >= pauseSec,
       pauseAfter,
     };
   });

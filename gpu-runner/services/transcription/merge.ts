@@ -1,3 +1,4 @@
+import { joinWords as joinText } from "../../text/words";
 import type { Segment, Word } from "../../../contracts/transcript";
 
 /**
@@ -64,7 +65,7 @@ export interface SegmentOptions {
   maxSegmentSec?: number;
 }
 
-const SENTENCE_END = /[.!?…]["')\]]*$/;
+const SENTENCE_END = /[.!?…。？！]["')\]」』）]*$/u;
 
 export function isSentenceEnd(word: string): boolean {
   return SENTENCE_END.test(word);
@@ -102,13 +103,12 @@ function toSegment(id: number, words: Word[]): Segment {
   return segment;
 }
 
-/** Joins tokens with single spaces; Whisper-style tokens that carry their own leading space are trimmed first. */
+/**
+ * Joins tokens as the language writes them: single spaces, none between words of scripts written
+ * without spaces (Chinese, Japanese, Thai…); Whisper-style tokens that carry their own leading space are trimmed first.
+ */
 export function joinWords(words: readonly Word[]): string {
-  return words
-    .map((w) => w.word.trim())
-    .filter(Boolean)
-    .join(" ")
-    .replace(/\s+([,.!?;:…])/g, "$1");
+  return joinText(words.map((w) => w.word));
 }
 
 function round3(x: number): number {

@@ -1,4 +1,5 @@
 import type { Segment, Word } from "../../../contracts/transcript";
+import { columns, lineUnits, type LineUnit } from "../../text/words";
 import { isSentenceEnd, joinWords } from "./merge";
 
 /**
@@ -40,7 +41,7 @@ export function buildCues(segments: readonly Segment[], options: CueOptions = {}
           w.start - last.end > o.maxPauseSec ||
           w.end - first.start > o.maxCueSec ||
           !fitsLines(text, o.maxLineChars, o.maxLines) ||
-          text.length > maxChars;
+          columns(text) > maxChars;
         if (breakHere) {
           groups.push(current);
           current = [];
@@ -75,19 +76,22 @@ function fitsLines(text: string, maxLineChars: number, maxLines: number): boolea
 
 /**
  * Breaks text into at most `maxLines` lines at word boundaries, balancing line lengths (a two-line
- * cue reads better as two similar lines than as a full line and a dangling word).
+ * cue reads better as two similar lines than as a full line and a dangling word). Lengths are in
+ * columns, a full-width CJK character counting two, and Chinese or Japanese breaks between words
+ * that have no space between them.
  */
 export function wrapLines(text: string, maxLineChars: number, maxLines: number): string[] {
-  const words = text.split(/\s+/).filter(Boolean);
-  if (text.length <= maxLineChars || words.length < 2) return [words.join(" ")];
+  const units = lineUnits(text);
+  const whole = joinUnits(units);
+  if (columns(whole) <= maxLineChars || units.length < 2) return [whole];
   if (maxLines === 2) {
     let best: string[] | null = null;
     let bestScore = Number.POSITIVE_INFINITY;
-    for (let i = 1; i < words.length; i++) {
-      const a = words.slice(0, i).join(" ");
-      const b = words.slice(i).join(" ");
-      const over = Math.max(0, a.length - maxLineChars) + Math.max(0, b.length - maxLineChars);
-      const score = over * 1000 + Math.abs(a.length - b.length);
+    for (let i = 1; i < units.length; i++) {
+      const a = joinUnits(units.slice(0, i));
+      const b = joinUnits(units.slice(i));
+      const over = Math.max(0, columns(a) - maxLineChars) + Math.max(0, columns(b) - maxLineChars);
+      const score = over * 1000 + Math.abs(columns(a) - columns(b));
       if (score < bestScore) {
         bestScore = score;
         best = [a, b];
@@ -96,15 +100,19 @@ export function wrapLines(text: string, maxLineChars: number, maxLines: number):
     if (best) return best;
   }
   const lines: string[] = [];
-  let line = "";
-  for (const w of words) {
-    if (line && line.length + 1 + w.length > maxLineChars) {
-      lines.push(line);
-      line = w;
-    } else line = line ? `${line} ${w}` : w;
+  let line: LineUnit[] = [];
+  for (const u of units) {
+    if (line.length > 0 && columns(joinUnits([...line, u])) > maxLineChars) {
+      lines.push(joinUnits(line));
+      line = [u];
+    } else line.push(u);
   }
-  if (line) lines.push(line);
+  if (line.length > 0) lines.push(joinUnits(line));
   return lines;
+}
+
+function joinUnits(units: readonly LineUnit[]): string {
+  return units.map((u, i) => (i > 0 && u.spaceBefore ? ` ${u.text}` : u.text)).join("");
 }
 
 /** Extends short cues into the gap after them and removes overlaps, so players never stack cues. */
@@ -171,7 +179,7 @@ export function segmentCues(segments: readonly Pick<Segment, "start" | "end" | "
     .map((s) => ({
       start: s.start,
       end: s.end,
-      lines: wrapLines(s.text.trim(), maxLineChars, s.text.trim().length <= maxLineChars * 2 ? 2 : Number.POSITIVE_INFINITY),
+      lines: wrapLines(s.text.trim(), maxLineChars, columns(s.text.trim()) <= maxLineChars * 2 ? 2 : Number.POSITIVE_INFINITY),
     }));
 }
 

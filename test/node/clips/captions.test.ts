@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildAss, captionStyleFor, groupCaptions } from "../../../gpu-runner/services/clip-generation/captions";
+import { columns } from "../../../gpu-runner/text/words";
 
 const words = "the quick brown fox jumps over the lazy dog and then it runs far away into the woods".split(" ").map((w, i) => ({
   word: w,
@@ -37,5 +38,19 @@ describe("word captions", () => {
     expect(ass).toContain("PlayResX: 1080");
     expect(ass).toContain("PlayResY: 1920");
     expect(ass).toMatch(/Style: Caption,Noto Sans,\d+/);
+  });
+
+  it("write Japanese without spaces between words and fit its full-width characters in the line", () => {
+    const ja = "今日 は 東京 で 新しい 会議 を 開き ました 。 みんな で 新しい 計画 に ついて 話し 合い ました 。".split(" ");
+    const jaWords = ja.map((word, i) => ({ word, start: i * 0.3, end: i * 0.3 + 0.25 }));
+    const style = captionStyleFor(1080, 1920);
+    const captions = groupCaptions(jaWords, style.lineChars);
+    for (const c of captions) for (const l of c.lines) expect(columns(l.map((w) => w.word).join(""))).toBeLessThanOrEqual(style.lineChars);
+    expect(captions[0]!.words.at(-1)!.word).toBe("。");
+    const first = buildAss(jaWords, style)
+      .split("\n")
+      .find((l) => l.startsWith("Dialogue:"))!;
+    expect(first.replace(/\{[^}]*\}/g, "")).toMatch(/,,今日は東京で(新しい|\\N)/u);
+    expect(first).not.toMatch(/\p{Script=Han} \p{Script=Hiragana}|\p{Script=Hiragana} \p{Script=Han}/u);
   });
 });

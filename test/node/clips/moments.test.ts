@@ -97,6 +97,18 @@ describe("moments", () => {
         .replace(/[^a-z0-9]/g, ""),
     );
   });
+
+  it("keep the letters of every script in their titles", () => {
+    const es = findMoments(timeline(speech(200, 10, ["canción", "niño", "corazón", "año", "jalapeño", "montaña"])), opts).moments[0]!;
+    expect(es.title).toMatch(/canción|niño|corazón|año|jalapeño|montaña/iu);
+    const jaWords = speech(200, 10, ["東京", "会議", "計画", "新しい", "未来", "写真"]).map((w) => ({
+      ...w,
+      word: w.word.replace(/^w\d+$/, "です"),
+    }));
+    const ja = findMoments(timeline(jaWords), opts).moments[0]!;
+    expect(ja.title).toMatch(/東京|会議|計画|新しい|未来|写真/u);
+    expect(ja.text).not.toContain(" ");
+  });
 });
 
 describe("sentences", () => {
