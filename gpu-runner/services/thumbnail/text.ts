@@ -1,10 +1,12 @@
 import * as stopword from "stopword";
 import type { ClipTranscript } from "../../../contracts/clips";
+import { columns } from "../../text/words";
 
 /**
  * What a cover says and what a text-to-image model is asked for, from the transcript alone: the
  * keywords are the most repeated content words (stop words of the transcript's language removed),
- * the title the shortest sentence that carries most of them.
+ * the title the shortest sentence that carries most of them. Words are ICU's word breaks, so
+ * Chinese, Japanese and Thai, written without spaces, have words too.
  */
 
 /** ISO 639-1 → the `stopword` package's ISO 639-3 lists, for the languages the transcriber knows best. */
@@ -17,7 +19,14 @@ const STOPWORD_LISTS: Record<string, readonly string[]> = {
   pt: stopword.por,
   ca: stopword.cat,
   nl: stopword.nld,
+  ja: stopword.jpn,
+  zh: stopword.zho,
+  ko: stopword.kor,
+  th: stopword.tha,
 };
+
+/** Japanese words written in hiragana alone are mostly particles and endings ("って", "ます"), never a topic. */
+const KANA_ONLY = /^\p{Script=Hiragana}+$/u;
 
 /** Spoken fillers no stop word list has: they are frequent in speech and never a topic. */
 const FILLERS = new Set(
@@ -36,11 +45,13 @@ const MAX_TITLE_WORDS = 9;
 export function topicOf(transcript: ClipTranscript, maxKeywords = 6): Topic {
   const lang = (transcript.language ?? "en").slice(0, 2).toLowerCase();
   const stop = new Set([...(STOPWORD_LISTS[lang] ?? STOPWORD_LISTS["en"]!)].map((w) => w.toLowerCase()));
-  const isContent = (w: string) => w.length >= 3 && !stop.has(w) && !FILLERS.has(w) && !/^\d+$/.test(w);
+  // Three columns: a one- or two-letter Latin word or a single CJK character is too short to be a topic.
+  const isContent = (w: string) => columns(w) >= 3 && !stop.has(w) && !FILLERS.has(w) && !/^[\d.,]+$/.test(w) && !KANA_ONLY.test(w);
+  const words = wordsIn(segmenterLocale(transcript.language));
   const counts = new Map<string, { n: number; first: number }>();
   let index = 0;
   for (const s of transcript.segments) {
-    for (const w of tokens(s.text)) {
+    for (const { word: w } of words(s.text)) {
       if (!isContent(w)) continue;
       const c = counts.get(w) ?? { n: 0, first: index++ };
       c.n++;
@@ -51,15 +62,33 @@ export function topicOf(transcript: ClipTranscript, maxKeywords = 6): Topic {
     .sort((a, b) => b[1].n - a[1].n || a[1].first - b[1].first)
     .slice(0, maxKeywords)
     .map(([w]) => w);
-  return { title: titleFrom(transcript, new Map([...counts].map(([w, c]) => [w, c.n])), keywords, isContent), keywords };
+  return { title: titleFrom(transcript, new Map([...counts].map(([w, c]) => [w, c.n])), keywords, isContent, words), keywords };
 }
 
-function tokens(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}']+/u)
-    .map((w) => w.replace(/^'+|'+$/g, ""))
-    .filter(Boolean);
+interface WordAt {
+  /** Lower case, apostrophes at its ends trimmed. */
+  word: string;
+  /** Where the word ends in the text. */
+  end: number;
+}
+
+/** The words of a text (ICU word breaks: letters and digits, apostrophes inside kept), where each ends. */
+function wordsIn(locale: string): (text: string) => WordAt[] {
+  const segmenter = new Intl.Segmenter(locale, { granularity: "word" });
+  return (text) =>
+    [...segmenter.segment(text)]
+      .filter((s) => s.isWordLike)
+      .map((s) => ({ word: s.segment.toLowerCase().replace(/^'+|'+$/g, ""), end: s.index + s.segment.length }))
+      .filter((w) => w.word !== "");
+}
+
+/** A locale `Intl.Segmenter` accepts: the transcript's tag when valid, else `und` (root rules). */
+function segmenterLocale(language: string | null | undefined): string {
+  try {
+    return Intl.Segmenter.supportedLocalesOf([(language ?? "").trim()])[0] ?? "und";
+  } catch {
+    return "und";
+  }
 }
 
 /**
@@ -72,25 +101,27 @@ function titleFrom(
   counts: ReadonlyMap<string, number>,
   keywords: readonly string[],
   isContent: (w: string) => boolean,
+  words: (text: string) => WordAt[],
 ): string {
   const weight = new Map(keywords.map((k) => [k, (counts.get(k) ?? 1) - 1] as const).filter(([, w]) => w > 0));
-  const sentences = transcript.segments.flatMap((s) => s.text.split(/(?<=[.!?])\s+/)).map((s) => s.trim());
-  let best: { text: string; score: number } | null = null;
+  const sentences = transcript.segments.flatMap((s) => s.text.split(/(?<=[.!?])\s+|(?<=[。！？])/u)).map((s) => s.trim());
+  let best: { text: string; words: WordAt[]; score: number } | null = null;
   for (const sentence of sentences) {
-    const words = sentence.split(/\s+/).filter(Boolean);
-    if (words.length < 3 || words.length > 14) continue;
-    const distinct = [...new Set(tokens(sentence).filter((w) => weight.has(w)))];
+    const ws = words(sentence);
+    if (ws.length < 3 || ws.length > 14) continue;
+    const distinct = [...new Set(ws.map((w) => w.word).filter((w) => weight.has(w)))];
     if (distinct.length < 2) continue;
-    const score = distinct.reduce((n, w) => n + weight.get(w)!, 0) / Math.sqrt(words.length);
-    if (!best || score > best.score) best = { text: sentence, score };
+    const score = distinct.reduce((n, w) => n + weight.get(w)!, 0) / Math.sqrt(ws.length);
+    if (!best || score > best.score) best = { text: sentence, words: ws, score };
   }
   if (best) {
-    let words = best.text.replace(/[.!?,;:]+$/, "").split(/\s+/);
-    if (words.length > MAX_TITLE_WORDS) {
-      words = words.slice(0, MAX_TITLE_WORDS);
-      while (words.length > 3 && !isContent(tokens(words.at(-1)!)[0] ?? "")) words.pop();
+    let text = best.text;
+    if (best.words.length > MAX_TITLE_WORDS) {
+      let n = MAX_TITLE_WORDS;
+      while (n > 3 && !isContent(best.words[n - 1]!.word)) n--;
+      text = text.slice(0, best.words[n - 1]!.end);
     }
-    const title = words.join(" ").replace(/[,;:]+$/, "");
+    const title = text.replace(/[.!?,;:。！？、]+$/u, "").trim();
     return title.charAt(0).toUpperCase() + title.slice(1);
   }
   return keywords

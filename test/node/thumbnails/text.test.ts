@@ -48,6 +48,29 @@ describe("cover topic from the transcript", () => {
     expect(topicOf(t).title).toBe("Volcano · Lava");
   });
 
+  it("finds the words of Japanese, written without spaces, and leaves its particles out of the keywords", () => {
+    const t = transcript(
+      [
+        "東京の会議で新しい計画を話しました。東京の計画は新しいです。",
+        "会議は明日です。新しい計画について、みんなで東京の会議でもう一度話しましょう。",
+      ],
+      "ja",
+    );
+    const { keywords, title } = topicOf(t);
+    expect(keywords.slice(0, 4).sort()).toEqual(["会議", "新しい", "東京", "計画"].sort());
+    for (const particle of ["の", "で", "を", "は", "です"]) expect(keywords).not.toContain(particle);
+    expect(title).toMatch(/^東京の会議で新しい計画/u);
+    expect(title).not.toContain(" ");
+  });
+
+  it("takes the Chinese title from one sentence, cut at its full stop", () => {
+    const t = transcript(["我们今天在北京开会，讨论新的计划。北京的计划很重要。", "新的计划明天开始。"], "zh");
+    const { keywords, title } = topicOf(t);
+    expect(keywords).toEqual(expect.arrayContaining(["北京", "计划"]));
+    expect(title).not.toMatch(/[。·]/u);
+    expect(title.length).toBeLessThan(20);
+  });
+
   it("the prompt asks for no lettering and names the keywords, varying the style by variant", () => {
     const topic = { title: "Volcano lava", keywords: ["volcano", "lava"] };
     expect(coverPrompt(topic, 0)).toContain("volcano, lava");
