@@ -18,6 +18,11 @@ describe("joining transcript words", () => {
     expect(joinWords(["「", "新しい", "」", "会議"])).toBe("「新しい」会議");
   });
 
+  it("reads a word's last character whole when it is outside the BMP (an emoji, a rare ideograph)", () => {
+    expect(joinWords(["nice", "😀", "again"])).toBe("nice 😀 again");
+    expect(joinWords(["𠮷", "野", "家"])).toBe("𠮷野家");
+  });
+
   it("keeps a space where a CJK word meets a Latin one", () => {
     expect(joinWords(["GPU", "を", "使う"])).toBe("GPU を使う");
   });
