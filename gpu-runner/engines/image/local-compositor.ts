@@ -122,8 +122,9 @@ function verticalOverlap(faces: readonly Box[], top: number, bottom: number): nu
 }
 
 /**
- * Greedy word wrap to `maxWidth` (between words, which in Chinese, Japanese or Thai need no space), at most MAX_LINES lines; returns null when the words need more
- * lines (the caller shrinks the type) unless `truncate`, which ends the last line with an ellipsis.
+ * Greedy word wrap to `maxWidth` (between words, which in Chinese, Japanese or Thai have no space
+ * between them), at most MAX_LINES lines; returns null when the words need more lines (the caller
+ * shrinks the type) unless `truncate`, which ends the last line with an ellipsis.
  */
 function wrap(ctx: SKRSContext2D, text: string, maxWidth: number, truncate: boolean): string[] | null {
   const fits = (s: string) => ctx.measureText(s).width <= maxWidth;
