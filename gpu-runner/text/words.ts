@@ -87,6 +87,20 @@ export function lineUnits(text: string): LineUnit[] {
   return units;
 }
 
+/** A locale `Intl.Segmenter` accepts: the language tag when valid, else `und` (root rules). */
+export function segmenterLocale(language: string | null | undefined): string {
+  try {
+    return Intl.Segmenter.supportedLocalesOf([(language ?? "").trim()])[0] ?? "und";
+  } catch {
+    return "und";
+  }
+}
+
+/** Japanese words written in hiragana alone are mostly particles and endings ("って", "ます"), never a topic. */
+export function isKanaOnly(word: string): boolean {
+  return /^\p{Script=Hiragana}+$/u.test(word);
+}
+
 /** The last character (a whole surrogate pair), without spreading the whole string: joins call this on growing text. */
 function lastChar(s: string): string {
   const tail = [...s.slice(-2)];

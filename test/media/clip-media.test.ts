@@ -275,7 +275,7 @@ async function renderWithCaptions(name: string, words: readonly string[] | null)
     source,
     output,
     start: 2,
-    durationSec: words ? 1 : 3,
+    durationSec: 1,
     layout: "vertical_9_16",
     fillStyle: null,
     srcW: 1280,
@@ -290,7 +290,7 @@ async function renderWithCaptions(name: string, words: readonly string[] | null)
     fps: DEFAULT_SETTINGS.clips.fps,
     preset: "ultrafast",
     crf: 30,
-    poster: { output: poster, at: words ? 0.5 : 1.5 },
+    poster: { output: poster, at: 0.5 },
     signal: signal(),
   });
   return poster;

@@ -2,6 +2,7 @@ import * as stopword from "stopword";
 import winkNLP, { type ItsFunction, type PartOfSpeech } from "wink-nlp";
 import model from "wink-eng-lite-web-model";
 import type { Segment } from "../../../contracts/transcript";
+import { isKanaOnly, segmenterLocale } from "../../text/words";
 
 /**
  * One pass over a transcript that everything else in the local text engine reads: the normalised
@@ -282,21 +283,9 @@ function stopWordsFor(language: string, locale: string): ReadonlySet<string> {
   return set;
 }
 
-/** A locale `Intl.Segmenter` accepts: the transcript's tag when valid, else `und` (root rules). */
-function segmenterLocale(language: string): string {
-  try {
-    return Intl.Segmenter.supportedLocalesOf([language.trim()])[0] ?? "und";
-  } catch {
-    return "und";
-  }
-}
-
 /** Scripts written without spaces, where a one- or two-character word is a real word. */
 const UNSPACED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-
-/** Japanese words written in hiragana alone are mostly particles and endings ("って", "ます"). */
-const KANA_ONLY = /^\p{Script=Hiragana}+$/u;
 
 function neutralTokens(text: string, locale: string, language: string): RawTokens {
   const stops = stopWordsFor(language, locale);
@@ -305,7 +294,7 @@ function neutralTokens(text: string, locale: string, language: string): RawToken
     if (!w.isWordLike) continue;
     const lower = w.segment.toLocaleLowerCase(locale);
     const numeric = !/\p{L}/u.test(w.segment);
-    const longEnough = UNSPACED.test(w.segment) ? !KANA_ONLY.test(w.segment) : [...w.segment].length >= 3;
+    const longEnough = UNSPACED.test(w.segment) ? !isKanaOnly(w.segment) : [...w.segment].length >= 3;
     tokens.push({ surface: w.segment, lower, term: lower, offset: w.index, content: !numeric && longEnough && !stops.has(lower), numeric });
   }
   const sentenceTokenRanges: [number, number][] = [];

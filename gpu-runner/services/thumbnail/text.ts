@@ -1,6 +1,6 @@
 import * as stopword from "stopword";
 import type { ClipTranscript } from "../../../contracts/clips";
-import { columns } from "../../text/words";
+import { columns, isKanaOnly, segmenterLocale } from "../../text/words";
 
 /**
  * What a cover says and what a text-to-image model is asked for, from the transcript alone: the
@@ -25,9 +25,6 @@ const STOPWORD_LISTS: Record<string, readonly string[]> = {
   th: stopword.tha,
 };
 
-/** Japanese words written in hiragana alone are mostly particles and endings ("って", "ます"), never a topic. */
-const KANA_ONLY = /^\p{Script=Hiragana}+$/u;
-
 /** Spoken fillers no stop word list has: they are frequent in speech and never a topic. */
 const FILLERS = new Set(
   "yeah yes okay ok um uh uhm hmm like really just gonna wanna gotta know think going get got thing things lot way well right actually basically kind sort stuff maybe also one two see say said".split(
@@ -46,7 +43,7 @@ export function topicOf(transcript: ClipTranscript, maxKeywords = 6): Topic {
   const lang = (transcript.language ?? "en").slice(0, 2).toLowerCase();
   const stop = new Set([...(STOPWORD_LISTS[lang] ?? STOPWORD_LISTS["en"]!)].map((w) => w.toLowerCase()));
   // Three columns: a one- or two-letter Latin word or a single CJK character is too short to be a topic.
-  const isContent = (w: string) => columns(w) >= 3 && !stop.has(w) && !FILLERS.has(w) && !/^[\d.,]+$/.test(w) && !KANA_ONLY.test(w);
+  const isContent = (w: string) => columns(w) >= 3 && !stop.has(w) && !FILLERS.has(w) && !/^[\d.,]+$/.test(w) && !isKanaOnly(w);
   const words = wordsIn(segmenterLocale(transcript.language));
   const counts = new Map<string, { n: number; first: number }>();
   let index = 0;
@@ -80,15 +77,6 @@ function wordsIn(locale: string): (text: string) => WordAt[] {
       .filter((s) => s.isWordLike)
       .map((s) => ({ word: s.segment.toLowerCase().replace(/^'+|'+$/g, ""), end: s.index + s.segment.length }))
       .filter((w) => w.word !== "");
-}
-
-/** A locale `Intl.Segmenter` accepts: the transcript's tag when valid, else `und` (root rules). */
-function segmenterLocale(language: string | null | undefined): string {
-  try {
-    return Intl.Segmenter.supportedLocalesOf([(language ?? "").trim()])[0] ?? "und";
-  } catch {
-    return "und";
-  }
 }
 
 /**

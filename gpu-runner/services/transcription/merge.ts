@@ -1,4 +1,4 @@
-import { joinWords as joinText } from "../../text/words";
+import { endsSentence, joinWords as joinText } from "../../text/words";
 import type { Segment, Word } from "../../../contracts/transcript";
 
 /**
@@ -65,10 +65,9 @@ export interface SegmentOptions {
   maxSegmentSec?: number;
 }
 
-const SENTENCE_END = /[.!?…。？！]["')\]」』）]*$/u;
-
+/** A segment also ends at an ellipsis, where a caption line does not. */
 export function isSentenceEnd(word: string): boolean {
-  return SENTENCE_END.test(word);
+  return endsSentence(word) || /…["'”’)\]」』）]*$/u.test(word);
 }
 
 /** Splits words into segments at sentence ends and pauses; ids are 0..n-1 in time order. */
