@@ -4,6 +4,7 @@ import { SegmentSchema, VisualChunkSchema } from "./transcript";
 import { PrioritySchema } from "./service-types";
 import { StepSpecSchema } from "./pipelines";
 import { NON_RETRYABLE_CODES as SERVICE_NON_RETRYABLE } from "./services/index";
+import { SAFETY_FINAL_CODES } from "./services/types";
 import { PresignedGrantSchema } from "./presigned";
 
 /**
@@ -97,8 +98,8 @@ export const FailRequestSchema = LeaseTokenBodySchema.extend({
   error: JobErrorSchema.extend({ retryable: z.boolean() }),
 });
 
-/** Non-retryable failure codes: every service's own (contracts/services), plus the protocol's. */
-export const NON_RETRYABLE_CODES: ReadonlySet<string> = new Set([...SERVICE_NON_RETRYABLE, "invalid_input", "storage_endpoint_refused"]);
+/** Non-retryable failure codes: every service's own (contracts/services), plus the protocol's and the safety bounds'. */
+export const NON_RETRYABLE_CODES: ReadonlySet<string> = new Set([...SERVICE_NON_RETRYABLE, "invalid_input", ...SAFETY_FINAL_CODES]);
 
 /**
  * `POST /runner/v1/tasks/{taskId}/transcript`: one transcript the task's job names in its input

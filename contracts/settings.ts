@@ -69,6 +69,46 @@ export const SettingsSchema = z.object({
        */
       leaseSeconds: z.number().int().min(2).max(3600).default(20),
       heartbeatIntervalSeconds: z.number().min(0.5).max(600).default(5),
+      /**
+       * The bounds every step that opens a customer's media keeps (docs/api.md "Limits and safety"):
+       * runners are shared by every tenant, so no one job may fill a disk, hold a slot or decode a
+       * picture without end. A source over a bound fails its job with the code named beside it.
+       */
+      /** Largest source a runner downloads (`source_too_large`): 10 GiB, about an hour of 4K at 20 Mb/s. */
+      maxSourceBytes: z
+        .number()
+        .int()
+        .min(1024 * 1024)
+        .default(10 * 1024 ** 3),
+      /** Free disk a runner keeps beyond a download's size; with less, the attempt fails `insufficient_disk` (retried on another runner). */
+      minFreeDiskBytes: z
+        .number()
+        .int()
+        .min(0)
+        .default(2 * 1024 ** 3),
+      /** Longest source of any service, measured by decoding, not taken from the container (`duration_exceeded`). The spec's 3,600 s. */
+      maxDurationSec: z.number().positive().max(86_400).default(3600),
+      /** Largest picture (`unsupported_media`): 8K UHD. */
+      maxWidth: z.number().int().min(16).default(7680),
+      maxHeight: z.number().int().min(16).default(4320),
+      maxPixels: z
+        .number()
+        .int()
+        .min(256)
+        .default(7680 * 4320),
+      /** Highest frame rate and most streams a source may declare (`unsupported_media`). */
+      maxFrameRate: z.number().positive().default(240),
+      maxStreams: z.number().int().min(1).default(32),
+      /**
+       * Wall-clock limits (`processing_timeout`): a child process or a stage may run
+       * `baseSeconds + perSourceSecond × the source's duration`; a stuck tool is killed then.
+       */
+      timeLimits: z
+        .object({
+          baseSeconds: z.number().positive().default(600),
+          perSourceSecond: z.number().positive().default(4),
+        })
+        .prefault({}),
     })
     .prefault({}),
   transcription: z

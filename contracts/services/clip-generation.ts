@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Id, OutputPrefixSchema, s3Source } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlListSchema, PresignedUrlSchema } from "../presigned";
 import { CLIP_LAYOUTS, ClipGenerationResultSchema, FILL_STYLES } from "../clips";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Clip generation: short MP4 clips of a video's best moments, from its completed transcript. Two
@@ -86,20 +86,13 @@ export const renderClipsStep = defineStep({
 });
 
 /** Failures a retry cannot change: the source itself. */
-const FINAL_CODES = [
-  "unsupported_media",
-  "source_not_found",
-  "source_access_denied",
-  "no_moments",
-  OUTPUT_ACCESS_DENIED,
-  PRESIGNED_URL_EXPIRED,
-];
+const FINAL_CODES = ["source_not_found", "source_access_denied", "no_moments", OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED];
 
 export const clipGenerationService = defineService({
   serviceType: "clip_generation",
   input: ClipGenerationInputSchema,
   stages: CLIP_STAGES,
   steps: [fetchClipTranscriptStep, renderClipsStep],
-  failureCodes: [...COMMON_FAILURE_CODES, ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });

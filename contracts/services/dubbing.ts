@@ -2,7 +2,7 @@ import { z } from "zod";
 import { custom, Id, LanguageCodeSchema, SOURCE_LAYERS } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { TRANSLATION_BACKENDS } from "../translation-languages";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Dubbing: a transcript's translation spoken by a voice per speaker, mixed over the source's
@@ -177,7 +177,6 @@ const FINAL_CODES = [
   PRESIGNED_URL_EXPIRED,
   "source_not_found",
   "source_access_denied",
-  "unsupported_media",
   "no_segments",
   "unsupported_language_pair",
   "unsupported_language",
@@ -188,6 +187,6 @@ export const dubbingService = defineService({
   input: DubbingInputSchema,
   stages: DUBBING_STAGES,
   steps: [dubStep],
-  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { IndexerResultSchema } from "../catalog";
 import { Id } from "../request-fields";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Indexer: transcripts into the project's search collection. One runner step: it reads each
@@ -37,6 +37,6 @@ export const indexerService = defineService({
   input: IndexerInputSchema,
   stages: INDEXER_STAGES,
   steps: [indexStep],
-  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Id } from "../request-fields";
 import { GeneratedBySchema, MetadataDraftSchema } from "../understanding";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Metadata: title, description, IAB categories, chapters and keywords written from a transcript by
@@ -61,6 +61,6 @@ export const metadataService = defineService({
   input: MetadataInputSchema,
   stages: ["load_transcription", "generate_metadata", "save_metadata"],
   steps: [generateMetadataStep, saveMetadataStep],
-  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });

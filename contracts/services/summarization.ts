@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { custom } from "../request-fields";
 import { GeneratedBySchema, SummaryDraftSchema } from "../understanding";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Summarization: a Summarization record (`sum_`) synthesised on the runner from the transcript's
@@ -39,6 +39,6 @@ export const summarizationService = defineService({
   input: SummarizationInputSchema,
   stages: ["synthesis"],
   steps: [synthesisStep],
-  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { custom, Id, OutputPrefixSchema, s3Source } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlListSchema, PresignedUrlSchema } from "../presigned";
 import { ThumbnailResultSchema } from "../thumbnails";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Thumbnails: cover JPEGs (1–3, one credit each) and free frame picks (1–5) for a transcribed video,
@@ -92,20 +92,13 @@ export const thumbnailStep = defineStep({
 });
 
 /** Failures a retry cannot change: the source itself. */
-const FINAL_CODES = [
-  "unsupported_media",
-  "source_not_found",
-  "source_access_denied",
-  "no_usable_frames",
-  OUTPUT_ACCESS_DENIED,
-  PRESIGNED_URL_EXPIRED,
-];
+const FINAL_CODES = ["source_not_found", "source_access_denied", "no_usable_frames", OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED];
 
 export const thumbnailService = defineService({
   serviceType: "thumbnail",
   input: ThumbnailInputSchema,
   stages: THUMBNAIL_STAGES,
   steps: [fetchThumbnailTranscriptStep, thumbnailStep],
-  failureCodes: [...COMMON_FAILURE_CODES, ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { LanguageCodeSchema, ObjectKeySchema, OutputPrefixSchema } from "../request-fields";
 import { TranscriptionResultSchema } from "../transcript";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Transcription: a media file in the customer's bucket becomes a transcript record and four output
@@ -73,9 +73,7 @@ export const transcribeStep = defineStep({
 
 /** Failures a retry cannot change: the source, its length or language, or the result's size. */
 const FINAL_CODES = [
-  "duration_exceeded",
   "transcript_too_large",
-  "unsupported_media",
   "unsupported_language",
   "source_not_found",
   "source_access_denied",
@@ -88,6 +86,6 @@ export const transcriptionService = defineService({
   input: TranscriptionInputSchema,
   stages: TRANSCRIPTION_STAGES,
   steps: [transcribeStep],
-  failureCodes: [...COMMON_FAILURE_CODES, ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Id, LanguageCodeSchema, SOURCE_LAYERS } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { TRANSLATION_BACKENDS } from "../translation-languages";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Translation: a completed transcript's chosen layer translated segment by segment into one target
@@ -115,6 +115,6 @@ export const translationService = defineService({
   input: TranslationInputSchema,
   stages: TRANSLATION_STAGES,
   steps: [translateStep],
-  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });

@@ -57,3 +57,19 @@ export type StageOf<S> = S extends StepContract<infer Stage> ? Stage : never;
 
 /** Codes every service shares: a retry may help, or the platform lost the worker. */
 export const COMMON_FAILURE_CODES = ["processing_failed", "runner_lost"] as const;
+
+/**
+ * The bounds every step that opens a customer's media or talks to a customer's server enforces
+ * (docs/api.md "Limits and safety"). A retry meets the same file or server, so they are final.
+ */
+export const SAFETY_FINAL_CODES = [
+  "source_too_large",
+  "unsupported_media",
+  "duration_exceeded",
+  "redirect_refused",
+  "processing_timeout",
+  "storage_endpoint_refused",
+] as const;
+
+/** The runner had too little free disk for the source: another runner may have the room, so it is retried. */
+export const INSUFFICIENT_DISK = "insufficient_disk";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { LanguageCodeSchema, ObjectKeySchema } from "../request-fields";
 import { CreatedVoiceSchema } from "../voices";
-import { COMMON_FAILURE_CODES, defineService, defineStep } from "./types";
+import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
  * Voice creation: a `vce_` voice made from an audio (or video) sample in the customer's bucket, on
@@ -63,7 +63,6 @@ export const MIN_VOICE_SAMPLE_SPEECH_SEC = 2;
 const FINAL_CODES = [
   "source_not_found",
   "source_access_denied",
-  "unsupported_media",
   "no_speech",
   "unsupported_language",
   OUTPUT_ACCESS_DENIED,
@@ -75,6 +74,6 @@ export const voiceCreationService = defineService({
   input: VoiceCreationInputSchema,
   stages: VOICE_CREATION_STAGES,
   steps: [createVoiceStep],
-  failureCodes: [...COMMON_FAILURE_CODES, "engine_unavailable", ...FINAL_CODES],
-  nonRetryableCodes: FINAL_CODES,
+  failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],
+  nonRetryableCodes: [...FINAL_CODES, ...SAFETY_FINAL_CODES],
 });
