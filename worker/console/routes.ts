@@ -33,18 +33,23 @@ import { CONSOLE_CSS } from "./styles";
  * Forms post here with the session's CSRF token in `_csrf`; the handler forwards it as X-CSRF-Token.
  */
 
-/** Fixed messages a redirect can ask for (`?done=`): never text taken from the URL. */
-const DONE: Record<string, string> = {
-  cancelled: "Cancel requested.",
-  replayed: "The event was queued for delivery again; its attempts appear below as they happen.",
-  glossaryAdded: "Term added; the project's transcripts have a rebuilt glossary layer.",
-  glossaryRemoved: "Term removed; the project's transcripts have a rebuilt glossary layer.",
-  project: "Switched project.",
-  revoked: "Key revoked.",
-  connectionCreated: "Storage connection added.",
-  deactivated: "Storage connection deactivated.",
-  signedOut: "You are signed out.",
-};
+/**
+ * Fixed messages a redirect can ask for (`?done=`): never text taken from the URL. A Map, so a name
+ * from the URL (`__proto__`, `constructor`) cannot reach Object.prototype.
+ */
+const DONE = new Map<string, string>(
+  Object.entries({
+    cancelled: "Cancel requested.",
+    replayed: "The event was queued for delivery again; its attempts appear below as they happen.",
+    glossaryAdded: "Term added; the project's transcripts have a rebuilt glossary layer.",
+    glossaryRemoved: "Term removed; the project's transcripts have a rebuilt glossary layer.",
+    project: "Switched project.",
+    revoked: "Key revoked.",
+    connectionCreated: "Storage connection added.",
+    deactivated: "Storage connection deactivated.",
+    signedOut: "You are signed out.",
+  }),
+);
 
 type Form = Record<string, string>;
 type Page = (c: Ctx, shell: Shell) => Promise<Response>;
@@ -69,7 +74,7 @@ function here(c: Ctx): string {
 /** A path parameter of the route that matched (typed loosely because page handlers share one signature). */
 const param = (c: Ctx, name: string): string => c.req.param(name) ?? "";
 
-const done = (c: Ctx) => DONE[c.req.query("done") ?? ""];
+const done = (c: Ctx) => DONE.get(c.req.query("done") ?? "");
 
 /** Copies the API's Set-Cookie (the session cookie, or its clearing) onto the page's response. */
 function passCookies(from: Headers, to: Headers) {
@@ -125,7 +130,7 @@ export function consolePages(api: ApiFetch) {
     c.body(CONSOLE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=300" }),
   );
   app.get("/assets/:name", (c) => {
-    const script = CONSOLE_SCRIPTS[param(c, "name")];
+    const script = CONSOLE_SCRIPTS.get(param(c, "name"));
     if (script === undefined) return c.text("not found", 404);
     return c.body(script, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=300" });
   });
