@@ -21,6 +21,7 @@ import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/tran
 import { UsagePage, type WorkspaceView } from "./pages/usage";
 import { DubbingPage, TranslationPage, type Dubbing, type DubbingEntry, type Translation, type TranslationEntry } from "./pages/versions";
 import { createKey, listProjectKeys, revokeProjectKey } from "../accounts/service";
+import type { MediaKind } from "./media-types";
 import { streamObject, testConnection } from "./project-data";
 import { CONSOLE_SCRIPTS } from "./scripts";
 import { checkSameOrigin } from "./session";
@@ -394,16 +395,19 @@ export function consolePages(api: ApiFetch) {
    * route names a record, never a key: the API reads the record (so the session's permissions and
    * project apply) and says which object it is.
    */
-  const media = (locate: (c: Ctx) => Promise<{ connectionId: string; bucket: string; key: string } | null>) => async (c: Ctx) => {
-    const session = await loadSession(c, api);
-    if (!session?.project) return c.text("sign in to play media", 401);
-    const ref = await locate(c).catch((err: unknown) => {
-      if (err instanceof PageError) return null;
-      throw err;
-    });
-    const res = ref ? await streamObject(c.env, getDb(c.env.DB), session.project.projectId, ref, c.req.header("range")) : null;
-    return res ?? c.text("not found", 404);
-  };
+  const media =
+    (kind: MediaKind, locate: (c: Ctx) => Promise<{ connectionId: string; bucket: string; key: string } | null>) => async (c: Ctx) => {
+      const session = await loadSession(c, api);
+      if (!session?.project) return c.text("sign in to play media", 401);
+      const ref = await locate(c).catch((err: unknown) => {
+        if (err instanceof PageError) return null;
+        throw err;
+      });
+      const res = ref
+        ? await streamObject(c.env, getDb(c.env.DB), session.project.projectId, { ...ref, kind }, c.req.header("range"))
+        : null;
+      return res ?? c.text("not found", 404);
+    };
   // The bucket a transcript's files (and the clips and dubs made from it) are in; null for a presigned
   // source, whose files are only behind the customer's URLs.
   const transcriptSource = async (c: Ctx, id: string) =>
@@ -411,7 +415,7 @@ export function consolePages(api: ApiFetch) {
 
   app.get(
     "/media/transcripts/:transcriptionId",
-    media(async (c) => {
+    media("audio-video", async (c) => {
       const source = await transcriptSource(c, param(c, "transcriptionId"));
       return source && { connectionId: source.connectionId, bucket: source.bucket, key: source.sourceKey };
     }),
@@ -419,7 +423,7 @@ export function consolePages(api: ApiFetch) {
 
   app.get(
     "/media/thumbnails/:transcriptionId/:thumbnailId",
-    media(async (c) => {
+    media("image", async (c) => {
       const t = (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(param(c, "transcriptionId"))}`)).data;
       const th = (t.thumbnails ?? []).find((x) => x.thumbnailId === param(c, "thumbnailId"));
       return th && t.source ? { connectionId: t.source.connectionId, bucket: th.bucket, key: th.key } : null;
@@ -428,7 +432,7 @@ export function consolePages(api: ApiFetch) {
 
   app.get(
     "/media/dubbings/:dubbingId/video",
-    media(async (c) => {
+    media("audio-video", async (c) => {
       const d = (await mustGet<Dubbing>(c, api, `/v1/dubbings/${encodeURIComponent(param(c, "dubbingId"))}`)).data;
       const key = d.artifacts?.["video"];
       if (!key) return null;
@@ -438,23 +442,17 @@ export function consolePages(api: ApiFetch) {
     }),
   );
 
-  app.get(
-    "/media/clips/:clipGenerationId/:index/:part{video|poster}",
-    media(async (c) => {
+  const clipPart = (kind: MediaKind) =>
+    media(kind, async (c) => {
       const gen = (await mustGet<ClipGeneration>(c, api, `/v1/clip-generations/${encodeURIComponent(param(c, "clipGenerationId"))}`)).data;
       const clip = (gen.clips ?? []).find((x) => String(x.index) === param(c, "index"));
       if (!clip) return null;
       // A clip is written to the bucket of the transcript it was cut from.
       const source = await transcriptSource(c, gen.textSourceId);
-      return (
-        source && {
-          connectionId: source.connectionId,
-          bucket: source.bucket,
-          key: param(c, "part") === "video" ? clip.videoKey : clip.posterKey,
-        }
-      );
-    }),
-  );
+      return source && { connectionId: source.connectionId, bucket: source.bucket, key: kind === "image" ? clip.posterKey : clip.videoKey };
+    });
+  app.get("/media/clips/:clipGenerationId/:index/video", clipPart("audio-video"));
+  app.get("/media/clips/:clipGenerationId/:index/poster", clipPart("image"));
 
   app.get(
     "/catalog",
