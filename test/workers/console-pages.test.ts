@@ -264,6 +264,54 @@ describe("pages for a signed-in user", () => {
   });
 });
 
+describe("the page policy and caching", () => {
+  /** Every page a browser may render: the signed-in pages, sign-in, an error page. */
+  const rendered = () => [
+    ...PAGES().map((p) => ({ path: p.path, cookie: admin.cookie })),
+    { path: "/console/sign-in", cookie: undefined },
+    { path: "/console/dubbings/dub_unknown", cookie: admin.cookie },
+  ];
+
+  it("every page sends a policy that runs only the console's own scripts and styles", async () => {
+    for (const p of rendered()) {
+      const page = await fetchPage(p.path, p.cookie ? { cookie: p.cookie } : {});
+      const csp = page.headers.get("content-security-policy") ?? "";
+      const directives = new Map(csp.split(/;\s*/).map((d) => [d.split(" ")[0], d.split(" ").slice(1).join(" ")]));
+      expect(Object.fromEntries(directives), p.path).toEqual({
+        "default-src": "'none'",
+        "script-src": "'self'",
+        "style-src": "'self'",
+        "img-src": "'self'",
+        "media-src": "'self'",
+        "connect-src": "'self'",
+        "form-action": "'self'",
+        "frame-ancestors": "'self'",
+        "base-uri": "'none'",
+        "object-src": "'none'",
+      });
+    }
+  });
+
+  it("no page has an inline script, an inline event handler or an inline style", async () => {
+    for (const p of rendered()) {
+      const { html } = await fetchPage(p.path, p.cookie ? { cookie: p.cookie } : {});
+      expect(html, p.path).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+      expect(html, p.path).not.toMatch(/<[^>]+\son[a-z]+=/i);
+      expect(html, p.path).not.toMatch(/<[^>]+\sstyle=/i);
+      expect(html, p.path).not.toMatch(/<style[\s>]/);
+      expect(html, p.path).not.toMatch(/javascript:/i);
+    }
+  });
+
+  it("every page, redirect and error is Cache-Control: no-store; the assets stay cacheable", async () => {
+    for (const p of [...rendered(), { path: "/console/jobs", cookie: undefined }]) {
+      const page = await fetchPage(p.path, p.cookie ? { cookie: p.cookie } : {});
+      expect(page.headers.get("cache-control"), p.path).toBe("no-store");
+    }
+    expect((await fetchPage("/console/assets/job-live.js")).headers.get("cache-control")).toBe("public, max-age=300");
+  });
+});
+
 describe("without a session", () => {
   it("every page redirects to sign-in, naming the page to come back to", async () => {
     for (const p of PAGES()) {
