@@ -115,6 +115,7 @@ const PAGES = () => [
   { path: "/console/connections", content: t.connectionId },
   { path: "/console/usage", content: "transcription jobs" },
   { path: "/console/catalog", content: "Search the project" },
+  { path: "/console/account", content: "Change your password" },
 ];
 
 describe("pages for a signed-in user", () => {
@@ -540,6 +541,28 @@ describe("forms that change state", () => {
     const res = await submitForm(admin, `/console/connections/${t.connectionId}/test`, { _csrf: admin.csrfToken });
     expect(res.status).toBe(200);
     expect(res.html).toContain("media-test: ok");
+  });
+
+  it("the account page changes the password with the current one and ends the user's other sessions", async () => {
+    const user = await createUser(t);
+    const [browser, elsewhere] = [await signIn(user.email, user.password), await signIn(user.email, user.password)];
+    const newPassword = "another long console password";
+    const wrong = await submitForm(browser, "/console/account/password", {
+      _csrf: browser.csrfToken,
+      currentPassword: "nope nope nope",
+      newPassword,
+    });
+    expect(wrong.status).toBe(403);
+    expect(wrong.html).toContain("the current password is wrong");
+    const res = await submitForm(browser, "/console/account/password", {
+      _csrf: browser.csrfToken,
+      currentPassword: user.password,
+      newPassword,
+    });
+    expect(res.status, res.html.slice(0, 300)).toBe(200);
+    expect(res.html).toContain("Password changed. 1 other session ended.");
+    expect((await elsewhere.get("/v1/console/session")).status).toBe(401);
+    expect((await signIn(user.email, newPassword)).session.user.userId).toBe(user.userId);
   });
 
   it("the project switcher switches the session's project and comes back", async () => {

@@ -141,7 +141,9 @@ export function Layout(props: {
               Switch
             </button>
           </form>
-          <span>{session.user.email}</span>
+          <a href="/console/account" aria-label={`Your account (${session.user.email})`}>
+            {session.user.email}
+          </a>
           <form method="post" action="/console/sign-out">
             <Csrf token={session.csrfToken} />
             <button type="submit" class="secondary">

@@ -6,6 +6,7 @@ import type { AppBindings } from "../env";
 import { safeEqual } from "../platform/crypto";
 import { callApi, loadSession, mustGet, PageError, type ApiFetch, type Ctx } from "./api";
 import type { Shell } from "./layout";
+import { AccountPage } from "./pages/account";
 import { CatalogPage, type SearchHit } from "./pages/catalog";
 import { ClipsPage, type ClipGeneration } from "./pages/clips";
 import { ConnectionsPage, type ConnectionTest } from "./pages/connections";
@@ -117,8 +118,8 @@ export function consolePages(api: ApiFetch) {
     };
 
   /** Forwards a form to an API route with the form's CSRF token; the API checks the token and the origin. */
-  const forward = (c: Ctx, form: Form, method: string, path: string, body?: unknown) =>
-    callApi<unknown>(c, api, method, path, { csrf: form["_csrf"] ?? "", ...(body !== undefined ? { body } : {}) });
+  const forward = <T = unknown>(c: Ctx, form: Form, method: string, path: string, body?: unknown) =>
+    callApi<T>(c, api, method, path, { csrf: form["_csrf"] ?? "", ...(body !== undefined ? { body } : {}) });
 
   /** For actions the console does itself (keys, connection tests): the same two checks the API makes. */
   const checkConsoleCsrf = (c: Ctx, shell: Shell, form: Form) => {
@@ -152,6 +153,8 @@ export function consolePages(api: ApiFetch) {
     if (r.status !== 200) {
       const status = (r.status === 429 ? 429 : r.status === 403 ? 403 : 401) as ContentfulStatusCode;
       const message = r.status === 422 ? "Enter your email and password." : apiMessage(r);
+      const retryAfter = r.headers.get("retry-after");
+      if (retryAfter) c.header("Retry-After", retryAfter);
       return c.html(SignInPage({ next: safeNext(form["next"]), email: form["email"] ?? "", error: message }), status);
     }
     const headers = new Headers();
@@ -574,6 +577,26 @@ export function consolePages(api: ApiFetch) {
       const test = await testConnection(c.env, getDb(c.env.DB), projectId, param(c, "connectionId"));
       if (!test) throw new PageError(404, `storage connection not found: ${param(c, "connectionId")}`);
       return connectionsPage(c, shell, { test });
+    }),
+  );
+
+  app.get(
+    "/account",
+    page(async (c, shell) => c.html(AccountPage({ shell }))),
+  );
+
+  app.post(
+    "/account/password",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const r = await forward<{ otherSessionsEnded: number }>(c, form, "POST", "/v1/console/password", {
+        currentPassword: form["currentPassword"] ?? "",
+        newPassword: form["newPassword"] ?? "",
+      });
+      if (r.status !== 200) return c.html(AccountPage({ shell, error: apiMessage(r) }), r.status as ContentfulStatusCode);
+      const ended = r.data?.otherSessionsEnded ?? 0;
+      const notice = `Password changed. ${ended === 1 ? "1 other session" : `${ended} other sessions`} ended.`;
+      return c.html(AccountPage({ shell, notice }));
     }),
   );
 
