@@ -20,9 +20,9 @@ interface Page {
 
 async function fetchPage(
   path: string,
-  init: { cookie?: string; method?: string; form?: Record<string, string>; origin?: string | null } = {},
+  init: { cookie?: string; method?: string; form?: Record<string, string>; origin?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Page> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.cookie) headers["cookie"] = init.cookie;
   let body: string | undefined;
   if (init.form) {
@@ -239,11 +239,28 @@ describe("pages for a signed-in user", () => {
     expect(page.html).toContain("<td>general kenobi</td>");
   });
 
-  it("a catalog search runs from the page's GET, answered by the search API", async () => {
-    const page = await open(admin, "/console/catalog?q=kenobi");
-    expect(page.status).toBe(200);
-    expect(page.html).not.toContain('class="error"');
-    expect(page.html).toMatch(/No passage matches\.|\/console\/transcripts\/txt_\w+\?t=/);
+  describe("a catalog search runs only for the console's own navigations", () => {
+    const catalog = (site?: string) =>
+      fetchPage("/console/catalog?q=kenobi", { cookie: admin.cookie, ...(site ? { headers: { "sec-fetch-site": site } } : {}) });
+    const RESULTS = /No passage matches\.|\/console\/transcripts\/txt_\w+\?t=/;
+
+    it.each(["same-origin", "none"])("Sec-Fetch-Site: %s (the Search button, the address bar) runs it", async (site) => {
+      const page = await catalog(site);
+      expect(page.status).toBe(200);
+      expect(page.html).not.toContain('class="error"');
+      expect(page.html).toMatch(RESULTS);
+    });
+
+    it.each(["cross-site", "same-site", undefined])(
+      "Sec-Fetch-Site: %s (a link from elsewhere) shows the query but runs nothing",
+      async (site) => {
+        const page = await catalog(site);
+        expect(page.status).toBe(200);
+        expect(page.html).toContain('value="kenobi"');
+        expect(page.html).toContain("Press Search to run this search.");
+        expect(page.html).not.toMatch(RESULTS);
+      },
+    );
   });
 
   it("an unknown dubbing is a 404 page", async () => {

@@ -462,6 +462,12 @@ export function consolePages(api: ApiFetch) {
     page(async (c, shell) => {
       const query = (c.req.query("q") ?? "").trim();
       if (!query) return c.html(CatalogPage({ shell, query, hits: null, warnings: [] }));
+      // A search costs embedding and rerank work: a link from another site (or a browser that does not say
+      // where a navigation came from) gets the query in the box and runs it only when the user presses Search.
+      const site = c.req.header("sec-fetch-site");
+      if (site !== "same-origin" && site !== "none") {
+        return c.html(CatalogPage({ shell, query, hits: null, warnings: [], notice: "Press Search to run this search." }));
+      }
       // A search changes nothing, but it is a POST: the API's CSRF check wants the session's token.
       const r = await callApi<{ results: SearchHit[] }>(c, api, "POST", "/v1/catalog/search", {
         body: { query, limit: 20 },
