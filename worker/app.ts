@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
 import { authenticate } from "./auth/middleware";
+import { consoleBodyLimit, consolePageHeaders } from "./console/page-headers";
 import { consolePages } from "./console/routes";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
@@ -53,6 +54,10 @@ export function buildApp() {
   app.use("/runner/*", bodyLimit({ maxSize: MAX_RUNNER_BODY_BYTES, onError: tooLarge(MAX_RUNNER_BODY_BYTES) }));
   app.use("/v1/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));
   app.use("/admin/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));
+  // The console: its page policy and no-store on every answer (a 413 included), then its body bounds:
+  // 64 KiB for a form, the API's own limit for the raw-JSON job form.
+  app.use("/console/*", consolePageHeaders);
+  app.use("/console/*", consoleBodyLimit("/console/submit/json", MAX_BODY_BYTES));
 
   app.get("/", (c) =>
     c.json({

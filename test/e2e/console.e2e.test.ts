@@ -28,6 +28,26 @@ let page: Page;
 let transcriptionJobId = "";
 let transcriptPath = "";
 const renders: Array<{ page: string; ttfbMs: number; domContentLoadedMs: number; loadMs: number }> = [];
+/** Every Content-Security-Policy violation any page reported (its event, or Chromium's console line). */
+const cspViolations: string[] = [];
+
+/**
+ * Listens on every page of a context for CSP violations: the `securitypolicyviolation` event (reported
+ * through a binding; DevTools-injected scripts are not subject to the page's policy) and the console
+ * error Chromium prints for each.
+ */
+async function watchCsp(ctx: BrowserContext) {
+  await ctx.exposeBinding("__reportCsp", (_source, v: string) => void cspViolations.push(v));
+  await ctx.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => {
+      const report = (window as unknown as { __reportCsp: (v: string) => void }).__reportCsp;
+      report(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} on ${e.documentURI}`);
+    });
+  });
+  ctx.on("console", (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) cspViolations.push(`console: ${msg.text()}`);
+  });
+}
 const stageLag: Array<{ stage: string; lagMs: number }> = [];
 
 /** Navigation timing of the page just loaded, kept for the printout. */
@@ -81,6 +101,7 @@ beforeAll(async () => {
     args: ["--no-sandbox", "--autoplay-policy=no-user-gesture-required"],
   });
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await watchCsp(context);
   page = await context.newPage();
   await mkdir(SHOTS, { recursive: true });
 }, 180_000);
@@ -283,6 +304,7 @@ describe("the console in a real browser", () => {
       });
       await ctx.addCookies((await context.cookies()).map((c) => ({ ...c })));
       const signedOut = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+      await Promise.all([watchCsp(ctx), watchCsp(signedOut)]);
       for (const p of pages) {
         const tab = await (p.signedIn ? ctx : signedOut).newPage();
         await tab.goto(`${e.stack.apiBaseUrl}${p.url}`, { waitUntil: "load" });
@@ -292,5 +314,22 @@ describe("the console in a real browser", () => {
       await ctx.close();
       await signedOut.close();
     }
+  });
+
+  it("the pages run under the console's Content-Security-Policy with no violation reported", async () => {
+    const res = await page.goto(`${e.stack.apiBaseUrl}/console/jobs`);
+    expect(res?.headers()["content-security-policy"]).toMatch(/script-src 'self'.*style-src 'self'/);
+    // The policy is live: an inline script a page might carry is refused and reported (then forgotten here).
+    const before = cspViolations.length;
+    await page.evaluate(() => {
+      const s = document.createElement("script");
+      s.textContent = "window.__inlineRan = true";
+      document.body.append(s);
+    });
+    await expect.poll(() => cspViolations.length).toBeGreaterThan(before);
+    expect(await page.evaluate(() => (window as unknown as { __inlineRan?: boolean }).__inlineRan)).toBeUndefined();
+    const probes = cspViolations.splice(before);
+    expect(probes.some((v) => /script-src/.test(v))).toBe(true);
+    expect(cspViolations).toEqual([]);
   });
 });

@@ -20,9 +20,9 @@ interface Page {
 
 async function fetchPage(
   path: string,
-  init: { cookie?: string; method?: string; form?: Record<string, string>; origin?: string | null } = {},
+  init: { cookie?: string; method?: string; form?: Record<string, string>; origin?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Page> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.cookie) headers["cookie"] = init.cookie;
   let body: string | undefined;
   if (init.form) {
@@ -115,6 +115,7 @@ const PAGES = () => [
   { path: "/console/connections", content: t.connectionId },
   { path: "/console/usage", content: "transcription jobs" },
   { path: "/console/catalog", content: "Search the project" },
+  { path: "/console/account", content: "Change your password" },
 ];
 
 describe("pages for a signed-in user", () => {
@@ -238,11 +239,28 @@ describe("pages for a signed-in user", () => {
     expect(page.html).toContain("<td>general kenobi</td>");
   });
 
-  it("a catalog search runs from the page's GET, answered by the search API", async () => {
-    const page = await open(admin, "/console/catalog?q=kenobi");
-    expect(page.status).toBe(200);
-    expect(page.html).not.toContain('class="error"');
-    expect(page.html).toMatch(/No passage matches\.|\/console\/transcripts\/txt_\w+\?t=/);
+  describe("a catalog search runs only for the console's own navigations", () => {
+    const catalog = (site?: string) =>
+      fetchPage("/console/catalog?q=kenobi", { cookie: admin.cookie, ...(site ? { headers: { "sec-fetch-site": site } } : {}) });
+    const RESULTS = /No passage matches\.|\/console\/transcripts\/txt_\w+\?t=/;
+
+    it.each(["same-origin", "none"])("Sec-Fetch-Site: %s (the Search button, the address bar) runs it", async (site) => {
+      const page = await catalog(site);
+      expect(page.status).toBe(200);
+      expect(page.html).not.toContain('class="error"');
+      expect(page.html).toMatch(RESULTS);
+    });
+
+    it.each(["cross-site", "same-site", undefined])(
+      "Sec-Fetch-Site: %s (a link from elsewhere) shows the query but runs nothing",
+      async (site) => {
+        const page = await catalog(site);
+        expect(page.status).toBe(200);
+        expect(page.html).toContain('value="kenobi"');
+        expect(page.html).toContain("Press Search to run this search.");
+        expect(page.html).not.toMatch(RESULTS);
+      },
+    );
   });
 
   it("an unknown dubbing is a 404 page", async () => {
@@ -261,6 +279,54 @@ describe("pages for a signed-in user", () => {
       expect(res.status, path).toBe(200);
       expect(res.headers.get("content-type")).toMatch(type);
     }
+  });
+});
+
+describe("the page policy and caching", () => {
+  /** Every page a browser may render: the signed-in pages, sign-in, an error page. */
+  const rendered = () => [
+    ...PAGES().map((p) => ({ path: p.path, cookie: admin.cookie })),
+    { path: "/console/sign-in", cookie: undefined },
+    { path: "/console/dubbings/dub_unknown", cookie: admin.cookie },
+  ];
+
+  it("every page sends a policy that runs only the console's own scripts and styles", async () => {
+    for (const p of rendered()) {
+      const page = await fetchPage(p.path, p.cookie ? { cookie: p.cookie } : {});
+      const csp = page.headers.get("content-security-policy") ?? "";
+      const directives = new Map(csp.split(/;\s*/).map((d) => [d.split(" ")[0], d.split(" ").slice(1).join(" ")]));
+      expect(Object.fromEntries(directives), p.path).toEqual({
+        "default-src": "'none'",
+        "script-src": "'self'",
+        "style-src": "'self'",
+        "img-src": "'self'",
+        "media-src": "'self'",
+        "connect-src": "'self'",
+        "form-action": "'self'",
+        "frame-ancestors": "'self'",
+        "base-uri": "'none'",
+        "object-src": "'none'",
+      });
+    }
+  });
+
+  it("no page has an inline script, an inline event handler or an inline style", async () => {
+    for (const p of rendered()) {
+      const { html } = await fetchPage(p.path, p.cookie ? { cookie: p.cookie } : {});
+      expect(html, p.path).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+      expect(html, p.path).not.toMatch(/<[^>]+\son[a-z]+=/i);
+      expect(html, p.path).not.toMatch(/<[^>]+\sstyle=/i);
+      expect(html, p.path).not.toMatch(/<style[\s>]/);
+      expect(html, p.path).not.toMatch(/javascript:/i);
+    }
+  });
+
+  it("every page, redirect and error is Cache-Control: no-store; the assets stay cacheable", async () => {
+    for (const p of [...rendered(), { path: "/console/jobs", cookie: undefined }]) {
+      const page = await fetchPage(p.path, p.cookie ? { cookie: p.cookie } : {});
+      expect(page.headers.get("cache-control"), p.path).toBe("no-store");
+    }
+    expect((await fetchPage("/console/assets/job-live.js")).headers.get("cache-control")).toBe("public, max-age=300");
   });
 });
 
@@ -492,6 +558,28 @@ describe("forms that change state", () => {
     const res = await submitForm(admin, `/console/connections/${t.connectionId}/test`, { _csrf: admin.csrfToken });
     expect(res.status).toBe(200);
     expect(res.html).toContain("media-test: ok");
+  });
+
+  it("the account page changes the password with the current one and ends the user's other sessions", async () => {
+    const user = await createUser(t);
+    const [browser, elsewhere] = [await signIn(user.email, user.password), await signIn(user.email, user.password)];
+    const newPassword = "another long console password";
+    const wrong = await submitForm(browser, "/console/account/password", {
+      _csrf: browser.csrfToken,
+      currentPassword: "nope nope nope",
+      newPassword,
+    });
+    expect(wrong.status).toBe(403);
+    expect(wrong.html).toContain("the current password is wrong");
+    const res = await submitForm(browser, "/console/account/password", {
+      _csrf: browser.csrfToken,
+      currentPassword: user.password,
+      newPassword,
+    });
+    expect(res.status, res.html.slice(0, 300)).toBe(200);
+    expect(res.html).toContain("Password changed. 1 other session ended.");
+    expect((await elsewhere.get("/v1/console/session")).status).toBe(401);
+    expect((await signIn(user.email, newPassword)).session.user.userId).toBe(user.userId);
   });
 
   it("the project switcher switches the session's project and comes back", async () => {

@@ -151,9 +151,137 @@ describe("invitations", () => {
     expectError(await browser.post("/v1/console/invitations", { email: `${unique("x")}@example.com` }), 403, "forbidden");
   });
 
-  it("inviting an email that already has an account is 409", async () => {
-    const user = await createUser(other);
-    expectError(await adminBrowser.post("/v1/console/invitations", { email: user.email }), 409, "conflict");
+  it("inviting an email with an account in another workspace is answered as for a new email (no enumeration)", async () => {
+    const elsewhere = await createUser(other);
+    const taken = await adminBrowser.post<Invitation>("/v1/console/invitations", { email: elsewhere.email });
+    const fresh = await adminBrowser.post<Invitation>("/v1/console/invitations", { email: `${unique("new")}@example.com` });
+    expect(taken.status).toBe(201);
+    expect(taken.status).toBe(fresh.status);
+    expect(Object.keys(taken.body.data).sort()).toEqual(Object.keys(fresh.body.data).sort());
+    expect(taken.body.metadata).toEqual(fresh.body.metadata);
+  });
+
+  it("inviting a user of the admin's own workspace is 409: the admin can list them anyway", async () => {
+    const mine = await createUser(t);
+    expectError(await adminBrowser.post("/v1/console/invitations", { email: mine.email }), 409, "conflict");
+  });
+
+  it("accepting for an email that has an account elsewhere is 409 accountExists, makes no account and leaves the invitation unused", async () => {
+    const elsewhere = await createUser(other);
+    const inv = (await adminBrowser.post<Invitation>("/v1/console/invitations", { email: elsewhere.email })).body.data;
+    const res = await accept(inv.token);
+    expectError(res, 409, "conflict");
+    expect(res.body.error?.details).toEqual([{ path: "token", issue: "accountExists" }]);
+    const row = await env.DB.prepare("SELECT accepted_at FROM user_invitations WHERE id = ?")
+      .bind(inv.invitationId)
+      .first<{ accepted_at: string | null }>();
+    expect(row?.accepted_at).toBeNull();
+    const users = await env.DB.prepare("SELECT workspace_id FROM users WHERE email = ?")
+      .bind(elsewhere.email)
+      .all<{ workspace_id: string }>();
+    expect(users.results).toEqual([{ workspace_id: other.workspaceId }]);
+    // The account's owner still signs in to the account they have, with their own password.
+    expect((await signIn(elsewhere.email, elsewhere.password)).session.workspace.workspaceId).toBe(other.workspaceId);
+  });
+});
+
+describe("disabling a user revokes the invitations they sent", () => {
+  it("an open invitation from a disabled admin no longer works; one already accepted stays accepted", async () => {
+    const { browser: owner } = await signedIn(t, "admin");
+    const { user: inviter, browser: inviterBrowser } = await signedIn(t, "admin");
+    const [open, used] = [await invite(inviterBrowser), await invite(inviterBrowser)];
+    expect((await accept(used.token)).status).toBe(201);
+    expect((await owner.post(`/v1/console/users/${inviter.userId}/disable`)).status).toBe(200);
+    const res = await accept(open.token);
+    expectError(res, 404, "notFound");
+    expect(res.body.error?.message).toMatch(/revoked/);
+    const rows = await env.DB.prepare("SELECT id, accepted_at, revoked_at FROM user_invitations WHERE id IN (?, ?)")
+      .bind(open.invitationId, used.invitationId)
+      .all<{ id: string; accepted_at: string | null; revoked_at: string | null }>();
+    const byId = new Map(rows.results.map((r) => [r.id, r]));
+    expect(byId.get(open.invitationId)?.revoked_at).toEqual(expect.any(String));
+    expect(byId.get(used.invitationId)).toMatchObject({ accepted_at: expect.any(String), revoked_at: null });
+  });
+
+  it("another admin's invitations are untouched", async () => {
+    const { browser: owner } = await signedIn(t, "admin");
+    const { user: inviter } = await signedIn(t, "admin");
+    const mine = await invite(owner);
+    await owner.post(`/v1/console/users/${inviter.userId}/disable`);
+    expect((await accept(mine.token)).status).toBe(201);
+  });
+});
+
+describe("changing a password (POST /v1/console/password)", () => {
+  const NEW_PASSWORD = "a brand new long password";
+  const change = (b: Browser, currentPassword: string, newPassword = NEW_PASSWORD) =>
+    b.post<{ passwordChanged: boolean; otherSessionsEnded: number }>("/v1/console/password", { currentPassword, newPassword });
+
+  it("with the current password: the new one signs in, the old one no longer does", async () => {
+    const { user, browser } = await signedIn(t);
+    const res = await change(browser, user.password);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.passwordChanged).toBe(true);
+    expect((await send("POST", "/v1/console/sign-in", { body: { email: user.email, password: user.password } })).status).toBe(401);
+    expect((await signIn(user.email, NEW_PASSWORD)).session.user.userId).toBe(user.userId);
+  });
+
+  it("ends every other session of the user at once and keeps the one that changed it", async () => {
+    const { user, browser } = await signedIn(t);
+    const [second, third] = [await signIn(user.email, user.password), await signIn(user.email, user.password)];
+    const bystander = (await signedIn(t)).browser;
+    const res = await change(browser, user.password);
+    expect(res.body.data.otherSessionsEnded).toBe(2);
+    expectError(await second.get("/v1/console/session"), 401, "unauthorized");
+    expectError(await third.get("/v1/console/session"), 401, "unauthorized");
+    expect((await browser.get("/v1/console/session")).status).toBe(200);
+    expect((await bystander.get("/v1/console/session")).status).toBe(200);
+  });
+
+  it("a wrong current password is 403 and changes nothing", async () => {
+    const { user, browser } = await signedIn(t);
+    const before = await passwordHashOf(user.userId);
+    const res = await change(browser, "not my password at all");
+    expectError(res, 403, "forbidden");
+    expect(res.body.error?.details).toEqual([{ path: "currentPassword", issue: "wrong" }]);
+    expect(await passwordHashOf(user.userId)).toBe(before);
+  });
+
+  it("guesses of the current password are throttled like sign-in attempts", async () => {
+    const { user, browser } = await signedIn(t);
+    for (let i = 0; i < 5; i++) expectError(await change(browser, `guess number ${i}`), 403, "forbidden");
+    const res = await change(browser, user.password);
+    expectError(res, 429, "rateLimited");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("the new password follows the password rules (422)", async () => {
+    const { user, browser } = await signedIn(t);
+    expectError(await change(browser, user.password, "short"), 422, "validationError");
+  });
+
+  it("needs the session's CSRF token", async () => {
+    const { user, browser } = await signedIn(t);
+    expectError(
+      await browser.request("POST", "/v1/console/password", {
+        body: { currentPassword: user.password, newPassword: NEW_PASSWORD },
+        csrf: null,
+      }),
+      403,
+      "forbidden",
+    );
+  });
+
+  it("a dashboard pseudo-key session has no password to change (403)", async () => {
+    const session = await call<{ secret: string }>("POST", "/v1/console/sessions", {
+      key: t.workspaceKey,
+      body: { projectId: t.projectId, userHandle: "ana" },
+    });
+    const res = await call("POST", "/v1/console/password", {
+      key: session.body.data.secret,
+      body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD },
+    });
+    expectError(res, 403, "forbidden");
   });
 });
 
@@ -225,6 +353,22 @@ describe("a console user sees only their workspace", () => {
     const res = await browser.get<Array<{ jobId: string }>>("/v1/jobs?limit=100");
     expect(res.status).toBe(200);
     expect(res.body.data.map((j) => j.jobId)).not.toContain(otherJobId);
+  });
+
+  it("a session minted by a workspace key is labelled with that key, so its free-form handle cannot pass as a person", async () => {
+    const session = await call<{ secret: string; userHandle: string }>("POST", "/v1/console/sessions", {
+      key: t.workspaceKey,
+      body: { projectId: t.projectId, userHandle: "ada@example.com" },
+    });
+    expect(session.body.data.userHandle).toBe("ada@example.com (workspace key ops)");
+    const job = await submitTranscription(t);
+    const cancel = await call<{ cancelRequestedByLabel: string; cancelRequestedByKind: string }>("POST", `/v1/jobs/${job.jobId}/cancel`, {
+      key: session.body.data.secret,
+    });
+    expect(cancel.body.data).toMatchObject({
+      cancelRequestedByKind: "console",
+      cancelRequestedByLabel: "ada@example.com (workspace key ops)",
+    });
   });
 
   it("a dashboard pseudo-key session (POST /v1/console/sessions) is not a user: the user routes are 403 for it", async () => {

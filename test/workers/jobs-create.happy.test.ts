@@ -127,7 +127,8 @@ describe("POST /v1/jobs (transcription, s3_direct)", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.data).toMatchObject({
       createdByKind: "console",
-      createdByLabel: "ana",
+      // A session minted by a workspace key says so (docs/api.md, "Console sessions").
+      createdByLabel: "ana (workspace key ops)",
       isConsoleKey: true,
       apiKeyLabel: null,
       apiKeyId: session.body.data.sessionId,

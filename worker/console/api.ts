@@ -53,6 +53,9 @@ export async function callApi<T>(
   if (cookie) headers.set("cookie", cookie);
   if (opts.body !== undefined) headers.set("content-type", "application/json");
   if (opts.csrf !== undefined) headers.set("x-csrf-token", opts.csrf);
+  // The API throttles sign-in by the client's address: the page's call comes from the same client.
+  const address = c.req.header("cf-connecting-ip");
+  if (address) headers.set("cf-connecting-ip", address);
   // The browser's own provenance headers go on, so the API's same-origin check judges the real request;
   // `fromPage` marks a call the page makes on its own behalf (a search while rendering), not the browser's.
   for (const name of opts.fromPage ? [] : ["origin", "sec-fetch-site"]) {

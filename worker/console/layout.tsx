@@ -129,9 +129,7 @@ export function Layout(props: {
           <form method="post" action="/console/project">
             <Csrf token={session.csrfToken} />
             <input type="hidden" name="back" value={here} />
-            <label for="project-switch" style="color:#fff;margin:0;font-weight:400">
-              Project
-            </label>
+            <label for="project-switch">Project</label>
             <select id="project-switch" name="projectId">
               {projects.map((p) => (
                 <option value={p.projectId} selected={p.projectId === session.project?.projectId}>
@@ -143,7 +141,9 @@ export function Layout(props: {
               Switch
             </button>
           </form>
-          <span>{session.user.email}</span>
+          <a href="/console/account" aria-label={`Your account (${session.user.email})`}>
+            {session.user.email}
+          </a>
           <form method="post" action="/console/sign-out">
             <Csrf token={session.csrfToken} />
             <button type="submit" class="secondary">

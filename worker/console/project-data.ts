@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { storageConnections } from "../db/schema";
 import type { Env } from "../env";
 import { connectionLocation } from "../storage/connections";
+import { mediaHeaders, type MediaKind } from "./media-types";
 
 /**
  * What the console does for a signed-in user that the project-key API has no route for: media streamed
@@ -21,12 +22,16 @@ async function projectConnection(db: Db, projectId: string, connectionId: string
     .get();
 }
 
-/** Response headers of the store's answer that the browser's media element needs for seeking. */
-const MEDIA_HEADERS = ["content-type", "content-length", "content-range", "accept-ranges", "etag", "last-modified"];
+/**
+ * Response headers of the store's answer that the browser's media element needs for seeking. The
+ * store's Content-Type is not among them: media-types.ts decides the type from the record's kind.
+ */
+const RANGE_HEADERS = ["content-length", "content-range", "accept-ranges", "etag", "last-modified"];
 
 /**
  * Streams an object of one of the project's connections to the browser, passing its Range on, or
- * null when the connection is not the project's or does not list the bucket. The Worker signs the
+ * null when the connection is not the project's or does not list the bucket. `kind` is what the
+ * record says the object is; the response's type comes from it and the store's declared type. The Worker signs the
  * request in the header with the connection's credentials, as every other call of the service does,
  * so this works with any store the service supports and hands the browser no bearer URL to leak.
  */
@@ -34,7 +39,7 @@ export async function streamObject(
   env: Env,
   db: Db,
   projectId: string,
-  ref: { connectionId: string; bucket: string; key: string },
+  ref: { connectionId: string; bucket: string; key: string; kind: MediaKind },
   range?: string,
 ) {
   const conn = await projectConnection(db, projectId, ref.connectionId);
@@ -54,8 +59,8 @@ export async function streamObject(
       status: res.status === 404 || res.status === 416 ? res.status : 502,
     });
   }
-  const headers = new Headers({ "cache-control": "private, max-age=300" });
-  for (const h of MEDIA_HEADERS) {
+  const headers = new Headers(mediaHeaders(res.headers.get("content-type"), ref.kind, ref.key));
+  for (const h of RANGE_HEADERS) {
     const v = res.headers.get(h);
     if (v) headers.set(h, v);
   }

@@ -6,6 +6,7 @@ import type { AppBindings } from "../env";
 import { safeEqual } from "../platform/crypto";
 import { callApi, loadSession, mustGet, PageError, type ApiFetch, type Ctx } from "./api";
 import type { Shell } from "./layout";
+import { AccountPage } from "./pages/account";
 import { CatalogPage, type SearchHit } from "./pages/catalog";
 import { ClipsPage, type ClipGeneration } from "./pages/clips";
 import { ConnectionsPage, type ConnectionTest } from "./pages/connections";
@@ -21,6 +22,7 @@ import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/tran
 import { UsagePage, type WorkspaceView } from "./pages/usage";
 import { DubbingPage, TranslationPage, type Dubbing, type DubbingEntry, type Translation, type TranslationEntry } from "./pages/versions";
 import { createKey, listProjectKeys, revokeProjectKey } from "../accounts/service";
+import type { MediaKind } from "./media-types";
 import { streamObject, testConnection } from "./project-data";
 import { CONSOLE_SCRIPTS } from "./scripts";
 import { checkSameOrigin } from "./session";
@@ -33,18 +35,23 @@ import { CONSOLE_CSS } from "./styles";
  * Forms post here with the session's CSRF token in `_csrf`; the handler forwards it as X-CSRF-Token.
  */
 
-/** Fixed messages a redirect can ask for (`?done=`): never text taken from the URL. */
-const DONE: Record<string, string> = {
-  cancelled: "Cancel requested.",
-  replayed: "The event was queued for delivery again; its attempts appear below as they happen.",
-  glossaryAdded: "Term added; the project's transcripts have a rebuilt glossary layer.",
-  glossaryRemoved: "Term removed; the project's transcripts have a rebuilt glossary layer.",
-  project: "Switched project.",
-  revoked: "Key revoked.",
-  connectionCreated: "Storage connection added.",
-  deactivated: "Storage connection deactivated.",
-  signedOut: "You are signed out.",
-};
+/**
+ * Fixed messages a redirect can ask for (`?done=`): never text taken from the URL. A Map, so a name
+ * from the URL (`__proto__`, `constructor`) cannot reach Object.prototype.
+ */
+const DONE = new Map<string, string>(
+  Object.entries({
+    cancelled: "Cancel requested.",
+    replayed: "The event was queued for delivery again; its attempts appear below as they happen.",
+    glossaryAdded: "Term added; the project's transcripts have a rebuilt glossary layer.",
+    glossaryRemoved: "Term removed; the project's transcripts have a rebuilt glossary layer.",
+    project: "Switched project.",
+    revoked: "Key revoked.",
+    connectionCreated: "Storage connection added.",
+    deactivated: "Storage connection deactivated.",
+    signedOut: "You are signed out.",
+  }),
+);
 
 type Form = Record<string, string>;
 type Page = (c: Ctx, shell: Shell) => Promise<Response>;
@@ -69,7 +76,7 @@ function here(c: Ctx): string {
 /** A path parameter of the route that matched (typed loosely because page handlers share one signature). */
 const param = (c: Ctx, name: string): string => c.req.param(name) ?? "";
 
-const done = (c: Ctx) => DONE[c.req.query("done") ?? ""];
+const done = (c: Ctx) => DONE.get(c.req.query("done") ?? "");
 
 /** Copies the API's Set-Cookie (the session cookie, or its clearing) onto the page's response. */
 function passCookies(from: Headers, to: Headers) {
@@ -111,8 +118,8 @@ export function consolePages(api: ApiFetch) {
     };
 
   /** Forwards a form to an API route with the form's CSRF token; the API checks the token and the origin. */
-  const forward = (c: Ctx, form: Form, method: string, path: string, body?: unknown) =>
-    callApi<unknown>(c, api, method, path, { csrf: form["_csrf"] ?? "", ...(body !== undefined ? { body } : {}) });
+  const forward = <T = unknown>(c: Ctx, form: Form, method: string, path: string, body?: unknown) =>
+    callApi<T>(c, api, method, path, { csrf: form["_csrf"] ?? "", ...(body !== undefined ? { body } : {}) });
 
   /** For actions the console does itself (keys, connection tests): the same two checks the API makes. */
   const checkConsoleCsrf = (c: Ctx, shell: Shell, form: Form) => {
@@ -125,7 +132,7 @@ export function consolePages(api: ApiFetch) {
     c.body(CONSOLE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=300" }),
   );
   app.get("/assets/:name", (c) => {
-    const script = CONSOLE_SCRIPTS[param(c, "name")];
+    const script = CONSOLE_SCRIPTS.get(param(c, "name"));
     if (script === undefined) return c.text("not found", 404);
     return c.body(script, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=300" });
   });
@@ -146,6 +153,8 @@ export function consolePages(api: ApiFetch) {
     if (r.status !== 200) {
       const status = (r.status === 429 ? 429 : r.status === 403 ? 403 : 401) as ContentfulStatusCode;
       const message = r.status === 422 ? "Enter your email and password." : apiMessage(r);
+      const retryAfter = r.headers.get("retry-after");
+      if (retryAfter) c.header("Retry-After", retryAfter);
       return c.html(SignInPage({ next: safeNext(form["next"]), email: form["email"] ?? "", error: message }), status);
     }
     const headers = new Headers();
@@ -389,16 +398,19 @@ export function consolePages(api: ApiFetch) {
    * route names a record, never a key: the API reads the record (so the session's permissions and
    * project apply) and says which object it is.
    */
-  const media = (locate: (c: Ctx) => Promise<{ connectionId: string; bucket: string; key: string } | null>) => async (c: Ctx) => {
-    const session = await loadSession(c, api);
-    if (!session?.project) return c.text("sign in to play media", 401);
-    const ref = await locate(c).catch((err: unknown) => {
-      if (err instanceof PageError) return null;
-      throw err;
-    });
-    const res = ref ? await streamObject(c.env, getDb(c.env.DB), session.project.projectId, ref, c.req.header("range")) : null;
-    return res ?? c.text("not found", 404);
-  };
+  const media =
+    (kind: MediaKind, locate: (c: Ctx) => Promise<{ connectionId: string; bucket: string; key: string } | null>) => async (c: Ctx) => {
+      const session = await loadSession(c, api);
+      if (!session?.project) return c.text("sign in to play media", 401);
+      const ref = await locate(c).catch((err: unknown) => {
+        if (err instanceof PageError) return null;
+        throw err;
+      });
+      const res = ref
+        ? await streamObject(c.env, getDb(c.env.DB), session.project.projectId, { ...ref, kind }, c.req.header("range"))
+        : null;
+      return res ?? c.text("not found", 404);
+    };
   // The bucket a transcript's files (and the clips and dubs made from it) are in; null for a presigned
   // source, whose files are only behind the customer's URLs.
   const transcriptSource = async (c: Ctx, id: string) =>
@@ -406,7 +418,7 @@ export function consolePages(api: ApiFetch) {
 
   app.get(
     "/media/transcripts/:transcriptionId",
-    media(async (c) => {
+    media("audio-video", async (c) => {
       const source = await transcriptSource(c, param(c, "transcriptionId"));
       return source && { connectionId: source.connectionId, bucket: source.bucket, key: source.sourceKey };
     }),
@@ -414,7 +426,7 @@ export function consolePages(api: ApiFetch) {
 
   app.get(
     "/media/thumbnails/:transcriptionId/:thumbnailId",
-    media(async (c) => {
+    media("image", async (c) => {
       const t = (await mustGet<Transcript>(c, api, `/v1/transcriptions/${encodeURIComponent(param(c, "transcriptionId"))}`)).data;
       const th = (t.thumbnails ?? []).find((x) => x.thumbnailId === param(c, "thumbnailId"));
       return th && t.source ? { connectionId: t.source.connectionId, bucket: th.bucket, key: th.key } : null;
@@ -423,7 +435,7 @@ export function consolePages(api: ApiFetch) {
 
   app.get(
     "/media/dubbings/:dubbingId/video",
-    media(async (c) => {
+    media("audio-video", async (c) => {
       const d = (await mustGet<Dubbing>(c, api, `/v1/dubbings/${encodeURIComponent(param(c, "dubbingId"))}`)).data;
       const key = d.artifacts?.["video"];
       if (!key) return null;
@@ -433,29 +445,29 @@ export function consolePages(api: ApiFetch) {
     }),
   );
 
-  app.get(
-    "/media/clips/:clipGenerationId/:index/:part{video|poster}",
-    media(async (c) => {
+  const clipPart = (kind: MediaKind) =>
+    media(kind, async (c) => {
       const gen = (await mustGet<ClipGeneration>(c, api, `/v1/clip-generations/${encodeURIComponent(param(c, "clipGenerationId"))}`)).data;
       const clip = (gen.clips ?? []).find((x) => String(x.index) === param(c, "index"));
       if (!clip) return null;
       // A clip is written to the bucket of the transcript it was cut from.
       const source = await transcriptSource(c, gen.textSourceId);
-      return (
-        source && {
-          connectionId: source.connectionId,
-          bucket: source.bucket,
-          key: param(c, "part") === "video" ? clip.videoKey : clip.posterKey,
-        }
-      );
-    }),
-  );
+      return source && { connectionId: source.connectionId, bucket: source.bucket, key: kind === "image" ? clip.posterKey : clip.videoKey };
+    });
+  app.get("/media/clips/:clipGenerationId/:index/video", clipPart("audio-video"));
+  app.get("/media/clips/:clipGenerationId/:index/poster", clipPart("image"));
 
   app.get(
     "/catalog",
     page(async (c, shell) => {
       const query = (c.req.query("q") ?? "").trim();
       if (!query) return c.html(CatalogPage({ shell, query, hits: null, warnings: [] }));
+      // A search costs embedding and rerank work: a link from another site (or a browser that does not say
+      // where a navigation came from) gets the query in the box and runs it only when the user presses Search.
+      const site = c.req.header("sec-fetch-site");
+      if (site !== "same-origin" && site !== "none") {
+        return c.html(CatalogPage({ shell, query, hits: null, warnings: [], notice: "Press Search to run this search." }));
+      }
       // A search changes nothing, but it is a POST: the API's CSRF check wants the session's token.
       const r = await callApi<{ results: SearchHit[] }>(c, api, "POST", "/v1/catalog/search", {
         body: { query, limit: 20 },
@@ -571,6 +583,26 @@ export function consolePages(api: ApiFetch) {
       const test = await testConnection(c.env, getDb(c.env.DB), projectId, param(c, "connectionId"));
       if (!test) throw new PageError(404, `storage connection not found: ${param(c, "connectionId")}`);
       return connectionsPage(c, shell, { test });
+    }),
+  );
+
+  app.get(
+    "/account",
+    page(async (c, shell) => c.html(AccountPage({ shell }))),
+  );
+
+  app.post(
+    "/account/password",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const r = await forward<{ otherSessionsEnded: number }>(c, form, "POST", "/v1/console/password", {
+        currentPassword: form["currentPassword"] ?? "",
+        newPassword: form["newPassword"] ?? "",
+      });
+      if (r.status !== 200) return c.html(AccountPage({ shell, error: apiMessage(r) }), r.status as ContentfulStatusCode);
+      const ended = r.data?.otherSessionsEnded ?? 0;
+      const notice = `Password changed. ${ended === 1 ? "1 other session" : `${ended} other sessions`} ended.`;
+      return c.html(AccountPage({ shell, notice }));
     }),
   );
 

@@ -122,7 +122,8 @@ const TRANSCRIPT = String.raw`
 })();
 `;
 
-export const CONSOLE_SCRIPTS: Readonly<Record<string, string>> = {
-  "job-live.js": JOB_LIVE,
-  "transcript.js": TRANSCRIPT,
-};
+/** By file name; a Map, so a name from the URL (`constructor`, `__proto__`) is just unknown. */
+export const CONSOLE_SCRIPTS: ReadonlyMap<string, string> = new Map([
+  ["job-live.js", JOB_LIVE],
+  ["transcript.js", TRANSCRIPT],
+]);

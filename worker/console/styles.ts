@@ -21,6 +21,7 @@ nav.main a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
 header.top form{display:flex;gap:.4rem;align-items:center;margin:0}
 header.top .who{margin-left:auto;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 header.top select,header.top button{font-size:.9rem}
+header.top label{color:#fff;margin:0;font-weight:400}
 main{max-width:72rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem;margin:.4rem 0 1rem}
 h2{font-size:1.15rem;margin:1.5rem 0 .6rem}
@@ -40,6 +41,7 @@ fieldset.inline label{display:inline-flex;gap:.3rem;font-weight:400;margin:.2rem
 .secret{font-family:ui-monospace,monospace;word-break:break-all;background:#fff6d6;padding:.5rem;border:1px solid #c9a227}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
+caption{text-align:left}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--panel)}
 code,pre{font-family:ui-monospace,monospace;font-size:.88rem}
@@ -59,6 +61,9 @@ ol.timeline li.e-completed::before{background:var(--ok)}ol.timeline li.e-failed:
 .player{display:grid;gap:1rem}
 @media(min-width:60rem){.player{grid-template-columns:minmax(0,1.2fr) minmax(0,1fr)}.player video{position:sticky;top:1rem}}
 video{width:100%;max-height:60vh;background:#000}
+video.dubbed{max-width:48rem}
+video.clip{height:auto}
+main.signin{max-width:26rem}
 ol.segments{list-style:none;padding:0;margin:0;max-height:70vh;overflow-y:auto}
 ol.segments li{display:grid;grid-template-columns:auto 1fr;gap:.2rem .6rem;padding:.4rem;border-bottom:1px solid var(--line)}
 ol.segments li.active{background:#e3edff;box-shadow:inset 4px 0 0 var(--accent)}

@@ -99,16 +99,34 @@ export const userInvitations = sqliteTable(
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
     acceptedAt: text("accepted_at"),
+    /** Set when the inviting user is disabled: the token no longer works. */
+    revokedAt: text("revoked_at"),
   },
-  (t) => [index("user_invitations_workspace").on(t.workspaceId)],
+  (t) => [index("user_invitations_workspace").on(t.workspaceId), index("user_invitations_invited_by").on(t.invitedByUserId)],
 );
 
-/** Fixed-window counters (worker/platform/rate-limit.ts), e.g. sign-in attempts per email. */
-export const rateLimits = sqliteTable("rate_limits", {
-  key: text("key").primaryKey(),
-  windowStart: integer("window_start").notNull(),
-  count: integer("count").notNull(),
-});
+/**
+ * Growing-delay counters (worker/platform/rate-limit.ts), e.g. sign-in attempts per client address.
+ * Each row carries its rule, so one statement applies several keys' rules and the prune knows each
+ * row's end. Times are epoch milliseconds.
+ */
+export const rateLimits = sqliteTable(
+  "rate_limits",
+  {
+    key: text("key").primaryKey(),
+    attempts: integer("attempts").notNull(),
+    /** No attempt under this key is even checked before this time. */
+    blockedUntil: integer("blocked_until").notNull(),
+    lastAttemptAt: integer("last_attempt_at").notNull(),
+    /** After this the row holds nothing (its window and its wait are over) and is pruned. */
+    expiresAt: integer("expires_at").notNull(),
+    freeAttempts: integer("free_attempts").notNull(),
+    baseDelayMs: integer("base_delay_ms").notNull(),
+    maxDelayMs: integer("max_delay_ms").notNull(),
+    windowMs: integer("window_ms").notNull(),
+  },
+  (t) => [index("rate_limits_expires").on(t.expiresAt)],
+);
 
 export const storageConnections = sqliteTable(
   "storage_connections",

@@ -50,6 +50,8 @@ export const ConsoleSessionSchema = z.strictObject({
 });
 
 const CONSOLE_PERMISSIONS = [...PROJECT_PERMISSIONS];
+/** On every answer that carries a secret: no cache may keep it. */
+const NO_STORE = "no-store";
 
 export const workspaceRoutes = new Hono<AppBindings>().get("/", async (c) => {
   const p = requireAuth(c, { key: "any" });
@@ -97,6 +99,7 @@ export const projectRoutes = new Hono<AppBindings>()
       .where(and(eq(projects.workspaceId, p.workspaceId), eq(projects.name, body.name)))
       .get();
     if (dup) throw conflict(`a project named ${body.name} already exists: ${dup.id}`, [{ path: "name", issue: "duplicate" }]);
+    c.header("Cache-Control", NO_STORE);
     return ok(c, await createProject(db, c.env.ENCRYPTION_KEY, p.workspaceId, body.name, body.webhookUrl ?? null), {}, 201);
   })
   .get("/:projectId", async (c) => {
@@ -107,6 +110,7 @@ export const projectRoutes = new Hono<AppBindings>()
   .post("/:projectId/webhook-secret", async (c) => {
     const p = requireAuth(c, { key: "workspace", permission: "project:update" });
     const project = await ownedProject(c, p.workspaceId);
+    c.header("Cache-Control", NO_STORE);
     return ok(
       c,
       await rotateWebhookSecret(getDb(c.env.DB), c.env.ENCRYPTION_KEY, project),
@@ -142,6 +146,7 @@ export const projectRoutes = new Hono<AppBindings>()
       name: body.name,
       ...(body.permissions ? { permissions: body.permissions } : {}),
     });
+    c.header("Cache-Control", NO_STORE);
     return ok(c, key, { note: "the secret is shown once; store it now" }, 201);
   })
   .get("/:projectId/api-keys", async (c) => {
@@ -166,20 +171,18 @@ export const consoleRoutes = new Hono<AppBindings>().post("/sessions", async (c)
   if (!project) throw notFound(`project not found: ${body.projectId}`, [{ path: "projectId", issue: `notFound:${body.projectId}` }]);
   const expiresAt = new Date(Date.now() + body.ttlMinutes * 60_000).toISOString();
   const userId = newId("user");
+  // The handle is free text: the label says which workspace key minted the session, so it cannot pass as a person.
+  const userHandle = `${body.userHandle} (workspace key ${p.keyName})`;
   const key = await createKey(getDb(c.env.DB), {
     kind: "console",
     workspaceId: p.workspaceId,
     projectId: project.id,
-    name: `Console (${body.userHandle})`,
+    name: `Console (${userHandle})`,
     permissions: CONSOLE_PERMISSIONS,
     userId,
-    userHandle: body.userHandle,
+    userHandle,
     expiresAt,
   });
-  return ok(
-    c,
-    { sessionId: key.apiKeyId, userId, userHandle: body.userHandle, projectId: project.id, expiresAt, secret: key.secret },
-    {},
-    201,
-  );
+  c.header("Cache-Control", NO_STORE);
+  return ok(c, { sessionId: key.apiKeyId, userId, userHandle, projectId: project.id, expiresAt, secret: key.secret }, {}, 201);
 });

@@ -74,6 +74,8 @@ export const adminRoutes = new Hono<AppBindings>()
       name: body.name,
       ...(body.permissions ? { permissions: body.permissions } : {}),
     });
+    // The answer carries the key's secret: no cache may keep it.
+    c.header("Cache-Control", "no-store");
     return ok(c, key, {}, 201);
   })
   .post("/workspaces/:workspaceId/users", async (c) => {

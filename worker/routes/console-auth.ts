@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
 import { findProject, publicProject } from "../accounts/service";
@@ -14,8 +14,10 @@ import {
   setSessionCookie,
   startSession,
 } from "../console/session";
+import { isTrustedDevice, rememberDevice } from "../console/device";
 import {
   acceptInvitation,
+  changePassword,
   checkCredentials,
   createInvitation,
   disableUser,
@@ -32,6 +34,7 @@ import type { AppBindings } from "../env";
 import { conflict, forbidden, notFound, unauthorized } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
+import { clientAddressKey } from "../platform/client-address";
 import { PASSWORD_MAX_LENGTH, PasswordSchema } from "../platform/password";
 
 /**
@@ -54,10 +57,34 @@ export const AcceptSchema = z.strictObject({
   name: z.string().trim().min(1).max(120),
   password: PasswordSchema,
 });
+export const ChangePasswordSchema = z.strictObject({
+  currentPassword: z
+    .string()
+    .min(1)
+    .max(PASSWORD_MAX_LENGTH * 4),
+  newPassword: PasswordSchema,
+});
 export const SwitchProjectSchema = z.strictObject({ projectId: z.string().min(1) });
 export const InviteSchema = z.strictObject({ email: EmailSchema, role: RoleSchema.default("member") });
 
 type Ctx = Context<AppBindings>;
+
+/**
+ * These answers carry a session's cookie, its CSRF token or an invitation's token: no cache (the
+ * browser's or a proxy's) may keep them. Set after the handler, so an error answer has it too.
+ */
+const noStore: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.res.headers.set("Cache-Control", "no-store");
+};
+
+/** What the sign-in throttle counts an attempt against: the client's address and whether this browser has signed in to the account before. */
+async function attemptOrigin(c: Ctx, email: string) {
+  return {
+    address: clientAddressKey(c.req.header("cf-connecting-ip")),
+    trustedDevice: await isTrustedDevice(c, c.env.ENCRYPTION_KEY, email),
+  };
+}
 
 async function workspaceOf(db: Db, workspaceId: string) {
   const ws = await db.select().from(workspaces).where(eq(workspaces.id, workspaceId)).get();
@@ -109,14 +136,17 @@ async function requireAdmin(c: Ctx): Promise<{ p: Principal; user: User }> {
 }
 
 export const consolePublicRoutes = new Hono<AppBindings>()
+  .use("/sign-in", noStore)
+  .use("/invitations/accept", noStore)
   .post("/sign-in", async (c) => {
     checkSameOrigin(c);
     const body = await jsonBody(c, SignInSchema);
     const db = getDb(c.env.DB);
-    const user = await checkCredentials(db, body.email, body.password);
+    const user = await checkCredentials(db, { email: body.email, password: body.password, ...(await attemptOrigin(c, body.email)) });
     const project = await sessionProject(db, user.workspaceId, body.projectId);
     const { secret, csrfToken, row } = await startSession(db, user, project?.id ?? null);
     setSessionCookie(c, secret, SESSION_ABSOLUTE_MS);
+    await rememberDevice(c, c.env.ENCRYPTION_KEY, user.email);
     return ok(
       c,
       await sessionView(db, user, row.projectId, {
@@ -135,6 +165,10 @@ export const consolePublicRoutes = new Hono<AppBindings>()
   });
 
 export const consoleUserRoutes = new Hono<AppBindings>()
+  .use("/session", noStore)
+  .use("/session/project", noStore)
+  .use("/invitations", noStore)
+  .use("/password", noStore)
   .get("/session", async (c) => {
     const { p, user } = await requireConsoleUser(c);
     const db = getDb(c.env.DB);
@@ -178,6 +212,17 @@ export const consoleUserRoutes = new Hono<AppBindings>()
         idleExpiresAt: row?.idleExpiresAt ?? null,
       }),
     );
+  })
+  .post("/password", async (c) => {
+    const { p, user } = await requireConsoleUser(c);
+    const body = await jsonBody(c, ChangePasswordSchema);
+    const sessionsEnded = await changePassword(getDb(c.env.DB), user, {
+      currentPassword: body.currentPassword,
+      newPassword: body.newPassword,
+      keepSessionId: p.keyId,
+      ...(await attemptOrigin(c, user.email)),
+    });
+    return ok(c, { passwordChanged: true, otherSessionsEnded: sessionsEnded });
   })
   .get("/projects", async (c) => {
     const { user } = await requireConsoleUser(c);

@@ -139,7 +139,9 @@ export const runnerRoutes = new Hono<AppBindings>()
     const body = await jsonBody(c, ServiceCallRequestSchema);
     const holder = await leaseHolder(c.env, c.req.param("taskId"), body.leaseToken);
     const name = c.req.param("name");
-    const call = workerService(holder.step.service).runnerCalls?.[name];
+    const calls = workerService(holder.step.service).runnerCalls ?? {};
+    // Own names only: `constructor` or `toString` would otherwise reach Object.prototype.
+    const call = Object.hasOwn(calls, name) ? calls[name] : undefined;
     if (!call) throw new ApiError("protocolError", `service ${holder.step.service} has no runner call ${name}`);
     return ok(c, await call({ env: c.env, db: getDb(c.env.DB), ...holder }, body.body));
   })

@@ -12,9 +12,10 @@ export function CatalogPage(props: {
   hits: SearchHit[] | null;
   warnings: string[];
   error?: string | undefined;
+  notice?: string | undefined;
 }) {
   return (
-    <Layout title="Catalog search" nav="catalog" shell={props.shell} error={props.error}>
+    <Layout title="Catalog search" nav="catalog" shell={props.shell} error={props.error} notice={props.notice}>
       <form method="get" action="/console/catalog" role="search">
         <label for="q">Search the project's indexed transcripts</label>
         <input id="q" name="q" type="search" required value={props.query} />

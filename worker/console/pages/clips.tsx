@@ -51,7 +51,7 @@ export function ClipsPage(props: { shell: Shell; gen: ClipGeneration }) {
                 src={`${base}/video`}
                 width={c.width}
                 height={c.height}
-                style="height:auto"
+                class="clip"
                 data-clip={String(c.index)}
               ></video>
               <p class="muted">

@@ -146,9 +146,7 @@ export function JobsPage(props: {
       </form>
       <div class="table-wrap">
         <table>
-          <caption class="muted" style="text-align:left">
-            {pagination ? `${pagination.total} job${pagination.total === 1 ? "" : "s"}` : ""}
-          </caption>
+          <caption class="muted">{pagination ? `${pagination.total} job${pagination.total === 1 ? "" : "s"}` : ""}</caption>
           <thead>
             <tr>
               <th scope="col">Job</th>

@@ -5,7 +5,7 @@ import { Document, Flash } from "../layout";
 export function SignInPage(props: { next: string; email?: string; error?: string | undefined; notice?: string | undefined }) {
   return (
     <Document title="Sign in">
-      <main id="main" class="signin" style="max-width:26rem">
+      <main id="main" class="signin">
         <h1>Sign in to media-jobs</h1>
         <Flash notice={props.notice} error={props.error} />
         <form method="post" action="/console/sign-in">

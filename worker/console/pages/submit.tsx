@@ -111,7 +111,8 @@ export function SubmitPage(props: {
             {props.error}
           </p>
         ) : null}
-        <form method="post" action="/console/submit/json">
+        {/* Multipart sends the JSON as typed; URL-encoding would triple its quotes and braces against the body limit. */}
+        <form method="post" action="/console/submit/json" enctype="multipart/form-data">
           <Csrf token={csrf} />
           <label for="s-raw">Job body (JSON)</label>
           <textarea id="s-raw" name="body" rows={10} required spellcheck={false}>

@@ -128,7 +128,7 @@ export function DubbingPage(props: { shell: Shell; dubbing: Dubbing }) {
           controls
           preload="metadata"
           src={`/console/media/dubbings/${d.dubbingId}/video`}
-          style="max-width:48rem"
+          class="dubbed"
           aria-label="Dubbed video"
         ></video>
       ) : (

@@ -151,7 +151,8 @@ export const accountOperations = operations([
     path: "/v1/console/sessions",
     tag: "Console",
     summary: "Start a console session",
-    description: "A short-lived console key for a signed-in person acting on one project; its `secret` is shown once.",
+    description:
+      "A short-lived console key acting on one project; its `secret` is shown once. Its `userHandle` (the label of what it does) ends with `(workspace key <name>)`, so it cannot pass as a person.",
     access: "workspace",
     permission: "console_session:create",
     body: ConsoleSessionSchema,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AcceptSchema, InviteSchema, SignInSchema, SwitchProjectSchema } from "../../routes/console-auth";
+import { AcceptSchema, ChangePasswordSchema, InviteSchema, SignInSchema, SwitchProjectSchema } from "../../routes/console-auth";
 import { operations } from "../operation";
 
 /** worker/routes/console-auth.ts: people sign in to the console; workspace admins invite and manage users. */
@@ -46,7 +46,7 @@ export const consoleOperations = operations([
     tag: TAG,
     summary: "Sign in to the console",
     description:
-      "Email and password → an HttpOnly, SameSite=Lax session cookie (Secure off loopback) and the session's CSRF token. A wrong email and a wrong password give the same 401; 10 attempts per email per 15 minutes.",
+      "Email and password → an HttpOnly, SameSite=Lax session cookie (Secure off loopback) and the session's CSRF token. A wrong email and a wrong password give the same 401. Attempts are throttled by client address, by address and email, and by email, with growing waits (429 with Retry-After; docs/api.md, 'Console and sign-in').",
     access: "public",
     body: SignInSchema,
     bodyExample: { email: "ana@example.com", password: "correct horse battery staple" },
@@ -59,7 +59,8 @@ export const consoleOperations = operations([
     path: "/v1/console/invitations/accept",
     tag: TAG,
     summary: "Accept an invitation",
-    description: "Sets the invited person's name and password; the token works once and expires after 7 days.",
+    description:
+      "Sets the invited person's name and password; the token works once and expires after 7 days. An email that already has an account (in any workspace) is a 409 that leaves the invitation unused.",
     access: "public",
     body: AcceptSchema,
     bodyExample: { token: "inv_tok_…", name: "Ben", password: "a long passphrase here" },
@@ -126,7 +127,8 @@ export const consoleOperations = operations([
     path: "/v1/console/users/:userId/disable",
     tag: TAG,
     summary: "Disable a user",
-    description: "Workspace admins only; ends the user's sessions at once. Disabling yourself is a 409.",
+    description:
+      "Workspace admins only; ends the user's sessions and revokes the invitations they sent, at once. Disabling yourself is a 409.",
     access: "console",
     headers: csrf,
     params: { userId: "The user's id (`usr_…`)." },
@@ -139,7 +141,7 @@ export const consoleOperations = operations([
     tag: TAG,
     summary: "Invite a person",
     description:
-      "Workspace admins only. The invitation's token is shown once; the invitee accepts with POST /v1/console/invitations/accept.",
+      "Workspace admins only. The invitation's token is shown once; the invitee accepts with POST /v1/console/invitations/accept. A user of the admin's own workspace is a 409; an account elsewhere is answered as a new email.",
     access: "console",
     headers: csrf,
     body: InviteSchema,
@@ -147,5 +149,20 @@ export const consoleOperations = operations([
     status: 201,
     data: z.looseObject({ invitationId: z.string(), email: z.string(), token: z.string(), expiresAt: z.string() }),
     errors: ["conflict"],
+  },
+  {
+    method: "post",
+    path: "/v1/console/password",
+    tag: TAG,
+    summary: "Change your password",
+    description:
+      "A signed-in user's new password, given the current one (checked and throttled like a sign-in). Every other session of the user ends at once; this one stays.",
+    access: "console",
+    headers: csrf,
+    body: ChangePasswordSchema,
+    bodyExample: { currentPassword: "correct horse battery staple", newPassword: "a new long passphrase" },
+    data: z.object({ passwordChanged: z.literal(true), otherSessionsEnded: z.number().int() }),
+    dataExample: { passwordChanged: true, otherSessionsEnded: 1 },
+    errors: ["forbidden", "rateLimited"],
   },
 ]);

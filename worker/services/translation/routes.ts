@@ -98,7 +98,8 @@ export const transcriptTranslationRoutes = new Hono<AppBindings>()
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
     const key = keyOf(c.req.param("languageKey"));
-    const entry = (t.translation as Record<string, { translationId?: string }>)[key];
+    const byLanguage = t.translation as Record<string, { translationId?: string }>;
+    const entry = Object.hasOwn(byLanguage, key) ? byLanguage[key] : undefined;
     const row = entry?.translationId
       ? await db.select().from(translations).where(eq(translations.id, entry.translationId)).get()
       : undefined;
