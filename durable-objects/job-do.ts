@@ -38,6 +38,11 @@ interface Lease {
   token: string;
   until: string;
   runnerId: string;
+  /**
+   * The runner token (`rnt_`) the task was claimed with: every later call about it must come with
+   * the same token. Null for in-Worker steps (their calls carry none).
+   */
+  runnerTokenId: string | null;
   attempt: number;
   stepIndex: number;
   /** Lease length at the claim; every extension uses it, so a heartbeat costs no settings read. */
@@ -118,6 +123,7 @@ export type JobRpc = Pick<
 >;
 
 const STATE_KEY = "state";
+const LEASE_LOST = "lease lost; stop work on this task";
 const PENDING_RETRY_MS = 5_000;
 /** Largest output one step may hand to the next through the DO; bigger artifacts go by object key. */
 export const MAX_STEP_OUTPUT_BYTES = 32 * 1024;
@@ -226,7 +232,15 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     const taskId = `wrk_${s.job.jobId}_${attempt}_${stepIndex}`;
     const token = randomToken(24);
     const settings = await this.hooks().settings();
-    await this.beginLease({ taskId, token, runnerId: "queue-consumer", attempt, stepIndex, seconds: settings.runner.leaseSeconds });
+    await this.beginLease({
+      taskId,
+      token,
+      runnerId: "queue-consumer",
+      runnerTokenId: null,
+      attempt,
+      stepIndex,
+      seconds: settings.runner.leaseSeconds,
+    });
     return { action: "run_in_worker", taskId, token, step, job: s.job, attempt, outputs: s.outputs };
   }
 
@@ -237,6 +251,7 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     taskId: string;
     token: string;
     runnerId: string;
+    runnerTokenId: string;
     attempt: number;
     stepIndex: number;
   }): Promise<LeaseCheck<StepStart & { leaseUntil: string }>> {
@@ -254,8 +269,12 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     return { ok: true, value: { job: s.job, step, attempt: claim.attempt, outputs: s.outputs, leaseUntil: lease.until } };
   }
 
-  async heartbeat(taskId: string, token: string): Promise<LeaseCheck<{ leaseUntil: string; cancelRequested: boolean }>> {
-    const renewed = await this.renewLease(taskId, token);
+  async heartbeat(
+    taskId: string,
+    token: string,
+    runnerTokenId: string | null = null,
+  ): Promise<LeaseCheck<{ leaseUntil: string; cancelRequested: boolean }>> {
+    const renewed = await this.renewLease(taskId, token, runnerTokenId);
     if (!renewed.ok) return renewed;
     const { state: s, lease } = renewed.value;
     return { ok: true, value: { leaseUntil: lease.until, cancelRequested: s.job.status === "cancelling" } };
@@ -265,8 +284,12 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    * The job and step a lease is for, to the lease holder only: the runner's data calls (reading the
    * job's transcripts, writing the catalog) go through it. A call is a sign of life like a heartbeat.
    */
-  async leaseHolder(taskId: string, token: string): Promise<LeaseCheck<{ job: Job; step: StepSpec; attempt: number }>> {
-    const renewed = await this.renewLease(taskId, token);
+  async leaseHolder(
+    taskId: string,
+    token: string,
+    runnerTokenId: string | null = null,
+  ): Promise<LeaseCheck<{ job: Job; step: StepSpec; attempt: number }>> {
+    const renewed = await this.renewLease(taskId, token, runnerTokenId);
     if (!renewed.ok) return renewed;
     const { state: s, lease } = renewed.value;
     return { ok: true, value: { job: s.job, step: s.steps[lease.stepIndex] as StepSpec, attempt: lease.attempt } };
@@ -276,10 +299,11 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     taskId: string,
     token: string,
     events: Array<Omit<ProgressEntry, "at"> & { at?: string }>,
+    runnerTokenId: string | null = null,
   ): Promise<LeaseCheck<{ cancelRequested: boolean }>> {
     const s = this.state;
-    const lease = this.leaseFor(taskId, token);
-    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    const lease = this.leaseFor(taskId, token, runnerTokenId);
+    if (!s || !lease) return { ok: false, reason: "leaseLost", message: LEASE_LOST };
     const step = s.steps[lease.stepIndex] as StepSpec;
     const unknown = events.find((e) => !step.stages.includes(e.stage));
     if (unknown)
@@ -304,8 +328,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     return { ok: true, value: { cancelRequested: s.job.status === "cancelling" } };
   }
 
-  async completeStep(taskId: string, token: string, result: Record<string, unknown>): Promise<LeaseCheck<{ status: JobStatus }>> {
-    return this.finalReport(taskId, token, "done", async (s) => {
+  async completeStep(
+    taskId: string,
+    token: string,
+    result: Record<string, unknown>,
+    runnerTokenId: string | null = null,
+  ): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, runnerTokenId, "done", async (s) => {
       const step = s.steps[s.stepIndex] as StepSpec;
       if (s.job.status === "cancelling") return this.transition("stageBoundaryCancel");
       const applied = await this.hooks().applyStepResult(s.job, step, result);
@@ -337,21 +366,28 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     });
   }
 
-  async failStep(taskId: string, token: string, error: JobError & { retryable: boolean }): Promise<LeaseCheck<{ status: JobStatus }>> {
-    return this.finalReport(taskId, token, "dead", () => this.failAttempt({ code: error.code, message: error.message }, error.retryable));
+  async failStep(
+    taskId: string,
+    token: string,
+    error: JobError & { retryable: boolean },
+    runnerTokenId: string | null = null,
+  ): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, runnerTokenId, "dead", () =>
+      this.failAttempt({ code: error.code, message: error.message }, error.retryable),
+    );
   }
 
   /** The runner stopped after a stage because a cancel was requested. */
-  async ackCancelled(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
-    return this.finalReport(taskId, token, "dead", async (s) => {
+  async ackCancelled(taskId: string, token: string, runnerTokenId: string | null = null): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, runnerTokenId, "dead", async (s) => {
       if (s.job.status === "cancelling") await this.transition("stageBoundaryCancel");
       else await this.persist(false);
     });
   }
 
   /** A runner shutting down gives the task back: same attempt, back to its lane, no failure counted. */
-  async release(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
-    return this.finalReport(taskId, token, "dead", async (s) => {
+  async release(taskId: string, token: string, runnerTokenId: string | null = null): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, runnerTokenId, "dead", async (s) => {
       await this.transition("released");
       if (s.job.status === "queued") await this.enqueueCurrentStep(0);
     });
@@ -364,13 +400,14 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   private async finalReport(
     taskId: string,
     token: string,
+    runnerTokenId: string | null,
     taskState: "done" | "dead",
     apply: (s: JobState) => Promise<void>,
   ): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
     const leaseKey = `${taskId} ${token}`;
     if (s?.finishedTasks.includes(leaseKey)) return { ok: true, value: { status: s.job.status } };
-    if (!s || !this.leaseFor(taskId, token))
+    if (!s || !this.leaseFor(taskId, token, runnerTokenId))
       return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task (the report was not accepted)" };
     this.finish(leaseKey);
     if (taskId.startsWith("rtk_")) await (taskState === "done" ? completeTask : failTask)(this.env.DB, taskId);
@@ -409,10 +446,14 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   }
 
   /** A sign of life from the lease holder: the lease (and its lane row) extended, persisted, the alarm moved. */
-  private async renewLease(taskId: string, token: string): Promise<LeaseCheck<{ state: JobState; lease: Lease }>> {
+  private async renewLease(
+    taskId: string,
+    token: string,
+    runnerTokenId: string | null,
+  ): Promise<LeaseCheck<{ state: JobState; lease: Lease }>> {
     const s = this.state;
-    const lease = this.leaseFor(taskId, token);
-    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    const lease = this.leaseFor(taskId, token, runnerTokenId);
+    if (!s || !lease) return { ok: false, reason: "leaseLost", message: LEASE_LOST };
     this.extendLease(lease);
     if (lease.taskId.startsWith("rtk_")) await extendTask(this.env.DB, lease.taskId, lease.until);
     await this.persist(false);
@@ -420,9 +461,12 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     return { ok: true, value: { state: s, lease } };
   }
 
-  private leaseFor(taskId: string, token: string): Lease | null {
+  /** The current lease, if these are its task, its token and the runner token it was claimed with, and it has not run out. */
+  private leaseFor(taskId: string, token: string, runnerTokenId: string | null): Lease | null {
     const lease = this.state?.lease;
     if (!lease || lease.taskId !== taskId || lease.token !== token) return null;
+    // `?? null`: a lease stored before runner tokens existed carries none.
+    if ((lease.runnerTokenId ?? null) !== runnerTokenId) return null;
     if (Date.parse(lease.until) <= Date.now()) return null;
     return lease;
   }
