@@ -135,8 +135,18 @@ export const runnerRoutes = new Hono<AppBindings>()
   })
   .post("/tasks/:taskId/complete", async (c) => {
     const body = await jsonBody(c, CompleteRequestSchema);
-    const stub = await stubForTask(c.env, c.req.param("taskId"));
-    unwrap(await stub.completeStep(c.req.param("taskId"), body.leaseToken, body.result, c.get("runner").tokenId));
+    const taskId = c.req.param("taskId");
+    const runner = c.get("runner");
+    const stub = await stubForTask(c.env, taskId);
+    // The result is checked against the job while the lease still stands, so a refusal leaves the
+    // runner to fail the task. Without the lease (a repeat of an accepted complete), completeStep decides.
+    const holder = await stub.leaseHolder(taskId, body.leaseToken, runner.tokenId);
+    if (holder.ok) {
+      const { job, step } = holder.value;
+      const check = workerService(step.service).resultChecks?.[step.handler];
+      await check?.({ env: c.env, db: getDb(c.env.DB), job, step }, body.result);
+    }
+    unwrap(await stub.completeStep(taskId, body.leaseToken, body.result, runner.tokenId));
     return ok(c, { ok: true });
   })
   .post("/tasks/:taskId/fail", async (c) => {
