@@ -4,7 +4,7 @@ import type { StepSpec } from "../contracts/pipelines";
 import { NON_RETRYABLE_CODES } from "../contracts/runner-protocol";
 import { isTerminal, type ActorKind, type JobStatus } from "../contracts/service-types";
 import { randomToken } from "../contracts/ids";
-import type { WebhookMessage } from "../queues/messages";
+import { jobSnapshot, type WebhookMessage } from "../queues/messages";
 import { completeTask, dropAvailableTasks, enqueueTask, expireTask, extendTask, failTask } from "../queues/runner-lane";
 import type { JobEnv } from "./env";
 import type { JobHooks } from "./hooks";
@@ -23,7 +23,9 @@ const nowIso = (): string => new Date().toISOString();
  * - attempts, retries with backoff, `attemptHistory[]` and stage `progress[]`;
  * - the runner lease (token + expiry) and the alarm that expires it (`runner_lost`);
  * - mirroring the public Job into D1 inside the same call, so reads after a write see it;
- * - one webhook event per status change;
+ * - one webhook event per status change, handed to the queue from a bounded outbox: a send the
+ *   queue refuses is retried with backoff a bounded number of times, then recorded as a failed
+ *   delivery (the JobHooks), and the alarm stops;
  * - the outputs steps hand to later steps, and the scratch artifacts to delete when the job ends.
  *
  * It knows no service: results, settings and end-of-job work go through `JobHooks`, which the
@@ -63,8 +65,8 @@ interface JobState {
    * answer gets ok again, with no second side effect.
    */
   finishedTasks: string[];
-  /** Webhook events not yet handed to the queue; flushed after each change and by the alarm. */
-  outbox: WebhookMessage[];
+  /** Webhook events not yet handed to the queue, oldest first; flushed after each change and by the alarm. */
+  outbox: OutboxEntry[];
   /** Result fields gathered step by step; published as `resultSummary` only on completion. */
   summary: Record<string, unknown>;
   /** Each finished step's output, by step name: what later steps receive. Kept across attempts. */
@@ -74,6 +76,16 @@ interface JobState {
   webhookSeq: number;
   /** The Job as last mirrored, without its clocks: `updatedAt` moves only when this changes. */
   mirrored: string;
+}
+
+/** A webhook event waiting for the queue, with the sends tried so far. */
+interface OutboxEntry {
+  message: WebhookMessage;
+  /** Failed sends so far. */
+  tries: number;
+  /** When the next send is due (epoch ms). */
+  dueAt: number;
+  lastError: string | null;
 }
 
 export interface Actor {
@@ -123,6 +135,17 @@ export type JobRpc = Pick<
 >;
 
 const STATE_KEY = "state";
+/** At most this many events wait for the queue; to make room, the oldest is given up (and recorded). */
+export const MAX_OUTBOX_EVENTS = 32;
+/** Sends of one event the queue may refuse before it is given up: 5 s, 10 s … 5 min apart, about 10 min in all. */
+export const MAX_OUTBOX_SENDS = 8;
+const OUTBOX_RETRY_BASE_MS = 5_000;
+const OUTBOX_RETRY_MAX_MS = 5 * 60_000;
+/**
+ * Queues refuse a message over 128 KB (128,000 bytes): an event this large is given up at once rather
+ * than retried. Events carry no job input (queues/messages.ts), so only an outsized result or error could get here.
+ */
+export const MAX_WEBHOOK_MESSAGE_BYTES = 120_000;
 const LEASE_LOST = "lease lost; stop work on this task";
 const PENDING_RETRY_MS = 5_000;
 /** Largest output one step may hand to the next through the DO; bigger artifacts go by object key. */
@@ -140,7 +163,9 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   constructor(ctx: DurableObjectState, env: E) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
-      this.state = (await ctx.storage.get<JobState>(STATE_KEY)) ?? null;
+      const stored = (await ctx.storage.get<JobState>(STATE_KEY)) ?? null;
+      if (stored) stored.outbox = stored.outbox.map(outboxEntry);
+      this.state = stored;
     });
   }
 
@@ -434,7 +459,8 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       );
     }
     if (s.job.status === "pending") await this.enqueueCurrentStep(0);
-    if (s.outbox.length > 0) await this.flushOutbox();
+    // The alarm was set for the outbox's next send (or fired earlier for a lease): a try now.
+    if (s.outbox.length > 0) await this.flushOutbox(true);
     await this.scheduleAlarm();
   }
 
@@ -601,32 +627,84 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (notify) s.webhookSeq += 1;
     if (notify) {
       s.outbox.push({
-        eventId: `msg_${s.job.jobId}_${s.webhookSeq}`,
-        jobId: s.job.jobId,
-        projectId: s.job.projectId,
-        event: s.job.status,
-        job: structuredClone(s.job),
-        occurredAt: s.job.updatedAt,
+        message: {
+          eventId: `msg_${s.job.jobId}_${s.webhookSeq}`,
+          jobId: s.job.jobId,
+          projectId: s.job.projectId,
+          event: s.job.status,
+          job: jobSnapshot(s.job),
+          occurredAt: s.job.updatedAt,
+        },
+        tries: 0,
+        dueAt: Date.now(),
+        lastError: null,
       });
+      while (s.outbox.length > MAX_OUTBOX_EVENTS) {
+        const oldest = s.outbox.shift() as OutboxEntry;
+        await this.giveUp(oldest, `dropped unsent: ${MAX_OUTBOX_EVENTS} newer events of the job were waiting for the webhook queue`);
+      }
     }
     await this.ctx.storage.put(STATE_KEY, s);
     await mirrorJobRow(this.env.DB, s.job, s.version);
-    if (s.outbox.length > 0) await this.flushOutbox();
+    if (s.outbox.length > 0) await this.flushOutbox(false);
   }
 
-  /** Hands pending webhook events to the queue in order; what fails stays for the alarm to retry. */
-  private async flushOutbox(): Promise<void> {
+  /**
+   * Hands waiting webhook events to the queue in order. A refused send is tried again when it is due
+   * (backing off), up to MAX_OUTBOX_SENDS in all; then, like an event too large for any queue
+   * message, it is given up: recorded as a failed delivery with the reason, and the next one goes.
+   * `force`: the alarm's try, due or not (the alarm is set for the head's due time).
+   */
+  private async flushOutbox(force: boolean): Promise<void> {
     const s = this.mustState();
-    try {
-      while (s.outbox.length > 0) {
-        await this.env.WEBHOOK_QUEUE.send(s.outbox[0] as WebhookMessage);
+    const head = s.outbox[0];
+    if (!head || (!force && head.dueAt > Date.now())) return;
+    while (s.outbox.length > 0) {
+      const entry = s.outbox[0] as OutboxEntry;
+      const bytes = new TextEncoder().encode(JSON.stringify(entry.message)).byteLength;
+      if (bytes > MAX_WEBHOOK_MESSAGE_BYTES) {
         s.outbox.shift();
+        await this.giveUp(entry, `the event is ${bytes} bytes; a webhook queue message holds at most 128 KB`);
+        continue;
       }
-    } catch (err) {
-      console.error(JSON.stringify({ level: "warn", msg: "webhook enqueue failed; will retry", jobId: s.job.jobId, error: String(err) }));
+      try {
+        await this.env.WEBHOOK_QUEUE.send(entry.message);
+        s.outbox.shift();
+      } catch (err) {
+        entry.tries += 1;
+        entry.lastError = err instanceof Error ? err.message : String(err);
+        if (entry.tries >= MAX_OUTBOX_SENDS) {
+          s.outbox.shift();
+          await this.giveUp(entry, `the webhook queue refused the event ${entry.tries} times; the last answer: ${entry.lastError}`);
+          continue;
+        }
+        entry.dueAt = Date.now() + Math.min(OUTBOX_RETRY_MAX_MS, OUTBOX_RETRY_BASE_MS * 2 ** (entry.tries - 1));
+        console.error(
+          JSON.stringify({
+            level: "warn",
+            msg: "webhook enqueue failed; will retry",
+            jobId: s.job.jobId,
+            tries: entry.tries,
+            error: entry.lastError,
+          }),
+        );
+        break;
+      }
     }
     await this.ctx.storage.put(STATE_KEY, s);
-    if (s.outbox.length > 0) await this.ctx.storage.setAlarm(Date.now() + PENDING_RETRY_MS);
+    await this.scheduleAlarm();
+  }
+
+  /** An event that will never reach the queue: recorded as a failed delivery, so the deliveries list says why. */
+  private async giveUp(entry: OutboxEntry, reason: string): Promise<void> {
+    try {
+      await this.hooks().webhookUndeliverable(entry.message, reason);
+    } catch (err) {
+      // Bounded either way: the event is not kept for another try.
+      console.error(
+        JSON.stringify({ level: "error", msg: "webhook event given up unrecorded", eventId: entry.message.eventId, error: String(err) }),
+      );
+    }
   }
 
   private finish(leaseKey: string): void {
@@ -636,9 +714,20 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (s.finishedTasks.length > 50) s.finishedTasks.splice(0, s.finishedTasks.length - 50);
   }
 
+  /** One alarm for whatever comes first: the lease's expiry, the outbox's next send, a pending job's next enqueue try. */
   private async scheduleAlarm(): Promise<void> {
     const s = this.mustState();
-    if (s.lease) await this.ctx.storage.setAlarm(Date.parse(s.lease.until) + 250);
-    else if (s.job.status !== "pending" && s.outbox.length === 0) await this.ctx.storage.deleteAlarm();
+    const due: number[] = [];
+    if (s.lease) due.push(Date.parse(s.lease.until) + 250);
+    if (s.outbox[0]) due.push(s.outbox[0].dueAt);
+    if (s.job.status === "pending") due.push(Date.now() + PENDING_RETRY_MS);
+    if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));
+    else await this.ctx.storage.deleteAlarm();
   }
+}
+
+/** An outbox entry as stored; one written before entries carried their tries is taken as untried (its job input dropped). */
+function outboxEntry(stored: OutboxEntry | (WebhookMessage & { job: Job })): OutboxEntry {
+  if ("message" in stored) return stored;
+  return { message: { ...stored, job: jobSnapshot(stored.job) }, tries: 0, dueAt: 0, lastError: null };
 }
