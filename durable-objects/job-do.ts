@@ -60,7 +60,7 @@ interface JobState {
   stepIndex: number;
   lease: Lease | null;
   /**
-   * Leases (`taskId token`: a released task keeps its id when leased again) whose final report
+   * Leases (`taskId token runnerTokenId`: a released task keeps its id when leased again) whose final report
    * (complete, fail, cancelled, release) was accepted: a runner retrying that report after a lost
    * answer gets ok again, with no second side effect.
    */
@@ -430,7 +430,8 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     apply: (s: JobState) => Promise<void>,
   ): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
-    const leaseKey = `${taskId} ${token}`;
+    // The runner token is part of the key: a repeat is answered ok only to the token that made the report.
+    const leaseKey = `${taskId} ${token} ${runnerTokenId ?? "-"}`;
     if (s?.finishedTasks.includes(leaseKey)) return { ok: true, value: { status: s.job.status } };
     if (!s || !this.leaseFor(taskId, token, runnerTokenId))
       return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task (the report was not accepted)" };

@@ -125,6 +125,16 @@ describe("a lease belongs to the token that took it", () => {
     expect((await holder.complete(task)).status).toBe(200);
   });
 
+  it("a repeat of an accepted complete is answered ok to its token only", async () => {
+    const holder = fakeRunnerWith((await mintRunnerToken({ name: "holder" })).secret);
+    const other = fakeRunnerWith((await mintRunnerToken({ name: "other" })).secret);
+    const job = await submitTranscription(t);
+    const task = await holder.leaseWhenReady(job.jobId);
+    expect((await holder.complete(task)).status).toBe(200);
+    expect((await holder.complete(task)).status).toBe(200);
+    expectError(await other.complete(task), 409, "leaseLost");
+  });
+
   it("the lane row records which token holds the task", async () => {
     const minted = await mintRunnerToken();
     const job = await submitTranscription(t);
