@@ -7,7 +7,7 @@ import type { LeasedTask } from "../contracts/runner-protocol";
 import type { Segment, TranscriptionResult } from "../contracts/transcript";
 import { apiCall, type BootstrapResult } from "../scripts/lib/api-client";
 import { benchTenant } from "./lib";
-import { LOCAL_ADMIN_SECRET, LOCAL_RUNNER_TOKEN, type Stack } from "../scripts/lib/stack";
+import { LOCAL_ADMIN_SECRET, type Stack } from "../scripts/lib/stack";
 
 /**
  * Shared by the understanding and search benchmarks: the labelled corpus in bench/data (CC0, see its
@@ -93,7 +93,7 @@ export async function openTenant(stack: Stack, name = "bench"): Promise<BenchTen
   const api = async <T>(method: string, p: string, body?: unknown) => (await apiCall<T>(base, method, p, tenant.projectKey, body)).data;
   const admin = async <T>(method: string, p: string, body?: unknown) =>
     (await apiCall<T>(base, method, `/admin/v1${p}`, LOCAL_ADMIN_SECRET, body)).data;
-  const runner = async <T>(p: string, body: unknown) => (await apiCall<T>(base, "POST", `/runner/v1${p}`, LOCAL_RUNNER_TOKEN, body)).data;
+  const runner = async <T>(p: string, body: unknown) => (await apiCall<T>(base, "POST", `/runner/v1${p}`, stack.runnerToken, body)).data;
   let consoleKey: string | undefined;
   let sources = 0;
 

@@ -16,6 +16,8 @@ export const ID_PREFIX = {
   userInvitation: "inv_",
   storageConnection: "stc_",
   runnerTask: "rtk_",
+  /** Not in the spec's table: a gpu-runner's credential, minted by the operator. */
+  runnerToken: "rnt_",
   webhookEvent: "msg_",
   consoleSession: "cse_",
   glossaryTerm: "gls_",

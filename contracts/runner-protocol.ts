@@ -8,8 +8,8 @@ import { SAFETY_FINAL_CODES } from "./services/types";
 import { PresignedGrantSchema } from "./presigned";
 
 /**
- * The gpu-runner protocol. Routes live under `/runner/v1/` and authenticate with a runner token
- * (`Authorization: Bearer <RUNNER_TOKEN>`), never with a customer key. Every call after a lease
+ * The gpu-runner protocol. Routes live under `/runner/v1/` and authenticate with the runner's own
+ * token (`Authorization: Bearer <runner token>`, minted by the operator), never with a customer key. Every call after a lease
  * carries the lease token; a runner whose lease was lost is answered 409 `leaseLost` and must stop.
  */
 export const RUNNER_PROTOCOL_VERSION = 1;
@@ -20,8 +20,8 @@ export const LeaseRequestSchema = z.object({
   runnerId: z.string().min(1).max(128),
   /** Lanes this runner serves, highest priority first is implied by the server. */
   lanes: z.array(PrioritySchema).min(1).default(["high", "normal", "low"]),
-  /** Handlers this runner can execute, e.g. `transcription`. */
-  handlers: z.array(z.string().min(1)).min(1),
+  /** Handlers this runner can execute, e.g. `transcription` (bounded: the claim binds each as a D1 parameter). */
+  handlers: z.array(z.string().min(1).max(128)).min(1).max(32),
   /**
    * Long poll: when no task is available, the server holds the request up to this many seconds
    * and answers as soon as one is, so an idle runner picks up work without waiting out a poll interval.

@@ -1,6 +1,7 @@
 import type { Job, JobError } from "../contracts/job";
 import type { StepSpec } from "../contracts/pipelines";
 import type { Settings } from "../contracts/settings";
+import type { WebhookMessage } from "../queues/messages";
 
 /**
  * What the JobDO asks of the services, without knowing any of them: the Worker implements this
@@ -15,4 +16,6 @@ export interface JobHooks {
   applyStepResult(job: Job, step: StepSpec, result: Record<string, unknown>): Promise<StepApplied>;
   /** Once, when the job reaches a terminal status: records left final, scratch artifacts deleted. */
   jobEnded(job: Job, artifacts: readonly string[]): Promise<void>;
+  /** A webhook event the queue never took (refused too often, or too large): recorded as a failed delivery with `reason`. */
+  webhookUndeliverable(message: WebhookMessage, reason: string): Promise<void>;
 }

@@ -4,7 +4,7 @@ import type { StepSpec } from "../contracts/pipelines";
 import { NON_RETRYABLE_CODES } from "../contracts/runner-protocol";
 import { isTerminal, type ActorKind, type JobStatus } from "../contracts/service-types";
 import { randomToken } from "../contracts/ids";
-import type { WebhookMessage } from "../queues/messages";
+import { jobSnapshot, type WebhookMessage } from "../queues/messages";
 import { completeTask, dropAvailableTasks, enqueueTask, expireTask, extendTask, failTask } from "../queues/runner-lane";
 import type { JobEnv } from "./env";
 import type { JobHooks } from "./hooks";
@@ -23,7 +23,9 @@ const nowIso = (): string => new Date().toISOString();
  * - attempts, retries with backoff, `attemptHistory[]` and stage `progress[]`;
  * - the runner lease (token + expiry) and the alarm that expires it (`runner_lost`);
  * - mirroring the public Job into D1 inside the same call, so reads after a write see it;
- * - one webhook event per status change;
+ * - one webhook event per status change, handed to the queue from a bounded outbox: a send the
+ *   queue refuses is retried with backoff a bounded number of times, then recorded as a failed
+ *   delivery (the JobHooks), and the alarm stops;
  * - the outputs steps hand to later steps, and the scratch artifacts to delete when the job ends.
  *
  * It knows no service: results, settings and end-of-job work go through `JobHooks`, which the
@@ -38,6 +40,11 @@ interface Lease {
   token: string;
   until: string;
   runnerId: string;
+  /**
+   * The runner token (`rnt_`) the task was claimed with: every later call about it must come with
+   * the same token. Null for in-Worker steps (their calls carry none).
+   */
+  runnerTokenId: string | null;
   attempt: number;
   stepIndex: number;
   /** Lease length at the claim; every extension uses it, so a heartbeat costs no settings read. */
@@ -53,13 +60,13 @@ interface JobState {
   stepIndex: number;
   lease: Lease | null;
   /**
-   * Leases (`taskId token`: a released task keeps its id when leased again) whose final report
+   * Leases (`taskId token runnerTokenId`: a released task keeps its id when leased again) whose final report
    * (complete, fail, cancelled, release) was accepted: a runner retrying that report after a lost
    * answer gets ok again, with no second side effect.
    */
   finishedTasks: string[];
-  /** Webhook events not yet handed to the queue; flushed after each change and by the alarm. */
-  outbox: WebhookMessage[];
+  /** Webhook events not yet handed to the queue, oldest first; flushed after each change and by the alarm. */
+  outbox: OutboxEntry[];
   /** Result fields gathered step by step; published as `resultSummary` only on completion. */
   summary: Record<string, unknown>;
   /** Each finished step's output, by step name: what later steps receive. Kept across attempts. */
@@ -69,6 +76,16 @@ interface JobState {
   webhookSeq: number;
   /** The Job as last mirrored, without its clocks: `updatedAt` moves only when this changes. */
   mirrored: string;
+}
+
+/** A webhook event waiting for the queue, with the sends tried so far. */
+interface OutboxEntry {
+  message: WebhookMessage;
+  /** Failed sends so far. */
+  tries: number;
+  /** When the next send is due (epoch ms). */
+  dueAt: number;
+  lastError: string | null;
 }
 
 export interface Actor {
@@ -118,6 +135,18 @@ export type JobRpc = Pick<
 >;
 
 const STATE_KEY = "state";
+/** At most this many events wait for the queue; to make room, the oldest is given up (and recorded). */
+export const MAX_OUTBOX_EVENTS = 32;
+/** Sends of one event the queue may refuse before it is given up: 5 s, 10 s … 5 min apart, about 10 min in all. */
+export const MAX_OUTBOX_SENDS = 8;
+const OUTBOX_RETRY_BASE_MS = 5_000;
+const OUTBOX_RETRY_MAX_MS = 5 * 60_000;
+/**
+ * Queues refuse a message over 128 KB (128,000 bytes): an event this large is given up at once rather
+ * than retried. Events carry no job input (queues/messages.ts), so only an outsized result or error could get here.
+ */
+export const MAX_WEBHOOK_MESSAGE_BYTES = 120_000;
+const LEASE_LOST = "lease lost; stop work on this task";
 const PENDING_RETRY_MS = 5_000;
 /** Largest output one step may hand to the next through the DO; bigger artifacts go by object key. */
 export const MAX_STEP_OUTPUT_BYTES = 32 * 1024;
@@ -134,7 +163,9 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   constructor(ctx: DurableObjectState, env: E) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
-      this.state = (await ctx.storage.get<JobState>(STATE_KEY)) ?? null;
+      const stored = (await ctx.storage.get<JobState>(STATE_KEY)) ?? null;
+      if (stored) stored.outbox = stored.outbox.map(outboxEntry);
+      this.state = stored;
     });
   }
 
@@ -226,7 +257,15 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     const taskId = `wrk_${s.job.jobId}_${attempt}_${stepIndex}`;
     const token = randomToken(24);
     const settings = await this.hooks().settings();
-    await this.beginLease({ taskId, token, runnerId: "queue-consumer", attempt, stepIndex, seconds: settings.runner.leaseSeconds });
+    await this.beginLease({
+      taskId,
+      token,
+      runnerId: "queue-consumer",
+      runnerTokenId: null,
+      attempt,
+      stepIndex,
+      seconds: settings.runner.leaseSeconds,
+    });
     return { action: "run_in_worker", taskId, token, step, job: s.job, attempt, outputs: s.outputs };
   }
 
@@ -237,6 +276,7 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     taskId: string;
     token: string;
     runnerId: string;
+    runnerTokenId: string;
     attempt: number;
     stepIndex: number;
   }): Promise<LeaseCheck<StepStart & { leaseUntil: string }>> {
@@ -254,8 +294,12 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     return { ok: true, value: { job: s.job, step, attempt: claim.attempt, outputs: s.outputs, leaseUntil: lease.until } };
   }
 
-  async heartbeat(taskId: string, token: string): Promise<LeaseCheck<{ leaseUntil: string; cancelRequested: boolean }>> {
-    const renewed = await this.renewLease(taskId, token);
+  async heartbeat(
+    taskId: string,
+    token: string,
+    runnerTokenId: string | null = null,
+  ): Promise<LeaseCheck<{ leaseUntil: string; cancelRequested: boolean }>> {
+    const renewed = await this.renewLease(taskId, token, runnerTokenId);
     if (!renewed.ok) return renewed;
     const { state: s, lease } = renewed.value;
     return { ok: true, value: { leaseUntil: lease.until, cancelRequested: s.job.status === "cancelling" } };
@@ -265,8 +309,12 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    * The job and step a lease is for, to the lease holder only: the runner's data calls (reading the
    * job's transcripts, writing the catalog) go through it. A call is a sign of life like a heartbeat.
    */
-  async leaseHolder(taskId: string, token: string): Promise<LeaseCheck<{ job: Job; step: StepSpec; attempt: number }>> {
-    const renewed = await this.renewLease(taskId, token);
+  async leaseHolder(
+    taskId: string,
+    token: string,
+    runnerTokenId: string | null = null,
+  ): Promise<LeaseCheck<{ job: Job; step: StepSpec; attempt: number }>> {
+    const renewed = await this.renewLease(taskId, token, runnerTokenId);
     if (!renewed.ok) return renewed;
     const { state: s, lease } = renewed.value;
     return { ok: true, value: { job: s.job, step: s.steps[lease.stepIndex] as StepSpec, attempt: lease.attempt } };
@@ -276,10 +324,11 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     taskId: string,
     token: string,
     events: Array<Omit<ProgressEntry, "at"> & { at?: string }>,
+    runnerTokenId: string | null = null,
   ): Promise<LeaseCheck<{ cancelRequested: boolean }>> {
     const s = this.state;
-    const lease = this.leaseFor(taskId, token);
-    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    const lease = this.leaseFor(taskId, token, runnerTokenId);
+    if (!s || !lease) return { ok: false, reason: "leaseLost", message: LEASE_LOST };
     const step = s.steps[lease.stepIndex] as StepSpec;
     const unknown = events.find((e) => !step.stages.includes(e.stage));
     if (unknown)
@@ -304,8 +353,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     return { ok: true, value: { cancelRequested: s.job.status === "cancelling" } };
   }
 
-  async completeStep(taskId: string, token: string, result: Record<string, unknown>): Promise<LeaseCheck<{ status: JobStatus }>> {
-    return this.finalReport(taskId, token, "done", async (s) => {
+  async completeStep(
+    taskId: string,
+    token: string,
+    result: Record<string, unknown>,
+    runnerTokenId: string | null = null,
+  ): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, runnerTokenId, "done", async (s) => {
       const step = s.steps[s.stepIndex] as StepSpec;
       if (s.job.status === "cancelling") return this.transition("stageBoundaryCancel");
       const applied = await this.hooks().applyStepResult(s.job, step, result);
@@ -337,21 +391,28 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     });
   }
 
-  async failStep(taskId: string, token: string, error: JobError & { retryable: boolean }): Promise<LeaseCheck<{ status: JobStatus }>> {
-    return this.finalReport(taskId, token, "dead", () => this.failAttempt({ code: error.code, message: error.message }, error.retryable));
+  async failStep(
+    taskId: string,
+    token: string,
+    error: JobError & { retryable: boolean },
+    runnerTokenId: string | null = null,
+  ): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, runnerTokenId, "dead", () =>
+      this.failAttempt({ code: error.code, message: error.message }, error.retryable),
+    );
   }
 
   /** The runner stopped after a stage because a cancel was requested. */
-  async ackCancelled(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
-    return this.finalReport(taskId, token, "dead", async (s) => {
+  async ackCancelled(taskId: string, token: string, runnerTokenId: string | null = null): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, runnerTokenId, "dead", async (s) => {
       if (s.job.status === "cancelling") await this.transition("stageBoundaryCancel");
       else await this.persist(false);
     });
   }
 
   /** A runner shutting down gives the task back: same attempt, back to its lane, no failure counted. */
-  async release(taskId: string, token: string): Promise<LeaseCheck<{ status: JobStatus }>> {
-    return this.finalReport(taskId, token, "dead", async (s) => {
+  async release(taskId: string, token: string, runnerTokenId: string | null = null): Promise<LeaseCheck<{ status: JobStatus }>> {
+    return this.finalReport(taskId, token, runnerTokenId, "dead", async (s) => {
       await this.transition("released");
       if (s.job.status === "queued") await this.enqueueCurrentStep(0);
     });
@@ -364,13 +425,15 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   private async finalReport(
     taskId: string,
     token: string,
+    runnerTokenId: string | null,
     taskState: "done" | "dead",
     apply: (s: JobState) => Promise<void>,
   ): Promise<LeaseCheck<{ status: JobStatus }>> {
     const s = this.state;
-    const leaseKey = `${taskId} ${token}`;
+    // The runner token is part of the key: a repeat is answered ok only to the token that made the report.
+    const leaseKey = `${taskId} ${token} ${runnerTokenId ?? "-"}`;
     if (s?.finishedTasks.includes(leaseKey)) return { ok: true, value: { status: s.job.status } };
-    if (!s || !this.leaseFor(taskId, token))
+    if (!s || !this.leaseFor(taskId, token, runnerTokenId))
       return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task (the report was not accepted)" };
     this.finish(leaseKey);
     if (taskId.startsWith("rtk_")) await (taskState === "done" ? completeTask : failTask)(this.env.DB, taskId);
@@ -397,7 +460,8 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       );
     }
     if (s.job.status === "pending") await this.enqueueCurrentStep(0);
-    if (s.outbox.length > 0) await this.flushOutbox();
+    // The alarm was set for the outbox's next send (or fired earlier for a lease): a try now.
+    if (s.outbox.length > 0) await this.flushOutbox(true);
     await this.scheduleAlarm();
   }
 
@@ -409,10 +473,14 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   }
 
   /** A sign of life from the lease holder: the lease (and its lane row) extended, persisted, the alarm moved. */
-  private async renewLease(taskId: string, token: string): Promise<LeaseCheck<{ state: JobState; lease: Lease }>> {
+  private async renewLease(
+    taskId: string,
+    token: string,
+    runnerTokenId: string | null,
+  ): Promise<LeaseCheck<{ state: JobState; lease: Lease }>> {
     const s = this.state;
-    const lease = this.leaseFor(taskId, token);
-    if (!s || !lease) return { ok: false, reason: "leaseLost", message: "lease lost; stop work on this task" };
+    const lease = this.leaseFor(taskId, token, runnerTokenId);
+    if (!s || !lease) return { ok: false, reason: "leaseLost", message: LEASE_LOST };
     this.extendLease(lease);
     if (lease.taskId.startsWith("rtk_")) await extendTask(this.env.DB, lease.taskId, lease.until);
     await this.persist(false);
@@ -420,9 +488,12 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     return { ok: true, value: { state: s, lease } };
   }
 
-  private leaseFor(taskId: string, token: string): Lease | null {
+  /** The current lease, if these are its task, its token and the runner token it was claimed with, and it has not run out. */
+  private leaseFor(taskId: string, token: string, runnerTokenId: string | null): Lease | null {
     const lease = this.state?.lease;
     if (!lease || lease.taskId !== taskId || lease.token !== token) return null;
+    // `?? null`: a lease stored before runner tokens existed carries none.
+    if ((lease.runnerTokenId ?? null) !== runnerTokenId) return null;
     if (Date.parse(lease.until) <= Date.now()) return null;
     return lease;
   }
@@ -557,32 +628,84 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (notify) s.webhookSeq += 1;
     if (notify) {
       s.outbox.push({
-        eventId: `msg_${s.job.jobId}_${s.webhookSeq}`,
-        jobId: s.job.jobId,
-        projectId: s.job.projectId,
-        event: s.job.status,
-        job: structuredClone(s.job),
-        occurredAt: s.job.updatedAt,
+        message: {
+          eventId: `msg_${s.job.jobId}_${s.webhookSeq}`,
+          jobId: s.job.jobId,
+          projectId: s.job.projectId,
+          event: s.job.status,
+          job: jobSnapshot(s.job),
+          occurredAt: s.job.updatedAt,
+        },
+        tries: 0,
+        dueAt: Date.now(),
+        lastError: null,
       });
+      while (s.outbox.length > MAX_OUTBOX_EVENTS) {
+        const oldest = s.outbox.shift() as OutboxEntry;
+        await this.giveUp(oldest, `dropped unsent: ${MAX_OUTBOX_EVENTS} newer events of the job were waiting for the webhook queue`);
+      }
     }
     await this.ctx.storage.put(STATE_KEY, s);
     await mirrorJobRow(this.env.DB, s.job, s.version);
-    if (s.outbox.length > 0) await this.flushOutbox();
+    if (s.outbox.length > 0) await this.flushOutbox(false);
   }
 
-  /** Hands pending webhook events to the queue in order; what fails stays for the alarm to retry. */
-  private async flushOutbox(): Promise<void> {
+  /**
+   * Hands waiting webhook events to the queue in order. A refused send is tried again when it is due
+   * (backing off), up to MAX_OUTBOX_SENDS in all; then, like an event too large for any queue
+   * message, it is given up: recorded as a failed delivery with the reason, and the next one goes.
+   * `force`: the alarm's try, due or not (the alarm is set for the head's due time).
+   */
+  private async flushOutbox(force: boolean): Promise<void> {
     const s = this.mustState();
-    try {
-      while (s.outbox.length > 0) {
-        await this.env.WEBHOOK_QUEUE.send(s.outbox[0] as WebhookMessage);
+    const head = s.outbox[0];
+    if (!head || (!force && head.dueAt > Date.now())) return;
+    while (s.outbox.length > 0) {
+      const entry = s.outbox[0] as OutboxEntry;
+      const bytes = new TextEncoder().encode(JSON.stringify(entry.message)).byteLength;
+      if (bytes > MAX_WEBHOOK_MESSAGE_BYTES) {
         s.outbox.shift();
+        await this.giveUp(entry, `the event is ${bytes} bytes; a webhook queue message holds at most 128 KB`);
+        continue;
       }
-    } catch (err) {
-      console.error(JSON.stringify({ level: "warn", msg: "webhook enqueue failed; will retry", jobId: s.job.jobId, error: String(err) }));
+      try {
+        await this.env.WEBHOOK_QUEUE.send(entry.message);
+        s.outbox.shift();
+      } catch (err) {
+        entry.tries += 1;
+        entry.lastError = err instanceof Error ? err.message : String(err);
+        if (entry.tries >= MAX_OUTBOX_SENDS) {
+          s.outbox.shift();
+          await this.giveUp(entry, `the webhook queue refused the event ${entry.tries} times; the last answer: ${entry.lastError}`);
+          continue;
+        }
+        entry.dueAt = Date.now() + Math.min(OUTBOX_RETRY_MAX_MS, OUTBOX_RETRY_BASE_MS * 2 ** (entry.tries - 1));
+        console.error(
+          JSON.stringify({
+            level: "warn",
+            msg: "webhook enqueue failed; will retry",
+            jobId: s.job.jobId,
+            tries: entry.tries,
+            error: entry.lastError,
+          }),
+        );
+        break;
+      }
     }
     await this.ctx.storage.put(STATE_KEY, s);
-    if (s.outbox.length > 0) await this.ctx.storage.setAlarm(Date.now() + PENDING_RETRY_MS);
+    await this.scheduleAlarm();
+  }
+
+  /** An event that will never reach the queue: recorded as a failed delivery, so the deliveries list says why. */
+  private async giveUp(entry: OutboxEntry, reason: string): Promise<void> {
+    try {
+      await this.hooks().webhookUndeliverable(entry.message, reason);
+    } catch (err) {
+      // Bounded either way: the event is not kept for another try.
+      console.error(
+        JSON.stringify({ level: "error", msg: "webhook event given up unrecorded", eventId: entry.message.eventId, error: String(err) }),
+      );
+    }
   }
 
   private finish(leaseKey: string): void {
@@ -592,9 +715,20 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (s.finishedTasks.length > 50) s.finishedTasks.splice(0, s.finishedTasks.length - 50);
   }
 
+  /** One alarm for whatever comes first: the lease's expiry, the outbox's next send, a pending job's next enqueue try. */
   private async scheduleAlarm(): Promise<void> {
     const s = this.mustState();
-    if (s.lease) await this.ctx.storage.setAlarm(Date.parse(s.lease.until) + 250);
-    else if (s.job.status !== "pending" && s.outbox.length === 0) await this.ctx.storage.deleteAlarm();
+    const due: number[] = [];
+    if (s.lease) due.push(Date.parse(s.lease.until) + 250);
+    if (s.outbox[0]) due.push(s.outbox[0].dueAt);
+    if (s.job.status === "pending") due.push(Date.now() + PENDING_RETRY_MS);
+    if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));
+    else await this.ctx.storage.deleteAlarm();
   }
+}
+
+/** An outbox entry as stored; one written before entries carried their tries is taken as untried (its job input dropped). */
+function outboxEntry(stored: OutboxEntry | (WebhookMessage & { job: Job })): OutboxEntry {
+  if ("message" in stored) return stored;
+  return { message: { ...stored, job: jobSnapshot(stored.job) }, tries: 0, dueAt: 0, lastError: null };
 }

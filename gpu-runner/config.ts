@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { MAX_LEASE_WAIT_SECONDS } from "../contracts/runner-protocol";
+import { addressKind } from "../contracts/outbound-address";
 import { PrioritySchema, type Priority } from "../contracts/service-types";
 
 /**
@@ -32,6 +33,8 @@ export class ConfigError extends Error {
     this.name = "ConfigError";
   }
 }
+
+const isLoopbackHost = (host: string): boolean => addressKind(host) === "loopback" || host.toLowerCase() === "localhost";
 
 /** Empty strings count as unset, so `RUNNER_LANES=` falls back to the default. */
 const unsetIfEmpty = (v: unknown): unknown => (typeof v === "string" && v.trim() === "" ? undefined : v);
@@ -87,6 +90,11 @@ const EnvSchema = z
       unsetIfEmpty,
       z
         .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+        // The runner sends its token on every call and is answered with storage secrets and presigned
+        // URLs: never in cleartext, except to a Worker on this machine (a local stack).
+        .refine((u) => new URL(u).protocol === "https:" || isLoopbackHost(new URL(u).hostname), {
+          message: "must be https (plain http only to a loopback host: 127.0.0.1, [::1], localhost)",
+        })
         .transform((u) => u.replace(/\/+$/, ""))
         .default("http://127.0.0.1:8787"),
     ),

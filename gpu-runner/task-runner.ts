@@ -5,7 +5,7 @@ import { StepFailure, type HandlerContext, type StepHandler } from "./handler";
 import type { Logger } from "./log";
 import { openObjectStore } from "./object-store";
 import { openStorage, type StorageGuard } from "./storage";
-import { LeaseLostError, type CallOptions, type ProtocolClient } from "./protocol-client";
+import { LeaseLostError, ProtocolError, type CallOptions, type ProtocolClient } from "./protocol-client";
 import { toStepError } from "../contracts/step-failure";
 import { TaskStageReporter, isCancelled, type TaskControl } from "./stage-reporter";
 import { taskPlatform } from "./task-platform";
@@ -176,6 +176,16 @@ export class TaskRun {
         this.leaseLost = true;
         this.log("lease_lost", { during: event });
         return "leaseLost";
+      }
+      if (outcome === "completed" && err instanceof ProtocolError && err.status === 422) {
+        // The Worker refused the result (it names something that is not the job's own): the lease
+        // still stands, so the task fails now, not retried, rather than waiting out the lease.
+        const error = { code: "processing_failed", message: `the service refused the step's result: ${err.message}`, retryable: false };
+        this.log("result_refused", { code: err.code, message: err.message }, "error");
+        return this.report("failed", (o) => this.deps.client.fail(this.task.taskId, this.task.leaseToken, error, o), {
+          code: error.code,
+          retryable: false,
+        });
       }
       // The lease will expire on the server, which then counts the attempt as runner_lost.
       this.log("report_failed", { report: event, ...fields, error: String(err) }, "error");

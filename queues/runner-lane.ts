@@ -40,22 +40,38 @@ export async function enqueueTask(
   return row.id;
 }
 
-/** One atomic statement: the best available task (lane, then age) among the runner's handlers, leased with `token`. */
+/**
+ * One atomic statement: the best available task (lane, then age) among the runner's handlers and
+ * lanes, and, for a token scoped to workspaces, among those workspaces' jobs, leased with `token`
+ * and recorded as held by the runner token `runnerTokenId`.
+ */
 export async function claimTask(
   db: D1Database,
-  c: { runnerId: string; lanes: readonly string[]; handlers: readonly string[]; token: string },
+  c: {
+    runnerId: string;
+    runnerTokenId: string;
+    lanes: readonly string[];
+    handlers: readonly string[];
+    /** Null: any workspace's jobs. */
+    workspaces: readonly string[] | null;
+    token: string;
+  },
 ): Promise<ClaimedTask | null> {
+  const marks = (n: number) => Array.from({ length: n }, () => "?").join(",");
+  const inWorkspaces = c.workspaces
+    ? `AND EXISTS (SELECT 1 FROM jobs WHERE jobs.id = runner_tasks.job_id AND jobs.workspace_id IN (${marks(c.workspaces.length)}))`
+    : "";
   return db
     .prepare(
-      `UPDATE runner_tasks SET state = 'leased', lease_token = ?, runner_id = ?, updated_at = ?
+      `UPDATE runner_tasks SET state = 'leased', lease_token = ?, runner_id = ?, runner_token_id = ?, updated_at = ?
        WHERE id = (
          SELECT id FROM runner_tasks
-         WHERE state = 'available' AND handler IN (${c.handlers.map(() => "?").join(",")}) AND lane IN (${c.lanes.map(() => "?").join(",")})
+         WHERE state = 'available' AND handler IN (${marks(c.handlers.length)}) AND lane IN (${marks(c.lanes.length)}) ${inWorkspaces}
          ORDER BY lane_rank ASC, created_at ASC LIMIT 1
        ) AND state = 'available'
        RETURNING id, job_id, attempt, step_index`,
     )
-    .bind(c.token, c.runnerId, now(), ...c.handlers, ...c.lanes)
+    .bind(c.token, c.runnerId, c.runnerTokenId, now(), ...c.handlers, ...c.lanes, ...(c.workspaces ?? []))
     .first<ClaimedTask>();
 }
 

@@ -1,4 +1,5 @@
 import { Webhook } from "standardwebhooks";
+import { JobSchema, type Job } from "../contracts/job";
 import { webhookUrlRefusal } from "../contracts/outbound-address";
 import type { Settings } from "../contracts/settings";
 import type { WebhookMessage } from "./messages";
@@ -21,6 +22,8 @@ export interface WebhookDeps {
   environment: string;
   /** The project's URL and signing secrets (current first; the previous one during a rotation's overlap). */
   destination(projectId: string): Promise<{ url: string | null; secrets: string[] } | null>;
+  /** The job's input as stored at create (it never changes); null when the job's record is gone. */
+  jobInput(jobId: string): Promise<Record<string, unknown> | null>;
   record(r: DeliveryRecord): Promise<void>;
 }
 
@@ -31,7 +34,14 @@ export interface WebhookDeps {
  * through the queue with exponential backoff; every attempt is recorded and listable per job.
  */
 
-export function webhookPayload(m: WebhookMessage) {
+/** The Job object as the API shows it: the event's snapshot with the stored input, fields in the Job's own order. */
+export function eventJob(m: WebhookMessage, input: Record<string, unknown>): Job {
+  const whole: Record<string, unknown> = { ...m.job, input };
+  const order = [...Object.keys(JobSchema.shape), ...Object.keys(whole)];
+  return Object.fromEntries([...new Set(order)].filter((k) => Object.hasOwn(whole, k)).map((k) => [k, whole[k]])) as Job;
+}
+
+export function webhookPayload(m: WebhookMessage, input: Record<string, unknown>) {
   const ref = m.job.userMetadata?.["customerJobRef"];
   return {
     type: `job.${m.event}`,
@@ -41,7 +51,7 @@ export function webhookPayload(m: WebhookMessage) {
     jobId: m.jobId,
     customerJobRef: typeof ref === "string" ? ref : null,
     ...(m.event === "completed" ? { resultSummary: m.job.resultSummary } : {}),
-    job: m.job,
+    job: eventJob(m, input),
   };
 }
 
@@ -81,7 +91,12 @@ export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, queue
     await record("gave_up", null, refusal.message, 0, null);
     return { kind: "done" };
   }
-  const body = JSON.stringify(webhookPayload(m));
+  const input = await deps.jobInput(m.jobId);
+  if (!input) {
+    await record("gave_up", null, `job ${m.jobId} has no stored record to build the event from`, 0, null);
+    return { kind: "done" };
+  }
+  const body = JSON.stringify(webhookPayload(m, input));
   const sentAt = new Date();
   const signature = signatures(hook.secrets, m.eventId, sentAt, body);
   const started = Date.now();
@@ -112,7 +127,7 @@ export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, queue
     await record("delivered", status, null, duration, null);
     return { kind: "done" };
   }
-  if (queueAttempt >= settings.webhooks.maxAttempts) {
+  if (queueAttempt >= (m.maxAttempts ?? settings.webhooks.maxAttempts)) {
     await record("gave_up", status, error, duration, null);
     return { kind: "done" };
   }

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { apiCall, ApiCallError, bootstrap, type S3Details } from "./lib/api-client";
+import { runnerTokensRequest } from "./lib/runner-token-cli";
 import { LOCAL_ADMIN_SECRET, LOCAL_BUCKET, ROOT } from "./lib/stack";
 
 /**
@@ -14,9 +15,12 @@ import { LOCAL_ADMIN_SECRET, LOCAL_BUCKET, ROOT } from "./lib/stack";
  *   workspace plan --workspace-id ID --plan PLAN
  *   users create --workspace ID --email EMAIL [--role admin|member] [--name NAME] [--password-stdin]
  *       a console user; the password is read from stdin, or generated and printed once
+ *   runner-tokens create --name NAME [--lanes high,normal] [--workspaces wsp_…,wsp_…]
+ *       a gpu-runner's own token; the secret is printed once (give it to the runner as RUNNER_TOKEN)
+ *   runner-tokens list | runner-tokens revoke rnt_…
  *   settings get | settings set '<json patch>'
  */
-const USAGE = `usage: npm run --silent admin -- <bootstrap|workspace create|workspace key|workspace plan|users create|settings get|settings set> [options]`;
+const USAGE = `usage: npm run --silent admin -- <bootstrap|workspace create|workspace key|workspace plan|users create|runner-tokens create|runner-tokens list|runner-tokens revoke|settings get|settings set> [options]`;
 
 /** The first line of stdin: a password given this way stays out of the shell history and the process list. */
 async function readStdinLine(): Promise<string> {
@@ -60,6 +64,8 @@ async function main(): Promise<void> {
       "password-stdin": { type: "boolean", default: false },
       "api-url": { type: "string" },
       bucket: { type: "string" },
+      lanes: { type: "string" },
+      workspaces: { type: "string" },
     },
   });
   const stack = await localStack();
@@ -122,6 +128,12 @@ async function main(): Promise<void> {
       })
     ).data;
     print(generated ? { user, password, note: "the generated password is shown once" } : { user });
+  } else if (cmd === "runner-tokens") {
+    const req = runnerTokensRequest(sub, positionals.slice(2), values);
+    const res = await apiCall(apiBaseUrl, req.method, req.path, adminSecret, req.body);
+    print(
+      sub === "create" ? { ...(res.data as object), note: "the secret is shown once: give it to the runner as RUNNER_TOKEN" } : res.data,
+    );
   } else if (cmd === "settings" && sub === "get") {
     print((await apiCall(apiBaseUrl, "GET", "/admin/v1/settings", adminSecret)).data);
   } else if (cmd === "settings" && sub === "set") {

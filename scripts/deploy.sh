@@ -14,18 +14,20 @@
 #   scripts/deploy.sh apply       first deploy or redeploy: D1, queues, migrations, dry run, deploy with secrets
 #   scripts/deploy.sh migrate     apply new D1 migrations only (upgrades: run before `deploy`)
 #   scripts/deploy.sh deploy      dry run, then deploy the Worker code (no secrets)
-#   scripts/deploy.sh secrets     (re)upload ADMIN_SECRET, RUNNER_TOKEN, ENCRYPTION_KEY with `wrangler secret put`
+#   scripts/deploy.sh secrets     (re)upload ADMIN_SECRET, ENCRYPTION_KEY with `wrangler secret put`
 #   scripts/deploy.sh bootstrap   create the first workspace, project, keys and storage connection
+#   scripts/deploy.sh runner-token   mint a gpu-runner's own token (printed once; RUNNER_NAME names it)
 #
 # Environment:
 #   CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID     all commands except plan
-#   ADMIN_SECRET, RUNNER_TOKEN                      apply, secrets (at least 32 characters each)
+#   ADMIN_SECRET                                    apply, secrets (at least 32 characters)
 #   ENCRYPTION_KEY                                  apply, secrets (`openssl rand -base64 32`; NEVER rotate it)
 #   D1_DATABASE_ID                                  optional; else found by name or created
 #   WRANGLER_ENV                                    default production (the [env.production] section)
 #   WEBHOOK_QUEUE_RETENTION_SECS                    default 345600 (4 days; webhook retries span ~62 h)
-#   MEDIA_JOBS_API_URL                              bootstrap: the deployed URL (https://media-jobs.<sub>.workers.dev)
-#   MEDIA_JOBS_ADMIN_SECRET                         bootstrap: defaults to ADMIN_SECRET
+#   MEDIA_JOBS_API_URL                              bootstrap, runner-token: the deployed URL (https://media-jobs.<sub>.workers.dev)
+#   MEDIA_JOBS_ADMIN_SECRET                         bootstrap, runner-token: defaults to ADMIN_SECRET
+#   RUNNER_NAME (default gpu-1), RUNNER_LANES, RUNNER_WORKSPACES (comma-separated; default: all)   runner-token
 #   MEDIA_JOBS_S3_ENDPOINT, MEDIA_JOBS_S3_REGION,
 #   MEDIA_JOBS_S3_ACCESS_KEY_ID, MEDIA_JOBS_S3_SECRET_ACCESS_KEY, BOOTSTRAP_BUCKET    bootstrap
 #   BOOTSTRAP_NAME (default: default), BOOTSTRAP_PLAN (free|pro|enterprise, default free)   bootstrap
@@ -43,7 +45,7 @@ DB_NAME="media-jobs"
 QUEUES=(media-jobs-dispatch media-jobs-webhooks media-jobs-dispatch-dlq media-jobs-webhooks-dlq)
 WEBHOOK_QUEUE_RETENTION_SECS="${WEBHOOK_QUEUE_RETENTION_SECS:-345600}"
 PLACEHOLDER_DB_ID="00000000-0000-0000-0000-000000000000"
-LOCAL_DEFAULTS=("local-admin-secret" "local-runner-token" "bG9jYWwtb25seS1lbmNyeXB0aW9uLWtleS0zMmJ5dGU=")
+LOCAL_DEFAULTS=("local-admin-secret" "bG9jYWwtb25seS1lbmNyeXB0aW9uLWtleS0zMmJ5dGU=")
 
 die() { printf 'deploy: %s\n' "$*" >&2; exit "${EXIT_CODE:-1}"; }
 say() { printf '\n== %s\n' "$*" >&2; }
@@ -67,7 +69,6 @@ require_vars() {
         CLOUDFLARE_API_TOKEN) printf '  %-34s a Cloudflare API token with Workers, D1 and Queues edit rights\n' "$v" >&2 ;;
         CLOUDFLARE_ACCOUNT_ID) printf '  %-34s the Cloudflare account id (dashboard sidebar)\n' "$v" >&2 ;;
         ADMIN_SECRET) printf '  %-34s operator secret for /admin/v1, e.g. $(openssl rand -base64 32)\n' "$v" >&2 ;;
-        RUNNER_TOKEN) printf '  %-34s token the gpu-runners send, e.g. $(openssl rand -base64 32)\n' "$v" >&2 ;;
         ENCRYPTION_KEY) printf '  %-34s AES-256-GCM key: $(openssl rand -base64 32); keep it forever\n' "$v" >&2 ;;
         MEDIA_JOBS_API_URL) printf '  %-34s the deployed Worker URL, printed by `deploy`\n' "$v" >&2 ;;
         *) printf '  %s\n' "$v" >&2 ;;
@@ -79,13 +80,12 @@ require_vars() {
 
 check_secret_values() {
   local v d
-  for v in ADMIN_SECRET RUNNER_TOKEN ENCRYPTION_KEY; do
+  for v in ADMIN_SECRET ENCRYPTION_KEY; do
     for d in "${LOCAL_DEFAULTS[@]}"; do
       [ "${!v}" != "$d" ] || EXIT_CODE=2 die "$v is the local default from wrangler.toml; generate a real one with: openssl rand -base64 32"
     done
   done
   [ "${#ADMIN_SECRET}" -ge 32 ] || EXIT_CODE=2 die "ADMIN_SECRET must be at least 32 characters"
-  [ "${#RUNNER_TOKEN}" -ge 32 ] || EXIT_CODE=2 die "RUNNER_TOKEN must be at least 32 characters"
   local n
   n="$(printf '%s' "$ENCRYPTION_KEY" | base64 -d 2>/dev/null | wc -c | tr -d ' ')" || n=0
   [ "$n" = 32 ] || EXIT_CODE=2 die "ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32); got $n bytes"
@@ -169,7 +169,7 @@ step_dry_run() {
 step_deploy_with_secrets() {
   say "Deploy (with secrets)"
   if [ "$MODE" = plan ]; then
-    run wrangler deploy --env "$WRANGLER_ENV" --secrets-file "<0600 temp JSON with ADMIN_SECRET, RUNNER_TOKEN, ENCRYPTION_KEY>"
+    run wrangler deploy --env "$WRANGLER_ENV" --secrets-file "<0600 temp JSON with ADMIN_SECRET, ENCRYPTION_KEY>"
     return
   fi
   local dir file out
@@ -179,7 +179,7 @@ step_deploy_with_secrets() {
   file="$dir/secrets.json"
   (umask 077 && node -e '
     const e = process.env;
-    process.stdout.write(JSON.stringify({ ADMIN_SECRET: e.ADMIN_SECRET, RUNNER_TOKEN: e.RUNNER_TOKEN, ENCRYPTION_KEY: e.ENCRYPTION_KEY }));' >"$file")
+    process.stdout.write(JSON.stringify({ ADMIN_SECRET: e.ADMIN_SECRET, ENCRYPTION_KEY: e.ENCRYPTION_KEY }));' >"$file")
   printf '+ wrangler deploy --env %s --secrets-file <temp file>\n' "$WRANGLER_ENV" >&2
   out="$(wrangler deploy --env "$WRANGLER_ENV" --secrets-file "$file" 2>&1)" || { printf '%s\n' "$out" >&2; die "wrangler deploy failed"; }
   rm -rf "$dir"
@@ -210,11 +210,11 @@ print_url() {
 step_secrets() {
   say "Worker secrets"
   local name
-  for name in ADMIN_SECRET RUNNER_TOKEN ENCRYPTION_KEY; do
+  for name in ADMIN_SECRET ENCRYPTION_KEY; do
     printf '+ printf %%s "$%s" | wrangler secret put %s --env %s\n' "$name" "$name" "$WRANGLER_ENV" >&2
     if [ "$MODE" != plan ]; then printf '%s' "${!name}" | wrangler secret put "$name" --env "$WRANGLER_ENV"; fi
   done
-  printf '   note: a new RUNNER_TOKEN needs every gpu-runner restarted with it; ENCRYPTION_KEY must never change once data exists\n' >&2
+  printf '   note: ENCRYPTION_KEY must never change once data exists; runners have tokens of their own (scripts/deploy.sh runner-token)\n' >&2
 }
 
 step_bootstrap() {
@@ -228,16 +228,29 @@ step_bootstrap() {
   printf '   the JSON above holds a workspace key, a project key and S3 credentials: store it in your secret manager\n' >&2
 }
 
+# A runner's own token: minted through the admin route, its secret printed once. Rotate by minting a
+# new one, restarting the runner with it, then `npm run admin -- runner-tokens revoke rnt_…` the old.
+step_runner_token() {
+  say "Runner token for ${MEDIA_JOBS_API_URL:-<MEDIA_JOBS_API_URL>}"
+  local name="${RUNNER_NAME:-gpu-1}" scope=()
+  if [ -n "${RUNNER_LANES:-}" ]; then scope+=(--lanes "$RUNNER_LANES"); fi
+  if [ -n "${RUNNER_WORKSPACES:-}" ]; then scope+=(--workspaces "$RUNNER_WORKSPACES"); fi
+  printf '+ MEDIA_JOBS_API_URL=… MEDIA_JOBS_ADMIN_SECRET=… npm run --silent admin -- runner-tokens create --name %s %s\n' "$name" "${scope[*]:-}" >&2
+  if [ "$MODE" = plan ]; then return; fi
+  npm run --silent admin -- runner-tokens create --name "$name" ${scope[@]+"${scope[@]}"}
+  printf '   start the runner with RUNNER_TOKEN=<the secret above>; store it in your secret manager, it is not shown again\n' >&2
+}
+
 # ---- main -------------------------------------------------------------------------------------------
 
 case "$MODE" in
   plan)
     say "PLAN ONLY: nothing is run. Environment: ${WRANGLER_ENV}"
-    step_d1; step_queues; step_migrate; step_dry_run; step_deploy_with_secrets; step_secrets; step_bootstrap
+    step_d1; step_queues; step_migrate; step_dry_run; step_deploy_with_secrets; step_secrets; step_bootstrap; step_runner_token
     printf '\nRun for real with: scripts/deploy.sh apply\n' >&2
     ;;
   apply)
-    require_vars CLOUDFLARE_API_TOKEN CLOUDFLARE_ACCOUNT_ID ADMIN_SECRET RUNNER_TOKEN ENCRYPTION_KEY
+    require_vars CLOUDFLARE_API_TOKEN CLOUDFLARE_ACCOUNT_ID ADMIN_SECRET ENCRYPTION_KEY
     check_secret_values; check_tools; check_env_section
     step_d1; step_queues; step_migrate; step_dry_run; step_deploy_with_secrets
     ;;
@@ -250,7 +263,7 @@ case "$MODE" in
     check_tools; check_env_section; step_dry_run; step_deploy_code
     ;;
   secrets)
-    require_vars CLOUDFLARE_API_TOKEN CLOUDFLARE_ACCOUNT_ID ADMIN_SECRET RUNNER_TOKEN ENCRYPTION_KEY
+    require_vars CLOUDFLARE_API_TOKEN CLOUDFLARE_ACCOUNT_ID ADMIN_SECRET ENCRYPTION_KEY
     check_secret_values; check_tools; check_env_section; step_secrets
     ;;
   bootstrap)
@@ -260,10 +273,16 @@ case "$MODE" in
     ADMIN_SECRET="$MEDIA_JOBS_ADMIN_SECRET"
     step_bootstrap
     ;;
+  runner-token)
+    MEDIA_JOBS_ADMIN_SECRET="${MEDIA_JOBS_ADMIN_SECRET:-${ADMIN_SECRET:-}}"
+    require_vars MEDIA_JOBS_API_URL MEDIA_JOBS_ADMIN_SECRET
+    export MEDIA_JOBS_API_URL MEDIA_JOBS_ADMIN_SECRET
+    step_runner_token
+    ;;
   -h|--help|help)
-    sed -n '2,36p' "$0"
+    sed -n '2,33p' "$0"
     ;;
   *)
-    EXIT_CODE=2 die "unknown command \"$MODE\"; use plan, apply, migrate, deploy, secrets or bootstrap (--help for details)"
+    EXIT_CODE=2 die "unknown command \"$MODE\"; use plan, apply, migrate, deploy, secrets, bootstrap or runner-token (--help for details)"
     ;;
 esac

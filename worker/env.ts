@@ -1,6 +1,7 @@
 import type { JobEnv } from "../durable-objects/env";
 import type { JobDurableObject } from "../durable-objects/job-do";
 import type { Principal } from "./auth/principal";
+import type { RunnerIdentity } from "./auth/runner-tokens";
 import type { ServerTiming } from "./http/server-timing";
 
 export interface Env extends JobEnv {
@@ -10,8 +11,6 @@ export interface Env extends JobEnv {
   ALLOW_TEST_PIPELINES: string;
   /** Guards /admin/v1 (operator actions); never a customer key. */
   ADMIN_SECRET: string;
-  /** Authenticates gpu-runners on /runner/v1. */
-  RUNNER_TOKEN: string;
   /** base64 of 32 bytes: AES-256-GCM key for secrets at rest. */
   ENCRYPTION_KEY: string;
   /** `vectorize` (with the VECTORIZE binding) or `d1` (default): where catalog vectors live (worker/catalog/vector-store). */
@@ -30,5 +29,8 @@ export interface Env extends JobEnv {
   RERANK_API_KEY?: string;
 }
 
-/** `timing` is set only on routes that answer Server-Timing (worker/http/server-timing.ts). */
-export type AppBindings = { Bindings: Env; Variables: { auth: Principal; timing?: ServerTiming } };
+/**
+ * `timing` is set only on routes that answer Server-Timing (worker/http/server-timing.ts); `runner`
+ * only on `/runner/v1` (a runner token, worker/auth/runner-tokens.ts).
+ */
+export type AppBindings = { Bindings: Env; Variables: { auth: Principal; runner: RunnerIdentity; timing?: ServerTiming } };

@@ -7,6 +7,7 @@ import { writeApyModes } from "../../gpu-runner/engines/translation/apertium-apy
 import { startApyProcess, startEmbeddingsProcess, TSX_LOADER } from "./engine-processes";
 import { shutdownDeadlineMs } from "../../gpu-runner/runner";
 import { startLocalS3, type LocalS3 } from "./local-s3";
+import { apiCall } from "./api-client";
 
 /**
  * The local stack: `wrangler dev` (local D1, Durable Objects and Queues persisted under one
@@ -20,7 +21,6 @@ const require = createRequire(import.meta.url);
 const WRANGLER = path.join(path.dirname(require.resolve("wrangler/package.json")), "bin/wrangler.js");
 
 export const LOCAL_ADMIN_SECRET = "local-admin-secret";
-export const LOCAL_RUNNER_TOKEN = "local-runner-token";
 export const LOCAL_BUCKET = "media-local";
 
 export interface StackOptions {
@@ -48,6 +48,11 @@ export interface StackOptions {
 
 export interface Stack {
   apiBaseUrl: string;
+  /**
+   * The runners' token (`mjr_…`), minted through the admin route when the stack starts, as an
+   * operator mints one per GPU box; every runner the stack starts sends it as RUNNER_TOKEN.
+   */
+  runnerToken: string;
   /** The apertium-apy server the runners translate through (undefined without local engines). */
   apyUrl: string | undefined;
   s3: LocalS3;
@@ -210,10 +215,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const runners: ChildProcess[] = [];
   const stopDeadlines = new Map<ChildProcess, number>();
   const startRunner = (extra: Record<string, string> = {}) => {
+    if (!stack.runnerToken) throw new Error("the stack starts runners only once its API is up and their token minted");
     const runnerEnv: NodeJS.ProcessEnv = {
       ...process.env,
       RUNNER_API_URL: apiBaseUrl,
-      RUNNER_TOKEN: LOCAL_RUNNER_TOKEN,
+      RUNNER_TOKEN: stack.runnerToken,
       RUNNER_CONCURRENCY: String(opts.runnerConcurrency ?? 1),
       RUNNER_POLL_MIN_MS: "200",
       RUNNER_POLL_MAX_MS: "1000",
@@ -238,8 +244,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     return child;
   };
 
+  let runnerTokenId: string | null = null;
   const stack: Stack = {
     apiBaseUrl,
+    runnerToken: "",
     apyUrl,
     s3,
     bucket,
@@ -252,6 +260,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     logs: () => log,
     close: async () => {
       await stack.stopRunners();
+      // The state dir outlives the stack (npm run dev): a token nobody holds any more is revoked, not left valid.
+      if (runnerTokenId)
+        await apiCall(apiBaseUrl, "POST", `/admin/v1/runner-tokens/${runnerTokenId}/revoke`, LOCAL_ADMIN_SECRET).catch(() => undefined);
       await stopChild(wrangler);
       if (engines) await stopChild(engines);
       if (apy) await stopChild(apy);
@@ -264,6 +275,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   try {
     await waitForHttp(`${apiBaseUrl}/healthz`, 90_000, wrangler, () => log);
     if (engines) await waitForHttp(`${vars["EMBEDDINGS_BASE_URL"]}/health`, 60_000, engines, () => log);
+    const minted = await apiCall<{ runnerTokenId: string; secret: string }>(
+      apiBaseUrl,
+      "POST",
+      "/admin/v1/runner-tokens",
+      LOCAL_ADMIN_SECRET,
+      {
+        name: `local-stack-${new Date().toISOString()}`,
+      },
+    );
+    stack.runnerToken = minted.data.secret;
+    runnerTokenId = minted.data.runnerTokenId;
   } catch (err) {
     await stack.close();
     throw err;

@@ -58,6 +58,20 @@ describe("runner configuration", () => {
     }
   });
 
+  it.each(["http://api.example.com", "http://10.0.0.5:8787", "http://media-jobs.internal"])(
+    "refuses plain http to %s: the token and every storage grant would travel in cleartext",
+    (url) => {
+      expect(parseError({ RUNNER_TOKEN: "t", RUNNER_API_URL: url })).toContain("RUNNER_API_URL must be https");
+    },
+  );
+
+  it.each(["http://127.0.0.1:8787", "http://localhost:8787", "http://[::1]:8787", "https://media-jobs.example.workers.dev"])(
+    "accepts %s (https, or plain http to a loopback host)",
+    (url) => {
+      expect(loadConfig({ RUNNER_TOKEN: "t", RUNNER_API_URL: url }).apiUrl).toBe(url);
+    },
+  );
+
   it("rejects a poll maximum below the minimum", () => {
     expect(parseError({ RUNNER_TOKEN: "t", RUNNER_POLL_MIN_MS: "600", RUNNER_POLL_MAX_MS: "100" })).toContain(
       "RUNNER_POLL_MAX_MS must be at least RUNNER_POLL_MIN_MS",

@@ -66,6 +66,19 @@ describe("runner: one task", () => {
     expect(api.outcome(task.taskId)).toBe("complete");
   });
 
+  it("a result the Worker refuses (422) fails the task, not retried, instead of waiting out the lease", async () => {
+    const task = api.addTask({ step: { stages: ["one"], params: { stageMs: 5 } } });
+    api.injectStatuses("complete", [422]);
+    await start();
+    await api.waitForOutcome(task.taskId);
+    expect(api.outcome(task.taskId)).toBe("fail");
+    expect(api.callsFor(task.taskId).find((c) => c.route === "fail")?.body.error).toEqual({
+      code: "processing_failed",
+      message: expect.stringContaining("refused the step's result"),
+      retryable: false,
+    });
+  });
+
   it("reports an unknown error as processing_failed, retryable", async () => {
     const boom: StepHandler = async ({ report }) => report.stage("one", async () => Promise.reject(new Error("disk on fire")));
     const task = api.addTask({ step: { handler: "boom" } });

@@ -1,7 +1,6 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
-import { call, expectError } from "./helpers/api";
+import { call, expectError, runnerToken } from "./helpers/api";
 import { submitTranscription, transcriptionBody } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { consoleSession, createTenant, projectKey, unique, type Tenant } from "./helpers/tenant";
@@ -255,6 +254,6 @@ describe("operator and runner routes", () => {
   });
 
   it("the runner token does not open admin routes", async () => {
-    expectError(await call("GET", "/admin/v1/settings", { key: env.RUNNER_TOKEN }), 401, "unauthorized");
+    expectError(await call("GET", "/admin/v1/settings", { key: await runnerToken() }), 401, "unauthorized");
   });
 });

@@ -139,6 +139,61 @@ describe("indexer jobs", () => {
   });
 });
 
+describe("the indexer's catalog calls and result are checked against the job", () => {
+  /** An indexer job for `bread` only, leased by the test's runner. */
+  async function leasedIndexer(): Promise<LeasedTask> {
+    const job = await createJob(t, "indexer", { textSourceIds: [bread] });
+    return fakeRunner.leaseWhenReady(job.jobId, ["indexer"]);
+  }
+  const chunk = { position: 0, start: 0, end: 2, segmentIds: [0], text: "forged", vector: lexicalEmbedding("forged") };
+  const chunkCount = async (id: string) =>
+    (await env.DB.prepare("SELECT count(*) AS n FROM catalog_chunks WHERE text_source_id = ?").bind(id).first<{ n: number }>())?.n;
+
+  it("catalog.write naming a transcript the job does not name is refused with 422 and writes nothing", async () => {
+    const task = await leasedIndexer();
+    const before = await chunkCount(football);
+    const res = await fakeRunner.call(task, "catalog.write", { textSourceId: football, dense: DENSE, chunks: [chunk] });
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "body.textSourceId", issue: `notNamedByJob:${football}` }]);
+    expect(await chunkCount(football)).toBe(before);
+  });
+
+  it("catalog.cutover naming a transcript the job does not name is refused with 422", async () => {
+    const task = await leasedIndexer();
+    const res = await fakeRunner.call(task, "catalog.cutover", {
+      textSourceId: football,
+      dense: DENSE,
+      chunkCount: 0,
+      segmentCount: 0,
+      transcriptRevision: 1,
+      language: "en",
+    });
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "body.textSourceId", issue: `notNamedByJob:${football}` }]);
+  });
+
+  it("catalog.rollback naming a transcript the job does not name is refused with 422", async () => {
+    const task = await leasedIndexer();
+    const res = await fakeRunner.call(task, "catalog.rollback", { textSourceIds: [bread, football] });
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "body.textSourceIds.1", issue: `notNamedByJob:${football}` }]);
+  });
+
+  it("a result naming a transcript the job does not name is refused with 422", async () => {
+    const task = await leasedIndexer();
+    const res = await fakeRunner.complete(task, {
+      denseEngine: DENSE.engine,
+      denseModel: DENSE.model,
+      dimensions: DENSE.dimensions,
+      sparseEngine: "d1-fts5-bm25",
+      chunkType: "segment_window",
+      indexedTranscriptions: [{ textSourceId: football, segmentCount: 3, indexedChunks: 3, removedStaleChunks: 0, reindexed: true }],
+    });
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.indexedTranscriptions.0.textSourceId", issue: `notNamedByJob:${football}` }]);
+  });
+});
+
 describe("POST /v1/catalog/search", () => {
   it("sparse: BM25 finds the chunk with the query's words, marked (stemmed as FTS5 stems them)", async () => {
     const res = await search({ query: "baking bread", mode: "sparse" });

@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ClipGenerationResult } from "../../contracts/clips";
 import type { Job } from "../../contracts/job";
-import { call } from "./helpers/api";
+import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, getJob, waitForStatus } from "./helpers/jobs";
 import { testS3 } from "./helpers/s3";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
+import { clipResult } from "./helpers/clips";
 
 /**
  * Clip generation through the Worker: create (options applied, credits, the record), the in-Worker
@@ -35,41 +35,6 @@ async function createClips(tenant: Tenant, input: Record<string, unknown>): Prom
   const res = await call<Job>("POST", "/v1/jobs", { key: tenant.projectKey, body: { serviceType: "clip_generation", input } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data;
-}
-
-/** A result as the runner would send it, for the clips the test pretends to have rendered. */
-function clipResult(job: Job, count: number): ClipGenerationResult {
-  const prefix = String(job.input["resolvedOutputPrefix"]);
-  return {
-    layout: "vertical_9_16",
-    layoutReason: "requested",
-    fillStyle: null,
-    category: "interview",
-    categoryConfidence: 0.7,
-    categorySource: "detected",
-    captions: true,
-    sourceDurationSec: 8,
-    candidateCount: 3,
-    engines: {
-      vision: { engine: "local-human", model: "human" },
-      category: { engine: "local-lexicon", model: "lexicon" },
-      renderer: "ffmpeg",
-    },
-    clips: Array.from({ length: count }, (_, i) => ({
-      index: i,
-      start: i * 2,
-      end: i * 2 + 2,
-      durationSec: 2,
-      title: `Clip ${i + 1}`,
-      score: 0.5,
-      scoreParts: { hook: 0.5 },
-      text: `segment number ${i}`,
-      videoKey: `${prefix}x/clip-0${i + 1}.mp4`,
-      posterKey: `${prefix}x/clip-0${i + 1}.jpg`,
-      width: 1080,
-      height: 1920,
-    })),
-  };
 }
 
 describe("clip generation create", () => {
@@ -176,6 +141,37 @@ describe("clip generation pipeline", () => {
     await fakeRunner.complete(task, { clips: "not a list" });
     const failed = await waitForStatus(t, job.jobId, "failed");
     expect(failed.error?.code).toBe("processing_failed");
+  });
+});
+
+describe("the runner's clip result is checked against the job", () => {
+  /** Leases the job's clip step and completes it with the first clip's video key replaced. */
+  async function completeWithVideoKey(videoKey: (job: Job) => string) {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    const result = clipResult(job, 1);
+    result.clips[0]!.videoKey = videoKey(job);
+    return { job, task, res: await fakeRunner.complete(task, result as unknown as Record<string, unknown>) };
+  }
+
+  it("a clip key in another clip generation's folder is refused with 422, and the runner then fails the task", async () => {
+    const { job, task, res } = await completeWithVideoKey((j) => `${String(j.input["resolvedOutputPrefix"])}clp_someoneelse/clip-01.mp4`);
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.clips.0.videoKey", issue: "outsideJobPrefix" }]);
+    expect((await fakeRunner.fail(task, "processing_failed", false, "result refused")).status).toBe(200);
+    await waitForStatus(t, job.jobId, "failed");
+    const rec = await call<{ status: string; clips: unknown[] }>("GET", `/v1/clip-generations/${String(job.input["clipGenerationId"])}`, {
+      key: t.projectKey,
+    });
+    expect(rec.body.data).toMatchObject({ status: "failed", clips: [] });
+  });
+
+  it("a clip key that climbs out of the job's folder with `..` is refused with 422", async () => {
+    const { res } = await completeWithVideoKey(
+      (j) => `${String(j.input["resolvedOutputPrefix"])}${String(j.input["clipGenerationId"])}/../../../other-tenant/secret.mp4`,
+    );
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.clips.0.videoKey", issue: "outsideJobPrefix" }]);
   });
 });
 

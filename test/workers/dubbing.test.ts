@@ -80,15 +80,21 @@ async function completedTranslation(language = "es", textSourceId = txt): Promis
 
 /** A ready voice made by POST /v1/voices, completed by the test playing the runner. */
 async function readyVoice(language = "es"): Promise<string> {
+  const { voiceId, job } = await createVoice(language);
+  const task = await fakeRunner.leaseWhenReady(job.jobId, ["voice_creation"]);
+  await fakeRunner.complete(task, { voiceId, ...created(language) });
+  await waitForStatus(t, job.jobId, "completed");
+  return voiceId;
+}
+
+/** POST /v1/voices: a pending voice and its job. */
+async function createVoice(language = "es"): Promise<{ voiceId: string; job: Job }> {
   const res = await call<{ voiceId: string; job: Job }>("POST", "/v1/voices", {
     key: t.projectKey,
     body: { name: "Host", connectionId: t.connectionId, bucket: t.bucket, sourceKey: await sourceKeyOf(), language },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
-  const task = await fakeRunner.leaseWhenReady(res.body.data.job.jobId, ["voice_creation"]);
-  await fakeRunner.complete(task, { voiceId: res.body.data.voiceId, ...created(language) });
-  await waitForStatus(t, res.body.data.job.jobId, "completed");
-  return res.body.data.voiceId;
+  return res.body.data;
 }
 
 async function sourceKeyOf(): Promise<string> {
@@ -96,7 +102,8 @@ async function sourceKeyOf(): Promise<string> {
   return res.body.data.source.sourceKey;
 }
 
-function dubbingSave(job: Job, o: Partial<DubbingSave> = {}): DubbingSave {
+/** The record as the runner saves it: its files under the job's prefix, SPEAKER_00 voiced by `voiceId` (one the job made). */
+function dubbingSave(job: Job, voiceId: string, o: Partial<DubbingSave> = {}): DubbingSave {
   const prefix = String(job.input["resolvedOutputPrefix"]);
   return {
     translationId: String(job.input["translationId"]),
@@ -113,7 +120,7 @@ function dubbingSave(job: Job, o: Partial<DubbingSave> = {}): DubbingSave {
       {
         label: "SPEAKER_00",
         status: "voiced",
-        voiceId: "vce_x",
+        voiceId,
         voiceSource: "auto_created",
         voiceKind: "profile",
         speechSec: 5,
@@ -255,7 +262,8 @@ describe("dubbing: runner calls and result", () => {
     const task = await lease(job);
     const given = await fakeRunner.call<{ segments: Array<{ text: string }> }>(task, "dubbing.translation", {});
     expect(given.body.data.segments.map((s) => s.text)).toEqual(TEXTS.map((x) => `[es] ${x}`));
-    expect((await fakeRunner.call(task, "dubbing.save", dubbingSave(job))).status).toBe(200);
+    const voice = await fakeRunner.call<{ voiceId: string }>(task, "voices.create", { label: "SPEAKER_00", created: created() });
+    expect((await fakeRunner.call(task, "dubbing.save", dubbingSave(job, voice.body.data.voiceId))).status).toBe(200);
     expect((await fakeRunner.complete(task, summaryOf(job))).status).toBe(200);
     const done = await waitForStatus(t, job.jobId, "completed");
     expect(done.resultSummary).toEqual(summaryOf(job));
@@ -285,6 +293,46 @@ describe("dubbing: runner calls and result", () => {
   it("another project's dubbing is not found", async () => {
     const job = (await dub({})).body.data;
     expectError(await call("GET", `/v1/dubbings/${String(job.input["dubbingId"])}`, { key: other.projectKey }), 404, "notFound");
+  });
+});
+
+describe("dubbing: what the runner reports is checked against the job", () => {
+  /** A dubbing of a given translation, leased by the test's runner. */
+  async function leasedDubbing(): Promise<{ job: Job; task: LeasedTask }> {
+    const job = (await dub({ translationId: await completedTranslation("es") })).body.data;
+    return { job, task: await lease(job) };
+  }
+
+  it("a save naming a file outside the job's own prefix is refused with 422", async () => {
+    const { job, task } = await leasedDubbing();
+    const save = dubbingSave(job, "vce_any");
+    save.artifacts.video = "svc-media-results/txt_someoneelse/dubbing/dub_x/dubbed.es.mp4";
+    const res = await fakeRunner.call(task, "dubbing.save", save);
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "body.artifacts.video", issue: "outsideJobPrefix" }]);
+  });
+
+  it("a save naming a voice the request did not assign and the job did not make is refused with 422", async () => {
+    const { job, task } = await leasedDubbing();
+    const unrelated = await readyVoice();
+    const res = await fakeRunner.call(task, "dubbing.save", dubbingSave(job, unrelated));
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "body.speakers.0.voiceId", issue: `notFound:${unrelated}` }]);
+  });
+
+  it("a speaker voice whose reference clip lies outside the job's prefix is refused with 422", async () => {
+    const { task } = await leasedDubbing();
+    const clone = { ...created(), referenceKey: "svc-media-results/voices/vce_someoneelse/reference.wav" };
+    const res = await fakeRunner.call(task, "voices.create", { label: "SPEAKER_01", created: clone });
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "body.created.referenceKey", issue: "outsideJobPrefix" }]);
+  });
+
+  it("a result naming another dubbing is refused with 422", async () => {
+    const { job, task } = await leasedDubbing();
+    const res = await fakeRunner.complete(task, { ...summaryOf(job), dubbingId: "dub_someoneelse" });
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.dubbingId", issue: "notTheJobs" }]);
   });
 });
 
@@ -326,5 +374,22 @@ describe("voices", () => {
   it("another project's voice is not found", async () => {
     const voiceId = await readyVoice("es");
     expectError(await call("GET", `/v1/voices/${voiceId}`, { key: other.projectKey }), 404, "notFound");
+  });
+
+  it("a voice creation result naming another voice is refused with 422", async () => {
+    const res = await createVoice();
+    const task = await fakeRunner.leaseWhenReady(res.job.jobId, ["voice_creation"]);
+    const refused = await fakeRunner.complete(task, { voiceId: "vce_someoneelse", ...created() });
+    expectError(refused, 422, "protocolError");
+    expect(refused.body.error?.details).toEqual([{ path: "result.voiceId", issue: "notTheJobs" }]);
+  });
+
+  it("a voice's reference clip outside the job's prefix is refused with 422", async () => {
+    const res = await createVoice();
+    const task = await fakeRunner.leaseWhenReady(res.job.jobId, ["voice_creation"]);
+    const clone = { ...created(), referenceKey: "svc-media-results/voices/vce_someoneelse/reference.wav" };
+    const refused = await fakeRunner.complete(task, { voiceId: res.voiceId, ...clone });
+    expectError(refused, 422, "protocolError");
+    expect(refused.body.error?.details).toEqual([{ path: "result.referenceKey", issue: "outsideJobPrefix" }]);
   });
 });

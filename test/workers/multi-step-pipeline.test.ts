@@ -142,6 +142,18 @@ describe("a three-step pipeline (runner, Worker, runner)", () => {
     expect(await testS3().headObject(t.bucket, key)).toBeNull();
   });
 
+  it("an artifact outside the job's scratch prefix (another job's, or climbing out with `..`) is refused with 422 and never deleted", async () => {
+    await threeSteps();
+    const job = await submitTranscription(t);
+    const first = await fakeRunner.leaseWhenReady(job.jobId);
+    for (const key of ["_media-jobs/scratch/job_someoneelse/frames.bin", `${first.scratchPrefix}../job_someoneelse/frames.bin`]) {
+      const res = await fakeRunner.complete(first, { artifacts: [key] });
+      expectError(res, 422, "protocolError");
+      expect(res.body.error?.details).toEqual([{ path: "result.artifacts.0", issue: "outsideJobPrefix" }]);
+    }
+    await call("POST", `/v1/jobs/${job.jobId}/cancel`, { key: t.projectKey });
+  });
+
   it("a step may not hand on more than 32 KiB of output through the job: the attempt fails and says to pass artifacts by key", async () => {
     await threeSteps();
     const job = await submitTranscription(t);

@@ -8,6 +8,7 @@ import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript, TRANSCRIPTION_HANDLER, transcriptionResult, usage } from "./helpers/transcripts";
 import { presign, transcriptOutputUrls } from "../support/presign";
+import { clipResult } from "./helpers/clips";
 
 /**
  * `s3_presigned` for the services beyond transcription (docs/api.md, "Presigned sources and
@@ -145,6 +146,19 @@ describe("clip generation with presigned URLs", () => {
     expect(res.body.error?.message).toBe("outputUrls.poster holds 1 URLs; the job may write up to 2");
     expect(res.body.error?.details).toEqual([{ path: "input.outputUrls.poster", issue: "tooFewOutputUrls" }]);
     expect((await usage(t))["clip_credits"] ?? 0).toBe(before);
+  });
+
+  it("the runner's result names the job's own URLs (redacted): any other URL is refused with 422", async () => {
+    const created = await create("clip_generation", await clipRequest(1));
+    const job = created.body.data;
+    const task = await fakeRunner.leaseWhenReady(job.jobId, ["clip_generation"]);
+    const foreign = clipResult(job, 1);
+    foreign.clips[0]!.videoKey = "https://attacker.example/other-tenant/clip.mp4";
+    const res = await fakeRunner.complete(task, foreign as unknown as Record<string, unknown>);
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.clips.0.videoKey", issue: "notJobOutput" }]);
+    expect((await fakeRunner.complete(task, clipResult(job, 1) as unknown as Record<string, unknown>)).status).toBe(200);
+    await waitForStatus(t, job.jobId, "completed");
   });
 
   it("without maxClips, the plan's default decides how many URLs each list needs", async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import type { ThumbnailResult } from "../../contracts/thumbnails";
-import { call } from "./helpers/api";
+import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
@@ -78,6 +78,35 @@ async function runToCompletion(tenant: Tenant, job: Job, covers: number, frames:
   expect((await fakeRunner.complete(task, result)).status).toBe(200);
   return waitForStatus(tenant, job.jobId, "completed");
 }
+
+describe("the runner's thumbnail result is checked against the job", () => {
+  /** Completes the job's thumbnail step with its one cover changed by `edit`. */
+  async function completeWithCover(edit: (cover: ThumbnailResult["thumbnails"][number], job: Job) => void) {
+    const job = await createThumbnails(t, { textSourceId: txt, options: { thumbnailCount: 1, nonAiThumbnailCount: 1 } });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, HANDLER);
+    const result = thumbnailResult(job, 1, 0);
+    edit(result.thumbnails[0]!, job);
+    return fakeRunner.complete(task, result as unknown as Record<string, unknown>);
+  }
+
+  it("a key outside the job's own folder (another job's thumbnails) is refused with 422", async () => {
+    const res = await completeWithCover((c, job) => (c.key = `${String(job.input["resolvedOutputPrefix"])}job_someoneelse/cover-1.jpg`));
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.thumbnails.0.key", issue: "outsideJobPrefix" }]);
+  });
+
+  it("a bucket other than the job's is refused with 422", async () => {
+    const res = await completeWithCover((c) => (c.bucket = "another-tenants-bucket"));
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.thumbnails.0.bucket", issue: "notTheJobs" }]);
+  });
+
+  it("a thumbnail id of another job is refused with 422 (it would shadow that job's entry in the set)", async () => {
+    const res = await completeWithCover((c) => (c.thumbnailId = "job_someoneelse-cover-1"));
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.thumbnails.0.thumbnailId", issue: "notTheJobs" }]);
+  });
+});
 
 describe("thumbnail create", () => {
   it("sizes a free job 1536×1024 (3:2 at 1024) when no ratio is sent, and an enterprise job 1920×1088 (16:9 at 1080)", async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
-import { call } from "./helpers/api";
+import { call, expectError } from "./helpers/api";
 import { fakeRunner, getJob, submitTranscription, waitForStatus } from "./helpers/jobs";
 import { testS3 } from "./helpers/s3";
 import { createTenant, type Tenant } from "./helpers/tenant";
@@ -65,5 +65,18 @@ describe("transcription outputs of a job that does not complete", () => {
     await waitForStatus(t, job.jobId, "completed");
     expect((await sizes(job)).every((n) => n > 0)).toBe(true);
     expect((await getJob(t, job.jobId)).status).toBe("completed");
+  });
+});
+
+describe("the runner's transcription result is checked against the job", () => {
+  it("output keys other than the job's own are refused with 422, and no transcript is saved", async () => {
+    const job = await submitTranscription(t);
+    const task = await fakeRunner.leaseWhenReady(job.jobId, TRANSCRIPTION_HANDLER);
+    const result = transcriptionResult(job, 1);
+    result.outputKeys = { ...result.outputKeys, srt: "svc-media-results/txt_someoneelse/transcripts/subtitles.srt" };
+    const res = await fakeRunner.complete(task, result as unknown as Record<string, unknown>);
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.outputKeys.srt", issue: "notJobOutput" }]);
+    expect((await getJob(t, job.jobId)).status).toBe("processing");
   });
 });

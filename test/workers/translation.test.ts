@@ -208,6 +208,27 @@ describe("translation: runner calls", () => {
   });
 });
 
+describe("translation: what the runner reports is checked against the job", () => {
+  it("a save in another target language than the job's is refused with 422 and stores nothing", async () => {
+    const job = await createJob(t, "translation", { textSourceId: txt, targetLanguage: "gl" });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
+    const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
+    const res = await fakeRunner.call(task, "translation.save", { ...saveBody(source, job), targetLanguage: "ca" });
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "body.targetLanguage", issue: "notTheJobs" }]);
+  });
+
+  it("a result naming another translation is refused with 422", async () => {
+    const job = await createJob(t, "translation", { textSourceId: txt, targetLanguage: "es" });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
+    const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
+    expect((await fakeRunner.call(task, "translation.save", saveBody(source, job))).status).toBe(200);
+    const res = await fakeRunner.complete(task, { ...summaryOf(job, source), translationId: "trl_someoneelse" });
+    expectError(res, 422, "protocolError");
+    expect(res.body.error?.details).toEqual([{ path: "result.translationId", issue: "notTheJobs" }]);
+  });
+});
+
 describe("translation: result", () => {
   it("completes with the spec's resultSummary", async () => {
     const created = await createJob(t, "translation", { textSourceId: txt, targetLanguage: "es" });

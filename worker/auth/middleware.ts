@@ -93,8 +93,8 @@ export function projectOf(p: Principal): string {
   return p.projectId;
 }
 
-/** Guards operator and runner routes with a shared secret from the Worker's environment. */
-export function requireSecret(secretName: "ADMIN_SECRET" | "RUNNER_TOKEN", what: string): MiddlewareHandler<AppBindings> {
+/** Guards operator routes with a shared secret from the Worker's environment (runners have tokens of their own: runner-tokens.ts). */
+export function requireSecret(secretName: "ADMIN_SECRET", what: string): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     const m = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
     if (!m?.[1] || !safeEqual(m[1], c.env[secretName])) throw unauthorized(`${what} need \`Authorization: Bearer <${secretName}>\``);

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { ProjectBranding } from "../../contracts/branding";
+import type { Priority } from "../../contracts/service-types";
 
 /**
  * The D1 schema: the single source of truth for tables. Migrations in migrations/ are generated
@@ -226,6 +227,8 @@ export const runnerTasks = sqliteTable(
     leaseToken: text("lease_token"),
     leaseUntil: text("lease_until"),
     runnerId: text("runner_id"),
+    /** The runner token (`rnt_`) the lease was claimed with: only it may report on the task. */
+    runnerTokenId: text("runner_token_id"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -234,6 +237,25 @@ export const runnerTasks = sqliteTable(
     index("runner_tasks_claim").on(t.state, t.handler, t.laneRank, t.createdAt),
   ],
 );
+
+/**
+ * A gpu-runner's credential (`rnt_`), minted by the operator (`/admin/v1/runner-tokens`): only the
+ * SHA-256 of its secret is kept. A revoked token is refused on its next call. Scopes narrow what it
+ * may lease: null is every lane, or every workspace.
+ */
+export const runnerTokens = sqliteTable("runner_tokens", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  /** First characters of the secret, to recognise a token in listings. */
+  prefix: text("prefix").notNull(),
+  secretHash: text("secret_hash").notNull().unique(),
+  lanes: text("lanes", { mode: "json" }).$type<Priority[]>(),
+  workspaces: text("workspaces", { mode: "json" }).$type<string[]>(),
+  createdAt: text("created_at").notNull(),
+  /** Updated at most once a minute, so heartbeats do not each cost a write. */
+  lastUsedAt: text("last_used_at"),
+  revokedAt: text("revoked_at"),
+});
 
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",

@@ -7,6 +7,7 @@ import { loadSettings } from "../platform/settings";
 import { workerService } from "../services/index";
 import { deletePresignedGrant } from "../storage/presigned";
 import { deleteScratch } from "./scratch";
+import { recordUndeliverable } from "./webhook-deps";
 
 /** The JobDO's view of the services (durable-objects/hooks.ts), over the Worker's service modules. */
 export function jobHooks(env: Env): JobHooks {
@@ -25,5 +26,6 @@ export function jobHooks(env: Env): JobHooks {
       await workerService(job.serviceType).onEnded?.({ env, db }, job);
       await deleteScratch(env, job, artifacts);
     },
+    webhookUndeliverable: (message, reason) => recordUndeliverable(env, message, reason),
   };
 }

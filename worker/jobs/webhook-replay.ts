@@ -1,11 +1,12 @@
 import { and, eq, max } from "drizzle-orm";
 import type { Job } from "../../contracts/job";
 import { TERMINAL_STATUSES } from "../../contracts/service-types";
-import type { WebhookMessage } from "../../queues/messages";
+import { jobSnapshot, type WebhookMessage } from "../../queues/messages";
 import type { Db } from "../db/client";
 import { webhookDeliveries } from "../db/schema";
 import type { Env } from "../env";
 import { conflict, notFound } from "../errors";
+import { admitAttempt, type BackoffRule } from "../platform/rate-limit";
 
 /**
  * Re-sending a webhook event (the console's replay button, `POST …/webhook-deliveries/{id}/replay`).
@@ -13,8 +14,27 @@ import { conflict, notFound } from "../errors";
  * longer changes, so the job as it is now is the job the event described. An earlier event
  * (`queued`, `processing`) described a job that has moved on since; re-sending it would tell the
  * receiver something false. The replay keeps the event's `webhook-id` (receivers deduplicate on it,
- * as Standard Webhooks asks) and continues its attempt numbering, with a fresh retry budget.
+ * as Standard Webhooks asks) and continues its attempt numbering.
+ *
+ * Each replay makes requests to a URL the customer chose, from the operator's addresses: replays are
+ * bounded per event and per project (429 `rateLimited` with Retry-After above either), and each has
+ * a small attempt budget of its own rather than the first delivery's 20.
  */
+export const REPLAY_LIMITS = {
+  perEvent: { limit: 5, windowMs: 60 * 60 * 1000 },
+  perProject: { limit: 100, windowMs: 60 * 60 * 1000 },
+  /** Attempts one replay makes before `gave_up` (retried with the usual backoff: 30 s, 60 s, 2 min, 4 min). */
+  maxAttempts: 5,
+} as const;
+
+/** `limit` attempts back to back, then a wait of the whole window before the next. */
+const perWindow = (r: { limit: number; windowMs: number }): BackoffRule => ({
+  freeAttempts: r.limit,
+  baseDelayMs: r.windowMs,
+  maxDelayMs: r.windowMs,
+  windowMs: r.windowMs,
+});
+
 export async function replayDelivery(env: Env, db: Db, job: Job, deliveryId: string) {
   const delivery = await db
     .select()
@@ -34,14 +54,20 @@ export async function replayDelivery(env: Env, db: Db, job: Job, deliveryId: str
     .where(eq(webhookDeliveries.eventId, delivery.eventId))
     .get();
   const offset = last?.attempt ?? delivery.attempt;
+  // Counted only for a replay that would be sent: refusals above (404, 409) cost nothing.
+  await admitAttempt(env.DB, [
+    { key: `webhook-replay:event:${delivery.eventId}`, rule: perWindow(REPLAY_LIMITS.perEvent) },
+    { key: `webhook-replay:project:${job.projectId}`, rule: perWindow(REPLAY_LIMITS.perProject) },
+  ]);
   const message: WebhookMessage = {
     eventId: delivery.eventId,
     jobId: job.jobId,
     projectId: job.projectId,
     event: job.status,
-    job,
+    job: jobSnapshot(job),
     occurredAt: job.completedAt ?? job.updatedAt,
     attemptOffset: offset,
+    maxAttempts: REPLAY_LIMITS.maxAttempts,
   };
   await env.WEBHOOK_QUEUE.send(message);
   return { deliveryId, eventId: delivery.eventId, event: delivery.event, replayed: true, firstAttempt: offset + 1 };

@@ -49,7 +49,10 @@ export const TAGS = [
   { name: "Projects", description: "Projects, their webhook settings and API keys (workspace keys)." },
   { name: "Console", description: "Sessions of the web console: people sign in with email and password; admins invite and manage users." },
   { name: "Operator", description: "Operator routes under /admin/v1, behind the ADMIN_SECRET bearer token." },
-  { name: "Runner protocol", description: "The gpu-runner's protocol under /runner/v1, behind the RUNNER_TOKEN bearer token." },
+  {
+    name: "Runner protocol",
+    description: "The gpu-runner's protocol under /runner/v1, behind each runner's own token (minted under /admin/v1/runner-tokens).",
+  },
 ] as const;
 
 export const SECURITY_SCHEMES = {
@@ -64,7 +67,11 @@ export const SECURITY_SCHEMES = {
       "The console's sign-in cookie (POST /v1/console/sign-in; `media_jobs_console` on loopback). State-changing requests also need `X-CSRF-Token`.",
   },
   adminSecret: { type: "http", scheme: "bearer", description: "The operator's ADMIN_SECRET (a Worker secret)." },
-  runnerToken: { type: "http", scheme: "bearer", description: "The runners' RUNNER_TOKEN (a Worker secret)." },
+  runnerToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "A runner token (`mjr_…`), minted by the operator with POST /admin/v1/runner-tokens.",
+  },
 } as const;
 
 const SECURITY: Record<Access, Array<Record<string, string[]>>> = {

@@ -9,6 +9,7 @@ import { WorkspaceGrantSchema } from "../auth/permissions";
 import { getDb, type Db } from "../db/client";
 import { workspaces } from "../db/schema";
 import { requireSecret } from "../auth/middleware";
+import { createRunnerToken, CreateRunnerTokenSchema, listRunnerTokens, revokeRunnerToken } from "../auth/runner-tokens";
 import type { AppBindings } from "../env";
 import { notFound } from "../errors";
 import { ok } from "../http/envelope";
@@ -16,8 +17,8 @@ import { jsonBody } from "../http/validate";
 import { loadSettings, updateSettings } from "../platform/settings";
 
 /**
- * Operator routes (the spec's "dashboard only" actions): workspaces, workspace keys, console users
- * and platform settings. Guarded by the ADMIN_SECRET Worker secret, never by a customer key.
+ * Operator routes (the spec's "dashboard only" actions): workspaces, workspace keys, console users,
+ * runner tokens and platform settings. Guarded by the ADMIN_SECRET Worker secret, never by a customer key.
  */
 export const CreateWorkspaceSchema = z.strictObject({ name: z.string().min(1).max(120), plan: PlanSchema.default("free") });
 export const CreateUserSchema = z.strictObject({
@@ -91,6 +92,15 @@ export const adminRoutes = new Hono<AppBindings>()
     });
     return ok(c, publicUser(user), {}, 201);
   })
+  .post("/runner-tokens", async (c) => {
+    const body = await jsonBody(c, CreateRunnerTokenSchema);
+    const token = await createRunnerToken(getDb(c.env.DB), body);
+    // The secret is in this answer only: no cache may keep it.
+    c.header("Cache-Control", "no-store");
+    return ok(c, token, { note: "the secret is shown once; give it to the runner as RUNNER_TOKEN" }, 201);
+  })
+  .get("/runner-tokens", async (c) => ok(c, await listRunnerTokens(getDb(c.env.DB))))
+  .post("/runner-tokens/:runnerTokenId/revoke", async (c) => ok(c, await revokeRunnerToken(getDb(c.env.DB), c.req.param("runnerTokenId"))))
   .get("/settings", async (c) => ok(c, await loadSettings(getDb(c.env.DB))))
   .patch("/settings", async (c) => {
     const body = await jsonBody(c, SettingsPatchSchema);

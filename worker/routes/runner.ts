@@ -14,10 +14,10 @@ import { PRIORITIES } from "../../contracts/service-types";
 import type { LeaseCheck } from "../../durable-objects/job-do";
 import { laneSignal } from "../../durable-objects/lane-signal";
 import { claimTask, failTask, jobOfTask } from "../../queues/runner-lane";
-import { requireSecret } from "../auth/middleware";
+import { authenticateRunner, type RunnerIdentity } from "../auth/runner-tokens";
 import { getDb } from "../db/client";
 import type { AppBindings, Env } from "../env";
-import { ApiError } from "../errors";
+import { ApiError, forbidden } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { scratchPrefix, storageGrantFor } from "../jobs/scratch";
@@ -42,16 +42,26 @@ function unwrap<T>(r: LeaseCheck<T>): T {
   throw new ApiError(r.reason === "leaseLost" ? "leaseLost" : r.reason === "protocolError" ? "protocolError" : "conflict", r.message);
 }
 
-/** Claims the best available task and binds its lease in the JobDO; stale rows are dropped on the way. */
-async function leaseOne(env: Env, runnerId: string, lanes: readonly string[], handlers: readonly string[]): Promise<LeasedTask | null> {
+/**
+ * Claims the best available task within the runner token's scopes and binds its lease in the JobDO
+ * (with the token's id: only that token may report on it); stale rows are dropped on the way.
+ */
+async function leaseOne(
+  env: Env,
+  runner: RunnerIdentity,
+  runnerId: string,
+  lanes: readonly string[],
+  handlers: readonly string[],
+): Promise<LeasedTask | null> {
   for (let i = 0; i < MAX_CLAIMS_PER_LEASE_CALL; i++) {
     const token = randomToken(32);
-    const row = await claimTask(env.DB, { runnerId, lanes, handlers, token });
+    const row = await claimTask(env.DB, { runnerId, runnerTokenId: runner.tokenId, lanes, handlers, workspaces: runner.workspaces, token });
     if (!row) return null;
     const started = await jobStub(env, row.job_id).leaseStarted({
       taskId: row.id,
       token,
       runnerId,
+      runnerTokenId: runner.tokenId,
       attempt: row.attempt,
       stepIndex: row.step_index,
     });
@@ -85,18 +95,29 @@ async function leaseOne(env: Env, runnerId: string, lanes: readonly string[], ha
   return null;
 }
 
+/** The lanes asked for that the token may lease from, highest first; none is the runner's misconfiguration (403). */
+function allowedLanes(runner: RunnerIdentity, asked: readonly string[]): string[] {
+  const lanes = PRIORITIES.filter((l) => asked.includes(l) && (!runner.lanes || runner.lanes.includes(l)));
+  if (lanes.length === 0)
+    throw forbidden(
+      `runner token ${runner.tokenId} may lease only from lanes ${runner.lanes?.join(", ")}; this lease asked for ${asked.join(", ")}`,
+    );
+  return lanes;
+}
+
 export const runnerRoutes = new Hono<AppBindings>()
-  .use(requireSecret("RUNNER_TOKEN", "runner routes"))
+  .use(authenticateRunner)
   .post("/lease", async (c) => {
     const body = await jsonBody(c, LeaseRequestSchema);
-    const lanes = PRIORITIES.filter((l) => body.lanes.includes(l));
-    if (body.waitSeconds === 0) return ok(c, { task: await leaseOne(c.env, body.runnerId, lanes, body.handlers) });
+    const runner = c.get("runner");
+    const lanes = allowedLanes(runner, body.lanes);
+    if (body.waitSeconds === 0) return ok(c, { task: await leaseOne(c.env, runner, body.runnerId, lanes, body.handlers) });
     // Long poll: read the lane signal before looking, so work enqueued in between wakes us at once.
     const signal = laneSignal(c.env.LANE);
     const deadline = Date.now() + body.waitSeconds * 1000;
     for (;;) {
       const seen = await signal.current();
-      const task = await leaseOne(c.env, body.runnerId, lanes, body.handlers);
+      const task = await leaseOne(c.env, runner, body.runnerId, lanes, body.handlers);
       const left = deadline - Date.now();
       if (task || left <= 0) return ok(c, { task });
       await signal.waitAfter(seen, Math.min(left, LEASE_RECHECK_MS));
@@ -105,39 +126,49 @@ export const runnerRoutes = new Hono<AppBindings>()
   .post("/tasks/:taskId/heartbeat", async (c) => {
     const body = await jsonBody(c, LeaseTokenBodySchema);
     const stub = await stubForTask(c.env, c.req.param("taskId"));
-    return ok(c, unwrap(await stub.heartbeat(c.req.param("taskId"), body.leaseToken)));
+    return ok(c, unwrap(await stub.heartbeat(c.req.param("taskId"), body.leaseToken, c.get("runner").tokenId)));
   })
   .post("/tasks/:taskId/events", async (c) => {
     const body = await jsonBody(c, EventsRequestSchema);
     const stub = await stubForTask(c.env, c.req.param("taskId"));
-    return ok(c, unwrap(await stub.recordEvents(c.req.param("taskId"), body.leaseToken, body.events)));
+    return ok(c, unwrap(await stub.recordEvents(c.req.param("taskId"), body.leaseToken, body.events, c.get("runner").tokenId)));
   })
   .post("/tasks/:taskId/complete", async (c) => {
     const body = await jsonBody(c, CompleteRequestSchema);
-    const stub = await stubForTask(c.env, c.req.param("taskId"));
-    unwrap(await stub.completeStep(c.req.param("taskId"), body.leaseToken, body.result));
+    const taskId = c.req.param("taskId");
+    const runner = c.get("runner");
+    const stub = await stubForTask(c.env, taskId);
+    // The result is checked against the job while the lease still stands, so a refusal leaves the
+    // runner to fail the task. Without the lease (a repeat of an accepted complete), completeStep decides.
+    const holder = await stub.leaseHolder(taskId, body.leaseToken, runner.tokenId);
+    if (holder.ok) {
+      const { job, step } = holder.value;
+      const check = workerService(step.service).resultChecks?.[step.handler];
+      await check?.({ env: c.env, db: getDb(c.env.DB), job, step }, body.result);
+    }
+    unwrap(await stub.completeStep(taskId, body.leaseToken, body.result, runner.tokenId));
     return ok(c, { ok: true });
   })
   .post("/tasks/:taskId/fail", async (c) => {
     const body = await jsonBody(c, FailRequestSchema);
     const stub = await stubForTask(c.env, c.req.param("taskId"));
-    unwrap(await stub.failStep(c.req.param("taskId"), body.leaseToken, body.error));
+    unwrap(await stub.failStep(c.req.param("taskId"), body.leaseToken, body.error, c.get("runner").tokenId));
     return ok(c, { ok: true });
   })
   .post("/tasks/:taskId/cancelled", async (c) => {
     const body = await jsonBody(c, LeaseTokenBodySchema);
     const stub = await stubForTask(c.env, c.req.param("taskId"));
-    unwrap(await stub.ackCancelled(c.req.param("taskId"), body.leaseToken));
+    unwrap(await stub.ackCancelled(c.req.param("taskId"), body.leaseToken, c.get("runner").tokenId));
     return ok(c, { ok: true });
   })
   .post("/tasks/:taskId/transcript", async (c) => {
     const body = await jsonBody(c, TranscriptRequestSchema);
-    const { job } = await leaseHolder(c.env, c.req.param("taskId"), body.leaseToken);
+    const { job } = await leaseHolder(c.env, c.get("runner"), c.req.param("taskId"), body.leaseToken);
     return ok(c, await transcriptForRunner(getDb(c.env.DB), job, body.textSourceId));
   })
   .post("/tasks/:taskId/calls/:name", async (c) => {
     const body = await jsonBody(c, ServiceCallRequestSchema);
-    const holder = await leaseHolder(c.env, c.req.param("taskId"), body.leaseToken);
+    const holder = await leaseHolder(c.env, c.get("runner"), c.req.param("taskId"), body.leaseToken);
     const name = c.req.param("name");
     const calls = workerService(holder.step.service).runnerCalls ?? {};
     // Own names only: `constructor` or `toString` would otherwise reach Object.prototype.
@@ -148,14 +179,14 @@ export const runnerRoutes = new Hono<AppBindings>()
   .post("/tasks/:taskId/release", async (c) => {
     const body = await jsonBody(c, LeaseTokenBodySchema);
     const stub = await stubForTask(c.env, c.req.param("taskId"));
-    unwrap(await stub.release(c.req.param("taskId"), body.leaseToken));
+    unwrap(await stub.release(c.req.param("taskId"), body.leaseToken, c.get("runner").tokenId));
     return ok(c, { ok: true });
   });
 
 /** The job and step of a task, for its lease holder only. */
-async function leaseHolder(env: Env, taskId: string, token: string) {
+async function leaseHolder(env: Env, runner: RunnerIdentity, taskId: string, token: string) {
   const stub = await stubForTask(env, taskId);
-  return unwrap(await stub.leaseHolder(taskId, token));
+  return unwrap(await stub.leaseHolder(taskId, token, runner.tokenId));
 }
 
 async function stubForTask(env: Env, taskId: string) {

@@ -1,4 +1,5 @@
 import { StepFailure } from "../../contracts/step-failure";
+import { requireScratchKeys } from "./shared/result-checks";
 import { defineWorkerService, runnerBase, type WorkerStepHandler } from "./types";
 
 /**
@@ -41,6 +42,12 @@ export const testWorker = defineWorkerService<"test">({
         output: rest,
         ...(Array.isArray(artifacts) ? { artifacts: artifacts.filter((k): k is string => typeof k === "string") } : {}),
       };
+    },
+  },
+  // Scratch objects named as artifacts are deleted when the job ends: only the job's own.
+  resultChecks: {
+    "test.work": ({ job }, raw) => {
+      if (Array.isArray(raw["artifacts"])) requireScratchKeys(job, raw["artifacts"].map(String), "result.artifacts");
     },
   },
   workerSteps: { "test.work": work },

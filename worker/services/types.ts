@@ -55,6 +55,14 @@ export interface StepResultContext {
 export type ResultSink = (ctx: StepResultContext, result: Record<string, unknown>) => Promise<Applied>;
 
 /**
+ * What a runner's result must satisfy before it is accepted: object keys in the job's own prefixes,
+ * ids the job's own (shared/result-checks.ts). Run by the complete route while the lease still
+ * stands; it throws ApiError (422 `protocolError`) to refuse, and the runner then fails the task. A
+ * result its schema rejects is left to the sink, which fails the job `processing_failed`.
+ */
+export type ResultCheck = (ctx: StepResultContext, result: Record<string, unknown>) => Promise<void> | void;
+
+/**
  * A call a service offers its runner steps (`POST /runner/v1/tasks/{taskId}/calls/{name}`), for work
  * only the Worker can do (its bindings: D1, the vector store). The lease was checked; the handler
  * validates `body` with its own schema (a bad body is the runner's bug: 422 protocol error).
@@ -76,6 +84,8 @@ export interface WorkerService<T extends ServiceName = ServiceName> {
   policy?(settings: Settings): Record<string, unknown>;
   /** Result handling per step handler (`StepSpec.handler`). */
   readonly sinks: Readonly<Record<string, ResultSink>>;
+  /** Checks of a runner step's result against its job, per step handler, before the sink runs. */
+  readonly resultChecks?: Readonly<Record<string, ResultCheck>>;
   /** Handlers of its `worker` steps, by handler name. */
   readonly workerSteps?: Readonly<Record<string, WorkerStepHandler>>;
   /** Calls its runner steps may make, by name (e.g. `catalog.write`). */

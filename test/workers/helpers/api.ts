@@ -36,8 +36,27 @@ export async function call<T = Record<string, unknown>>(
 export const admin = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
   call<T>(method, `/admin/v1${path}`, { key: env.ADMIN_SECRET, ...(body !== undefined ? { body } : {}) });
 
-export const runnerCall = <T = Record<string, unknown>>(path: string, body: unknown) =>
-  call<T>("POST", `/runner/v1${path}`, { key: env.RUNNER_TOKEN, body });
+export interface MintedRunnerToken {
+  runnerTokenId: string;
+  secret: string;
+  lanes: string[] | null;
+  workspaces: string[] | null;
+}
+
+/** A runner token minted through the operator route, as an operator (or the local stack) mints one. */
+export async function mintRunnerToken(body: { name?: string; lanes?: string[]; workspaces?: string[] } = {}): Promise<MintedRunnerToken> {
+  const res = await admin<MintedRunnerToken>("POST", "/runner-tokens", { name: "test-runner", ...body });
+  if (res.status !== 201) throw new Error(`runner token mint failed ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+let fileRunnerToken: Promise<string> | undefined;
+/** The test file's unscoped runner token, minted on first use (storage, and so the token, is per file). */
+export const runnerToken = (): Promise<string> => (fileRunnerToken ??= mintRunnerToken().then((t) => t.secret));
+
+/** A runner protocol call, with the file's runner token unless another is given. */
+export const runnerCall = async <T = Record<string, unknown>>(path: string, body: unknown, token?: string) =>
+  call<T>("POST", `/runner/v1${path}`, { key: token ?? (await runnerToken()), body });
 
 /** Asserts the error envelope `{ data: null, error: { code, message, details[] }, metadata }` with this status and code. */
 export function expectError(res: ApiResponse<unknown>, status: number, code: string): void {

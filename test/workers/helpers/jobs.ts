@@ -61,36 +61,45 @@ export async function waitForStatus(t: Tenant, jobId: string, status: Job["statu
   );
 }
 
-/** A runner driven by the test through the real protocol routes. */
-export const fakeRunner = {
-  async lease(handlers = ["test.work"], runnerId = unique("runner"), lanes?: string[]): Promise<LeasedTask | null> {
-    const res = await runnerCall<{ task: LeasedTask | null }>("/lease", { runnerId, handlers, ...(lanes ? { lanes } : {}) });
-    if (res.status !== 200) throw new Error(`lease failed: ${JSON.stringify(res.body)}`);
-    return res.body.data.task;
-  },
-  /** Polls until the dispatch queue has put a task in the lane. */
-  async leaseWhenReady(jobId?: string, handlers = ["test.work"]): Promise<LeasedTask> {
-    return waitFor("a runner task", async () => {
-      const task = await fakeRunner.lease(handlers);
-      if (task && jobId && task.jobId !== jobId) throw new Error(`leased another job's task ${task.jobId}`);
-      return task;
-    });
-  },
-  events: (task: LeasedTask, events: Array<Record<string, unknown>>) =>
-    runnerCall<{ cancelRequested: boolean }>(`/tasks/${task.taskId}/events`, { leaseToken: task.leaseToken, events }),
-  heartbeat: (task: LeasedTask) =>
-    runnerCall<{ leaseUntil: string; cancelRequested: boolean }>(`/tasks/${task.taskId}/heartbeat`, { leaseToken: task.leaseToken }),
-  complete: (task: LeasedTask, result: Record<string, unknown> = { ok: true }) =>
-    runnerCall(`/tasks/${task.taskId}/complete`, { leaseToken: task.leaseToken, result }),
-  fail: (task: LeasedTask, code = "processing_failed", retryable = true, message = "boom") =>
-    runnerCall(`/tasks/${task.taskId}/fail`, { leaseToken: task.leaseToken, error: { code, message, retryable } }),
-  cancelled: (task: LeasedTask) => runnerCall(`/tasks/${task.taskId}/cancelled`, { leaseToken: task.leaseToken }),
-  release: (task: LeasedTask) => runnerCall(`/tasks/${task.taskId}/release`, { leaseToken: task.leaseToken }),
-  transcript: (task: LeasedTask, textSourceId: string) =>
-    runnerCall<TranscriptDocument>(`/tasks/${task.taskId}/transcript`, { leaseToken: task.leaseToken, textSourceId }),
-  call: <T = Record<string, unknown>>(task: LeasedTask, name: string, body: unknown) =>
-    runnerCall<T>(`/tasks/${task.taskId}/calls/${name}`, { leaseToken: task.leaseToken, body }),
-};
+/** A runner driven by the test through the real protocol routes, with this runner token (default: the file's). */
+export function fakeRunnerWith(token?: string) {
+  const runner = {
+    async lease(handlers = ["test.work"], runnerId = unique("runner"), lanes?: string[]): Promise<LeasedTask | null> {
+      const res = await runnerCall<{ task: LeasedTask | null }>("/lease", { runnerId, handlers, ...(lanes ? { lanes } : {}) }, token);
+      if (res.status !== 200) throw new Error(`lease failed: ${JSON.stringify(res.body)}`);
+      return res.body.data.task;
+    },
+    /** Polls until the dispatch queue has put a task in the lane. */
+    async leaseWhenReady(jobId?: string, handlers = ["test.work"]): Promise<LeasedTask> {
+      return waitFor("a runner task", async () => {
+        const task = await runner.lease(handlers);
+        if (task && jobId && task.jobId !== jobId) throw new Error(`leased another job's task ${task.jobId}`);
+        return task;
+      });
+    },
+    events: (task: LeasedTask, events: Array<Record<string, unknown>>) =>
+      runnerCall<{ cancelRequested: boolean }>(`/tasks/${task.taskId}/events`, { leaseToken: task.leaseToken, events }, token),
+    heartbeat: (task: LeasedTask) =>
+      runnerCall<{ leaseUntil: string; cancelRequested: boolean }>(
+        `/tasks/${task.taskId}/heartbeat`,
+        { leaseToken: task.leaseToken },
+        token,
+      ),
+    complete: (task: LeasedTask, result: Record<string, unknown> = { ok: true }) =>
+      runnerCall(`/tasks/${task.taskId}/complete`, { leaseToken: task.leaseToken, result }, token),
+    fail: (task: LeasedTask, code = "processing_failed", retryable = true, message = "boom") =>
+      runnerCall(`/tasks/${task.taskId}/fail`, { leaseToken: task.leaseToken, error: { code, message, retryable } }, token),
+    cancelled: (task: LeasedTask) => runnerCall(`/tasks/${task.taskId}/cancelled`, { leaseToken: task.leaseToken }, token),
+    release: (task: LeasedTask) => runnerCall(`/tasks/${task.taskId}/release`, { leaseToken: task.leaseToken }, token),
+    transcript: (task: LeasedTask, textSourceId: string) =>
+      runnerCall<TranscriptDocument>(`/tasks/${task.taskId}/transcript`, { leaseToken: task.leaseToken, textSourceId }, token),
+    call: <T = Record<string, unknown>>(task: LeasedTask, name: string, body: unknown) =>
+      runnerCall<T>(`/tasks/${task.taskId}/calls/${name}`, { leaseToken: task.leaseToken, body }, token),
+  };
+  return runner;
+}
+
+export const fakeRunner = fakeRunnerWith();
 
 /**
  * Cancels every unfinished job of the tenant, so no task is left in the shared lane for the next

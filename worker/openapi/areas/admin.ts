@@ -7,6 +7,7 @@ import {
   SettingsPatchSchema,
   UpdateWorkspaceSchema,
 } from "../../routes/admin";
+import { CreateRunnerTokenSchema } from "../../auth/runner-tokens";
 import { operations } from "../operation";
 
 /** worker/routes/admin.ts: the operator's routes, behind ADMIN_SECRET. */
@@ -14,6 +15,16 @@ import { operations } from "../operation";
 const TAG = "Operator";
 const Workspace = z.object({ workspaceId: z.string(), name: z.string(), plan: z.string(), createdAt: z.string() });
 const workspaceParam = { workspaceId: "The workspace's id (`wsp_…`)." };
+const RunnerToken = z.object({
+  runnerTokenId: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  lanes: z.array(z.string()).nullable(),
+  workspaces: z.array(z.string()).nullable(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
 
 export const adminOperations = operations([
   {
@@ -68,6 +79,42 @@ export const adminOperations = operations([
     status: 201,
     data: z.looseObject({ userId: z.string(), email: z.string(), role: z.string() }),
     errors: ["notFound", "conflict"],
+  },
+  {
+    method: "post",
+    path: "/admin/v1/runner-tokens",
+    tag: TAG,
+    summary: "Mint a runner token",
+    description:
+      "A gpu-runner's own credential for /runner/v1. The `secret` (`mjr_…`) is answered once, with `Cache-Control: no-store`; only its SHA-256 is kept. `lanes` and `workspaces` narrow what it may lease (absent: all).",
+    access: "admin",
+    body: CreateRunnerTokenSchema,
+    bodyExample: { name: "gpu-1", lanes: ["high", "normal"] },
+    status: 201,
+    data: RunnerToken.extend({ secret: z.string() }),
+    metadataDescription: "`note`: a reminder that the secret is shown once.",
+    errors: ["notFound"],
+  },
+  {
+    method: "get",
+    path: "/admin/v1/runner-tokens",
+    tag: TAG,
+    summary: "List runner tokens",
+    description: "Newest first, revoked ones included; never a secret.",
+    access: "admin",
+    data: z.array(RunnerToken),
+  },
+  {
+    method: "post",
+    path: "/admin/v1/runner-tokens/:runnerTokenId/revoke",
+    tag: TAG,
+    summary: "Revoke a runner token",
+    description:
+      "At once: the token's next call is refused with 401, a heartbeat of a task it holds included. Revoking again is idempotent.",
+    access: "admin",
+    params: { runnerTokenId: "The token's id (`rnt_…`)." },
+    data: RunnerToken,
+    errors: ["notFound"],
   },
   {
     method: "get",

@@ -181,7 +181,7 @@ export const jobOperations = operations([
     tag: TAG,
     summary: "Re-send a webhook event",
     description:
-      "Sends a finished job's final event (completed, failed, cancelled) again, with the same `webhook-id` (receivers deduplicate on it) and a fresh retry budget; its attempts are numbered after the event's earlier ones. An earlier event (queued, processing) described a job that has moved on: 409.",
+      "Sends a finished job's final event (completed, failed, cancelled) again, with the same `webhook-id` (receivers deduplicate on it) and an attempt budget of its own (5 attempts); its attempts are numbered after the event's earlier ones. An earlier event (queued, processing) described a job that has moved on: 409. At most 5 replays of one event and 100 per project an hour: 429 `rateLimited` with `Retry-After` above either.",
     access: "project",
     permission: "webhook:replay",
     params: { ...jobParam, deliveryId: "A delivery of the job (`whd_…`), from the deliveries list." },
@@ -200,6 +200,6 @@ export const jobOperations = operations([
       replayed: true,
       firstAttempt: 4,
     },
-    errors: ["notFound", "conflict"],
+    errors: ["notFound", "conflict", "rateLimited"],
   },
 ]);

@@ -16,8 +16,8 @@ import {
 import { operations, type OperationDoc } from "../operation";
 
 /**
- * worker/routes/runner.ts: the gpu-runner protocol (contracts/runner-protocol.ts), behind
- * RUNNER_TOKEN. Described from the contract, not the route module, which needs the Workers runtime.
+ * worker/routes/runner.ts: the gpu-runner protocol (contracts/runner-protocol.ts), behind a runner
+ * token. Described from the contract, not the route module, which needs the Workers runtime.
  */
 
 const TAG = "Runner protocol";
@@ -45,10 +45,11 @@ export const runnerOperations = operations([
     tag: TAG,
     summary: "Lease a task",
     description:
-      "Claims the best available task the runner has handlers for, long-polling up to `waitSeconds`; `task` is null when none came.",
+      "Claims the best available task the runner has handlers for, within its token's lanes and workspaces, long-polling up to `waitSeconds`; `task` is null when none came. A lease asking only for lanes outside the token's scope is 403.",
     access: "runner",
     body: LeaseRequestSchema,
     data: LeaseResponseSchema,
+    errors: ["forbidden"],
   },
   taskCall("heartbeat", "Extend a lease", LeaseTokenBodySchema, HeartbeatResponseSchema, "Answers whether a cancel was requested."),
   taskCall("events", "Report progress events", EventsRequestSchema, EventsResponseSchema),

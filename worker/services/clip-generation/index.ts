@@ -12,7 +12,8 @@ import { BRAND_LOGO_CALL } from "../../../contracts/branding";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscriptionStep, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
 import { brandLogoCall, copyBrandLogo } from "./logo";
-import { defineWorkerService, runnerBase, type ResultSink } from "../types";
+import { inputString, requireOwnOutput } from "../shared/result-checks";
+import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
 import { resolveClipGeneration } from "./resolve";
 
 /**
@@ -51,6 +52,17 @@ const saveClips: ResultSink = async ({ db, job }, raw) => {
       transcriptPreview: text.slice(0, PREVIEW_CHARS),
     },
   };
+};
+
+/** Each clip's video and poster are the job's own: under `{prefix}{clipGenerationId}/`, or its presigned URLs. */
+const checkClips: ResultCheck = ({ job }, raw) => {
+  const parsed = ClipGenerationResultSchema.safeParse(raw);
+  if (!parsed.success) return;
+  const prefix = `${inputString(job, "resolvedOutputPrefix")}${inputString(job, "clipGenerationId")}/`;
+  parsed.data.clips.forEach((clip, i) => {
+    requireOwnOutput(job, clip.videoKey, { prefix, outputName: "video" }, `result.clips.${i}.videoKey`);
+    requireOwnOutput(job, clip.posterKey, { prefix, outputName: "poster" }, `result.clips.${i}.posterKey`);
+  });
 };
 
 const clipRoutes = new Hono<AppBindings>().get("/:clipGenerationId", async (c) => {
@@ -103,6 +115,7 @@ export const clipGenerationWorker = defineWorkerService<"clip_generation">({
     };
   },
   sinks: { "clip_generation.fetch_transcription": handOver, clip_generation: saveClips },
+  resultChecks: { clip_generation: checkClips },
   runnerCalls: { [HANDOVER_TRANSCRIPT_CALL]: handoverTranscriptCall, [BRAND_LOGO_CALL]: brandLogoCall },
   workerSteps: { "clip_generation.fetch_transcription": fetchTranscriptionStep(copyBrandLogo) },
   onEnded: async ({ db }, job) => {

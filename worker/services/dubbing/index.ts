@@ -3,7 +3,8 @@ import { TranslationSaveSchema } from "../../../contracts/services/translation";
 import { validatedCall } from "../shared/runner-call";
 import { validatedSink } from "../shared/step-result";
 import { failPendingTranslation, saveTranslation, translationSource } from "../translation/store";
-import { defineWorkerService } from "../types";
+import { requireJobsOwn } from "../shared/result-checks";
+import { defineWorkerService, type ResultCheck } from "../types";
 import { resolveDubbing } from "./resolve";
 import { dubbingRecordRoutes, transcriptDubbingRoutes } from "./routes";
 import { createSpeakerVoice, failPendingDubbing, givenTranslation, saveDubbing, VoiceCreateCallSchema } from "./store";
@@ -13,12 +14,21 @@ import { createSpeakerVoice, failPendingDubbing, givenTranslation, saveDubbing, 
  * step (the translation's own calls when it translates first, the given translation, speaker
  * voices, the record), the spec's resultSummary and the record routes.
  */
+/** The resultSummary names the job's own dubbing, transcript, translation and languages. */
+const checkDubbing: ResultCheck = ({ job }, raw) => {
+  const parsed = DubbingResultSchema.safeParse(raw);
+  if (!parsed.success) return;
+  for (const field of ["dubbingId", "transcriptionId", "translationId", "sourceLanguage", "targetLanguage", "languageKey"] as const)
+    requireJobsOwn(parsed.data[field], job.input[field], `result.${field}`);
+};
+
 export const dubbingWorker = defineWorkerService<"dubbing">({
   meter: "dubbing_jobs",
   resolve: resolveDubbing,
   sinks: {
     dubbing: validatedSink(DubbingResultSchema, "dubbing", async (_ctx, r) => ({ ok: true, summary: r })),
   },
+  resultChecks: { dubbing: checkDubbing },
   runnerCalls: {
     "translation.source": async ({ db, job }) => translationSource(db, job),
     "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
@@ -12,6 +12,7 @@ import { nowIso } from "../../platform/clock";
 import { readLayer } from "../../transcripts/store";
 import { translationLayer } from "../translation/store";
 import { readyFields } from "../voice-creation/store";
+import { isPresigned, refused, requireOwnOutput } from "../shared/result-checks";
 
 /** The dubbing record and the voices a dubbing makes for its speakers. */
 
@@ -41,6 +42,16 @@ export const VoiceCreateCallSchema = z.object({ label: z.string().regex(/^SPEAKE
  * creation inside dubbing does not consume the public allowance).
  */
 export async function createSpeakerVoice(db: Db, job: Job, body: z.infer<typeof VoiceCreateCallSchema>): Promise<{ voiceId: string }> {
+  // A clone's reference clip lies under the dubbing's own prefix; a presigned job has no place for one.
+  const ref = body.created.referenceKey;
+  if (ref !== null) {
+    if (isPresigned(job))
+      throw refused("body.created.referenceKey: an s3_presigned dubbing keeps no reference clip", {
+        path: "body.created.referenceKey",
+        issue: "notJobOutput",
+      });
+    requireOwnOutput(job, ref, { prefix: `${str(job, "resolvedOutputPrefix")}voices/`, outputName: "" }, "body.created.referenceKey");
+  }
   const now = nowIso();
   await db
     .insert(voices)
@@ -71,9 +82,46 @@ export async function saveDubbing(db: Db, job: Job, save: DubbingSave): Promise<
   const dubbingId = str(job, "dubbingId");
   if (save.translationId !== str(job, "translationId"))
     throw new ApiError("protocolError", "dubbing.save names a translation other than the job's");
+  await requireOwnArtifacts(db, job, save);
   const now = nowIso();
   await db.update(dubbings).set({ status: "completed", result: save, updatedAt: now, completedAt: now }).where(eq(dubbings.id, dubbingId));
   return { dubbingId };
+}
+
+/**
+ * The record's files are the job's own (under its prefix, or its presigned URLs by name: the console
+ * streams these keys), and every speaker's voice is one the request assigned or this job made.
+ */
+async function requireOwnArtifacts(db: Db, job: Job, save: DubbingSave): Promise<void> {
+  const prefix = isPresigned(job) ? "" : str(job, "resolvedOutputPrefix");
+  for (const [name, key] of Object.entries(save.artifacts))
+    requireOwnOutput(job, key, { prefix, outputName: name }, `body.artifacts.${name}`);
+  const assigned = new Set(
+    Object.values((job.input["assignedVoices"] ?? {}) as Record<string, { voiceId?: unknown }>).map((v) => v.voiceId),
+  );
+  const named = save.speakers.flatMap((s, i) => (s.voiceId !== null && !assigned.has(s.voiceId) ? [{ id: s.voiceId, i }] : []));
+  if (named.length === 0) return;
+  const made = await db
+    .select({ id: voices.id })
+    .from(voices)
+    .where(
+      and(
+        eq(voices.jobId, job.jobId),
+        eq(voices.projectId, job.projectId),
+        inArray(
+          voices.id,
+          named.map((n) => n.id),
+        ),
+      ),
+    )
+    .all();
+  const own = new Set(made.map((v) => v.id));
+  const foreign = named.find((n) => !own.has(n.id));
+  if (foreign)
+    throw refused(`body.speakers.${foreign.i}.voiceId (${foreign.id}) is neither assigned by the request nor made by this job`, {
+      path: `body.speakers.${foreign.i}.voiceId`,
+      issue: `notFound:${foreign.id}`,
+    });
 }
 
 export async function failPendingDubbing(db: Db, job: Job): Promise<void> {

@@ -11,6 +11,9 @@ import { cutover, removeJobLeftovers, rollback, writeChunks, type Scope } from "
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
 import { validatedSink } from "../shared/step-result";
 import { validatedCall } from "../shared/runner-call";
+import { refused } from "../shared/result-checks";
+import { transcriptsNamedBy } from "../../transcripts/runner-view";
+import type { Job } from "../../../contracts/job";
 import { defineWorkerService, type RunnerCall } from "../types";
 import { catalogRoutes } from "./routes";
 
@@ -20,14 +23,29 @@ import { catalogRoutes } from "./routes";
  * catalog routes (`/v1/catalog/*`, routes.ts).
  */
 
-/** A catalog call: its body checked by `schema`, run in the job's catalog scope. */
+/**
+ * The transcripts a call or result names must be ones the job names: a runner must not write,
+ * cut over or roll back another transcript's catalog entry (nor another project's: the job's are
+ * checked against its project at create).
+ */
+function requireNamedTranscripts(job: Job, refs: ReadonlyArray<{ id: string; path: string }>): void {
+  const named = transcriptsNamedBy(job);
+  for (const { id, path } of refs) {
+    if (!named.includes(id))
+      throw refused(`${path}: job ${job.jobId} does not name transcript ${id}`, { path, issue: `notNamedByJob:${id}` });
+  }
+}
+
+/** A catalog call: its body checked by `schema` and by the transcripts it names, run in the job's catalog scope. */
 function catalogCall<S extends z.ZodType>(
   schema: S,
+  named: (body: z.infer<S>) => Array<{ id: string; path: string }>,
   run: (scope: Scope, body: z.infer<S>) => Promise<Record<string, unknown>>,
 ): RunnerCall {
-  return validatedCall(schema, ({ env, db, job, attempt }, body) =>
-    run({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId, attempt }, body),
-  );
+  return validatedCall(schema, ({ env, db, job, attempt }, body) => {
+    requireNamedTranscripts(job, named(body));
+    return run({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId, attempt }, body);
+  });
 }
 
 const ids = (input: Record<string, unknown>) => (input["textSourceIds"] as string[] | undefined) ?? [];
@@ -54,10 +72,24 @@ export const indexerWorker = defineWorkerService<"indexer">({
       },
     })),
   },
+  resultChecks: {
+    indexer: ({ job }, raw) => {
+      const parsed = IndexerResultSchema.safeParse(raw);
+      if (!parsed.success) return;
+      requireNamedTranscripts(
+        job,
+        parsed.data.indexedTranscriptions.map((t, i) => ({ id: t.textSourceId, path: `result.indexedTranscriptions.${i}.textSourceId` })),
+      );
+    },
+  },
   runnerCalls: {
-    "catalog.write": catalogCall(CatalogWriteSchema, writeChunks),
-    "catalog.cutover": catalogCall(CatalogCutoverSchema, cutover),
-    "catalog.rollback": catalogCall(CatalogRollbackSchema, (s, b) => rollback(s, b.textSourceIds)),
+    "catalog.write": catalogCall(CatalogWriteSchema, (b) => [{ id: b.textSourceId, path: "body.textSourceId" }], writeChunks),
+    "catalog.cutover": catalogCall(CatalogCutoverSchema, (b) => [{ id: b.textSourceId, path: "body.textSourceId" }], cutover),
+    "catalog.rollback": catalogCall(
+      CatalogRollbackSchema,
+      (b) => b.textSourceIds.map((id, i) => ({ id, path: `body.textSourceIds.${i}` })),
+      (s, b) => rollback(s, b.textSourceIds),
+    ),
   },
   // A job that failed or was cancelled mid-index (runner lost, cancel between transcripts) leaves no
   // half-written generation behind; live ones, including those it cut over, stay.

@@ -8,7 +8,8 @@ import { PLAN_LIMITS } from "../../jobs/credits";
 import { ownedTranscript } from "../../transcripts/store";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscription, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
-import { defineWorkerService, runnerBase, type ResultSink } from "../types";
+import { inputString, isPresigned, refused, requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
+import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
 import { DEFAULT_THUMBNAIL_SIZE, resolveThumbnail } from "./resolve";
 
 /**
@@ -70,6 +71,30 @@ const saveThumbnails: ResultSink = async ({ env, job }, raw) => {
   };
 };
 
+/**
+ * Each thumbnail is the job's own: its id and job, its bucket, and its key under `{prefix}{jobId}/`
+ * (or one of its presigned URLs): the set lives on a transcript other jobs add to, and the console
+ * streams these keys.
+ */
+const checkThumbnails: ResultCheck = ({ job }, raw) => {
+  const parsed = ThumbnailResultSchema.safeParse(raw);
+  if (!parsed.success) return;
+  const prefix = `${inputString(job, "resolvedOutputPrefix")}${job.jobId}/`;
+  const bucket = isPresigned(job) ? "" : inputString(job, "bucket");
+  parsed.data.thumbnails.forEach((th, i) => {
+    const path = `result.thumbnails.${i}`;
+    requireJobsOwn(th.jobId, job.jobId, `${path}.jobId`);
+    // Ids are unique in the transcript's set: another job's id would be skipped there as a duplicate.
+    if (!th.thumbnailId.startsWith(`${job.jobId}-`))
+      throw refused(`${path}.thumbnailId (${th.thumbnailId}) is not one of this job's (${job.jobId}-…)`, {
+        path: `${path}.thumbnailId`,
+        issue: "notTheJobs",
+      });
+    requireJobsOwn(th.bucket, bucket, `${path}.bucket`);
+    requireOwnOutput(job, th.key, { prefix, outputName: th.kind === "cover" ? "cover" : "frames" }, `${path}.key`);
+  });
+};
+
 const IMAGE_SIZES = {
   free: { allowedRatios: ["1:1", "3:2", "2:3"], resolution: 1024, default: DEFAULT_THUMBNAIL_SIZE.free },
   enterprise: {
@@ -109,6 +134,7 @@ export const thumbnailWorker = defineWorkerService<"thumbnail">({
     };
   },
   sinks: { "thumbnail.fetch_transcription": handOver, thumbnail: saveThumbnails },
+  resultChecks: { thumbnail: checkThumbnails },
   runnerCalls: { [HANDOVER_TRANSCRIPT_CALL]: handoverTranscriptCall },
   workerSteps: { "thumbnail.fetch_transcription": fetchTranscription },
   runnerSettings: (s) => ({ ...runnerBase(s), thumbnails: s.thumbnails }),

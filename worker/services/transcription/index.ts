@@ -5,7 +5,8 @@ import type { Env } from "../../env";
 import { storageGrantFor } from "../../jobs/scratch";
 import { PLAN_LIMITS } from "../../jobs/credits";
 import { markTranscriptFailed, saveTranscription, TranscriptTooLargeError } from "../../transcripts/store";
-import { defineWorkerService, runnerBase, type ResultSink } from "../types";
+import { refused } from "../shared/result-checks";
+import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
 import { resolveTranscription } from "./resolve";
 import { glossaryRoutes, transcriptRoutes } from "./routes";
 
@@ -61,6 +62,21 @@ const saveTranscript: ResultSink = async ({ db, job }, raw) => {
   };
 };
 
+/** The four output files are where the job said they would be: its resolved keys, or its presigned URLs. */
+const checkTranscript: ResultCheck = ({ job }, raw) => {
+  const parsed = TranscriptionResultSchema.safeParse(raw);
+  if (!parsed.success) return;
+  const expected = (job.input["resolvedOutputKeys"] ?? job.input["outputUrls"] ?? {}) as Record<string, unknown>;
+  for (const [name, key] of Object.entries(parsed.data.outputKeys)) {
+    const own = Object.hasOwn(expected, name) ? expected[name] : undefined;
+    if (key !== own)
+      throw refused(`result.outputKeys.${name} (${key}) is not the job's ${name} output`, {
+        path: `result.outputKeys.${name}`,
+        issue: "notJobOutput",
+      });
+  }
+};
+
 export const transcriptionWorker = defineWorkerService<"transcription">({
   meter: "transcription_jobs",
   resolve: resolveTranscription,
@@ -72,6 +88,7 @@ export const transcriptionWorker = defineWorkerService<"transcription">({
     plans: { free: { monthlyJobs: PLAN_LIMITS.free["transcription_jobs"] ?? null }, enterprise: { monthlyJobs: null } },
   }),
   sinks: { transcription: saveTranscript },
+  resultChecks: { transcription: checkTranscript },
   // A transcription that does not complete leaves its transcript `failed` (never `pending` forever)
   // and its four output keys as they were at create: empty, never a half-written set. A presigned
   // job keeps no URL after it ends (worker/jobs/job-hooks.ts), so its outputs are left as the runner wrote them.

@@ -3,7 +3,9 @@ import { supportedPairs, type LanguagePair } from "../../../contracts/translatio
 import type { Settings } from "../../../contracts/settings";
 import { validatedCall } from "../shared/runner-call";
 import { validatedSink } from "../shared/step-result";
-import { defineWorkerService } from "../types";
+import { requireJobsOwn } from "../shared/result-checks";
+import { defineWorkerService, type ResultCheck } from "../types";
+import { translationFieldsOf } from "./plan";
 import { resolveTranslation } from "./resolve";
 import { transcriptTranslationRoutes, translationRecordRoutes } from "./routes";
 import { failPendingTranslation, saveTranslation, translationSource } from "./store";
@@ -25,6 +27,15 @@ function pairsFor(s: Settings, plan: "free" | "enterprise"): Array<{ source: str
   return [...bySource].map(([source, targets]) => ({ source, targets: targets.sort() })).sort((a, b) => a.source.localeCompare(b.source));
 }
 
+/** The resultSummary names the job's own translation, transcript, languages and layer. */
+const checkTranslation: ResultCheck = ({ job }, raw) => {
+  const parsed = TranslationResultSchema.safeParse(raw);
+  if (!parsed.success) return;
+  const own = translationFieldsOf(job);
+  for (const field of ["translationId", "textSourceId", "sourceLanguage", "targetLanguage", "languageKey", "sourceLayer"] as const)
+    requireJobsOwn(parsed.data[field], own[field], `result.${field}`);
+};
+
 export const translationWorker = defineWorkerService<"translation">({
   meter: "translation_jobs",
   resolve: resolveTranslation,
@@ -39,6 +50,7 @@ export const translationWorker = defineWorkerService<"translation">({
   sinks: {
     translation: validatedSink(TranslationResultSchema, "translation", async (_ctx, r) => ({ ok: true, summary: r })),
   },
+  resultChecks: { translation: checkTranslation },
   runnerCalls: {
     "translation.source": async ({ db, job }) => translationSource(db, job),
     "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),

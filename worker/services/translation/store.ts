@@ -7,6 +7,7 @@ import { transcripts, translations } from "../../db/schema";
 import { ApiError } from "../../errors";
 import { nowIso } from "../../platform/clock";
 import { findTranscript } from "../../jobs/references";
+import { requireJobsOwn } from "../shared/result-checks";
 import { translationFieldsOf, TranslationFieldsSchema } from "./plan";
 import { layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
 
@@ -54,6 +55,10 @@ export async function saveTranslation(db: Db, job: Job, save: TranslationSave): 
   const { translationId, textSourceId, languageKey, resolvedOutputKeys: expectedKeys } = translationFieldsOf(job);
   if (save.outputKeys.srt !== expectedKeys.srt || save.outputKeys.vtt !== expectedKeys.vtt)
     throw new ApiError("protocolError", "translation.save names output keys other than the job's");
+  // The transcript's index of its languages shows these: only the job's own pair.
+  const fields = translationFieldsOf(job);
+  requireJobsOwn(save.sourceLanguage, fields.sourceLanguage, "body.sourceLanguage");
+  requireJobsOwn(save.targetLanguage, fields.targetLanguage, "body.targetLanguage");
   const source = await sourceLayer(db, job);
   const mismatch =
     save.segments.length !== source.segments.length ||

@@ -9,7 +9,8 @@ import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/
 import { connectionLocation } from "../../storage/connections";
 import { resolvePresigned, withRecord } from "../shared/presigned-input";
 import { validatedSink } from "../shared/step-result";
-import { defineWorkerService, type CreateContext, type Resolved } from "../types";
+import { inputString, requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
+import { defineWorkerService, type CreateContext, type Resolved, type ResultCheck } from "../types";
 import type { InputOf } from "../../../contracts/services/index";
 import { voiceRoutes } from "./routes";
 import { completeVoice, failPendingVoice } from "./store";
@@ -23,6 +24,16 @@ import { completeVoice, failPendingVoice } from "./store";
 /** What ffmpeg on the runner reads as a voice sample: audio files, or a video's sound. */
 export const VOICE_SAMPLE_EXTENSIONS = ["wav", "mp3", "m4a", "aac", "flac", "ogg", "opus", "webm", "mp4", "mov", "mkv"];
 
+/** The voice is the job's own, and its reference clip lies under the job's prefix (or is its `reference` URL). */
+const checkVoice: ResultCheck = ({ job }, raw) => {
+  const parsed = VoiceCreationResultSchema.safeParse(raw);
+  if (!parsed.success) return;
+  requireJobsOwn(parsed.data.voiceId, job.input["voiceId"], "result.voiceId");
+  const ref = parsed.data.referenceKey;
+  if (ref !== null)
+    requireOwnOutput(job, ref, { prefix: inputString(job, "outputPrefix"), outputName: "reference" }, "result.referenceKey");
+};
+
 export const voiceCreationWorker = defineWorkerService<"voice_creation">({
   meter: "voice_creation",
   resolve: resolveVoiceCreation,
@@ -35,6 +46,7 @@ export const voiceCreationWorker = defineWorkerService<"voice_creation">({
       };
     }),
   },
+  resultChecks: { voice_creation: checkVoice },
   onEnded: async ({ db }, job) => {
     if (job.status !== "completed") await failPendingVoice(db, String(job.input["voiceId"]));
   },
