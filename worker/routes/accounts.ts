@@ -61,7 +61,7 @@ export const workspaceRoutes = new Hono<AppBindings>().get("/", async (c) => {
     name: ws.name,
     plan: ws.plan,
     createdAt: ws.createdAt,
-    usage: await usageFor(c.env.DB, ws.id, ws.plan, METERS),
+    usage: await usageFor(c.env.DB, await loadSettings(getDb(c.env.DB)), ws.id, ws.plan, METERS),
   });
 });
 
