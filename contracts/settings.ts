@@ -230,7 +230,7 @@ export const SettingsSchema = z.object({
     .object({
       /** Who speaks: `local` (Festival HTS where Debian ships a voice, eSpeak NG otherwise), or a hosted cloning model. */
       speechEngine: z.enum(SPEECH_SYNTHESIS_ENGINES).default("local"),
-      /** The hosted speech model; null: the engine's default. A job's `options.tts.modelId` overrides it. */
+      /** The hosted speech model; null: the engine's default. A job's `options.tts.modelId` may name another of `modelChoices.dubbingSpeech`. */
       speechModel: ModelIdSchema.nullable().default(null),
       /** Who tells speakers apart: `local-mfcc` (Silero VAD, MFCC, agglomerative clustering) or pyannote on Replicate. */
       diarizationEngine: z.enum(DIARIZATION_ENGINES).default("local-mfcc"),
