@@ -49,7 +49,7 @@ export const ClipGenerationResultSchema = z.object({
   fillStyle: z.enum(FILL_STYLES).nullable(),
   category: z.string().nullable(),
   categoryConfidence: z.number().min(0).max(1).nullable(),
-  categorySource: z.enum(["detected", "override", "disabled"]),
+  categorySource: z.enum(["detected", "override", "disabled", "unavailable"]),
   captions: z.boolean(),
   sourceDurationSec: z.number().nonnegative(),
   candidateCount: z.number().int().nonnegative(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { TestStepSpecSchema } from "./pipelines";
 import { CLIP_CATEGORIES, CLIP_LAYOUTS } from "./clips";
+import { HOSTED_SPEECH_ENGINES, ModelIdSchema, type HostedSpeechEngine } from "./model-refs";
 import { LANGUAGE_CODE } from "./request-fields";
 import { TRANSLATION_BACKENDS } from "./translation-languages";
 
@@ -33,10 +34,53 @@ const PlanThumbnailPolicy = z.object({
   defaultThumbnailCount: z.number().int().min(1).max(3),
   maxNonAiThumbnailCount: z.number().int().min(1).max(5),
   /** The hosted image engine's model for this plan; null: the engine's default (ignored by the compositor). */
-  imageModel: z.string().nullable().default(null),
+  imageModel: ModelIdSchema.nullable().default(null),
 });
 
 const PlanTranslationPolicy = z.object({ targetLanguages: z.array(z.string().regex(LANGUAGE_CODE)).nullable().default(null) }).prefault({});
+
+/**
+ * The usage meters, in service order: what each service's creates charge (worker/services), plus
+ * `dubbing_voices`, the voices a dubbing makes for its speakers (charged when each is saved).
+ */
+export const QUOTA_METERS = [
+  "transcription_jobs",
+  "clip_credits",
+  "thumbnail_credits",
+  "metadata_credits",
+  "indexing_credits",
+  "summarization_credits",
+  "translation_jobs",
+  "dubbing_jobs",
+  "dubbing_voices",
+  "voice_creation",
+] as const;
+export type QuotaMeter = (typeof QUOTA_METERS)[number];
+
+/**
+ * The free plan's monthly limits. A free workspace transcribes 10 videos a month (the spec), so each
+ * follow-on service gets about three runs per transcript; dubbing, the costliest (diarization,
+ * separation and speech for the whole video on hosted engines), five jobs and twenty voices.
+ */
+export const FREE_PLAN_QUOTAS: Record<QuotaMeter, number | null> = {
+  transcription_jobs: 10,
+  clip_credits: 1000,
+  thumbnail_credits: 100,
+  metadata_credits: 30,
+  indexing_credits: 100,
+  summarization_credits: 30,
+  translation_jobs: 30,
+  dubbing_jobs: 5,
+  dubbing_voices: 20,
+  voice_creation: 10,
+};
+const UNLIMITED_QUOTAS = Object.fromEntries(QUOTA_METERS.map((m) => [m, null])) as Record<QuotaMeter, number | null>;
+
+const MonthlyLimit = z.number().int().min(0).nullable();
+function planQuotas(defaults: Record<QuotaMeter, number | null>) {
+  const shape = Object.fromEntries(QUOTA_METERS.map((m) => [m, MonthlyLimit.default(defaults[m])]));
+  return z.object(shape as Record<QuotaMeter, z.ZodDefault<typeof MonthlyLimit>>).prefault({});
+}
 
 const clipPlan = {
   maxClipsDefault: 3,
@@ -114,7 +158,7 @@ export const SettingsSchema = z.object({
   transcription: z
     .object({
       speechEngine: z.enum(["local-pocketsphinx", "openai-compatible", "workers-ai", "replicate"]).default("local-pocketsphinx"),
-      speechModel: z.string().optional(),
+      speechModel: ModelIdSchema.optional(),
       supportedSourceLanguages: z.array(z.string()).default(["en"]),
       maxDurationSec: z.number().positive().default(3600),
       separateVocals: z.boolean().default(false),
@@ -186,18 +230,18 @@ export const SettingsSchema = z.object({
     .object({
       /** Who speaks: `local` (Festival HTS where Debian ships a voice, eSpeak NG otherwise), or a hosted cloning model. */
       speechEngine: z.enum(SPEECH_SYNTHESIS_ENGINES).default("local"),
-      /** The hosted speech model; null: the engine's default. A job's `options.tts.modelId` overrides it. */
-      speechModel: z.string().min(1).nullable().default(null),
+      /** The hosted speech model; null: the engine's default. A job's `options.tts.modelId` may name another of `modelChoices.dubbingSpeech`. */
+      speechModel: ModelIdSchema.nullable().default(null),
       /** Who tells speakers apart: `local-mfcc` (Silero VAD, MFCC, agglomerative clustering) or pyannote on Replicate. */
       diarizationEngine: z.enum(DIARIZATION_ENGINES).default("local-mfcc"),
-      diarizationModel: z.string().min(1).nullable().default(null),
+      diarizationModel: ModelIdSchema.nullable().default(null),
       /**
        * What splits the source's sound into vocals and background: `local-filters` (ffmpeg: speech
        * ducked by `duckDb`, not removed) or Demucs on Replicate (speech removed).
        */
       separationEngine: z.enum(SEPARATION_ENGINES).default("local-filters"),
       /** The hosted separation model (`owner/name:version`); null: the engine's default. */
-      separationModel: z.string().min(1).nullable().default(null),
+      separationModel: ModelIdSchema.nullable().default(null),
       /** Integrated loudness of the final mix (EBU R128 / ITU BS.1770), true peak under -1.5 dBTP. */
       mixLoudnessLufs: z.number().min(-31).max(-9).default(-16),
       /** How far the original speech is lowered under the dubbed speech, in dB (by engines that duck rather than remove it). */
@@ -209,7 +253,7 @@ export const SettingsSchema = z.object({
       /** What writes metadata and summaries: the local extractive engine (the transcript's own words, no model) or a hosted language model. */
       textEngine: z.enum(TEXT_ENGINES).default("local-extractive"),
       /** The hosted backend's model id; null: the engine's default (gpu-runner/engines/text/factory.ts). */
-      textModel: z.string().min(1).nullable().default(null),
+      textModel: ModelIdSchema.nullable().default(null),
     })
     .prefault({}),
   catalog: z
@@ -220,7 +264,7 @@ export const SettingsSchema = z.object({
        * search skips chunks embedded by another model and says so.
        */
       embeddingEngine: z.enum(EMBEDDING_ENGINES).default("local-wink"),
-      embeddingModel: z.string().min(1).nullable().default(null),
+      embeddingModel: ModelIdSchema.nullable().default(null),
       /** Chunks are whole consecutive segments of about this length, overlapping by whole segments. */
       chunkMinSeconds: z.number().min(5).max(600).default(30),
       chunkMaxSeconds: z.number().min(10).max(900).default(60),
@@ -236,7 +280,7 @@ export const SettingsSchema = z.object({
        * bge-reranker-base through the AI binding; `none` keeps the fused order.
        */
       rerankEngine: z.enum(RERANK_ENGINES).default("local-wink"),
-      rerankModel: z.string().min(1).nullable().default(null),
+      rerankModel: ModelIdSchema.nullable().default(null),
       /** How many of the fused list's first candidates the reranker reorders. */
       rerankCandidates: z.number().int().min(2).max(100).default(20),
     })
@@ -262,7 +306,7 @@ export const SettingsSchema = z.object({
           /** The runner's translation engine (gpu-runner/engines/translation); the pairs follow from it. */
           backend: z.enum(TRANSLATION_BACKENDS).default("apertium"),
           /** The hosted backend's model; null: the engine's default (Apertium's mode follows the pair). */
-          model: z.string().min(1).nullable().default(null),
+          model: ModelIdSchema.nullable().default(null),
           /** What a language-model backend (replicate, openai-compatible) translates between: any into any other. */
           languages: z.array(z.string().regex(LANGUAGE_CODE)).default(["en", "es", "fr", "de", "it", "pt", "ca", "nl", "ja", "zh"]),
           /** Target languages each plan may ask for; null: every target the backend has. */
@@ -281,6 +325,39 @@ export const SettingsSchema = z.object({
       retryBaseDelaySeconds: z.number().min(0).max(3600).default(30),
       retryMaxDelaySeconds: z.number().min(0).max(43200).default(21600),
       timeoutMs: z.number().int().min(100).max(30000).default(10000),
+    })
+    .prefault({}),
+  /**
+   * What a request may choose of the operator's hosted engines (docs/api.md "Hosted engines and plan
+   * limits"). A model a customer names runs on the operator's account, so it must be listed here,
+   * per hosted engine: the ids a request may name besides the configured model. Empty (the
+   * default): a request may name only the configured model (`dubbing.speechModel`, else the
+   * engine's own), that is, it has no choice until the operator lists some.
+   */
+  modelChoices: z
+    .object({
+      /** Dubbing's `input.options.tts.modelId`, per hosted speech engine (the local engines have no models to choose). */
+      dubbingSpeech: z
+        .object(
+          Object.fromEntries(HOSTED_SPEECH_ENGINES.map((e) => [e, z.array(ModelIdSchema).max(50).default([])])) as Record<
+            HostedSpeechEngine,
+            z.ZodDefault<z.ZodArray<typeof ModelIdSchema>>
+          >,
+        )
+        .prefault({}),
+    })
+    .prefault({}),
+  /**
+   * Monthly limits per plan and usage meter (worker/jobs/credits.ts; docs/api.md "Quotas and
+   * credits"): a create that would pass its meter's limit is refused 429 `quotaExceeded`. `null`:
+   * unlimited, still metered. The free plan's transcription, clip and thumbnail limits are the
+   * spec's; the others keep a free workspace from running unbounded hosted-engine cost.
+   */
+  quotas: z
+    .object({
+      free: planQuotas(FREE_PLAN_QUOTAS),
+      pro: planQuotas(UNLIMITED_QUOTAS),
+      enterprise: planQuotas(UNLIMITED_QUOTAS),
     })
     .prefault({}),
   /**

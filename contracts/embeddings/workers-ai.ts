@@ -1,4 +1,5 @@
 import { describeFailure, short } from "../engine-http";
+import { workersAiRunPath } from "../model-refs";
 import { untilAborted, withRetry } from "../retry";
 import { StepFailure } from "../step-failure";
 import { DEFAULT_EMBEDDING_HTTP, EmbeddingRequestError, postJson, type EmbeddingHttpPolicy } from "./http";
@@ -183,7 +184,7 @@ export function workersAiRest(opts: WorkersAiRestOptions): WorkersAiEmbeddingEng
     const body = await postJson({
       engine: ENGINE,
       model,
-      url: `${base}/accounts/${encodeURIComponent(opts.accountId)}/ai/run/${model}`,
+      url: `${base}${workersAiRunPath(opts.accountId, model)}`,
       body: input,
       headers: { authorization: `Bearer ${opts.apiToken}` },
       policy,

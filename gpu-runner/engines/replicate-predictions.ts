@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { replicatePrediction } from "../../contracts/model-refs";
 import { sleep, withRetry } from "../../contracts/retry";
 import { EngineHttpClient, type RetryPolicy } from "./http";
 
@@ -95,11 +96,12 @@ export class ReplicatePredictions {
 
   /** Runs one prediction to its end. */
   private async predict(input: Record<string, unknown>, signal: AbortSignal): Promise<Prediction> {
-    const [ref, version] = this.config.model.split(":");
+    // The model's shape checked and each part escaped: no reference can reach another API path.
+    const { path, version } = replicatePrediction(this.config.model);
     // Prefer: wait holds the request open up to n seconds (1–60): keep it inside the attempt timeout.
     const waitSec = Math.max(1, Math.min(60, Math.floor(this.config.retry.timeoutMs / 1000) - 1));
     let p = this.prediction(
-      await this.http.json(version ? "/predictions" : `/models/${ref}/predictions`, {
+      await this.http.json(path, {
         method: "POST",
         headers: { prefer: `wait=${waitSec}` },
         body: version ? { version, input } : { input },

@@ -18,6 +18,9 @@ export interface Envelope<T> {
   metadata: Record<string, unknown>;
 }
 
+/** Sees every JSON answer, success or error, before it is returned or thrown (the end-to-end tests check each against the OpenAPI document). */
+export type ResponseObserver = (r: { method: string; path: string; status: number; body: unknown }) => void | Promise<void>;
+
 export async function apiCall<T>(
   baseUrl: string,
   method: string,
@@ -25,6 +28,7 @@ export async function apiCall<T>(
   key?: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  observe?: ResponseObserver,
 ): Promise<Envelope<T>> {
   const res = await fetch(baseUrl + path, {
     method,
@@ -43,6 +47,7 @@ export async function apiCall<T>(
   } catch {
     throw new ApiCallError(res.status, "invalidResponse", text.slice(0, 500), text);
   }
+  await observe?.({ method, path, status: res.status, body: parsed });
   if (!res.ok) {
     const err = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
     throw new ApiCallError(res.status, err?.code ?? "unknown", err?.message ?? text.slice(0, 500), parsed);
@@ -80,28 +85,29 @@ export async function bootstrap(opts: {
   bucket: string;
   s3: S3Details;
   settings?: Record<string, unknown>;
+  observe?: ResponseObserver;
 }): Promise<BootstrapResult> {
-  const { apiBaseUrl: base, adminSecret } = opts;
-  const ws = await apiCall<{ workspaceId: string; plan: string }>(base, "POST", "/admin/v1/workspaces", adminSecret, {
+  const { apiBaseUrl: base, adminSecret, observe } = opts;
+  // Every answer the bootstrap reads goes past `observe` too.
+  const call = <T>(method: string, path: string, key?: string, body?: unknown) => apiCall<T>(base, method, path, key, body, {}, observe);
+  const ws = await call<{ workspaceId: string; plan: string }>("POST", "/admin/v1/workspaces", adminSecret, {
     name: opts.name,
     plan: opts.plan,
   });
-  if (ws.data.plan !== opts.plan)
-    await apiCall(base, "PATCH", `/admin/v1/workspaces/${ws.data.workspaceId}`, adminSecret, { plan: opts.plan });
-  if (opts.settings) await apiCall(base, "PATCH", "/admin/v1/settings", adminSecret, opts.settings);
-  const wkey = await apiCall<{ secret: string }>(base, "POST", `/admin/v1/workspaces/${ws.data.workspaceId}/keys`, adminSecret, {
+  if (ws.data.plan !== opts.plan) await call("PATCH", `/admin/v1/workspaces/${ws.data.workspaceId}`, adminSecret, { plan: opts.plan });
+  if (opts.settings) await call("PATCH", "/admin/v1/settings", adminSecret, opts.settings);
+  const wkey = await call<{ secret: string }>("POST", `/admin/v1/workspaces/${ws.data.workspaceId}/keys`, adminSecret, {
     name: `bootstrap ${new Date().toISOString()}`,
   });
-  const projects = await apiCall<Array<{ projectId: string; name: string }>>(base, "GET", "/v1/projects", wkey.data.secret);
+  const projects = await call<Array<{ projectId: string; name: string }>>("GET", "/v1/projects", wkey.data.secret);
   const projectName = `${opts.name}-project`;
   const project =
     projects.data.find((p) => p.name === projectName) ??
-    (await apiCall<{ projectId: string }>(base, "POST", "/v1/projects", wkey.data.secret, { name: projectName })).data;
-  const pkey = await apiCall<{ secret: string }>(base, "POST", `/v1/projects/${project.projectId}/api-keys`, wkey.data.secret, {
+    (await call<{ projectId: string }>("POST", "/v1/projects", wkey.data.secret, { name: projectName })).data;
+  const pkey = await call<{ secret: string }>("POST", `/v1/projects/${project.projectId}/api-keys`, wkey.data.secret, {
     name: `bootstrap ${new Date().toISOString()}`,
   });
-  const conns = await apiCall<Array<{ connectionId: string; endpoint: string; buckets: string[]; status: string }>>(
-    base,
+  const conns = await call<Array<{ connectionId: string; endpoint: string; buckets: string[]; status: string }>>(
     "GET",
     "/v1/storage-connections",
     pkey.data.secret,
@@ -110,7 +116,7 @@ export async function bootstrap(opts: {
   const conn =
     existing ??
     (
-      await apiCall<{ connectionId: string }>(base, "POST", "/v1/storage-connections", pkey.data.secret, {
+      await call<{ connectionId: string }>("POST", "/v1/storage-connections", pkey.data.secret, {
         name: "local-s3",
         endpoint: opts.s3.endpoint,
         region: opts.s3.region,

@@ -8,7 +8,7 @@ import { renderClipsStep } from "../../contracts/services/clip-generation";
 import { stepSpec } from "../../contracts/services/types";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import { runToolOk } from "../../gpu-runner/media/spawn";
-import { createClipGenerationHandler } from "../../gpu-runner/services/clip-generation/handler";
+import { createClipGenerationHandler, type ClipHandlerDeps } from "../../gpu-runner/services/clip-generation/handler";
 import { LOUDNESS, measureLoudness } from "../../gpu-runner/services/clip-generation/media";
 import type { CropPiece } from "../../gpu-runner/services/clip-generation/reframe";
 import { cropSize, letterbox, renderClip } from "../../gpu-runner/services/clip-generation/render";
@@ -245,70 +245,91 @@ describe("horizontal_in_vertical fills", () => {
   }, 180_000);
 });
 
+/**
+ * Sentences of eight words 0.35 s apart with 0.8 s pauses between them, over the whole video: the
+ * rules below are about the category, not recognition, so no speech engine runs.
+ */
+function syntheticTranscript(durationSec: number) {
+  const words: Array<{ word: string; start: number; end: number }> = [];
+  const vocab = "today we look at how the small team ships a careful release every week".split(" ");
+  for (let t = 0.5, i = 0; t + 3 < durationSec; t += 8 * 0.35 + 0.8)
+    for (let k = 0; k < 8; k++, i++) words.push({ word: vocab[i % vocab.length]!, start: t + k * 0.35, end: t + k * 0.35 + 0.3 });
+  return {
+    textSourceId: "txt_test",
+    language: "en",
+    durationSec,
+    segments: [{ start: words[0]!.start, end: words.at(-1)!.end, text: words.map((w) => w.word).join(" "), words }],
+  };
+}
+
+const HANDLER_BUCKET = "clip-layouts-test";
+let handlerS3: LocalS3 | undefined;
+
+/** The local S3 with the video and the synthetic transcript, started once for the handler runs below. */
+async function handlerStore(): Promise<LocalS3> {
+  if (handlerS3) return handlerS3;
+  const s3 = await startLocalS3({ buckets: [HANDLER_BUCKET] });
+  const client = localS3Client(s3);
+  await client.putObject(HANDLER_BUCKET, "scratch/transcript.json", JSON.stringify(syntheticTranscript(28.8)), "application/json");
+  await client.putObject(HANDLER_BUCKET, "src/moving.mp4", await readFile(source), "video/mp4");
+  handlerS3 = s3;
+  return s3;
+}
+
+afterAll(async () => {
+  await handlerS3?.close();
+});
+
+/**
+ * The whole handler once, cheaply: one clip of 5–8 s, ultrafast, vision off (the category and the
+ * layout it leads to do not need it); `options` and `clips` settings override the defaults.
+ */
+async function runHandler(opts: {
+  options?: Record<string, unknown>;
+  clips?: Record<string, unknown>;
+  deps?: ClipHandlerDeps;
+}): Promise<{ ctx: TestContext; result: ClipGenerationResult }> {
+  const s3 = await handlerStore();
+  const ctx = await makeHandlerContext({
+    input: {
+      clipGenerationId: "clp_handler",
+      textSourceId: "txt_test",
+      bucket: HANDLER_BUCKET,
+      sourceKey: "src/moving.mp4",
+      resolvedOutputPrefix: "out/clips/",
+      options: {
+        maxClips: 1,
+        layout: null,
+        allowAutoLayout: true,
+        fillStyle: null,
+        captions: false,
+        supportedCategories: [...DEFAULT_SETTINGS.policy.clip_generation.free.supportedCategories],
+        ...opts.options,
+      },
+      analysis: { vision: false, category: true },
+    },
+    step: stepSpec("clip_generation", renderClipsStep),
+    outputs: { fetch_transcription: { transcriptKey: "scratch/transcript.json" } },
+    storage: storageGrant(s3, HANDLER_BUCKET),
+    settings: { clips: { minClipSec: 5, maxClipSec: 8, x264Preset: "ultrafast", ...opts.clips } },
+  });
+  try {
+    return { ctx, result: ClipGenerationResultSchema.parse(await createClipGenerationHandler(opts.deps)(ctx)) };
+  } finally {
+    await ctx.dispose();
+  }
+}
+
 describe("categoryOverride and supportedLayouts, through the handler", () => {
-  const BUCKET = "clip-layouts-test";
   const SUPPORTED: ClipLayout[] = ["square_1_1", "horizontal_16_9"];
-  let s3: LocalS3;
   let run: { ctx: TestContext; result: ClipGenerationResult };
 
-  /**
-   * Sentences of eight words 0.35 s apart with 0.8 s pauses between them, over the whole video: the
-   * rules here are about the category, not recognition, so no speech engine runs.
-   */
-  function syntheticTranscript(durationSec: number) {
-    const words: Array<{ word: string; start: number; end: number }> = [];
-    const vocab = "today we look at how the small team ships a careful release every week".split(" ");
-    for (let t = 0.5, i = 0; t + 3 < durationSec; t += 8 * 0.35 + 0.8)
-      for (let k = 0; k < 8; k++, i++) words.push({ word: vocab[i % vocab.length]!, start: t + k * 0.35, end: t + k * 0.35 + 0.3 });
-    return {
-      textSourceId: "txt_test",
-      language: "en",
-      durationSec,
-      segments: [{ start: words[0]!.start, end: words.at(-1)!.end, text: words.map((w) => w.word).join(" "), words }],
-    };
-  }
-
   beforeAll(async () => {
-    s3 = await startLocalS3({ buckets: [BUCKET] });
-    const client = localS3Client(s3);
-    await client.putObject(BUCKET, "scratch/transcript.json", JSON.stringify(syntheticTranscript(28.8)), "application/json");
-    await client.putObject(BUCKET, "src/moving.mp4", await readFile(source), "video/mp4");
-    const ctx = await makeHandlerContext({
-      input: {
-        clipGenerationId: "clp_override",
-        textSourceId: "txt_test",
-        bucket: BUCKET,
-        sourceKey: "src/moving.mp4",
-        resolvedOutputPrefix: "out/clips/",
-        options: {
-          maxClips: 1,
-          layout: null,
-          allowAutoLayout: true,
-          fillStyle: null,
-          captions: false,
-          categoryOverride: "gaming",
-          supportedCategories: [...DEFAULT_SETTINGS.policy.clip_generation.free.supportedCategories],
-          // Gaming leads to horizontal_in_vertical, and the platform default is vertical_9_16: neither is in this plan.
-          supportedLayouts: SUPPORTED,
-        },
-        // Vision off keeps the run short; the category and the layout it leads to do not need it.
-        analysis: { vision: false, category: true },
-      },
-      step: stepSpec("clip_generation", renderClipsStep),
-      outputs: { fetch_transcription: { transcriptKey: "scratch/transcript.json" } },
-      storage: storageGrant(s3, BUCKET),
-      settings: { clips: { minClipSec: 5, maxClipSec: 8, x264Preset: "ultrafast" } },
+    run = await runHandler({
+      // Gaming leads to horizontal_in_vertical, and the platform default is vertical_9_16: neither is in this plan.
+      options: { categoryOverride: "gaming", supportedLayouts: SUPPORTED },
     });
-    try {
-      run = { ctx, result: ClipGenerationResultSchema.parse(await createClipGenerationHandler()(ctx)) };
-    } finally {
-      await ctx.dispose();
-    }
   }, 180_000);
-
-  afterAll(async () => {
-    await s3?.close();
-  });
 
   it("skips detect_category: the stage is reported skipped, never started", () => {
     expect(run.ctx.report.timeline().filter((e) => e.startsWith("detect_category:"))).toEqual(["detect_category:skipped"]);
@@ -327,5 +348,27 @@ describe("categoryOverride and supportedLayouts, through the handler", () => {
     expect(run.result.layoutReason).toMatch(/horizontal_in_vertical is not in this plan's layouts, so square_1_1$/);
     expect(SUPPORTED).toContain(run.result.layout);
     expect(run.result.clips[0]).toMatchObject(LAYOUT_SIZE[run.result.layout]);
+  });
+});
+
+describe("a hosted category engine that is unavailable, through the handler", () => {
+  let run: { ctx: TestContext; result: ClipGenerationResult };
+
+  beforeAll(async () => {
+    // The platform asks for a hosted language model; this runner has no OPENAI_COMPAT_BASE_URL.
+    run = await runHandler({ clips: { categoryEngine: "openai-compatible" }, deps: { env: {} } });
+  }, 180_000);
+
+  it("skips detect_category with the reason, and the job completes as with detection disabled", () => {
+    const events = run.ctx.report.eventsOf("detect_category");
+    expect(events.map((e) => e.event)).toEqual(["skipped"]);
+    expect(events[0]?.details?.["reason"]).toMatch(/^the language model service is unavailable: .*OPENAI_COMPAT_BASE_URL is not set/);
+    expect(run.result).toMatchObject({ category: null, categoryConfidence: null, categorySource: "unavailable" });
+    expect(run.result.engines.category).toBeNull();
+    expect(run.result.clips).toHaveLength(1);
+  });
+
+  it("chooses the layout without a category: the platform default", () => {
+    expect(run.result).toMatchObject({ layout: DEFAULT_SETTINGS.clips.defaultLayout, layoutReason: "platform default (no category)" });
   });
 });

@@ -49,6 +49,8 @@ interface RunOptions {
   assigned?: Record<string, { voiceId: string; spec: unknown; referenceKey: null }>;
   /** An s3_presigned job: no bucket, its files to these URLs (the artifacts' names, srt and vtt). */
   presigned?: PresignedGrant;
+  /** Voices the workspace's plan still allows dubbing to make (default: no limit); `voices.create` refuses the rest. */
+  voicesLeft?: number;
 }
 
 async function dub(o: RunOptions = {}) {
@@ -57,7 +59,10 @@ async function dub(o: RunOptions = {}) {
   platform.answers = {
     "translation.source": () => src.transcript,
     "translation.save": (b) => ({ translationId: "trl_dub", segmentCount: (b as TranslationSave).segments.length }),
-    "voices.create": () => ({ voiceId: `vce_auto${voices++}` }),
+    "voices.create": () =>
+      voices < (o.voicesLeft ?? Infinity)
+        ? { voiceId: `vce_auto${voices++}` }
+        : { voiceId: null, reason: "free plan limit reached for dubbing_voices: 20 of 20 used this billing period" },
     "dubbing.save": () => ({ dubbingId: "dub_a" }),
   };
   ctx = await makeHandlerContext({
@@ -202,6 +207,17 @@ describe("dubbing handler: voices", () => {
     expect(save.speakers.find((s) => s.label === "SPEAKER_01")).toMatchObject({ voiceId: "vce_given", voiceSource: "assigned" });
     expect(save.speakers.find((s) => s.label === "SPEAKER_00")).toMatchObject({ voiceSource: "auto_created" });
     expect(platform.callsOf("voices.create")).toEqual([expect.objectContaining({ label: "SPEAKER_00" })]);
+  }, 300_000);
+
+  it("when the plan allows no more voices made by dubbing, speakers are left for manual assignment saying so, and no more are asked for", async () => {
+    const { save, platform } = await dub({ voicesLeft: 0 });
+    expect(save.speakers.map((s) => [s.label, s.status, s.voiceId])).toEqual([
+      ["SPEAKER_00", "needs_manual_assignment", null],
+      ["SPEAKER_01", "needs_manual_assignment", null],
+    ]);
+    expect(save.speakers.every((s) => s.reason?.startsWith("free plan limit reached for dubbing_voices"))).toBe(true);
+    expect(save.segments.every((s) => s.speech === "no_voice")).toBe(true);
+    expect(platform.callsOf("voices.create")).toHaveLength(1);
   }, 300_000);
 
   it("with diarization off, one speaker speaks every segment", async () => {

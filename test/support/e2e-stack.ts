@@ -1,11 +1,12 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { apiCall, bootstrap, type BootstrapResult } from "../../scripts/lib/api-client";
+import { apiCall, bootstrap, type BootstrapResult, type ResponseObserver } from "../../scripts/lib/api-client";
 import { LOCAL_ADMIN_SECRET, startStack, type Stack, type StackOptions } from "../../scripts/lib/stack";
 import { S3Client } from "../../contracts/s3-client";
 import type { Job } from "../../contracts/job";
 import { speechVideo } from "./media-fixtures";
+import { OpenApiValidator, type OpenApiDocumentShape } from "./openapi-validator";
 
 /** A fresh local stack per test file: its own state dir, API port and S3 server. */
 export interface E2E {
@@ -14,6 +15,12 @@ export interface E2E {
   s3: S3Client;
   api<T>(method: string, p: string, body?: unknown): Promise<T>;
   admin<T>(method: string, p: string, body?: unknown): Promise<T>;
+  /**
+   * Checks an answer against its operation and status in the stack's served `/v1/openapi.json`
+   * (JSON Schema 2020-12); `api()`, `admin()` and the bootstrap pass every answer through it, and a
+   * test calling `apiCall` itself can pass it as the observer. Throws with the mismatch's JSON pointer.
+   */
+  checkResponse: ResponseObserver;
   waitForJob(jobId: string, statuses: Job["status"][], timeoutMs?: number): Promise<Job>;
   /** Polls the job until `done(job)` holds; `what` names the wait in the timeout error. */
   waitForJobWhere(jobId: string, what: string, done: (job: Job) => boolean, timeoutMs?: number): Promise<Job>;
@@ -27,7 +34,10 @@ export async function startE2E(
 ): Promise<E2E> {
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-e2e-"));
   const stack = await startStack({ apiPort: nextPort++, stateDir, vars: { ALLOW_TEST_PIPELINES: "true", ...(opts.vars ?? {}) }, ...opts });
+  const validator = await servedDocument(stack.apiBaseUrl);
+  const checkResponse: ResponseObserver = (r) => validator.checkResponse(r);
   const tenant = await bootstrap({
+    observe: checkResponse,
     apiBaseUrl: stack.apiBaseUrl,
     adminSecret: LOCAL_ADMIN_SECRET,
     name: "e2e",
@@ -37,9 +47,9 @@ export async function startE2E(
     ...(opts.settings ? { settings: opts.settings } : {}),
   });
   const api = async <T>(method: string, p: string, body?: unknown) =>
-    (await apiCall<T>(stack.apiBaseUrl, method, p, tenant.projectKey, body)).data;
+    (await apiCall<T>(stack.apiBaseUrl, method, p, tenant.projectKey, body, {}, checkResponse)).data;
   const admin = async <T>(method: string, p: string, body?: unknown) =>
-    (await apiCall<T>(stack.apiBaseUrl, method, `/admin/v1${p}`, LOCAL_ADMIN_SECRET, body)).data;
+    (await apiCall<T>(stack.apiBaseUrl, method, `/admin/v1${p}`, LOCAL_ADMIN_SECRET, body, {}, checkResponse)).data;
   const waitForJobWhere: E2E["waitForJobWhere"] = async (jobId, what, done, timeoutMs = 120_000) => {
     const end = Date.now() + timeoutMs;
     for (;;) {
@@ -64,6 +74,7 @@ export async function startE2E(
     }),
     api,
     admin,
+    checkResponse,
     waitForJob: (jobId, statuses, timeoutMs) =>
       waitForJobWhere(jobId, statuses.join("/"), (job) => statuses.includes(job.status), timeoutMs),
     waitForJobWhere,
@@ -72,6 +83,20 @@ export async function startE2E(
       await rm(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The document the stack serves at `/v1/openapi.json`, as a validator: fetched once per process
+ * (every stack serves the same document), its schemas compiled once each as answers need them.
+ */
+let served: Promise<OpenApiValidator> | null = null;
+function servedDocument(apiBaseUrl: string): Promise<OpenApiValidator> {
+  served ??= (async () => {
+    const res = await fetch(`${apiBaseUrl}/v1/openapi.json`, { signal: AbortSignal.timeout(30_000) });
+    if (!res.ok) throw new Error(`GET /v1/openapi.json answered ${res.status}`);
+    return new OpenApiValidator((await res.json()) as OpenApiDocumentShape);
+  })();
+  return served;
 }
 
 /** JSON log lines the stack's runners wrote, for the runner with this RUNNER_ID. */
@@ -91,10 +116,15 @@ export function runnerLogEvents(e: E2E, runnerId: string): string[] {
 }
 
 export async function consoleKey(e: E2E): Promise<string> {
-  const r = await apiCall<{ secret: string }>(e.stack.apiBaseUrl, "POST", "/v1/console/sessions", e.tenant.workspaceKey, {
-    projectId: e.tenant.projectId,
-    userHandle: "e2e",
-  });
+  const r = await apiCall<{ secret: string }>(
+    e.stack.apiBaseUrl,
+    "POST",
+    "/v1/console/sessions",
+    e.tenant.workspaceKey,
+    { projectId: e.tenant.projectId, userHandle: "e2e" },
+    {},
+    e.checkResponse,
+  );
   return r.data.secret;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { admin, call } from "./helpers/api";
-import { createTenant, unique } from "./helpers/tenant";
+import { consoleSession, createTenant, unique } from "./helpers/tenant";
 
 describe("projects", () => {
   it("a project default webhookUrl must be https", async () => {
@@ -60,6 +60,29 @@ describe("API keys", () => {
     const after = await call("GET", "/v1/jobs", { key: t.projectKey });
     expect(after.status).toBe(401);
     expect(after.body.error?.message).toMatch(/revoked/);
+  });
+
+  it("revoking a console session by its sessionId (cse_) ends it: its key is refused at once", async () => {
+    const t = await createTenant({ withConnection: false });
+    const session = await consoleSession(t);
+    expect(session.sessionId).toMatch(/^cse_/);
+    expect((await call("GET", "/v1/jobs", { key: session.secret })).status).toBe(200);
+    const res = await call<{ apiKeyId: string; kind: string; revokedAt: string | null }>(
+      "POST",
+      `/v1/projects/${t.projectId}/api-keys/${session.sessionId}/revoke`,
+      { key: t.workspaceKey },
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ apiKeyId: session.sessionId, kind: "console", revokedAt: expect.any(String) });
+    expect((await call("GET", "/v1/jobs", { key: session.secret })).status).toBe(401);
+  });
+
+  it("another project's console session is not found", async () => {
+    const [t, other] = [await createTenant({ withConnection: false }), await createTenant({ withConnection: false })];
+    const session = await consoleSession(other);
+    const res = await call("POST", `/v1/projects/${t.projectId}/api-keys/${session.sessionId}/revoke`, { key: t.workspaceKey });
+    expect(res.status).toBe(404);
+    expect((await call("GET", "/v1/jobs", { key: session.secret })).status).toBe(200);
   });
 
   it("only the stored hash of a secret is kept", async () => {

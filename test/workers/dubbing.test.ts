@@ -1,10 +1,12 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
+import { SPEECH_SYNTHESIS_DEFAULT_MODELS } from "../../contracts/model-refs";
+import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import type { LeasedTask } from "../../contracts/runner-protocol";
 import type { DubbingSave } from "../../contracts/services/dubbing";
 import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
 import { call, expectError } from "./helpers/api";
-import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
+import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
@@ -21,7 +23,8 @@ let txt: string;
 const TEXTS = ["Welcome to the show.", "Thanks for having me.", "Let us begin."];
 
 beforeAll(async () => {
-  t = await createTenant();
+  // Pro: no monthly caps get in the way of the many jobs here; the free plan's are tested on their own.
+  t = await createTenant({ plan: "pro" });
   other = await createTenant();
   txt = (await completedTranscript(t, TEXTS)).textSourceId;
 });
@@ -235,6 +238,68 @@ describe("dubbing: create", () => {
   });
 });
 
+describe("dubbing: the speech model a request may choose (options.tts.modelId)", () => {
+  const modelIssue = [{ path: "input.options.tts.modelId", issue: "modelNotAllowed" }];
+  const speechModel = (job: Job) => (job.input["engines"] as { speechModel: string | null }).speechModel;
+  afterAll(() =>
+    patchSettings({ dubbing: { speechEngine: "local", speechModel: null }, modelChoices: { dubbingSpeech: { replicate: [] } } }),
+  );
+
+  it("a model the operator has not listed is refused 422 modelNotAllowed, naming the allowed ones, and nothing is charged", async () => {
+    await patchSettings({ dubbing: { speechEngine: "replicate" } });
+    const before = (await usage(t))["dubbing_jobs"] ?? 0;
+    const res = await dub({ options: { tts: { modelId: "attacker/ssrf-tts" } } });
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual(modelIssue);
+    expect(res.body.error?.message).toBe(
+      `tts.modelId "attacker/ssrf-tts" is not offered by the replicate speech engine on this deployment; allowed: ${SPEECH_SYNTHESIS_DEFAULT_MODELS.replicate}`,
+    );
+    expect((await usage(t))["dubbing_jobs"] ?? 0).toBe(before);
+  });
+
+  it("a reference that would climb out of Replicate's models route is refused the same way", async () => {
+    await patchSettings({ dubbing: { speechEngine: "replicate" } });
+    const res = await dub({ options: { tts: { modelId: "x/../../deployments/o/n" } } });
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual(modelIssue);
+  });
+
+  it("a model the operator lists for the engine is accepted, and it is the one the runner is told to run", async () => {
+    await patchSettings({
+      dubbing: { speechEngine: "replicate" },
+      modelChoices: { dubbingSpeech: { replicate: ["acme/tts-pro:abc123"] } },
+    });
+    const res = await dub({ options: { tts: { modelId: "acme/tts-pro:abc123" } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(speechModel(res.body.data)).toBe("acme/tts-pro:abc123");
+    expect(res.body.data.input["options"]).toMatchObject({ tts: { enabled: true, modelId: "acme/tts-pro:abc123" } });
+  });
+
+  it("the configured model may be named: it is the one the job runs anyway", async () => {
+    await patchSettings({ dubbing: { speechEngine: "replicate", speechModel: "acme/house-voice" } });
+    const named = await dub({ options: { tts: { modelId: "acme/house-voice" } } });
+    expect(named.status, JSON.stringify(named.body)).toBe(201);
+    expect(speechModel(named.body.data)).toBe("acme/house-voice");
+    const refused = await dub({ options: { tts: { modelId: SPEECH_SYNTHESIS_DEFAULT_MODELS.replicate } } });
+    expectError(refused, 422, "validationError");
+  });
+
+  it("without a modelId the job runs the configured model", async () => {
+    await patchSettings({ dubbing: { speechEngine: "replicate", speechModel: null } });
+    const res = await dub({});
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(speechModel(res.body.data)).toBeNull();
+  });
+
+  it("the local speech engine has no models to choose: any modelId is refused", async () => {
+    await patchSettings({ dubbing: { speechEngine: "local", speechModel: null } });
+    const res = await dub({ options: { tts: { modelId: "gpt-4o-mini-tts" } } });
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual(modelIssue);
+    expect(res.body.error?.message).toBe("tts.modelId is not accepted: the local speech engine has no models to choose from; leave it out");
+  });
+});
+
 describe("dubbing: runner calls and result", () => {
   it("a speaker's voice is created once per label, however often the call comes", async () => {
     const job = (await dub({})).body.data;
@@ -254,6 +319,39 @@ describe("dubbing: runner calls and result", () => {
     const task = await lease((await dub({})).body.data);
     await fakeRunner.call(task, "voices.create", { label: "SPEAKER_03", created: created() });
     expect((await usage(t))["voice_creation"] ?? 0).toBe(before);
+  });
+
+  it("each voice a dubbing makes costs one dubbing_voices credit, once however often its call comes", async () => {
+    const before = (await usage(t))["dubbing_voices"] ?? 0;
+    const task = await lease((await dub({})).body.data);
+    await fakeRunner.call(task, "voices.create", { label: "SPEAKER_00", created: created() });
+    await fakeRunner.call(task, "voices.create", { label: "SPEAKER_00", created: created() });
+    await fakeRunner.call(task, "voices.create", { label: "SPEAKER_01", created: created() });
+    expect((await usage(t))["dubbing_voices"]).toBe(before + 2);
+  });
+
+  it("over the plan's dubbing_voices limit no voice is saved: the answer says why, for the runner to leave the speaker unvoiced", async () => {
+    const free = await createTenant({ plan: "free" });
+    const freeTxt = (await completedTranscript(free, TEXTS)).textSourceId;
+    await patchSettings({ quotas: { free: { dubbing_voices: 1 } } });
+    try {
+      const task = await lease((await dub({ transcriptionId: freeTxt }, free)).body.data);
+      const first = await fakeRunner.call<{ voiceId: string }>(task, "voices.create", { label: "SPEAKER_00", created: created() });
+      const second = await fakeRunner.call<{ voiceId: string | null; reason?: string }>(task, "voices.create", {
+        label: "SPEAKER_01",
+        created: created(),
+      });
+      expect(first.body.data.voiceId).toMatch(/^vce_/);
+      expect(second.status).toBe(200);
+      expect(second.body.data.voiceId).toBeNull();
+      expect(second.body.data.reason).toMatch(/^free plan limit reached for dubbing_voices: 1 of 1 used this billing period/);
+      const voices = await call<Array<{ speakerLabel: string }>>("GET", "/v1/voices?origin=dubbing", { key: free.projectKey });
+      expect(voices.body.data.map((v) => v.speakerLabel)).toEqual(["SPEAKER_00"]);
+      expect((await usage(free))["dubbing_voices"]).toBe(1);
+    } finally {
+      await patchSettings({ quotas: { free: { dubbing_voices: DEFAULT_SETTINGS.quotas.free.dubbing_voices } } });
+      await cancelUnfinished(free);
+    }
   });
 
   it("completes with the spec's resultSummary and the record holds what was saved", async () => {

@@ -273,6 +273,11 @@ describe("POST /v1/jobs: indexer", () => {
       body: () => body("indexer", { textSourceIds: [f.emptyTxt] }),
       expected: () => invalid(path, `noSegments:${f.emptyTxt}`, `transcription ${f.emptyTxt} has no segments`),
     },
+    {
+      rule: "a transcript whose transcription has not completed has no segments yet",
+      body: () => body("indexer", { textSourceIds: [f.queuedTxt] }),
+      expected: () => invalid(path, `noSegments:${f.queuedTxt}`, `transcription ${f.queuedTxt} has no segments`),
+    },
   ])("$rule", run);
 });
 
@@ -303,6 +308,11 @@ describe("POST /v1/jobs: metadata", () => {
       rule: "a transcript without segments is rejected",
       body: () => body("metadata", { textSourceId: f.emptyTxt }),
       expected: () => invalid(path, `noSegments:${f.emptyTxt}`, `transcription ${f.emptyTxt} has no segments`),
+    },
+    {
+      rule: "a transcript whose transcription has not completed has no segments yet",
+      body: () => body("metadata", { textSourceId: f.queuedTxt }),
+      expected: () => invalid(path, `noSegments:${f.queuedTxt}`, `transcription ${f.queuedTxt} has no segments`),
     },
   ])("$rule", run);
 });
@@ -549,6 +559,11 @@ describe("POST /v1/jobs: translation and dubbing", () => {
       expected: () => invalid("input.textSourceId", `noSegments:${f.emptyTxt}`, `transcription ${f.emptyTxt} has no segments`),
     },
     {
+      rule: "translation: a transcript whose transcription has not completed has no segments yet",
+      body: () => body("translation", { textSourceId: f.queuedTxt }),
+      expected: () => invalid("input.textSourceId", `noSegments:${f.queuedTxt}`, `transcription ${f.queuedTxt} has no segments`),
+    },
+    {
       rule: "dubbing: transcriptionId is required",
       body: () => body("dubbing", { transcriptionId: undefined }),
       expected: () => invalid("input.transcriptionId", "required"),
@@ -572,6 +587,11 @@ describe("POST /v1/jobs: translation and dubbing", () => {
       rule: "dubbing: minSpeakers must not exceed maxSpeakers",
       body: () => body("dubbing", { options: { diarization: { minSpeakers: 4, maxSpeakers: 2 } } }),
       expected: () => invalid("input.options.diarization", "minAboveMax"),
+    },
+    {
+      rule: "dubbing: a transcript whose transcription has not completed has no segments yet",
+      body: () => body("dubbing", { transcriptionId: f.queuedTxt }),
+      expected: () => invalid("input.transcriptionId", `noSegments:${f.queuedTxt}`, `transcription ${f.queuedTxt} has no segments`),
     },
     {
       rule: "dubbing: an unknown transcript is not found",

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { newId, randomToken } from "../../contracts/ids";
 import type { Plan } from "../../contracts/service-types";
 import { mintSecret, type KeyKind } from "../auth/keys";
@@ -160,10 +160,12 @@ export async function listProjectKeys(db: Db, projectId: string) {
 
 /**
  * Revokes one of the project's keys (a second revoke keeps the first time) and answers it as it now
- * is; undefined when the id is not a project key of this project.
+ * is; undefined when the id is not a key of this project of one of `kinds`. The API's revoke, with a
+ * workspace key, also ends the project's console sessions (`cse_`); the console's keys page, used by
+ * people in a session, revokes project keys only.
  */
-export async function revokeProjectKey(db: Db, projectId: string, keyId: string) {
-  const ofProject = and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), eq(apiKeys.kind, "project"));
+export async function revokeProjectKey(db: Db, projectId: string, keyId: string, kinds: readonly KeyKind[] = ["project"]) {
+  const ofProject = and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), inArray(apiKeys.kind, [...kinds]));
   await db
     .update(apiKeys)
     .set({ revokedAt: nowIso() })

@@ -79,11 +79,15 @@ export async function createJob(env: Env, principal: Principal, body: unknown, t
     );
   }
 
-  const meter = service.meter as string;
-  await timing.time("quota", () => assertQuotaLeft(env.DB, principal.workspaceId, principal.plan, meter, resolved.credits));
+  const meter = service.meter;
+  // Only the machinery's test service has no meter, and it is no public service type (SERVICE_TYPES).
+  if (!meter) throw new ApiError("internalError", `service type ${req.serviceType} has no usage meter`);
+  await timing.time("quota", () => assertQuotaLeft(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits));
   const probe = resolved.probe;
   if (probe) await timing.time("probes", probe);
-  const charged = await timing.time("charge", () => charge(env.DB, principal.workspaceId, principal.plan, meter, resolved.credits));
+  const charged = await timing.time("charge", () =>
+    charge(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits),
+  );
 
   try {
     const now = nowIso();

@@ -1,18 +1,17 @@
 import type { Plan } from "../../contracts/service-types";
+import type { QuotaMeter, Settings } from "../../contracts/settings";
 import { ApiError } from "../errors";
 import { billingPeriod, periodResetsAt } from "../platform/clock";
 
 /**
  * Credits and quotas, per workspace and calendar month (UTC). Each service names its meter and
- * what a request costs (worker/services); free-plan limits are the spec's Limits table; other plans
- * have no cap here (the spec does not state theirs) but are metered.
+ * what a request costs (worker/services); each plan's monthly limit per meter is a platform
+ * setting (`quotas.<plan>.<meter>`, contracts/settings.ts): the free plan's are the spec's Limits
+ * table plus the caps that keep hosted-engine cost bounded; `null` is unlimited, still metered.
  */
-export const PLAN_LIMITS: Record<Plan, Partial<Record<string, number>>> = {
-  // voice_creation [design]: the spec names a public allowance but not its size.
-  free: { transcription_jobs: 10, clip_credits: 1000, thumbnail_credits: 100, voice_creation: 10 },
-  pro: {},
-  enterprise: {},
-};
+export function planLimit(settings: Settings, plan: Plan, meter: QuotaMeter): number | null {
+  return settings.quotas[plan][meter];
+}
 
 function quotaExceeded(plan: Plan, meter: string, limit: number, used: number, amount: number): ApiError {
   const resetsAt = periodResetsAt();
@@ -36,9 +35,16 @@ export interface Charge {
  * Charges atomically: one upsert whose WHERE refuses to pass the limit, so two concurrent creates
  * can never both squeeze under it.
  */
-export async function charge(db: D1Database, workspaceId: string, plan: Plan, meter: string, amount: number): Promise<Charge> {
+export async function charge(
+  db: D1Database,
+  settings: Settings,
+  workspaceId: string,
+  plan: Plan,
+  meter: QuotaMeter,
+  amount: number,
+): Promise<Charge> {
   const period = billingPeriod();
-  const limit = PLAN_LIMITS[plan][meter];
+  const limit = planLimit(settings, plan, meter);
   const cap = limit ?? Number.MAX_SAFE_INTEGER;
   const row = await db
     .prepare(
@@ -62,9 +68,16 @@ export async function charge(db: D1Database, workspaceId: string, plan: Plan, me
  * A read-only look before the create does expensive work (S3 probes): a request that would be
  * refused for quota anyway is refused first. The charge itself stays atomic in `charge`.
  */
-export async function assertQuotaLeft(db: D1Database, workspaceId: string, plan: Plan, meter: string, amount: number): Promise<void> {
-  const limit = PLAN_LIMITS[plan][meter];
-  if (limit === undefined) return;
+export async function assertQuotaLeft(
+  db: D1Database,
+  settings: Settings,
+  workspaceId: string,
+  plan: Plan,
+  meter: QuotaMeter,
+  amount: number,
+): Promise<void> {
+  const limit = planLimit(settings, plan, meter);
+  if (limit === null) return;
   const row = await db
     .prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?")
     .bind(workspaceId, billingPeriod(), meter)
@@ -82,7 +95,7 @@ export async function refund(db: D1Database, c: Charge): Promise<void> {
 }
 
 /** Every meter, in service order (the usage report lists them all, used or not). */
-export async function usageFor(db: D1Database, workspaceId: string, plan: Plan, meterNames: readonly string[]) {
+export async function usageFor(db: D1Database, settings: Settings, workspaceId: string, plan: Plan, meterNames: readonly QuotaMeter[]) {
   const period = billingPeriod();
   const rows = await db
     .prepare("SELECT meter, used FROM usage WHERE workspace_id = ? AND period = ?")
@@ -90,7 +103,7 @@ export async function usageFor(db: D1Database, workspaceId: string, plan: Plan, 
     .all<{ meter: string; used: number }>();
   const used = new Map(rows.results.map((r) => [r.meter, r.used]));
   const meters = meterNames.map((meter) => {
-    const limit = PLAN_LIMITS[plan][meter] ?? null;
+    const limit = planLimit(settings, plan, meter);
     const u = used.get(meter) ?? 0;
     return { meter, used: u, limit, remaining: limit === null ? null : Math.max(0, limit - u) };
   });

@@ -19,12 +19,16 @@ export async function findTranscript(db: Db, projectId: string, id: string): Pro
     .get();
 }
 
-/** metadata / indexer / translation / dubbing style: `transcription not found: <id>`, `noSegments:<id>`. */
+/**
+ * metadata / indexer / translation / dubbing style: `transcription not found: <id>`, `noSegments:<id>`.
+ * A transcript whose transcription has not completed (pending, processing, failed) has no segments
+ * to work on yet, and the spec names only that answer for it, as summarization gives.
+ */
 export async function requireSegmentedTranscript(db: Db, projectId: string, id: string, path: string): Promise<TranscriptRow> {
   const t = await findTranscript(db, projectId, id);
   if (!t) throw notFound(`transcription not found: ${id}`, [{ path, issue: `notFound:${id}` }]);
-  if (t.status !== "completed") throw validationError(`transcription ${id} is not completed`, [{ path, issue: `jobNotCompleted:${id}` }]);
-  if (t.segmentCount === 0) throw validationError(`transcription ${id} has no segments`, [{ path, issue: `noSegments:${id}` }]);
+  if (t.status !== "completed" || t.segmentCount === 0)
+    throw validationError(`transcription ${id} has no segments`, [{ path, issue: `noSegments:${id}` }]);
   return t;
 }
 

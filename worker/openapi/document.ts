@@ -10,6 +10,7 @@ import { consoleOperations } from "./areas/console";
 import { jobOperations } from "./areas/jobs";
 import { metaOperations } from "./areas/meta";
 import { policyOperations } from "./areas/policy";
+import { EXAMPLE_ID } from "./examples";
 import { runnerOperations } from "./areas/runner";
 import { storageConnectionOperations } from "./areas/storage-connections";
 import type { Access, OperationDoc } from "./operation";
@@ -101,11 +102,8 @@ const ERROR_EXAMPLES: Record<ErrorCode, Example> = {
     "input.sourceKey: Invalid input: expected string, received undefined",
     [{ path: "input.sourceKey", issue: "required" }],
   ],
-  notFound: ["job not found: job_01JD8Q3W5X7Y9Z0A1B2C3D4E5F", [{ path: "jobId", issue: "notFound:job_01JD8Q3W5X7Y9Z0A1B2C3D4E5F" }]],
-  conflict: [
-    "job job_01JD8Q3W5X7Y9Z0A1B2C3D4E5F is completed and can no longer be cancelled",
-    [{ path: "jobId", issue: "status:completed" }],
-  ],
+  notFound: [`job not found: ${EXAMPLE_ID.job}`, [{ path: "jobId", issue: `notFound:${EXAMPLE_ID.job}` }]],
+  conflict: [`job ${EXAMPLE_ID.job} is completed and can no longer be cancelled`, [{ path: "jobId", issue: "status:completed" }]],
   unauthorized: ["missing Authorization header; send `Authorization: Bearer <API_KEY>`", []],
   forbidden: ["API key lacks permission job:create", [{ path: "authorization", issue: "missingPermission:job:create" }]],
   methodNotAllowed: ["DELETE is not allowed on /v1/jobs; allowed: GET, HEAD, POST", [{ path: "method", issue: "methodNotAllowed" }]],
@@ -292,9 +290,47 @@ export function buildOpenApiDocument(): OpenAPIObject {
     tags: TAGS.map((t) => ({ ...t })),
   });
   for (const op of ALL_OPERATIONS) if (op.queryNotes) describeQuery(doc, op, op.queryNotes);
+  admitNullInEnums(doc);
   return doc;
 }
 
+/** Keys whose values are data, not schemas: left as they are. */
+const DATA_KEYS = new Set(["example", "examples", "default", "const", "enum"]);
+/** Keys whose values map names to schemas or objects holding them: a property (or a response) may be called `default` or `enum`. */
+const NAMED_SCHEMAS = new Set([
+  "properties",
+  "patternProperties",
+  "dependentSchemas",
+  "$defs",
+  "schemas",
+  "responses",
+  "headers",
+  "content",
+  "paths",
+]);
+
+/**
+ * zod-to-openapi 9.1.0 renders a nullable literal (`z.literal("graceful").nullable()`, a Job's
+ * `cancelMode`) as `type: ["string", "null"], enum: ["graceful"]`. JSON Schema checks `enum` on its
+ * own, so a standard validator (and every client generated with one) refuses the `null` the API
+ * sends. Its enums of nullable schemas do list null (`z.enum([...]).nullable()`); this gives every
+ * schema whose type admits null the same, wherever the generator left it out.
+ */
+function admitNullInEnums(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) admitNullInEnums(n);
+    return;
+  }
+  if (!node || typeof node !== "object") return;
+  const schema = node as Record<string, unknown>;
+  const types = Array.isArray(schema["type"]) ? (schema["type"] as unknown[]) : [schema["type"]];
+  const values = schema["enum"];
+  if (types.includes("null") && Array.isArray(values) && !values.includes(null)) schema["enum"] = [...values, null];
+  for (const [key, child] of Object.entries(schema)) {
+    if (NAMED_SCHEMAS.has(key) && child && typeof child === "object") for (const named of Object.values(child)) admitNullInEnums(named);
+    else if (!DATA_KEYS.has(key)) admitNullInEnums(child);
+  }
+}
 /** Puts the notes on the generated query parameters (the schemas themselves stay the handlers'). */
 function describeQuery(doc: OpenAPIObject, op: OperationDoc, notes: Record<string, string>): void {
   const operation = (doc.paths?.[openApiPath(op.path)] as Record<string, OperationObject> | undefined)?.[op.method];

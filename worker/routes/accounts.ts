@@ -63,7 +63,7 @@ export const workspaceRoutes = new Hono<AppBindings>().get("/", async (c) => {
     name: ws.name,
     plan: ws.plan,
     createdAt: ws.createdAt,
-    usage: await usageFor(c.env.DB, ws.id, ws.plan, METERS),
+    usage: await usageFor(c.env.DB, await loadSettings(getDb(c.env.DB)), ws.id, ws.plan, METERS),
   });
 });
 
@@ -158,7 +158,7 @@ export const projectRoutes = new Hono<AppBindings>()
     const p = requireAuth(c, { key: "workspace", permission: "project_api_key:revoke" });
     const project = await ownedProject(c, p.workspaceId);
     const keyId = c.req.param("keyId");
-    const key = await revokeProjectKey(getDb(c.env.DB), project.id, keyId);
+    const key = await revokeProjectKey(getDb(c.env.DB), project.id, keyId, ["project", "console"]);
     if (!key) throw notFound(`API key not found: ${keyId}`, [{ path: "keyId", issue: `notFound:${keyId}` }]);
     return ok(c, key);
   });

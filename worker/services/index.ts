@@ -1,4 +1,5 @@
 import type { ServiceName } from "../../contracts/services/types";
+import type { QuotaMeter } from "../../contracts/settings";
 import { clipGenerationWorker } from "./clip-generation";
 import { dubbingWorker } from "./dubbing/index";
 import { indexerWorker } from "./indexer/index";
@@ -39,7 +40,10 @@ export function workerStepHandler(step: StepSpec, env: Env): InWorkerStep | null
 }
 
 /** Every usage meter, in service order. */
-export const METERS: readonly string[] = Object.values(WORKER_SERVICES).flatMap((s) => (s.meter ? [s.meter] : []));
+export const METERS: readonly QuotaMeter[] = Object.values(WORKER_SERVICES).flatMap((s: WorkerService) => [
+  ...(s.meter ? [s.meter] : []),
+  ...(s.runtimeMeters ?? []),
+]);
 
 /** The service types with a policy payload, in the order the spec lists them for `GET /v1/jobs/policy`. */
 export const POLICY_SERVICE_TYPES = (["clip_generation", "transcription", "thumbnail", "translation"] as const).filter(

@@ -4,7 +4,7 @@ import type { StepSpec } from "../../contracts/pipelines";
 import type { InputOf } from "../../contracts/services/index";
 import type { ServiceName } from "../../contracts/services/types";
 import type { Plan, ServiceType } from "../../contracts/service-types";
-import type { Settings } from "../../contracts/settings";
+import type { QuotaMeter, Settings } from "../../contracts/settings";
 import type { InWorkerStepContext } from "../../queues/worker-steps";
 import type { Db } from "../db/client";
 import type { AppBindings, Env } from "../env";
@@ -77,7 +77,9 @@ export type WorkerStepHandler = (ctx: InWorkerStepContext & { env: Env }) => Pro
 
 export interface WorkerService<T extends ServiceName = ServiceName> {
   /** The usage meter its credits are charged to; null for a service no client can create. */
-  readonly meter: string | null;
+  readonly meter: QuotaMeter | null;
+  /** Meters its runner calls charge while the job runs (the voices a dubbing makes), listed in the usage report after `meter`. */
+  readonly runtimeMeters?: readonly QuotaMeter[];
   /** Reference checks of `POST /v1/jobs`, with the spec's messages; charge nothing. */
   resolve(ctx: CreateContext, input: T extends ServiceType ? InputOf<T> : never): Promise<Resolved>;
   /** The `GET /v1/jobs/policy` payload, for the service types the spec lists there. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EngineRequestError, type EngineHttpClient } from "../http";
 import { UnreadableAnswer, type ChatMessage, type ChatOptions } from "./interface";
+import { workersAiRunPath } from "../../../contracts/model-refs";
 
 /**
  * Cloudflare Workers AI's text generation over its REST API: `POST
@@ -37,7 +38,7 @@ export class WorkersAIChat {
   async complete(messages: readonly ChatMessage[], opts: ChatOptions): Promise<string | Record<string, unknown> | UnreadableAnswer> {
     let body: unknown;
     try {
-      body = await this.http.json(`/accounts/${encodeURIComponent(this.accountId)}/ai/run/${this.http.model}`, {
+      body = await this.http.json(workersAiRunPath(this.accountId, this.http.model), {
         method: "POST",
         body: {
           messages,

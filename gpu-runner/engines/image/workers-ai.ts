@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { RetryPolicy } from "../http";
 import { NetworkImageEngine, type Cover, type CoverRequest } from "./interface";
 import { exactJpeg } from "./jpeg";
+import { workersAiRunPath } from "../../../contracts/model-refs";
 
 /**
  * Cloudflare Workers AI over its REST API:
@@ -40,7 +41,7 @@ export class WorkersAIImageEngine extends NetworkImageEngine<WorkersAIImageConfi
   private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
 
   async generate(req: CoverRequest): Promise<Cover> {
-    const body = await this.http.json(`/accounts/${encodeURIComponent(this.config.accountId)}/ai/run/${this.config.model}`, {
+    const body = await this.http.json(workersAiRunPath(this.config.accountId, this.config.model), {
       method: "POST",
       body: { prompt: req.prompt.slice(0, MAX_PROMPT), steps: this.config.steps },
       signal: req.signal,

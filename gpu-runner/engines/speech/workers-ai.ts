@@ -5,6 +5,7 @@ import type { StepFailure } from "../../handler";
 import type { RetryPolicy } from "../http";
 import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
+import { workersAiRunPath } from "../../../contracts/model-refs";
 
 /**
  * Cloudflare Workers AI over its REST API:
@@ -81,7 +82,7 @@ export class WorkersAIEngine extends NetworkSpeechEngine<WorkersAIConfig> {
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
     const audio = (await readFile(audioPath)).toString("base64");
-    const body = await this.http.json(`/accounts/${encodeURIComponent(this.config.accountId)}/ai/run/${this.config.model}`, {
+    const body = await this.http.json(workersAiRunPath(this.config.accountId, this.config.model), {
       method: "POST",
       body: { audio, ...(opts.language ? { language: primaryLanguage(opts.language) } : {}) },
       signal: opts.signal,

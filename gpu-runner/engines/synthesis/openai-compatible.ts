@@ -8,6 +8,7 @@ import { wavInfo } from "./audio";
 import type { CloneVoiceSpec, CreateVoiceRequest, SynthesisEngine, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";
 import { toolFailure } from "./profile";
 import { makeReferenceClip } from "./reference";
+import { SPEECH_SYNTHESIS_DEFAULT_MODELS } from "../../../contracts/model-refs";
 
 /**
  * An OpenAI-compatible speech server: OpenAI itself, or a cloning TTS server on the GPU box.
@@ -37,7 +38,7 @@ export interface OpenAICompatibleSynthesisConfig {
   retry: RetryPolicy;
 }
 
-export const OPENAI_COMPATIBLE_TTS_DEFAULT_MODEL = "gpt-4o-mini-tts";
+export const OPENAI_COMPATIBLE_TTS_DEFAULT_MODEL = SPEECH_SYNTHESIS_DEFAULT_MODELS["openai-compatible"];
 /** XTTS-v2's languages, the usual cloning model behind such servers (OPENAI_COMPAT_TTS_LANGUAGES overrides). */
 export const XTTS_LANGUAGES = [
   "ar",

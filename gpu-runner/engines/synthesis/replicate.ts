@@ -9,6 +9,7 @@ import type { CloneVoiceSpec, CreateVoiceRequest, SynthesisEngine, SynthesizeReq
 import { XTTS_LANGUAGES } from "./openai-compatible";
 import { toolFailure } from "./profile";
 import { makeReferenceClip, referenceDataUri } from "./reference";
+import { SPEECH_SYNTHESIS_DEFAULT_MODELS } from "../../../contracts/model-refs";
 
 /**
  * Coqui XTTS-v2 on Replicate (`lucataco/xtts-v2`): input `{ text, speaker, language,
@@ -31,7 +32,8 @@ export interface ReplicateSynthesisConfig {
   rubberband: string;
 }
 
-export const REPLICATE_TTS_DEFAULT_MODEL = "lucataco/xtts-v2:49ff6cfa14bd4e7f80f62e2279f82f23dfc2e7970f825f8db5599f8a6213c009";
+/** XTTS-v2 (contracts/model-refs.ts: the Worker names it among the models a dubbing may choose). */
+export const REPLICATE_TTS_DEFAULT_MODEL = SPEECH_SYNTHESIS_DEFAULT_MODELS.replicate;
 const MAX_AUDIO_BYTES = 64 * 1024 * 1024;
 
 export class ReplicateSynthesisEngine implements SynthesisEngine {

@@ -4,6 +4,7 @@ import { EngineHttpClient, type RetryPolicy } from "../http";
 import { protect, restore } from "./glossary";
 import type { TranslationEngine, TranslationRequest } from "./interface";
 import { pairOrFail } from "./pairs";
+import { workersAiRunPath } from "../../../contracts/model-refs";
 
 /**
  * `@cf/meta/m2m100-1.2b` over the Workers AI REST API: `POST {baseUrl}/accounts/{account}/ai/run/
@@ -79,7 +80,7 @@ export class WorkersAITranslationEngine implements TranslationEngine {
   }
 
   private async one(text: string, source: string, target: string, signal: AbortSignal): Promise<string> {
-    const body = await this.http.json(`/accounts/${encodeURIComponent(this.config.accountId)}/ai/run/${this.config.model}`, {
+    const body = await this.http.json(workersAiRunPath(this.config.accountId, this.config.model), {
       method: "POST",
       body: { text, source_lang: source, target_lang: target },
       signal,

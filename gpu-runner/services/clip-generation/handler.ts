@@ -18,7 +18,7 @@ import { renderClipsStep } from "../../../contracts/services/clip-generation";
 import type { StageOf } from "../../../contracts/services/types";
 import type { Settings } from "../../../contracts/settings";
 import { createCategoryEngine } from "../../engines/category/factory";
-import type { CategoryEngine, CategoryResult, VisualSummary } from "../../engines/category/interface";
+import type { CategoryEngine, VisualSummary } from "../../engines/category/interface";
 import type { EngineEnv } from "../../engines/config";
 import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
@@ -30,6 +30,7 @@ import { handedOverTranscript } from "../shared/handover";
 import { downloadObject, toolStep } from "../shared/objects";
 import { joinWords } from "../../text/words";
 import { buildAss, captionStyleFor } from "./captions";
+import { detectCategory } from "./category";
 import { chooseLayout } from "./layout";
 import { analysisSampling, analyzeAsProduced, type FrameStream } from "./analysis";
 import { makeProxy, probeVideo, sampleMoment, type LoudnessMeasure } from "./media";
@@ -245,26 +246,16 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
       );
 
       const visual = visualSummary(observations, targets, timeline, info.durationSec);
-      let category: CategoryResult | null = null;
-      let categorySource: ClipGenerationResult["categorySource"] = "disabled";
-      let categoryEngine: CategoryEngine | null = null;
-      if (input.options.categoryOverride) {
-        await report.skip("detect_category", `categoryOverride ${input.options.categoryOverride} given`);
-        category = { category: input.options.categoryOverride, confidence: 1, scores: {} };
-        categorySource = "override";
-      } else if (!input.analysis.category || !cs.category) {
-        await report.skip("detect_category", "category detection disabled in platform settings");
-      } else {
-        const engine = makeCategory(cs);
-        categoryEngine = engine;
-        category = await report.stage(
-          "detect_category",
-          () =>
-            engine.classify({ text: joinWords(words.map((w) => w.word)), visual, categories: input.options.supportedCategories, signal }),
-          (r) => ({ category: r.category, confidence: r.confidence, engine: engine.name, model: engine.model, scores: r.scores }),
-        );
-        categorySource = "detected";
-      }
+      const {
+        category,
+        source: categorySource,
+        engine: categoryEngine,
+      } = await detectCategory(report, {
+        override: input.options.categoryOverride,
+        enabled: input.analysis.category && cs.category,
+        makeEngine: () => makeCategory(cs),
+        request: { text: joinWords(words.map((w) => w.word)), visual, categories: input.options.supportedCategories, signal },
+      });
       const { layout, reason: layoutReason } = chooseLayout({
         requested: input.options.layout,
         allowAuto: input.options.allowAutoLayout,

@@ -428,6 +428,8 @@ async function assignVoices(
   analysis: string,
 ): Promise<SpeakerVoice[]> {
   const out: SpeakerVoice[] = [];
+  // Set when the workspace's allowance of voices made by dubbing ran out: no more are made this run.
+  let refused: string | null = null;
   for (const label of labels) {
     const assigned = input.assignedVoices[label];
     if (assigned) {
@@ -443,6 +445,10 @@ async function assignVoices(
     }
     if (!input.options.voiceCloning.enabled) {
       out.push({ label, voice: null, voiceId: null, voiceSource: null, reason: "no voice assigned and voice cloning disabled" });
+      continue;
+    }
+    if (refused) {
+      out.push({ label, voice: null, voiceId: null, voiceSource: null, reason: refused });
       continue;
     }
     const ranges = diarization.turns.length > 0 ? rangesOf(label, diarization.turns) : undefined;
@@ -473,8 +479,14 @@ async function assignVoices(
     const created = await ctx.platform.call(
       "voices.create",
       { label, created: { spec: voice, model: synth.model, referenceKey, sampleSpeechSec: round3(speechSec) } },
-      z.object({ voiceId: z.string() }),
+      // No voiceId: the workspace's plan allows no more voices made by dubbing this month (`reason` says so).
+      z.object({ voiceId: z.string().nullable(), reason: z.string().optional() }),
     );
+    if (created.voiceId === null) {
+      refused = created.reason ?? "no more voices may be made by dubbing this billing period";
+      out.push({ label, voice: null, voiceId: null, voiceSource: null, reason: refused });
+      continue;
+    }
     out.push({ label, voice, voiceId: created.voiceId, voiceSource: "auto_created", ...(voice.kind === "clone" ? { referencePath } : {}) });
   }
   return out;

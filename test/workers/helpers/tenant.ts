@@ -66,6 +66,7 @@ export async function createConnection(projectKeySecret: string, extra: Record<s
 }
 
 export interface ConsoleSession {
+  sessionId: string;
   secret: string;
   userId: string;
   userHandle: string;

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { ConsoleSessionSchema, CreateKeySchema, CreateProjectSchema, UpdateProjectSchema } from "../../routes/accounts";
 import { operations } from "../operation";
+import { EXAMPLE_ID } from "../examples";
 
 /** worker/routes/accounts.ts: the workspace, its projects and their keys, console sessions. */
 
 const PROJECT_EXAMPLE = {
-  projectId: "prj_01JD8Q1111111111111111111",
-  workspaceId: "wsp_01JD8Q0000000000000000000",
+  projectId: EXAMPLE_ID.project,
+  workspaceId: EXAMPLE_ID.workspace,
   name: "podcasts",
   webhookUrl: "https://hooks.example.com/media-jobs",
   branding: null,
@@ -14,12 +15,12 @@ const PROJECT_EXAMPLE = {
 };
 
 const KEY_EXAMPLE = {
-  apiKeyId: "key_01JD8Q4444444444444444444",
+  apiKeyId: EXAMPLE_ID.apiKey,
   kind: "project",
   name: "ci key",
-  prefix: "sk_prj_AbCd",
-  workspaceId: "wsp_01JD8Q0000000000000000000",
-  projectId: "prj_01JD8Q1111111111111111111",
+  prefix: "sk_prj_ab3d",
+  workspaceId: EXAMPLE_ID.workspace,
+  projectId: EXAMPLE_ID.project,
   permissions: ["job:*"],
   createdAt: "2026-11-23T16:00:00.000Z",
   revokedAt: null,
@@ -142,7 +143,7 @@ export const accountOperations = operations([
     description: "Takes effect at once; revoking a revoked key answers it unchanged.",
     access: "workspace",
     permission: "project_api_key:revoke",
-    params: { ...projectParam, keyId: "The key's id (`key_…`)." },
+    params: { ...projectParam, keyId: "The key's id (`pak_…`)." },
     data: ApiKey,
     errors: ["notFound"],
   },
@@ -156,7 +157,7 @@ export const accountOperations = operations([
     access: "workspace",
     permission: "console_session:create",
     body: ConsoleSessionSchema,
-    bodyExample: { projectId: "prj_01JD8Q1111111111111111111", userHandle: "ada@example.com", ttlMinutes: 60 },
+    bodyExample: { projectId: EXAMPLE_ID.project, userHandle: "ada@example.com", ttlMinutes: 60 },
     status: 201,
     data: z.object({
       sessionId: z.string(),

@@ -1,14 +1,15 @@
 import { z } from "zod";
 import { AcceptSchema, ChangePasswordSchema, InviteSchema, SignInSchema, SwitchProjectSchema } from "../../routes/console-auth";
 import { operations } from "../operation";
+import { EXAMPLE_ID } from "../examples";
 
 /** worker/routes/console-auth.ts: people sign in to the console; workspace admins invite and manage users. */
 
 const TAG = "Console";
 
 const USER_EXAMPLE = {
-  userId: "usr_01JD8Q5555555555555555555",
-  workspaceId: "wsp_01JD8Q0000000000000000000",
+  userId: EXAMPLE_ID.user,
+  workspaceId: EXAMPLE_ID.workspace,
   email: "ana@example.com",
   name: "Ana",
   role: "admin",
@@ -27,10 +28,10 @@ const SessionView = z.looseObject({
   idleExpiresAt: z.string().nullable(),
 });
 const SESSION_EXAMPLE = {
-  sessionId: "key_01JD8Q6666666666666666666",
+  sessionId: EXAMPLE_ID.consoleSession,
   user: USER_EXAMPLE,
-  workspace: { workspaceId: "wsp_01JD8Q0000000000000000000", name: "Acme", plan: "pro" },
-  project: { projectId: "prj_01JD8Q1111111111111111111", name: "podcasts" },
+  workspace: { workspaceId: EXAMPLE_ID.workspace, name: "Acme", plan: "pro" },
+  project: { projectId: EXAMPLE_ID.project, name: "podcasts" },
   csrfToken: "Jx0…",
   expiresAt: "2026-11-24T04:00:00.000Z",
   idleExpiresAt: "2026-11-23T16:30:00.000Z",
@@ -98,7 +99,7 @@ export const consoleOperations = operations([
     access: "console",
     headers: csrf,
     body: SwitchProjectSchema,
-    bodyExample: { projectId: "prj_01JD8Q1111111111111111111" },
+    bodyExample: { projectId: EXAMPLE_ID.project },
     data: SessionView,
     dataExample: SESSION_EXAMPLE,
     errors: ["notFound"],

@@ -4,24 +4,35 @@ import { JOB_STATUSES, SERVICE_TYPES } from "../../../contracts/service-types";
 import { CreateJobSchema } from "../../../contracts/job-requests";
 import { ListJobsQuerySchema } from "../../jobs/list";
 import { operations } from "../operation";
+import { EXAMPLE_ID } from "../examples";
 
 /** worker/routes/jobs.ts: create, list, read, progress, cancel and webhook deliveries of jobs. */
 
 const TAG = "Jobs";
 
+/** A transcription job just created from a bucket, as POST /v1/jobs answers it. */
 export const JOB_EXAMPLE = {
-  jobId: "job_01JD8Q3W5X7Y9Z0A1B2C3D4E5F",
+  jobId: EXAMPLE_ID.job,
   serviceType: "transcription",
   status: "queued",
   priority: "normal",
-  workspaceId: "wsp_01JD8Q0000000000000000000",
-  projectId: "prj_01JD8Q1111111111111111111",
+  workspaceId: EXAMPLE_ID.workspace,
+  projectId: EXAMPLE_ID.project,
+  workspacePlan: "pro",
   input: {
     sourceType: "s3_direct",
-    connectionId: "sc_01JD8Q2222222222222222222",
+    connectionId: EXAMPLE_ID.storageConnection,
     bucket: "media",
     sourceKey: "interviews/2026-11-23.mp4",
-    textSourceId: "txt_01JD8Q3333333333333333333",
+    textSourceId: EXAMPLE_ID.transcript,
+    resolvedOutputPrefix: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/`,
+    resolvedOutputKeys: {
+      fullText: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.txt`,
+      segments: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/segments.json`,
+      srt: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.srt`,
+      vtt: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.vtt`,
+    },
+    options: { preprocessing: { extract: true, denoise: true, separateVocals: false } },
   },
   resultSummary: null,
   cancelRequestedAt: null,
@@ -30,7 +41,7 @@ export const JOB_EXAMPLE = {
   cancelRequestedByUserId: null,
   cancelRequestedByApiKeyId: null,
   cancelMode: null,
-  sourceDisplayName: "interviews/2026-11-23.mp4",
+  sourceDisplayName: "2026-11-23",
   webhookUrl: null,
   currentStage: null,
   attemptCount: 0,
@@ -39,7 +50,7 @@ export const JOB_EXAMPLE = {
   createdByLabel: "ci key",
   createdByKind: "api_key",
   apiKeyLabel: "ci key",
-  apiKeyId: "key_01JD8Q4444444444444444444",
+  apiKeyId: EXAMPLE_ID.apiKey,
   isConsoleKey: false,
   createdAt: "2026-11-23T16:00:00.000Z",
   updatedAt: "2026-11-23T16:00:00.000Z",
@@ -88,7 +99,7 @@ export const jobOperations = operations([
       serviceType: "transcription",
       input: {
         sourceType: "s3_direct",
-        connectionId: "sc_01JD8Q2222222222222222222",
+        connectionId: EXAMPLE_ID.storageConnection,
         bucket: "media",
         sourceKey: "interviews/2026-11-23.mp4",
       },
@@ -194,8 +205,8 @@ export const jobOperations = operations([
       firstAttempt: z.number().int(),
     }),
     dataExample: {
-      deliveryId: "whd_01JD8Q7777777777777777777",
-      eventId: "msg_job_01JD8Q3W5X_3",
+      deliveryId: EXAMPLE_ID.webhookDelivery,
+      eventId: `msg_${EXAMPLE_ID.job}_3`,
       event: "completed",
       replayed: true,
       firstAttempt: 4,

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { DEFAULT_SETTINGS } from "../../../contracts/settings";
 import { PolicyQuery } from "../../routes/policy";
+import { workerService } from "../../services/index";
 import { operations } from "../operation";
 
 /** worker/routes/policy.ts: the one public API route. */
@@ -13,6 +15,7 @@ export const policyOperations = operations([
     access: "public",
     query: PolicyQuery,
     data: z.looseObject({ serviceType: z.string() }),
-    dataExample: { serviceType: "transcription", maxDurationSec: 14400 },
+    // What the route answers with the default platform settings, built by the same code.
+    dataExample: { serviceType: "transcription", ...workerService("transcription").policy?.(DEFAULT_SETTINGS) },
   },
 ]);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CreateConnectionSchema } from "../../routes/storage-connections";
 import { operations } from "../operation";
+import { EXAMPLE_ID } from "../examples";
 
 /** worker/routes/storage-connections.ts: the project's S3-compatible stores. */
 
@@ -13,8 +14,8 @@ const Connection = z.looseObject({
   status: z.enum(["active", "inactive"]),
 });
 const CONNECTION_EXAMPLE = {
-  connectionId: "sc_01JD8Q2222222222222222222",
-  projectId: "prj_01JD8Q1111111111111111111",
+  connectionId: EXAMPLE_ID.storageConnection,
+  projectId: EXAMPLE_ID.project,
   name: "main bucket",
   endpoint: "https://s3.eu-central-1.amazonaws.com",
   region: "eu-central-1",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SegmentSchema } from "../../../contracts/transcript";
 import { GlossaryTermSchema, SegmentEditSchema, TranscriptQuery } from "../../services/transcription/routes";
 import { operations } from "../operation";
+import { EXAMPLE_ID } from "../examples";
 
 /** worker/services/transcription/routes.ts: transcripts, segment edits and the project glossary. */
 
@@ -50,9 +51,7 @@ export const transcriptionOperations = operations([
     access: "project",
     permission: "glossary:read",
     data: z.array(GlossaryTerm),
-    dataExample: [
-      { termId: "gls_01JD8Q5555555555555555555", term: "media jobs", preferred: "Media Jobs", createdAt: "2026-11-23T16:00:00.000Z" },
-    ],
+    dataExample: [{ termId: EXAMPLE_ID.glossaryTerm, term: "media jobs", preferred: "Media Jobs", createdAt: "2026-11-23T16:00:00.000Z" }],
   },
   {
     method: "post",

@@ -7,7 +7,6 @@ import { clipGenerations } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
-import { PLAN_LIMITS } from "../../jobs/credits";
 import { BRAND_LOGO_CALL } from "../../../contracts/branding";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscriptionStep, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
@@ -105,13 +104,17 @@ export const clipGenerationWorker = defineWorkerService<"clip_generation">({
   resolve: resolveClipGeneration,
   policy: (s) => {
     const { minClipSec, maxClipSec, defaultLayout } = s.clips;
-    const free = { ...s.policy.clip_generation.free, monthlyCredits: PLAN_LIMITS.free["clip_credits"] ?? null };
+    const free = { ...s.policy.clip_generation.free, monthlyCredits: s.quotas.free.clip_credits };
     return {
       clipLengthSec: { min: minClipSec, max: maxClipSec },
       defaultLayout,
       captions: true,
-      // `pro` workspaces get the free plan's clip policy until the spec gives pro its own.
-      plans: { free, pro: free, enterprise: { ...s.policy.clip_generation.enterprise, monthlyCredits: null } },
+      // `pro` workspaces get the free plan's clip policy until the spec gives pro its own; their credits are their own.
+      plans: {
+        free,
+        pro: { ...free, monthlyCredits: s.quotas.pro.clip_credits },
+        enterprise: { ...s.policy.clip_generation.enterprise, monthlyCredits: s.quotas.enterprise.clip_credits },
+      },
     };
   },
   sinks: { "clip_generation.fetch_transcription": handOver, clip_generation: saveClips },

@@ -24,6 +24,7 @@ const checkDubbing: ResultCheck = ({ job }, raw) => {
 
 export const dubbingWorker = defineWorkerService<"dubbing">({
   meter: "dubbing_jobs",
+  runtimeMeters: ["dubbing_voices"],
   resolve: resolveDubbing,
   sinks: {
     dubbing: validatedSink(DubbingResultSchema, "dubbing", async (_ctx, r) => ({ ok: true, summary: r })),
@@ -33,7 +34,7 @@ export const dubbingWorker = defineWorkerService<"dubbing">({
     "translation.source": async ({ db, job }) => translationSource(db, job),
     "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),
     "dubbing.translation": async ({ db, job }) => givenTranslation(db, job),
-    "voices.create": validatedCall(VoiceCreateCallSchema, async ({ db, job }, body) => createSpeakerVoice(db, job, body)),
+    "voices.create": validatedCall(VoiceCreateCallSchema, async ({ env, db, job }, body) => createSpeakerVoice(env, db, job, body)),
     "dubbing.save": validatedCall(DubbingSaveSchema, async ({ db, job }, body) => saveDubbing(db, job, body)),
   },
   onEnded: async ({ db }, job) => {

@@ -9,6 +9,7 @@ import { notFound, validationError } from "../../errors";
 import { displayNameOf, requireSegmentedTranscript, type TranscriptRow } from "../../jobs/references";
 import { resolvePresigned } from "../shared/presigned-input";
 import { resolveVideoSource } from "../shared/video-source";
+import { chooseSpeechModel } from "./speech-model";
 import { planTranslation, type PlannedTranslation } from "../translation/plan";
 import { projectVoice } from "../voice-creation/store";
 import type { CreateContext, Resolved } from "../types";
@@ -17,7 +18,7 @@ import type { CreateContext, Resolved } from "../types";
  * A dubbing's create: the transcript (completed, with segments); the translation (a given `trl_`
  * must be this transcript's current translation into the target, completed; without one the job
  * translates first, planned exactly as a translation job); the target language against the speech
- * engine; every assigned voice (ready, this project's, speaking the target language, stored on the
+ * engine; the speech model, only one the operator offers (speech-model.ts); every assigned voice (ready, this project's, speaking the target language, stored on the
  * job so the runner needs no lookup); the source video and the artifacts' prefix (probed). One credit.
  */
 
@@ -55,6 +56,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
     throw validationError(`the ${cfg.speechEngine} speech engine cannot speak ${target}`, [
       { path: "input.targetLanguage", issue: "unsupportedSpeechLanguage" },
     ]);
+  const speechModel = chooseSpeechModel(settings, o.tts?.modelId);
 
   // s3_presigned: every URL (the artifacts' and, when the job translates, the subtitles') checked and sealed as one grant.
   const presigned = input.sourceType === "s3_presigned" ? presignedDubbing(ctx, input) : null;
@@ -114,7 +116,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       // The engines as configured at create: a settings change does not alter a queued job.
       engines: {
         speech: cfg.speechEngine,
-        speechModel: o.tts?.modelId ?? cfg.speechModel,
+        speechModel,
         diarization: cfg.diarizationEngine,
         diarizationModel: cfg.diarizationModel,
         separation: cfg.separationEngine,

@@ -6,7 +6,10 @@ import type { DubbingSave } from "../../../contracts/services/dubbing";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
 import { CreatedVoiceSchema } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
-import { dubbings, translations, voices } from "../../db/schema";
+import { dubbings, translations, voices, workspaces } from "../../db/schema";
+import type { Env } from "../../env";
+import { charge, refund, type Charge } from "../../jobs/credits";
+import { loadSettings } from "../../platform/settings";
 import { ApiError } from "../../errors";
 import { nowIso } from "../../platform/clock";
 import { readLayer } from "../../transcripts/store";
@@ -38,10 +41,17 @@ export const VoiceCreateCallSchema = z.object({ label: z.string().regex(/^SPEAKE
 
 /**
  * `voices.create`: a voice made from a speaker's own audio during the dubbing. One per (job, label):
- * a redelivered call returns the voice the first one made. Not charged (the spec: automatic voice
- * creation inside dubbing does not consume the public allowance).
+ * a redelivered call returns the voice the first one made, charged once. Each new voice costs one
+ * `dubbing_voices` credit of the workspace's plan (not the public `voice_creation` allowance, as the
+ * spec says); over the limit the voice is not saved and the answer says why, so the runner leaves
+ * that speaker for manual assignment instead of speaking it.
  */
-export async function createSpeakerVoice(db: Db, job: Job, body: z.infer<typeof VoiceCreateCallSchema>): Promise<{ voiceId: string }> {
+export async function createSpeakerVoice(
+  env: Env,
+  db: Db,
+  job: Job,
+  body: z.infer<typeof VoiceCreateCallSchema>,
+): Promise<{ voiceId: string | null; reason?: string }> {
   // A clone's reference clip lies under the dubbing's own prefix; a presigned job has no place for one.
   const ref = body.created.referenceKey;
   if (ref !== null) {
@@ -52,8 +62,26 @@ export async function createSpeakerVoice(db: Db, job: Job, body: z.infer<typeof 
       });
     requireOwnOutput(job, ref, { prefix: `${str(job, "resolvedOutputPrefix")}voices/`, outputName: "" }, "body.created.referenceKey");
   }
+  const saved = () =>
+    db
+      .select({ id: voices.id })
+      .from(voices)
+      .where(and(eq(voices.jobId, job.jobId), eq(voices.speakerLabel, body.label)))
+      .get();
+  const earlier = await saved();
+  if (earlier) return { voiceId: earlier.id };
+
+  const settings = await loadSettings(db);
+  const ws = await db.select({ plan: workspaces.plan }).from(workspaces).where(eq(workspaces.id, job.workspaceId)).get();
+  let charged: Charge;
+  try {
+    charged = await charge(env.DB, settings, job.workspaceId, ws?.plan ?? "free", "dubbing_voices", 1);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "quotaExceeded") return { voiceId: null, reason: err.message };
+    throw err;
+  }
   const now = nowIso();
-  await db
+  const inserted = await db
     .insert(voices)
     .values({
       id: newId("voice"),
@@ -67,12 +95,11 @@ export async function createSpeakerVoice(db: Db, job: Job, body: z.infer<typeof 
       createdAt: now,
       ...readyFields(body.created),
     })
-    .onConflictDoNothing({ target: [voices.jobId, voices.speakerLabel] });
-  const row = await db
-    .select({ id: voices.id })
-    .from(voices)
-    .where(and(eq(voices.jobId, job.jobId), eq(voices.speakerLabel, body.label)))
-    .get();
+    .onConflictDoNothing({ target: [voices.jobId, voices.speakerLabel] })
+    .returning({ id: voices.id });
+  // A redelivery racing this one saved the voice first, and paid for it.
+  if (inserted.length === 0) await refund(env.DB, charged);
+  const row = await saved();
   if (!row) throw new ApiError("protocolError", "the voice could not be saved");
   return { voiceId: row.id };
 }

@@ -4,7 +4,6 @@ import { projectOf, requireAuth } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import type { AppBindings } from "../../env";
 import { ok } from "../../http/envelope";
-import { PLAN_LIMITS } from "../../jobs/credits";
 import { ownedTranscript } from "../../transcripts/store";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscription, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
@@ -115,20 +114,20 @@ export const thumbnailWorker = defineWorkerService<"thumbnail">({
       defaultThumbnailCount: s.policy.thumbnail.free.defaultThumbnailCount,
       maxNonAiThumbnailCount: s.policy.thumbnail.free.maxNonAiThumbnailCount,
       imageSize: IMAGE_SIZES.free,
-      monthlyCredits: PLAN_LIMITS.free["thumbnail_credits"] ?? null,
+      monthlyCredits: s.quotas.free.thumbnail_credits,
     };
     return {
       maxThumbnailCount: 3,
       imageEngine: s.thumbnails.imageEngine,
       plans: {
         free,
-        // `pro` workspaces get the free plan's thumbnail policy until the spec gives pro its own.
-        pro: free,
+        // `pro` workspaces get the free plan's thumbnail policy until the spec gives pro its own; their credits are their own.
+        pro: { ...free, monthlyCredits: s.quotas.pro.thumbnail_credits },
         enterprise: {
           defaultThumbnailCount: s.policy.thumbnail.enterprise.defaultThumbnailCount,
           maxNonAiThumbnailCount: s.policy.thumbnail.enterprise.maxNonAiThumbnailCount,
           imageSize: IMAGE_SIZES.enterprise,
-          monthlyCredits: null,
+          monthlyCredits: s.quotas.enterprise.thumbnail_credits,
         },
       },
     };

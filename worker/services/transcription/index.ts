@@ -3,7 +3,6 @@ import { S3Client } from "../../../contracts/s3-client";
 import { TranscriptionResultSchema } from "../../../contracts/transcript";
 import type { Env } from "../../env";
 import { storageGrantFor } from "../../jobs/scratch";
-import { PLAN_LIMITS } from "../../jobs/credits";
 import { markTranscriptFailed, saveTranscription, TranscriptTooLargeError } from "../../transcripts/store";
 import { refused } from "../shared/result-checks";
 import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
@@ -85,7 +84,7 @@ export const transcriptionWorker = defineWorkerService<"transcription">({
     supportedSourceLanguages: s.transcription.supportedSourceLanguages,
     supportedExtensions: s.transcription.allowedExtensions,
     speechEngine: s.transcription.speechEngine,
-    plans: { free: { monthlyJobs: PLAN_LIMITS.free["transcription_jobs"] ?? null }, enterprise: { monthlyJobs: null } },
+    plans: { free: { monthlyJobs: s.quotas.free.transcription_jobs }, enterprise: { monthlyJobs: s.quotas.enterprise.transcription_jobs } },
   }),
   sinks: { transcription: saveTranscript },
   resultChecks: { transcription: checkTranscript },
