@@ -1,4 +1,4 @@
-import { spawnChild } from "../child-process";
+import { spawnChild, stopReason } from "../child-process";
 import { createInterface } from "node:readline";
 
 /**
@@ -58,6 +58,9 @@ export async function runTool(cmd: string, args: readonly string[], opts: RunOpt
     child.once("error", reject);
     child.once("close", (c) => resolve(c));
   });
+  // Killed for its time limit or its stage's: that is the failure, not the exit code it died with.
+  const stopped = stopReason(child);
+  if (stopped !== undefined) throw stopped;
   signal.throwIfAborted();
   return { code, stdout: stdoutParts.join("\n"), stderrTail };
 }
