@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import path from "node:path";
+import { assertGuardedInputs } from "./media/input-guard";
 import { currentStage, currentTask, timeoutFailure, watchDeadline } from "./task-scope";
 
 /**
@@ -20,7 +21,8 @@ import { currentStage, currentTask, timeoutFailure, watchDeadline } from "./task
  * (base + per source second, the duration once the probe measured it), and dies with the stage
  * it was started in (the stage's own limit, a cancel's grace): its group is killed and
  * `stopReason(child)` says why (`processing_timeout` naming the tool and the stage). Its TMPDIR
- * is the task's work directory, so whatever a tool writes there goes with the task.
+ * is the task's work directory, so whatever a tool writes there goes with the task. ffmpeg and
+ * ffprobe are refused unless every input is limited to local files (media/input-guard.ts).
  */
 
 const live = new Set<ChildProcess>();
@@ -62,6 +64,7 @@ export interface SpawnChildOptions extends Omit<SpawnOptions, "signal" | "detach
 /** `spawn` bound to an abort signal: on abort the child's whole process group gets SIGKILL. */
 export function spawnChild(command: string, args: readonly string[], opts: SpawnChildOptions): ChildProcess {
   const { signal, ...rest } = opts;
+  assertGuardedInputs(command, args);
   installExitHook();
   const task = currentTask();
   const stage = currentStage();

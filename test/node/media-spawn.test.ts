@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { runChild } from "../../gpu-runner/child-process";
 import { assertGuardedInputs, FFMPEG, FFPROBE, INPUT_GUARD, runTool, UnguardedInputError } from "../../gpu-runner/media/spawn";
 
 /**
@@ -10,6 +11,12 @@ import { assertGuardedInputs, FFMPEG, FFPROBE, INPUT_GUARD, runTool, UnguardedIn
 describe("media/spawn.ts: every ffmpeg/ffprobe input is limited to local files", () => {
   it("refuses to start ffmpeg on an input with no -protocol_whitelist before its -i", async () => {
     await expect(runTool(FFMPEG, ["-i", "/tmp/source", "-f", "null", "-"])).rejects.toThrow(UnguardedInputError);
+  });
+
+  it("refuses the same through child-process.ts, the other way a child is started", async () => {
+    await expect(runChild(FFPROBE, ["-v", "error", "-i", "/tmp/source"], { signal: new AbortController().signal })).rejects.toThrow(
+      UnguardedInputError,
+    );
   });
 
   it("refuses ffprobe whose input is a bare path: it could not be checked", () => {
