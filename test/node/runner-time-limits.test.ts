@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -21,6 +21,15 @@ import { delay, listTree, makeTempDir, startTestRunner, type TestRunner } from "
 /** Limits small enough for a test: 0.3 s, plus 0.5 s per second of measured source. */
 const TIGHT = { runner: { timeLimits: { baseSeconds: 0.3, perSourceSecond: 0.5 } } };
 
+/** Scratch directories of the tests themselves (pid files, a work root), removed after each test. */
+const made: string[] = [];
+const scratchDir = async (prefix: string) => {
+  const dir = await makeTempDir(prefix);
+  made.push(dir);
+  return dir;
+};
+const removeScratch = () => Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -41,6 +50,7 @@ describe("runner: time limits", () => {
     await runner?.stop();
     runner = undefined;
     await api.close();
+    await removeScratch();
   });
 
   const start = async (handlers: Record<string, StepHandler>) => {
@@ -69,7 +79,7 @@ describe("runner: time limits", () => {
   });
 
   it("kills the grandchildren of a timed-out child too", async () => {
-    const pids = path.join(await makeTempDir("pids-"), "grandchild.pid");
+    const pids = path.join(await scratchDir("pids-"), "grandchild.pid");
     const stuck: StepHandler = async ({ signal }) => {
       await runToolOk("sh", ["-c", `sleep 60 & echo $! > ${pids}; wait`], { signal });
       return {};
@@ -102,7 +112,7 @@ describe("runner: time limits", () => {
   });
 
   it("kills the child processes of a stage stopped by its limit", async () => {
-    const pids = path.join(await makeTempDir("pids-"), "child.pid");
+    const pids = path.join(await scratchDir("pids-"), "child.pid");
     const hangs: StepHandler = async ({ report }) => {
       // The stage's own work never settles; the child it started must not outlive it.
       await report.stage("one", async () => {
@@ -160,10 +170,11 @@ describe("runner: a cancel stops a stuck stage", () => {
     await runner?.stop();
     runner = undefined;
     await api.close();
+    await removeScratch();
   });
 
   it("a stage still running runner.cancelGraceSeconds after the cancel is stopped, its child killed, and the task reports cancelled", async () => {
-    const pids = path.join(await makeTempDir("pids-"), "child.pid");
+    const pids = path.join(await scratchDir("pids-"), "child.pid");
     const stuck: StepHandler = async ({ report, signal }) => {
       await report.stage("one", () => runToolOk("sh", ["-c", `echo $$ > ${pids}; sleep 60`], { signal }));
       return {};
@@ -205,10 +216,11 @@ describe("runner start: leftovers of a crash", () => {
     await runner?.stop();
     runner = undefined;
     await api.close();
+    await removeScratch();
   });
 
   it("a runner that starts removes the task directories a runner of this machine left, and nothing a live runner or anyone else owns", async () => {
-    const root = await makeTempDir("work-root-");
+    const root = await scratchDir("work-root-");
     // A process that has exited: its pid names no runner any more.
     const dead = (await import("node:child_process")).spawnSync("true").pid!;
     const crashed = path.join(root, `${taskDirPrefix("tsk_crashed", dead)}abc123`);
