@@ -13,18 +13,19 @@ import { DEFAULT_SETTINGS } from "../contracts/settings";
 import { createSpeechEngine } from "../gpu-runner/engines/speech/factory";
 import { createVisionEngine } from "../gpu-runner/engines/vision/factory";
 import type { FrameObservation } from "../gpu-runner/engines/vision/interface";
-import { runToolOk } from "../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../gpu-runner/media/spawn";
 import { mapLimit } from "../gpu-runner/services/shared/map-limit";
 import { buildAss, captionStyleFor } from "../gpu-runner/services/clip-generation/captions";
 import { createClipGenerationHandler } from "../gpu-runner/services/clip-generation/handler";
 import {
   detectSceneCuts,
   makeProxy,
-  probeVideo,
   sampleMoment,
+  videoInfo,
   type MomentSample,
   type VideoInfo,
 } from "../gpu-runner/services/clip-generation/media";
+import { openSource } from "../gpu-runner/media/source";
 import { cropXAt, planCrop, targetsOf, type CropPiece, type Target } from "../gpu-runner/services/clip-generation/reframe";
 import { cropSize, renderClip } from "../gpu-runner/services/clip-generation/render";
 import { startLocalS3 } from "../scripts/lib/local-s3";
@@ -83,6 +84,8 @@ if (!(WHOLE_JOB_MIN >= 0)) throw new Error(`--whole-job-min wants minutes, got $
 const WHOLE_JOB_SEC = Math.round(WHOLE_JOB_MIN * 60);
 
 const CS = DEFAULT_SETTINGS.clips;
+/** A reel opened as the handler opens a customer's source (media/source.ts). */
+const openReel = (file: string) => openSource(file, { kind: "video", limits: DEFAULT_SETTINGS.runner, signal });
 /** The handler's analysis width, scene threshold and crop confirmation (handler.ts). */
 const ANALYSIS_WIDTH = 640;
 const SCENE_THRESHOLD = 10;
@@ -152,20 +155,28 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; sec: number; 
 }
 
 async function durationOf(file: string): Promise<number> {
-  const res = await runToolOk("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file], {
-    collectStdout: true,
-  });
+  const res = await runToolOk(
+    "ffprobe",
+    ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", ...INPUT_GUARD, "-i", file],
+    {
+      collectStdout: true,
+    },
+  );
   return Number(res.stdout.trim());
 }
 
 async function integratedLufs(file: string): Promise<number> {
   let i = Number.NaN;
-  await runToolOk("ffmpeg", ["-hide_banner", "-nostdin", "-nostats", "-i", file, "-map", "0:a:0", "-af", "ebur128", "-f", "null", "-"], {
-    onStderrLine: (line) => {
-      const m = /^\s*I:\s+(-?[\d.]+) LUFS/.exec(line);
-      if (m?.[1]) i = Number(m[1]);
+  await runToolOk(
+    "ffmpeg",
+    ["-hide_banner", "-nostdin", "-nostats", ...INPUT_GUARD, "-i", file, "-map", "0:a:0", "-af", "ebur128", "-f", "null", "-"],
+    {
+      onStderrLine: (line) => {
+        const m = /^\s*I:\s+(-?[\d.]+) LUFS/.exec(line);
+        if (m?.[1]) i = Number(m[1]);
+      },
     },
-  });
+  );
   return i;
 }
 
@@ -192,7 +203,21 @@ async function buildMedia(): Promise<{ wav: string; moving: string; wide: string
   const wide = path.join(MEDIA, `interview-wide-${INTERVIEW_SEC}s.mp4`);
   if (!existsSync(wide)) {
     await runToolOk("ffmpeg", [
-      ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", interview, "-f", "lavfi", "-i", "color=c=0x202830:s=1280x720:r=25"],
+      ...[
+        "-hide_banner",
+        "-nostdin",
+        "-y",
+        "-loglevel",
+        "error",
+        ...INPUT_GUARD,
+        "-i",
+        interview,
+        "-f",
+        "lavfi",
+        ...INPUT_GUARD,
+        "-i",
+        "color=c=0x202830:s=1280x720:r=25",
+      ],
       "-filter_complex",
       `[0:v]scale=720:405,setsar=1[s];[1:v][s]overlay=x='if(lt(mod(t,${2 * SCENE_SEC}),${SCENE_SEC}),0,560)':y=157:shortest=1,format=yuv420p[v]`,
       ...["-map", "[v]", "-map", "0:a", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"],
@@ -284,7 +309,7 @@ function plainEncodeRanges(
   const { width: W, height: H } = LAYOUT_SIZE[LAYOUT];
   const x = Math.round((srcW - cropW) / 2);
   const y = Math.round((srcH - cropH) / 2);
-  const inputs = ranges.flatMap((r) => ["-ss", r.start.toFixed(3), "-t", r.sec.toFixed(3), "-i", source]);
+  const inputs = ranges.flatMap((r) => ["-ss", r.start.toFixed(3), "-t", r.sec.toFixed(3), ...INPUT_GUARD, "-i", source]);
   const joined = ranges.map((_, i) => `[${i}:v:0][${i}:a:0]`).join("") + `concat=n=${ranges.length}:v=1:a=1[j][a]`;
   const picture = `fps=${CS.fps},crop=${cropW}:${cropH}:${x}:${y},scale=${W}:${H}:flags=lanczos,setsar=1,format=yuv420p`;
   return timed(() =>
@@ -488,7 +513,7 @@ async function runWholeJobs(
 ): Promise<WholeJobs> {
   const built = await timed(() => buildReel(wav, "moving", WHOLE_JOB_SEC));
   const reel = built.value;
-  const info = (await probeVideo(reel, signal))!;
+  const info = videoInfo(await openReel(reel))!;
   const loops = loopWords(heard, loopSec, info.durationSec)
     .map((ws) => ws.filter((w) => w.end <= info.durationSec))
     .filter((ws) => ws.length > 0);
@@ -603,6 +628,7 @@ try {
       "error",
       "-ss",
       "1",
+      ...INPUT_GUARD,
       "-i",
       moving,
       "-frames:v",
@@ -617,11 +643,13 @@ try {
     string,
     { info: VideoInfo; obs: FrameObservation[]; proxySec: number; visionSec: number; visionCpu: number; frames: number }
   >();
+  const movingSource = await openReel(moving);
+  const wideSource = await openReel(wide);
   for (const [name, file] of [
-    ["moving", moving],
-    ["interview", wide],
+    ["moving", movingSource],
+    ["interview", wideSource],
   ] as const) {
-    const info = (await probeVideo(file, signal))!;
+    const info = videoInfo(file)!;
     const framesDir = path.join(dir, `frames-${name}`);
     await mkdir(framesDir);
     const proxy = await timed(() =>
@@ -658,7 +686,7 @@ try {
   const srcW = mv.info.width;
   const { cropW, cropH } = cropSize(srcW, mv.info.height, LAYOUT);
   const reframe = { srcW, srcH: mv.info.height, cropW, deadZone: CS.deadZone, maxPanSpeed: CS.maxPanSpeed, confirmSec: CONFIRM_SEC };
-  const movingCuts = (await detectSceneCuts(moving, SCENE_THRESHOLD, signal)).cuts;
+  const movingCuts = (await detectSceneCuts(movingSource, SCENE_THRESHOLD, signal)).cuts;
   const movingTargets = targetsOf(mv.obs, speaking);
   // The moving reel's face slides for the first 80 % and then holds: a still speaker from 1 s later.
   const still = { start: MOVING_SEC * 0.8 + 1, end: MOVING_SEC };
@@ -674,7 +702,7 @@ try {
   const raw = rawFollow(movingTargets, srcW, cropW);
   const stillRaw = meanMotion((t) => raw(t + still.start), 0, still.end - still.start, CS.fps);
 
-  const interviewCuts = (await detectSceneCuts(wide, SCENE_THRESHOLD, signal)).cuts;
+  const interviewCuts = (await detectSceneCuts(wideSource, SCENE_THRESHOLD, signal)).cuts;
   const interviewTargets = targetsOf(iv.obs, speaking);
   const changes = Array.from({ length: Math.floor((INTERVIEW_SEC - 3) / SCENE_SEC) }, (_, k) => (k + 1) * SCENE_SEC);
   const withCuts = planCrop(interviewTargets, interviewCuts, 0, INTERVIEW_SEC, reframe);
@@ -716,7 +744,7 @@ try {
     const samples: MomentSample[] = [];
     for (const [i, p] of prepared.entries()) {
       const sample = await timed(() =>
-        sampleMoment(moving, path.join(dir, `r${round}-${atOnce}-moment-${i}`), {
+        sampleMoment(movingSource, path.join(dir, `r${round}-${atOnce}-moment-${i}`), {
           start: p.start,
           end: p.start + CLIP_SEC,
           margin: 1,
@@ -734,7 +762,7 @@ try {
     const rendered = await timed(() =>
       mapLimit(prepared, atOnce, signal, (p, renderSignal, i) =>
         renderClip({
-          source: moving,
+          source: movingSource,
           output: outputs[i]!,
           start: p.start,
           durationSec: CLIP_SEC,

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Segment } from "../contracts/transcript";
-import { runToolOk } from "../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../gpu-runner/media/spawn";
 import { TWO_VOICE_SCRIPT, twoVoiceSample } from "../test/support/two-voice";
 import { openTenant, stageDurations } from "./catalog-lib";
 import { fmt, machineInfo, table, withFreshStack } from "./lib";
@@ -30,10 +30,39 @@ const dir = await mkdtemp(path.join(os.tmpdir(), "bench-dubbing-"));
 const list = path.join(dir, "list.txt");
 await writeFile(list, Array.from({ length: COPIES }, () => `file '${sample.wav}'`).join("\n"));
 const wav = path.join(dir, "talk.wav");
-await runToolOk("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", wav]);
+await runToolOk("ffmpeg", [
+  "-hide_banner",
+  "-loglevel",
+  "error",
+  "-y",
+  "-f",
+  "concat",
+  "-safe",
+  "0",
+  ...INPUT_GUARD,
+  "-i",
+  list,
+  "-c",
+  "copy",
+  wav,
+]);
 const video = path.join(dir, "talk.mp4");
 await runToolOk("ffmpeg", [
-  ...["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=25", "-i", wav, "-shortest"],
+  ...[
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-y",
+    "-f",
+    "lavfi",
+    ...INPUT_GUARD,
+    "-i",
+    "testsrc2=s=640x360:r=25",
+    ...INPUT_GUARD,
+    "-i",
+    wav,
+    "-shortest",
+  ],
   ...["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-ar", "48000", video],
 ]);
 const segments: Segment[] = Array.from({ length: COPIES }, (_, c) =>
@@ -53,6 +82,7 @@ await runToolOk("ffmpeg", [
   "-loglevel",
   "error",
   "-y",
+  ...INPUT_GUARD,
   "-i",
   video,
   "-map",

@@ -153,6 +153,12 @@ export const SettingsSchema = z.object({
           perSourceSecond: z.number().positive().default(4),
         })
         .prefault({}),
+      /**
+       * A cancel lets the running stage finish (the spec's graceful cancel); a stage still running
+       * this long after the runner learned of the cancel is stopped, so a stuck tool cannot hold
+       * the cancel off.
+       */
+      cancelGraceSeconds: z.number().min(0).max(3600).default(30),
     })
     .prefault({}),
   transcription: z

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import path from "node:path";
+import { assertGuardedInputs } from "./media/input-guard";
+import { currentStage, currentTask, timeoutFailure, watchDeadline } from "./task-scope";
 
 /**
  * Spawning child processes from a step handler.
@@ -13,10 +16,23 @@ import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process"
  * `spawnChild` starts the child in its own process group and kills the whole group with SIGKILL
  * on abort, so grandchildren (shell pipelines, engine workers) die too. Children still alive
  * when the runner process exits are killed as well.
+ *
+ * Inside a task (task-scope.ts) every child also has a wall-clock limit, `runner.timeLimits`
+ * (base + per source second, the duration once the probe measured it), and dies with the stage
+ * it was started in (the stage's own limit, a cancel's grace): its group is killed and
+ * `stopReason(child)` says why (`processing_timeout` naming the tool and the stage). Its TMPDIR
+ * is the task's work directory, so whatever a tool writes there goes with the task. ffmpeg and
+ * ffprobe are refused unless every input is limited to local files (media/input-guard.ts).
  */
 
 const live = new Set<ChildProcess>();
+const stopReasons = new WeakMap<ChildProcess, unknown>();
 let exitHookInstalled = false;
+
+/** Why the runner killed `child` (its time limit, its stage stopped), or undefined if it did not. */
+export function stopReason(child: ChildProcess): unknown {
+  return stopReasons.get(child);
+}
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL"): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
@@ -48,17 +64,39 @@ export interface SpawnChildOptions extends Omit<SpawnOptions, "signal" | "detach
 /** `spawn` bound to an abort signal: on abort the child's whole process group gets SIGKILL. */
 export function spawnChild(command: string, args: readonly string[], opts: SpawnChildOptions): ChildProcess {
   const { signal, ...rest } = opts;
+  assertGuardedInputs(command, args);
   installExitHook();
-  const child = spawn(command, args, { ...rest, detached: process.platform !== "win32" });
+  const task = currentTask();
+  const stage = currentStage();
+  const env = task ? { ...(rest.env ?? process.env), TMPDIR: task.workDir } : rest.env;
+  const child = spawn(command, args, { ...rest, ...(env ? { env } : {}), detached: process.platform !== "win32" });
   live.add(child);
+  const stop = (reason: unknown) => {
+    if (!stopReasons.has(child)) stopReasons.set(child, reason);
+    killGroup(child);
+  };
   const onAbort = () => killGroup(child);
+  const onStageStopped = () => stop(stage?.signal.reason ?? new Error(`stage ${stage?.name} stopped`));
   if (signal.aborted) queueMicrotask(onAbort);
   else signal.addEventListener("abort", onAbort, { once: true });
-  child.once("exit", () => {
+  if (stage?.signal.aborted) queueMicrotask(onStageStopped);
+  else stage?.signal.addEventListener("abort", onStageStopped, { once: true });
+  const tool = path.basename(command);
+  const unwatch = task
+    ? watchDeadline(
+        Date.now(),
+        () => task.limitSec() * 1000,
+        (elapsed) => stop(timeoutFailure(`${tool}${stage ? ` (stage ${stage.name})` : ""}`, elapsed, task)),
+      )
+    : () => undefined;
+  const done = () => {
     live.delete(child);
+    unwatch();
     signal.removeEventListener("abort", onAbort);
-  });
-  child.once("error", () => live.delete(child));
+    stage?.signal.removeEventListener("abort", onStageStopped);
+  };
+  child.once("exit", done);
+  child.once("error", done);
   return child;
 }
 
@@ -92,7 +130,9 @@ export function runChild(
     });
     child.once("error", reject);
     child.once("close", (code, sig) => {
-      if (opts.signal.aborted) reject(opts.signal.reason ?? new Error("aborted"));
+      const stopped = stopReason(child);
+      if (stopped !== undefined) reject(stopped);
+      else if (opts.signal.aborted) reject(opts.signal.reason ?? new Error("aborted"));
       else resolve({ code, signal: sig, stdout, stderr });
     });
   });

@@ -5,13 +5,15 @@ import type { StepHandler } from "./handler";
 import { jsonLogger, type Logger } from "./log";
 import { ProtocolClient } from "./protocol-client";
 import { TaskRun } from "./task-runner";
+import { sweepLeftovers } from "./work-dirs";
 
 /**
  * The runner loop. Leases up to `concurrency` tasks at once from the configured lanes, for the
  * handlers it has; backs off exponentially (with jitter) while every lane is empty and polls
  * again at once after getting work. `shutdown()` stops leasing, lets running tasks finish for up
  * to `shutdownGraceMs`, then releases the ones still running (their work is aborted) so another
- * runner picks them up without an attempt being counted.
+ * runner picks them up without an attempt being counted. Before its first lease it removes the task
+ * directories a crashed runner of this machine left in the work root (work-dirs.ts).
  */
 
 export interface RunnerDeps {
@@ -97,6 +99,12 @@ export class Runner {
       handlers: handlerNames,
       workDir: this.config.workDir,
     });
+    try {
+      const swept = await sweepLeftovers(this.config.workDir);
+      if (swept.length > 0) this.log("info", "work_dir_swept", { removed: swept });
+    } catch (err) {
+      this.log("warn", "work_dir_sweep_failed", { error: String(err) });
+    }
     let idlePolls = 0;
     while (!this.stopping) {
       if (this.running.size >= this.config.concurrency) {

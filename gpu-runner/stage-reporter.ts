@@ -1,21 +1,31 @@
 import type { ProgressEntry } from "../contracts/job";
+import { untilAborted } from "../contracts/retry";
 import { toStepError } from "../contracts/step-failure";
 import { CancelledError, type StageReporter } from "./handler";
 import { LeaseLostError, type ProgressEventInput, type ProtocolClient } from "./protocol-client";
+import { runInStage, timeoutFailure, watchDeadline, type TaskScope } from "./task-scope";
 
 /**
  * State shared by one task's heartbeat loop, stage reporter and task runner.
- * `cancelRequested` is learned from heartbeat and events answers; `signal` is the work's abort
- * signal, aborted when the lease is lost or the task is being released: once it is aborted,
- * nothing more is reported for the task.
+ * `cancelRequested` is learned from heartbeat and events answers (`requestCancel`); `signal` is the
+ * work's abort signal, aborted when the lease is lost, the task is being released or is over: once
+ * it is aborted, nothing more is reported for the task.
  */
 export interface TaskControl {
   readonly taskId: string;
   readonly leaseToken: string;
-  cancelRequested: boolean;
+  readonly cancelRequested: boolean;
   readonly signal: AbortSignal;
+  /** The task's limits (task-scope.ts): every stage's wall-clock limit comes from them. */
+  readonly scope: TaskScope;
+  /** Aborted (with a CancelledError) once a requested cancel's grace has passed: the running stage is stopped then. */
+  readonly cancelDeadline: AbortSignal;
+  /** A heartbeat or events answer said `cancelRequested`. */
+  requestCancel(): void;
   /** Called when a report answers 409 leaseLost; aborts the work. */
   onLeaseLost(err: LeaseLostError): void;
+  /** A stage was stopped (its time limit, a cancel's grace): the handler is expected to unwind now. */
+  onStageStopped(reason: unknown): void;
 }
 
 export function isCancelled(err: unknown): err is CancelledError {
@@ -26,6 +36,12 @@ export function isCancelled(err: unknown): err is CancelledError {
  * The StageReporter handed to handlers. Events are posted one at a time, in order, so the
  * server's progress timeline matches what the handler did; only a stage's "started" overlaps
  * the stage's own work.
+ *
+ * Every stage has a wall-clock limit (`runner.timeLimits`: base + per second of the source once
+ * it is measured; task-scope.ts). When it passes, or when a cancel was requested and its grace
+ * has passed, the stage is stopped: its child processes are killed (child-process.ts), its work is
+ * no longer waited for, and it fails `processing_timeout` (or ends in a cancel), so no stuck tool,
+ * engine or promise holds the runner's slot.
  */
 export class TaskStageReporter implements StageReporter {
   constructor(
@@ -44,12 +60,25 @@ export class TaskStageReporter implements StageReporter {
     // A failed "started" (lease lost, release) has already aborted the work's signal; its
     // rejection is read below, never left unhandled.
     started.catch(() => undefined);
+    const { scope, cancelDeadline } = this.control;
+    const stop = new AbortController();
+    const unwatch = watchDeadline(
+      Date.now(),
+      () => scope.limitSec() * 1000,
+      (elapsed) => stop.abort(timeoutFailure(`stage ${name}`, elapsed, scope)),
+    );
+    const onCancelDeadline = () => stop.abort(cancelDeadline.reason);
+    cancelDeadline.addEventListener("abort", onCancelDeadline, { once: true });
     let result: T;
     try {
-      result = await fn();
+      result = await untilAborted(
+        runInStage(name, stop.signal, () => fn()),
+        stop.signal,
+      );
       await started;
     } catch (err) {
       await started.catch(() => undefined);
+      if (stop.signal.aborted) this.control.onStageStopped(stop.signal.reason);
       // Lost lease or release: the server no longer wants to hear from this task.
       // A cancel raised by a nested stage already ended cleanly: pass it through.
       if (!this.control.signal.aborted && !isCancelled(err)) {
@@ -57,6 +86,9 @@ export class TaskStageReporter implements StageReporter {
         await this.post({ stage: name, event: "failed", error: { code, message } }).catch(() => undefined);
       }
       throw err;
+    } finally {
+      unwatch();
+      cancelDeadline.removeEventListener("abort", onCancelDeadline);
     }
     await this.post({ stage: name, event: "completed", ...(details ? { details: details(result) } : {}) });
     this.throwIfCancelled();
@@ -89,7 +121,7 @@ export class TaskStageReporter implements StageReporter {
       const res = await this.client.events(this.control.taskId, this.control.leaseToken, [entry], {
         signal: this.control.signal,
       });
-      if (res.cancelRequested) this.control.cancelRequested = true;
+      if (res.cancelRequested) this.control.requestCancel();
     } catch (err) {
       if (err instanceof LeaseLostError) this.control.onLeaseLost(err);
       throw err;

@@ -7,8 +7,11 @@ import { openObjectStore } from "./object-store";
 import { openStorage, type StorageGuard } from "./storage";
 import { LeaseLostError, ProtocolError, type CallOptions, type ProtocolClient } from "./protocol-client";
 import { toStepError } from "../contracts/step-failure";
+import { CancelledError } from "./handler";
 import { TaskStageReporter, isCancelled, type TaskControl } from "./stage-reporter";
 import { taskPlatform } from "./task-platform";
+import { runInTask, TaskScope } from "./task-scope";
+import { taskDirPrefix } from "./work-dirs";
 
 /**
  * Runs one leased task, start to finish:
@@ -18,10 +21,17 @@ import { taskPlatform } from "./task-platform";
  *  3. runs the handler named by `task.step.handler`;
  *  4. reports exactly one of complete / fail / cancelled, or nothing when the lease was lost or
  *     the task was released;
- *  5. always stops the heartbeat and deletes the work directory.
+ *  5. always stops the heartbeat, aborts whatever the handler left running (its child processes
+ *     die with `ctx.signal`) and deletes the work directory.
  *
  * Child processes: a handler must tie every child process to `ctx.signal` (see
  * child-process.ts). Aborting the signal is how the runner kills a task's processes.
+ *
+ * Time: the handler runs in the task's scope (task-scope.ts), so every child process and every
+ * stage has the wall-clock limit of `runner.timeLimits`. A stage that was stopped (its limit, or a
+ * cancel's grace of `runner.cancelGraceSeconds`) lets the handler unwind for UNWIND_GRACE_MS; a
+ * handler that does not is abandoned, its work aborted, and the attempt reported all the same:
+ * nothing holds the runner's slot forever.
  */
 
 export type TaskOutcome = "completed" | "failed" | "cancelled" | "released" | "leaseLost";
@@ -48,12 +58,23 @@ export class TaskReleasedError extends Error {
 
 const MIN_HEARTBEAT_MS = 10;
 const MIN_HEARTBEAT_TIMEOUT_MS = 1_000;
+/** How long a handler whose stage was stopped may take to unwind (its `finally` blocks) before it is abandoned. */
+export const UNWIND_GRACE_MS = 10_000;
+
+/** Abort reason once the task is over: whatever the handler left running is stopped. */
+class TaskOverError extends Error {
+  constructor() {
+    super("task over");
+    this.name = "TaskOverError";
+  }
+}
 
 export class TaskRun {
   /** Settles when the task is over and its work directory is gone. Never rejects. */
   readonly done: Promise<TaskOutcome>;
   private readonly abort = new AbortController();
-  private readonly control: TaskControl;
+  /** What the heartbeat, the stage reporter and this run share; the run alone writes it. */
+  private readonly control: TaskControl & { cancelRequested: boolean; scope: TaskScope };
   private leaseLost = false;
   private released = false;
   /** Set when the final report (complete/fail/cancelled) starts: release() no longer applies. */
@@ -61,6 +82,11 @@ export class TaskRun {
   private settled = false;
   private workDir: string | undefined;
   private readonly startedAt = Date.now();
+  private readonly cancelDeadline = new AbortController();
+  private cancelTimer: NodeJS.Timeout | undefined;
+  /** Rejects (with the stop's reason) once a stopped handler had UNWIND_GRACE_MS to unwind and did not. */
+  private abandon: ((reason: unknown) => void) | undefined;
+  private unwindTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly task: LeasedTask,
@@ -71,7 +97,12 @@ export class TaskRun {
       leaseToken: task.leaseToken,
       cancelRequested: false,
       signal: this.abort.signal,
+      // Replaced by the scope of the task's work directory once it exists (execute).
+      scope: TaskScope.fromSettings("", task.settings),
+      cancelDeadline: this.cancelDeadline.signal,
+      requestCancel: () => this.onCancelRequested(),
       onLeaseLost: (err) => this.onLeaseLost(err),
+      onStageStopped: (reason) => this.onStageStopped(reason),
     };
     this.done = this.run().finally(() => {
       this.settled = true;
@@ -120,14 +151,17 @@ export class TaskRun {
       return "failed";
     } finally {
       heartbeat.stop();
+      clearTimeout(this.cancelTimer);
+      clearTimeout(this.unwindTimer);
+      if (!this.abort.signal.aborted) this.abort.abort(new TaskOverError());
       await this.cleanup();
     }
   }
 
   private async execute(): Promise<Record<string, unknown>> {
     await mkdir(this.deps.workRoot, { recursive: true });
-    const safeId = this.task.taskId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-    this.workDir = await mkdtemp(path.join(this.deps.workRoot, `${safeId}-`));
+    this.workDir = await mkdtemp(path.join(this.deps.workRoot, taskDirPrefix(this.task.taskId)));
+    this.control.scope = TaskScope.fromSettings(this.workDir, this.task.settings);
 
     const name = this.task.step.handler;
     const handler = Object.hasOwn(this.deps.handlers, name) ? this.deps.handlers[name] : undefined;
@@ -143,7 +177,11 @@ export class TaskRun {
       openObjects: (keys) => openObjectStore(this.task, this.deps.storageGuard, keys),
       platform: taskPlatform(this.deps.client, this.task, this.abort.signal),
     };
-    return await handler(ctx);
+    const abandoned = new Promise<never>((_resolve, reject) => (this.abandon = reject));
+    const work = runInTask(this.control.scope, () => handler(ctx));
+    // Awaited below unless abandoned; a failure it ends with after that is of no interest.
+    work.catch(() => undefined);
+    return await Promise.race([work, abandoned]);
   }
 
   private async finishWithError(err: unknown): Promise<TaskOutcome> {
@@ -193,6 +231,29 @@ export class TaskRun {
     }
   }
 
+  /** Graceful: the running stage may finish; one still running after the grace is stopped. */
+  private onCancelRequested(): void {
+    if (this.control.cancelRequested || this.abort.signal.aborted) return;
+    this.control.cancelRequested = true;
+    this.log("cancel_requested", { graceSeconds: this.control.scope.cancelGraceSec });
+    this.cancelTimer = setTimeout(() => {
+      this.log("cancel_grace_elapsed", {}, "warn");
+      this.cancelDeadline.abort(new CancelledError());
+      this.onStageStopped(this.cancelDeadline.signal.reason);
+    }, this.control.scope.cancelGraceSec * 1000);
+    this.cancelTimer.unref?.();
+  }
+
+  /** The handler has UNWIND_GRACE_MS to settle after a stage was stopped; then it is abandoned. */
+  private onStageStopped(reason: unknown): void {
+    if (this.unwindTimer !== undefined || this.settled) return;
+    this.unwindTimer = setTimeout(() => {
+      this.log("handler_abandoned", { reason: String(reason) }, "error");
+      this.abandon?.(reason);
+    }, UNWIND_GRACE_MS);
+    this.unwindTimer.unref?.();
+  }
+
   private onLeaseLost(err: LeaseLostError): void {
     if (this.leaseLost || this.finalizing || this.released) return;
     this.leaseLost = true;
@@ -214,10 +275,7 @@ export class TaskRun {
           retries: 1,
           timeoutMs: Math.max(MIN_HEARTBEAT_TIMEOUT_MS, intervalMs),
         });
-        if (res.cancelRequested && !this.control.cancelRequested) {
-          this.control.cancelRequested = true;
-          this.log("cancel_requested", {});
-        }
+        if (res.cancelRequested) this.onCancelRequested();
       } catch (err) {
         if (stopper.signal.aborted) return;
         if (err instanceof LeaseLostError) return this.onLeaseLost(err);

@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { runToolOk } from "../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../gpu-runner/media/spawn";
 
 /**
  * Sample media for the demo, tests and benchmarks, built from public-domain speech: the LibriVox
@@ -49,7 +49,7 @@ export async function buildSpeechWav(out: string, opts: { repeat?: number; gapSe
   const utterances = await librivoxUtterances();
   const order = Array.from({ length: opts.repeat ?? 1 }, () => utterances).flat();
   const gap = opts.gapSec ?? 0.8;
-  const inputs = order.flatMap((u) => ["-i", u.wav]);
+  const inputs = order.flatMap((u) => [...INPUT_GUARD, "-i", u.wav]);
   const parts = order.map((_, i) => `[${i}:a]aresample=16000,apad=pad_dur=${gap}[a${i}]`);
   const graph = `${parts.join(";")};${order.map((_, i) => `[a${i}]`).join("")}concat=n=${order.length}:v=0:a=1[out]`;
   await runToolOk("ffmpeg", [
@@ -87,7 +87,15 @@ const CARDS = [
 export async function buildCardReel(out: string, opts: { cards?: number; sceneSec?: number } = {}): Promise<void> {
   const n = opts.cards ?? CARDS.length;
   const scene = opts.sceneSec ?? 10;
-  const inputs = Array.from({ length: n }, (_, i) => ["-f", "lavfi", "-t", String(scene), "-i", CARDS[i % CARDS.length]!]).flat();
+  const inputs = Array.from({ length: n }, (_, i) => [
+    "-f",
+    "lavfi",
+    "-t",
+    String(scene),
+    ...INPUT_GUARD,
+    "-i",
+    CARDS[i % CARDS.length]!,
+  ]).flat();
   const graph = `${Array.from({ length: n }, (_, i) => `[${i}:v]format=yuv420p,setsar=1[v${i}]`).join(";")};${Array.from({ length: n }, (_, i) => `[v${i}]`).join("")}concat=n=${n}:v=1:a=0[out]`;
   await runToolOk("ffmpeg", [
     ...FF,
@@ -135,6 +143,7 @@ export async function buildFaceReel(
       ...FF,
       "-f",
       "lavfi",
+      ...INPUT_GUARD,
       "-i",
       `color=c=0x202830:s=1280x720:r=25:d=${d}`,
       "-loop",
@@ -143,6 +152,7 @@ export async function buildFaceReel(
       "25",
       "-t",
       String(d),
+      ...INPUT_GUARD,
       "-i",
       FACE_PHOTO(1),
       "-filter_complex",
@@ -171,7 +181,7 @@ export async function buildFaceReel(
   const inputs = Array.from({ length: n }, (_, i) => {
     const shot = shots[i % shots.length]!;
     const len = Math.min(scene, d - i * scene);
-    return ["-loop", "1", "-framerate", "25", "-t", len.toFixed(3), "-i", shot.photo];
+    return ["-loop", "1", "-framerate", "25", "-t", len.toFixed(3), ...INPUT_GUARD, "-i", shot.photo];
   }).flat();
   const parts = Array.from({ length: n }, (_, i) => {
     const shot = shots[i % shots.length]!;
@@ -203,12 +213,13 @@ export async function buildVideo(
   reel: string,
   opts: { loopAudio?: boolean; durationSec?: number } = {},
 ): Promise<void> {
-  const audioIn = opts.loopAudio ? ["-stream_loop", "-1", "-i", wav] : ["-i", wav];
+  const audioIn = opts.loopAudio ? ["-stream_loop", "-1", ...INPUT_GUARD, "-i", wav] : [...INPUT_GUARD, "-i", wav];
   const duration = opts.durationSec !== undefined ? ["-t", String(opts.durationSec)] : ["-shortest"];
   await runToolOk("ffmpeg", [
     ...FF,
     "-stream_loop",
     "-1",
+    ...INPUT_GUARD,
     "-i",
     reel,
     ...audioIn,
@@ -235,6 +246,7 @@ export async function buildOverLimit(out: string, seconds = 3601): Promise<void>
     ...FF,
     "-f",
     "lavfi",
+    ...INPUT_GUARD,
     "-i",
     "anullsrc=r=8000:cl=mono",
     "-t",
@@ -249,7 +261,7 @@ export async function buildOverLimit(out: string, seconds = 3601): Promise<void>
 
 /** Audio-only speech (no video stream) in an mp4 container. */
 export async function buildAudioOnly(out: string, wav: string): Promise<void> {
-  await runToolOk("ffmpeg", [...FF, "-i", wav, "-c:a", "aac", "-b:a", "64k", out]);
+  await runToolOk("ffmpeg", [...FF, ...INPUT_GUARD, "-i", wav, "-c:a", "aac", "-b:a", "64k", out]);
 }
 
 export interface SampleSet {

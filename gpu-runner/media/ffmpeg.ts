@@ -2,15 +2,15 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import type { VisualChunk } from "../../contracts/transcript";
-import { runTool, runToolOk, ToolError } from "./spawn";
+import { mediaInput, sampleBound, type MediaInput } from "./source";
+import { FFMPEG, FFPROBE, fileInput, runTool, runToolOk, ToolError } from "./spawn";
 
 /**
  * ffmpeg/ffprobe helpers for the transcription pipeline. Every helper works file to file and reads
- * tool output line by line, so memory stays flat whatever the media length.
+ * tool output line by line, so memory stays flat whatever the media length. A helper that may read
+ * the customer's source takes a MediaInput (the source as media/source.ts accepted it); the others
+ * read our own work files.
  */
-
-const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
-const FFPROBE = process.env.FFPROBE_PATH ?? "ffprobe";
 /** `-nostdin` keeps ffmpeg from stealing the terminal; `-y` because work files are ours. */
 const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 
@@ -41,6 +41,7 @@ interface FfprobeJson {
   streams?: { index?: number; codec_type?: string; codec_name?: string; duration?: string; disposition?: { attached_pic?: number } }[];
 }
 
+/** Probes one of our own files (an extracted track, a rendered video); a customer's source goes through media/source.ts. */
 export async function probe(path: string, signal?: AbortSignal): Promise<ProbeResult> {
   const res = await runTool(
     FFPROBE,
@@ -51,7 +52,7 @@ export async function probe(path: string, signal?: AbortSignal): Promise<ProbeRe
       "format=duration,format_name:stream=index,codec_type,codec_name,duration:stream_disposition=attached_pic",
       "-of",
       "json",
-      path,
+      ...fileInput(path),
     ],
     { signal, collectStdout: true },
   );
@@ -92,13 +93,15 @@ function noiseFloorFrom(line: string, set: (db: number) => void): void {
  * noise itself (PocketSphinx) that is the whole chain, and denoising costs no second pass.
  */
 export async function extractAudio(
-  input: string,
+  input: MediaInput,
   output: string,
   signal?: AbortSignal,
   opts: { highPass?: boolean } = {},
 ): Promise<{ noiseFloorDb: number }> {
+  const bound = sampleBound(input, 16000);
   const chain = [
     "aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000",
+    ...(bound ? [bound] : []),
     ...(opts.highPass ? [DENOISE_HIGHPASS] : []),
     NOISE_FLOOR_FILTER,
   ];
@@ -111,8 +114,7 @@ export async function extractAudio(
       "-y",
       "-loglevel",
       "info",
-      "-i",
-      input,
+      ...mediaInput(input),
       "-vn",
       "-sn",
       "-dn",
@@ -157,7 +159,9 @@ export function planDenoise(noiseFloorDb: number, engineReducesNoise: boolean): 
 }
 
 export async function denoise(input: string, output: string, filter: string, signal?: AbortSignal): Promise<void> {
-  await runToolOk(FFMPEG, [...FF_BASE, "-i", input, "-af", filter, "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", output], { signal });
+  await runToolOk(FFMPEG, [...FF_BASE, ...fileInput(input), "-af", filter, "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", output], {
+    signal,
+  });
 }
 
 /**
@@ -170,9 +174,13 @@ export async function denoise(input: string, output: string, filter: string, sig
 export const VOCAL_FILTER = "highpass=f=150,lowpass=f=4000,dynaudnorm=f=250";
 
 export async function separateVocals(input: string, output: string, signal?: AbortSignal): Promise<void> {
-  await runToolOk(FFMPEG, [...FF_BASE, "-i", input, "-vn", "-af", VOCAL_FILTER, "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", output], {
-    signal,
-  });
+  await runToolOk(
+    FFMPEG,
+    [...FF_BASE, ...fileInput(input), "-vn", "-af", VOCAL_FILTER, "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", output],
+    {
+      signal,
+    },
+  );
 }
 
 export interface Silence {
@@ -190,8 +198,7 @@ export async function detectSilences(
   const args = [
     "-hide_banner",
     "-nostdin",
-    "-i",
-    input,
+    ...fileInput(input),
     "-af",
     `silencedetect=noise=${opts.noiseDb ?? -35}dB:d=${opts.minSilenceSec ?? 0.3}`,
     "-f",
@@ -266,12 +273,7 @@ export async function cutChunk(input: string, range: ChunkRange, output: string,
     FFMPEG,
     [
       ...FF_BASE,
-      "-ss",
-      range.start.toFixed(3),
-      "-t",
-      (range.end - range.start).toFixed(3),
-      "-i",
-      input,
+      ...mediaInput(input, { seek: range.start, duration: range.end - range.start }),
       "-ac",
       "1",
       "-ar",
@@ -289,7 +291,7 @@ export type CompressedFormat = "mp3" | "ogg";
 /** ~32 kbps mono: a 2-minute chunk becomes ~480 kB, cheap to upload and still clean for Whisper. */
 export async function compressChunk(input: string, output: string, format: CompressedFormat, signal?: AbortSignal): Promise<void> {
   const codec = format === "ogg" ? ["-c:a", "libopus", "-b:a", "32k", "-f", "ogg"] : ["-c:a", "libmp3lame", "-b:a", "32k", "-f", "mp3"];
-  await runToolOk(FFMPEG, [...FF_BASE, "-i", input, "-ac", "1", "-ar", "16000", ...codec, output], { signal });
+  await runToolOk(FFMPEG, [...FF_BASE, ...fileInput(input), "-ac", "1", "-ar", "16000", ...codec, output], { signal });
 }
 
 export interface VideoAnalysisOptions {
@@ -316,7 +318,7 @@ interface FrameStats {
  * metadata file that is then read back line by line.
  */
 export async function analyseVideo(
-  input: string,
+  input: MediaInput,
   workDir: string,
   durationSec: number,
   opts: VideoAnalysisOptions = {},
@@ -335,8 +337,7 @@ export async function analyseVideo(
       "-nostdin",
       "-y",
       ...(opts.threads ? ["-threads", String(opts.threads), "-filter_complex_threads", String(opts.threads)] : []),
-      "-i",
-      input,
+      ...mediaInput(input),
       "-an",
       "-sn",
       "-filter_complex",

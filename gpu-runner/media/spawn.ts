@@ -1,11 +1,19 @@
-import { spawnChild } from "../child-process";
 import { createInterface } from "node:readline";
+import { spawnChild, stopReason } from "../child-process";
+import { assertGuardedInputs } from "./input-guard";
+
+export { assertGuardedInputs, FFMPEG, FFPROBE, fileInput, INPUT_GUARD, INPUT_PROTOCOLS, UnguardedInputError } from "./input-guard";
 
 /**
  * One way to run the media tools (ffmpeg, ffprobe, pocketsphinx). Output is consumed line by line
  * so a tool that prints per-frame logs for an hour of media never sits in memory as one string;
  * only what the caller keeps (via `onStderrLine`/`onStdoutLine`) and a short stderr tail survive.
+ *
+ * `runTool` refuses to start ffmpeg or ffprobe unless every input carries `-protocol_whitelist
+ * file` before its `-i` (input-guard.ts: nothing but local files is ever opened, whatever a file
+ * names); a customer's source is opened through media/source.ts, which adds its accepted demuxer.
  */
+
 export interface RunOptions {
   signal?: AbortSignal;
   onStdoutLine?: (line: string) => void;
@@ -35,6 +43,7 @@ export class ToolError extends Error {
 const STDERR_TAIL_LINES = 20;
 
 export async function runTool(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  assertGuardedInputs(cmd, args);
   // Tied to the handler's signal through spawnChild: a lost lease kills the tool's whole process group.
   const signal = opts.signal ?? new AbortController().signal;
   signal.throwIfAborted();
@@ -58,6 +67,9 @@ export async function runTool(cmd: string, args: readonly string[], opts: RunOpt
     child.once("error", reject);
     child.once("close", (c) => resolve(c));
   });
+  // Killed for its time limit or its stage's: that is the failure, not the exit code it died with.
+  const stopped = stopReason(child);
+  if (stopped !== undefined) throw stopped;
   signal.throwIfAborted();
   return { code, stdout: stdoutParts.join("\n"), stderrTail };
 }

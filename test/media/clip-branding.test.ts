@@ -4,9 +4,10 @@ import path from "node:path";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LAYOUT_SIZE } from "../../contracts/clips";
-import { runToolOk } from "../../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { letterbox, logoBox, renderClip, type RenderJob } from "../../gpu-runner/services/clip-generation/render";
-import { faceVideo } from "../support/media-fixtures";
+import type { AcceptedSource } from "../../gpu-runner/media/source";
+import { acceptedVideo, faceVideo } from "../support/media-fixtures";
 
 /**
  * The `branding` fill on real media: the project's colour behind the picture and its logo centred
@@ -14,12 +15,12 @@ import { faceVideo } from "../support/media-fixtures";
  */
 
 let dir: string;
-let source: string;
+let source: AcceptedSource;
 const BRAND = { hex: "#1e90ff", rgb: [30, 144, 255] };
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "branding-"));
-  source = await faceVideo("moving");
+  source = await acceptedVideo(await faceVideo("moving"));
 }, 180_000);
 
 async function render(logo: RenderJob["logo"]): Promise<{ frame: Buffer; width: number }> {
@@ -47,7 +48,7 @@ async function render(logo: RenderJob["logo"]): Promise<{ frame: Buffer; width: 
     signal: AbortSignal.timeout(60_000),
   });
   const png = path.join(dir, `frame-${logo ? "logo" : "plain"}.png`);
-  await runToolOk("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-ss", "1", "-i", output, "-frames:v", "1", png]);
+  await runToolOk("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-ss", "1", ...INPUT_GUARD, "-i", output, "-frames:v", "1", png]);
   const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
   return { frame: data, width: info.width };
 }

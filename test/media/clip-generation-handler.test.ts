@@ -12,7 +12,7 @@ import { stepSpec } from "../../contracts/services/types";
 import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import { createClipGenerationHandler } from "../../gpu-runner/services/clip-generation/handler";
-import { runToolOk } from "../../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { makeHandlerContext, NO_PLATFORM, storageGrant, type TestContext } from "../support/handler-context";
 import { presign } from "../support/presign";
@@ -121,6 +121,8 @@ async function probeObject(key: string): Promise<Probed> {
       "stream=codec_type,codec_name,profile,width,height,pix_fmt,r_frame_rate:format=duration",
       "-of",
       "json",
+      ...INPUT_GUARD,
+      "-i",
       file,
     ],
     { collectStdout: true },

@@ -7,14 +7,15 @@ import { ClipGenerationResultSchema, LAYOUT_SIZE, type ClipGenerationResult, typ
 import { renderClipsStep } from "../../contracts/services/clip-generation";
 import { stepSpec } from "../../contracts/services/types";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
-import { runToolOk } from "../../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { createClipGenerationHandler, type ClipHandlerDeps } from "../../gpu-runner/services/clip-generation/handler";
 import { LOUDNESS, measureLoudness } from "../../gpu-runner/services/clip-generation/media";
 import type { CropPiece } from "../../gpu-runner/services/clip-generation/reframe";
 import { cropSize, letterbox, renderClip } from "../../gpu-runner/services/clip-generation/render";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
-import { faceVideo } from "../support/media-fixtures";
+import type { AcceptedSource } from "../../gpu-runner/media/source";
+import { acceptedVideo, faceVideo } from "../support/media-fixtures";
 
 /**
  * Every layout and every fill of `horizontal_in_vertical`, rendered by `renderClip` from one 7 s
@@ -48,11 +49,11 @@ const VARIANTS: Variant[] = [
 ];
 
 let dir: string;
-let source: string;
+let source: AcceptedSource;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "clip-layouts-"));
-  source = await faceVideo("moving");
+  source = await acceptedVideo(await faceVideo("moving"));
 }, 180_000);
 
 afterAll(async () => {
@@ -126,6 +127,8 @@ async function renderAndRead(v: Variant): Promise<Rendered> {
       "stream=codec_type,codec_name,width,height,r_frame_rate,avg_frame_rate:format=duration",
       "-of",
       "json",
+      ...INPUT_GUARD,
+      "-i",
       file,
     ],
     { collectStdout: true, signal },
@@ -136,17 +139,23 @@ async function renderAndRead(v: Variant): Promise<Rendered> {
   const [num, den] = String(video["avg_frame_rate"]).split("/").map(Number);
 
   let integrated = Number.NaN;
-  await runToolOk("ffmpeg", ["-hide_banner", "-nostdin", "-nostats", "-i", file, "-map", "0:a:0", "-af", "ebur128", "-f", "null", "-"], {
-    signal,
-    // The summary's "I:" line (per-frame lines say "I: … LUFS" too, so the last one wins).
-    onStderrLine: (line) => {
-      const m = /^\s*I:\s+(-?[\d.]+) LUFS/.exec(line);
-      if (m?.[1]) integrated = Number(m[1]);
+  await runToolOk(
+    "ffmpeg",
+    ["-hide_banner", "-nostdin", "-nostats", ...INPUT_GUARD, "-i", file, "-map", "0:a:0", "-af", "ebur128", "-f", "null", "-"],
+    {
+      signal,
+      // The summary's "I:" line (per-frame lines say "I: … LUFS" too, so the last one wins).
+      onStderrLine: (line) => {
+        const m = /^\s*I:\s+(-?[\d.]+) LUFS/.exec(line);
+        if (m?.[1]) integrated = Number(m[1]);
+      },
     },
-  });
+  );
 
   const png = path.join(dir, `${v.name.replace(/\W+/g, "-")}.png`);
-  await runToolOk("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-ss", "3.5", "-i", file, "-frames:v", "1", png], { signal });
+  await runToolOk("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-ss", "3.5", ...INPUT_GUARD, "-i", file, "-frames:v", "1", png], {
+    signal,
+  });
   const { data, info } = await sharp(await readFile(png))
     .removeAlpha()
     .raw()
@@ -271,7 +280,7 @@ async function handlerStore(): Promise<LocalS3> {
   const s3 = await startLocalS3({ buckets: [HANDLER_BUCKET] });
   const client = localS3Client(s3);
   await client.putObject(HANDLER_BUCKET, "scratch/transcript.json", JSON.stringify(syntheticTranscript(28.8)), "application/json");
-  await client.putObject(HANDLER_BUCKET, "src/moving.mp4", await readFile(source), "video/mp4");
+  await client.putObject(HANDLER_BUCKET, "src/moving.mp4", await readFile(source.path), "video/mp4");
   handlerS3 = s3;
   return s3;
 }

@@ -4,12 +4,13 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
-import { runToolOk } from "../../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import type { SampledFrame } from "../../gpu-runner/engines/vision/interface";
 import { makeProxy, measureLoudness, sampleMoment, type MomentSample, type Proxy } from "../../gpu-runner/services/clip-generation/media";
 import { buildAss, captionStyleFor } from "../../gpu-runner/services/clip-generation/captions";
 import { cropSize, renderClip } from "../../gpu-runner/services/clip-generation/render";
-import { faceVideo } from "../support/media-fixtures";
+import type { AcceptedSource } from "../../gpu-runner/media/source";
+import { acceptedVideo, faceVideo } from "../support/media-fixtures";
 import { pixelsApart } from "../support/pixels";
 
 /**
@@ -23,7 +24,7 @@ const TRUE_CUTS = [8, 16, 24];
 const THRESHOLD = 10;
 const MOMENT = { start: 10, end: 20, margin: 1 };
 let dir: string;
-let source: string;
+let source: AcceptedSource;
 let proxy: Proxy;
 let handedOver: SampledFrame[];
 let moment: MomentSample;
@@ -33,7 +34,7 @@ const nearest = (xs: readonly number[], x: number) => Math.min(...xs.map((c) => 
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "clip-media-"));
-  source = await faceVideo("interview");
+  source = await acceptedVideo(await faceVideo("interview"));
   const proxyDir = path.join(dir, "proxy");
   await mkdir(proxyDir);
   handedOver = [];
@@ -107,13 +108,14 @@ describe("a cut on a frame the fast decode skips", () => {
   // The interview re-encoded 0.04 s in, without B-frames as references or keyframes at cuts: every
   // cut then lands on or near a non-reference frame, which the ingest does not decode.
   const SHIFTED_CUTS = TRUE_CUTS.map((c) => c - 0.04);
-  let shifted: string;
+  let shifted: AcceptedSource;
   beforeAll(async () => {
-    shifted = path.join(dir, "no-reference-b-frames.mp4");
+    const file = path.join(dir, "no-reference-b-frames.mp4");
     await runToolOk("ffmpeg", [
-      ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", "0.04", "-i", source, "-an"],
-      ...["-c:v", "libx264", "-preset", "veryfast", "-x264-params", "scenecut=0:keyint=300:b-pyramid=none", shifted],
+      ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", "0.04", ...INPUT_GUARD, "-i", source.path, "-an"],
+      ...["-c:v", "libx264", "-preset", "veryfast", "-x264-params", "scenecut=0:keyint=300:b-pyramid=none", file],
     ]);
+    shifted = await acceptedVideo(file);
   }, 120_000);
 
   it("is found within 0.2 s by the ingest", async () => {
@@ -188,15 +190,16 @@ describe("sampled frames are the pictures on screen at their times", () => {
   // level n mod 25: each sampled JPEG tells which source frame it is.
   const FPS = 25;
   const LEVELS = 25;
-  let counter: string;
+  let counter: AcceptedSource;
   beforeAll(async () => {
-    counter = path.join(dir, "frame-counter.mp4");
+    const file = path.join(dir, "frame-counter.mp4");
     await runToolOk("ffmpeg", [
       ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi"],
-      ...["-i", `color=c=black:s=64x64:r=${FPS}:d=12,format=gray,geq=lum='16+8*mod(N\\,${LEVELS})'`],
+      ...[...INPUT_GUARD, "-i", `color=c=black:s=64x64:r=${FPS}:d=12,format=gray,geq=lum='16+8*mod(N\\,${LEVELS})'`],
       ...["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"],
-      ...["-x264-params", "bframes=3:b-adapt=0:b-pyramid=normal:scenecut=0:keyint=250", counter],
+      ...["-x264-params", "bframes=3:b-adapt=0:b-pyramid=normal:scenecut=0:keyint=250", file],
     ]);
+    counter = await acceptedVideo(file);
   }, 60_000);
 
   /** How many source frames before its time each sampled frame's picture is (0: the frame due then). */

@@ -14,7 +14,7 @@ import {
   probe,
   UnreadableMediaError,
 } from "../../gpu-runner/media/ffmpeg";
-import { runToolOk } from "../../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { garbageFile, speechAudioOnly, speechVideo } from "../support/media-fixtures";
 
 let dir: string;
@@ -36,14 +36,17 @@ async function toneSilenceTone(): Promise<string> {
     "-y",
     "-f",
     "lavfi",
+    ...INPUT_GUARD,
     "-i",
     "sine=f=440:d=1:r=16000",
     "-f",
     "lavfi",
+    ...INPUT_GUARD,
     "-i",
     "anullsrc=r=16000:cl=mono:d=1",
     "-f",
     "lavfi",
+    ...INPUT_GUARD,
     "-i",
     "sine=f=440:d=1:r=16000",
     "-filter_complex",
@@ -78,7 +81,7 @@ describe("audio extraction and conditioning", () => {
     await extractAudio(await speechVideo(), wav);
     const res = await runToolOk(
       "ffprobe",
-      ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", wav],
+      ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", ...INPUT_GUARD, "-i", wav],
       { collectStdout: true },
     );
     expect(res.stdout.trim()).toBe("pcm_s16le,16000,1");
@@ -95,7 +98,19 @@ describe("audio extraction and conditioning", () => {
 
   it("measures a finite noise floor for noisy audio while extracting it", async () => {
     const noisy = out("noise.wav");
-    await runToolOk("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anoisesrc=c=pink:a=0.05:r=44100:d=2", "-ac", "2", noisy]);
+    await runToolOk("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      ...INPUT_GUARD,
+      "-i",
+      "anoisesrc=c=pink:a=0.05:r=44100:d=2",
+      "-ac",
+      "2",
+      noisy,
+    ]);
     const { noiseFloorDb } = await extractAudio(noisy, out("noise.extracted.wav"));
     expect(noiseFloorDb).toBeGreaterThan(-60);
     expect(noiseFloorDb).toBeLessThan(0);
@@ -103,7 +118,7 @@ describe("audio extraction and conditioning", () => {
 
   it("finds no noise floor in digital silence", async () => {
     const silent = out("silent.wav");
-    await runToolOk("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "1", silent]);
+    await runToolOk("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", ...INPUT_GUARD, "-i", "anullsrc=r=16000:cl=mono", "-t", "1", silent]);
     const { noiseFloorDb } = await extractAudio(silent, out("silent.extracted.wav"));
     expect(noiseFloorDb).toBe(Number.NEGATIVE_INFINITY);
   });
@@ -209,7 +224,19 @@ describe("video analysis", () => {
 
   it("names the dominant colour of a single-colour picture", async () => {
     const red = out("red.mp4");
-    await runToolOk("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=64x64:r=5:d=2", "-pix_fmt", "yuv420p", red]);
+    await runToolOk("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      ...INPUT_GUARD,
+      "-i",
+      "color=c=red:s=64x64:r=5:d=2",
+      "-pix_fmt",
+      "yuv420p",
+      red,
+    ]);
     const [chunk] = await analyseVideo(red, dir, 2);
     expect(chunk!.descriptors.dominantColour).toBe("red");
   });

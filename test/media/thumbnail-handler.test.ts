@@ -10,7 +10,7 @@ import type { S3Client } from "../../contracts/s3-client";
 import { thumbnailStep } from "../../contracts/services/thumbnail";
 import { stepSpec } from "../../contracts/services/types";
 import { ThumbnailResultSchema, type ThumbnailResult } from "../../contracts/thumbnails";
-import { runToolOk } from "../../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { hashDistance } from "../../gpu-runner/services/thumbnail/frames";
 import { createThumbnailHandler } from "../../gpu-runner/services/thumbnail/handler";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
@@ -48,7 +48,7 @@ beforeAll(async () => {
   const black = path.join(dir, "black.mp4");
   await runToolOk(
     "ffmpeg",
-    ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=black:s=640x360:d=6:r=10"].concat([
+    ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", ...INPUT_GUARD, "-i", "color=black:s=640x360:d=6:r=10"].concat([
       "-pix_fmt",
       "yuv420p",
       black,

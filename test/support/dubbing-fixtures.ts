@@ -3,7 +3,7 @@ import { mkdir, rename } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { TranslationSource } from "../../contracts/services/translation";
-import { runToolOk } from "../../gpu-runner/media/spawn";
+import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { TWO_VOICE_SCRIPT, twoVoiceSample } from "./two-voice";
 
 /**
@@ -24,8 +24,9 @@ export async function twoVoiceVideo(): Promise<DubbingSource> {
     await mkdir(path.dirname(video), { recursive: true });
     const tmp = `${video}.${process.pid}.mp4`;
     await runToolOk("ffmpeg", [
-      ...["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=15"],
+      ...["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", ...INPUT_GUARD, "-i", "testsrc2=s=320x240:r=15"],
       ...[
+        ...INPUT_GUARD,
         "-i",
         sample.wav,
         "-shortest",

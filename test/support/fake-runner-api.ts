@@ -55,6 +55,8 @@ export interface FakeTaskInit {
   heartbeatIntervalSec?: number;
   input?: Record<string, unknown>;
   step?: Partial<StepSpec>;
+  /** The platform settings the task carries (`task.settings`), e.g. `{ runner: { timeLimits: … } }`. */
+  settings?: Record<string, unknown>;
 }
 
 export const FAKE_RUNNER_TOKEN = "rt_test_token";
@@ -110,7 +112,7 @@ export class FakeRunnerApi {
       },
       input: init.input ?? { n: this.seq },
       storage: null,
-      settings: {},
+      settings: init.settings ?? {},
       outputs: {},
       scratchPrefix: null,
     };

@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { DEFAULT_SETTINGS } from "../../contracts/settings";
+import { openSource, type AcceptedSource } from "../../gpu-runner/media/source";
 import { buildAudioOnly, buildCardReel, buildFaceReel, buildOverLimit, buildSpeechWav, buildVideo } from "../../scripts/make-sample-media";
 
 /**
@@ -61,5 +63,9 @@ export const overLimitFile = (): Promise<string> => cached("over-limit-3601s.mp4
 /** Bytes that no demuxer accepts. */
 export const garbageFile = (): Promise<string> =>
   cached("garbage.mp4", (out) => writeFile(out, Buffer.from("this is not a video file, just text pretending to be one\n".repeat(200))));
+
+/** A file opened as a video handler opens a customer's source (media/source.ts), within the platform's default bounds. */
+export const acceptedVideo = (file: string): Promise<AcceptedSource> =>
+  openSource(file, { kind: "video", limits: DEFAULT_SETTINGS.runner, signal: AbortSignal.timeout(60_000) });
 
 export const LIBRIVOX_0880 = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav";

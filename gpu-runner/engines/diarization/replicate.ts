@@ -1,5 +1,4 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { compressChunk } from "../../media/ffmpeg";
@@ -7,6 +6,7 @@ import { EngineHttpClient, type RetryPolicy } from "../http";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import type { Diarization, DiarizationEngine, DiarizeRequest } from "./interface";
 import { normaliseTurns } from "./turns";
+import { scratchRoot } from "../../task-scope";
 
 /**
  * pyannote speaker diarization hosted on Replicate, over the predictions API every Replicate backend
@@ -85,7 +85,7 @@ export class ReplicateDiarizationEngine implements DiarizationEngine {
     const bytes = await readFile(audio);
     const compressed = compressedType(bytes);
     if (compressed) return `data:${compressed};base64,${bytes.toString("base64")}`;
-    const dir = await mkdtemp(path.join(os.tmpdir(), "diarize-replicate-"));
+    const dir = await mkdtemp(path.join(scratchRoot(), "diarize-replicate-"));
     try {
       const mp3 = path.join(dir, "audio.mp3");
       await compressChunk(audio, mp3, "mp3", signal);

@@ -1,4 +1,5 @@
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
+import { openImage } from "../../media/images";
 import { untilAborted } from "../../../contracts/retry";
 import type { StepFailure } from "../../handler";
 
@@ -30,14 +31,14 @@ export async function exactJpeg(
   if (image.byteLength > MAX_IMAGE_BYTES) throw fail(`answered an image of ${image.byteLength} bytes, more than ${MAX_IMAGE_BYTES}`);
   let meta: Metadata;
   try {
-    meta = await sharp(image).metadata();
+    meta = await openImage(image).metadata();
   } catch (err) {
     throw fail(`answered an image that cannot be decoded: ${(err as Error).message}`);
   }
   signal.throwIfAborted();
   // sharp's work cannot be stopped once started, but it is short and touches nothing outside memory: the task need not wait.
   const jpeg = await untilAborted(
-    sharp(image)
+    openImage(image)
       .autoOrient()
       .resize(size.width, size.height, { fit: "cover", position: "centre" })
       .jpeg({ quality: COVER_JPEG_QUALITY, mozjpeg: false })

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { basename, extname } from "node:path";
 import { createCanvas, GlobalFonts, type SKRSContext2D } from "@napi-rs/canvas";
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
+import { openImage } from "../../media/images";
 import { untilAborted } from "../../../contracts/retry";
 import { StepFailure } from "../../handler";
 import { lineUnits } from "../../text/words";
@@ -195,7 +196,7 @@ export class LocalCompositorEngine implements ImageEngine {
     const frame = req.frames[index]!;
     let meta: Metadata;
     try {
-      meta = await sharp(frame.path).metadata();
+      meta = await openImage(frame.path).metadata();
     } catch (err) {
       throw this.fail(`frame at ${frame.t}s cannot be read: ${(err as Error).message}`);
     }
@@ -218,7 +219,7 @@ export class LocalCompositorEngine implements ImageEngine {
 
     const scrim = SCRIMS[req.variant % SCRIMS.length]!;
     const overlay = this.titleOverlay(req, facesOut, scrim);
-    const jpeg = await sharp(frame.path)
+    const jpeg = await openImage(frame.path)
       .autoOrient()
       .extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height })
       .resize(req.width, req.height, { fit: "fill" })

@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { z } from "zod";
 import { probe } from "../../media/ffmpeg";
-import { runTool, runToolOk } from "../../media/spawn";
+import { FFMPEG, FFPROBE, fileInput, runTool, runToolOk } from "../../media/spawn";
 import { EngineHttpClient, type RetryPolicy } from "../http";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import { during, writeStems } from "./stems";
@@ -55,8 +55,6 @@ export const REPLICATE_SEPARATION_DEFAULT_MODEL = "ryan5453/demucs:5a7041cc9b82e
 export const DEMUCS_MODELS = ["htdemucs", "htdemucs_ft", "htdemucs_6s", "hdemucs_mmi", "mdx_q", "mdx_extra_q"] as const;
 export type DemucsModel = (typeof DEMUCS_MODELS)[number];
 
-const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
-const FFPROBE = process.env.FFPROBE_PATH ?? "ffprobe";
 const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 /** 10 ms at 48 kHz: how finely the speech gates switch. */
 const GATE_FRAME = 480;
@@ -107,7 +105,9 @@ export class ReplicateSeparationEngine implements SeparationEngine {
     let bytes = await readFile(audioPath);
     if (!isMp3(bytes)) {
       const mp3 = path.join(scratch, "audio.mp3");
-      await runToolOk(FFMPEG, [...FF_BASE, "-i", audioPath, "-vn", "-ar", "44100", "-c:a", "libmp3lame", "-b:a", "192k", mp3], { signal });
+      await runToolOk(FFMPEG, [...FF_BASE, ...fileInput(audioPath), "-vn", "-ar", "44100", "-c:a", "libmp3lame", "-b:a", "192k", mp3], {
+        signal,
+      });
       bytes = await readFile(mp3);
       await rm(mp3);
     }
@@ -172,7 +172,7 @@ function isMp3(bytes: Buffer): boolean {
 async function channelsOf(file: string, signal: AbortSignal): Promise<number> {
   const res = await runTool(
     FFPROBE,
-    ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=channels", "-of", "default=nw=1:nk=1", file],
+    ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=channels", "-of", "default=nw=1:nk=1", ...fileInput(file)],
     { signal, collectStdout: true },
   );
   const n = Number(res.stdout.trim());

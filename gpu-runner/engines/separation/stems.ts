@@ -1,5 +1,5 @@
 import { rm, writeFile } from "node:fs/promises";
-import { runToolOk } from "../../media/spawn";
+import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 import type { SeparateRequest, SpeechStretch } from "./interface";
 
 /**
@@ -7,7 +7,6 @@ import type { SeparateRequest, SpeechStretch } from "./interface";
  * labels `[background]` and `[vocals]`, written as the request's two FLAC stems. The graph goes to a
  * script next to the outputs, since the speech stretches of a long video are thousands.
  */
-const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
 const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 
 export async function writeStems(inputs: readonly string[], graph: string, req: SeparateRequest): Promise<void> {
@@ -18,7 +17,7 @@ export async function writeStems(inputs: readonly string[], graph: string, req: 
       FFMPEG,
       [
         ...FF_BASE,
-        ...inputs.flatMap((i) => ["-i", i]),
+        ...inputs.flatMap((i) => fileInput(i)),
         "-filter_complex_script",
         script,
         ...["-map", "[background]", "-c:a", "flac", req.backgroundOut],

@@ -1,5 +1,5 @@
 import { open, readFile, rm } from "node:fs/promises";
-import { runToolOk } from "../../media/spawn";
+import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 
 /**
  * The audio plumbing of speech synthesis: reading a WAV's duration from its header (every engine
@@ -7,7 +7,6 @@ import { runToolOk } from "../../media/spawn";
  * decoding any audio ffmpeg reads into mono float samples for analysis.
  */
 
-const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
 const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 
 export interface WavInfo {
@@ -86,8 +85,7 @@ export async function decodeMono(input: string, opts: DecodeOptions): Promise<Fl
       FFMPEG,
       [
         ...FF_BASE,
-        "-i",
-        input,
+        ...fileInput(input),
         "-vn",
         "-af",
         filters.join(","),

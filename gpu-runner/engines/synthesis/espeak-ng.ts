@@ -1,6 +1,5 @@
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { StepFailure } from "../../handler";
 import { runToolOk } from "../../media/spawn";
@@ -22,6 +21,7 @@ import {
   type ProfileEngine,
 } from "./profile";
 import { measureVoice, type VoiceMeasurements } from "./voice-analysis";
+import { scratchRoot } from "../../task-scope";
 
 /**
  * eSpeak NG (formant synthesis): every language the installed eSpeak NG has (espeak-voices.ts),
@@ -176,7 +176,7 @@ export class EspeakEngine implements ProfileEngine {
 
   private calibrate(voice: string, variant: string, signal: AbortSignal): Promise<Calibration> {
     return this.calibrations.get(`${voice}+${variant}`, async () => {
-      const dir = await mkdtemp(path.join(os.tmpdir(), "espeak-cal-"));
+      const dir = await mkdtemp(path.join(scratchRoot(), "espeak-cal-"));
       try {
         const wav = path.join(dir, "calibration.wav");
         await this.speak(calibrationText(voice), `${voice}+${variant}`, 50, DEFAULT_WPM, wav, signal);

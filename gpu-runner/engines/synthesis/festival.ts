@@ -1,5 +1,4 @@
 import { mkdtemp, rename, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { baseLanguage } from "../../../contracts/translation-languages";
 import { StepFailure } from "../../handler";
@@ -20,6 +19,7 @@ import {
   type ProfileEngine,
 } from "./profile";
 import { measureVoice, semitones, type VoiceMeasurements } from "./voice-analysis";
+import { scratchRoot } from "../../task-scope";
 
 /**
  * Festival 2.5 with the HTS voices Debian ships: `cmu_us_slt_arctic_hts` (festvox-us-slt-hts,
@@ -173,7 +173,7 @@ export class FestivalEngine implements ProfileEngine {
 
   private calibrate(voice: FestivalVoice, language: string, signal: AbortSignal): Promise<Calibration> {
     return this.calibrations.get(voice.name, async () => {
-      const dir = await mkdtemp(path.join(os.tmpdir(), "festival-cal-"));
+      const dir = await mkdtemp(path.join(scratchRoot(), "festival-cal-"));
       try {
         const wav = path.join(dir, "calibration.wav");
         await this.speak(voice, calibrationText(language), 1, wav, signal);

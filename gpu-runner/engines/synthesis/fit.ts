@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { runToolOk } from "../../media/spawn";
+import { fileInput, runToolOk } from "../../media/spawn";
 import { wavInfo } from "./audio";
 import type { Synthesized } from "./interface";
 
@@ -124,7 +124,7 @@ export async function fitToSlot(req: FitRequest): Promise<FitResult> {
 async function filterToPcm(ffmpeg: string, input: string, output: string, filter: string, signal: AbortSignal): Promise<void> {
   await runToolOk(
     ffmpeg,
-    ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", input, "-af", filter, "-c:a", "pcm_s16le", output],
+    ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...fileInput(input), "-af", filter, "-c:a", "pcm_s16le", output],
     {
       signal,
     },

@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { StepFailure } from "../../handler";
 import type { EspeakEngine } from "./espeak-ng";
@@ -8,6 +7,7 @@ import { PITCH_SHIFT_BOUND } from "./festival";
 import type { CreateVoiceRequest, SynthesisEngine, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";
 import { measureSpeaker, toolFailure } from "./profile";
 import { semitones } from "./voice-analysis";
+import { scratchRoot } from "../../task-scope";
 
 /**
  * The local engine: Festival's HTS voices where Festival has the language (English, Catalan: more
@@ -41,7 +41,7 @@ export class LocalSynthesisEngine implements SynthesisEngine {
   async createVoice(req: CreateVoiceRequest): Promise<VoiceSpec> {
     if (!this.supportsLanguage(req.language))
       throw new StepFailure("processing_failed", `local (${this.model}): has no voice for ${req.language}`, false);
-    const scratch = await mkdtemp(path.join(os.tmpdir(), "local-voice-"));
+    const scratch = await mkdtemp(path.join(scratchRoot(), "local-voice-"));
     try {
       const measured = await measureSpeaker(req, scratch);
       if (this.festival.supportsLanguage(req.language)) {

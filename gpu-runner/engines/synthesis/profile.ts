@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { baseLanguage } from "../../../contracts/translation-languages";
 import { StepFailure } from "../../handler";
 import { ToolError } from "../../media/spawn";
 import type { CreateVoiceRequest, ProfileVoiceSpec, SynthesisEngine, VoiceSpec } from "./interface";
 import { measureVoice, type VoiceMeasurements } from "./voice-analysis";
+import { scratchRoot } from "../../task-scope";
 
 /**
  * What the local engines (eSpeak NG, Festival) share: a voice profile is a stock voice whose
@@ -68,7 +68,7 @@ export async function measureSpeaker(req: CreateVoiceRequest, scratchDir: string
 
 /** `createVoice` of a profile engine: the speaker measured in a scratch directory, then the engine's own profile. */
 export async function createProfileVoice(engine: ProfileEngine, req: CreateVoiceRequest): Promise<VoiceSpec> {
-  const scratch = await mkdtemp(path.join(os.tmpdir(), `${engine.engine}-voice-`));
+  const scratch = await mkdtemp(path.join(scratchRoot(), `${engine.engine}-voice-`));
   try {
     return await engine.profile(await measureSpeaker(req, scratch), req.language, req.signal, req.sampleLanguage);
   } catch (err) {

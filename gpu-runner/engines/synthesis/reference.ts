@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { StepFailure } from "../../handler";
-import { runToolOk } from "../../media/spawn";
+import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
+import { scratchRoot } from "../../task-scope";
 import { wavInfo, type TimeRange } from "./audio";
 import type { CloneVoiceSpec, CreateVoiceRequest } from "./interface";
 import { measureVoice, type VoiceMeasurements } from "./voice-analysis";
@@ -26,7 +26,7 @@ export interface ReferenceClip {
 }
 
 export async function makeReferenceClip(req: CreateVoiceRequest): Promise<ReferenceClip> {
-  const scratch = await mkdtemp(path.join(os.tmpdir(), "voice-ref-"));
+  const scratch = await mkdtemp(path.join(scratchRoot(), "voice-ref-"));
   try {
     const measured = await measureVoice(req.sampleWavPath, {
       ...(req.ranges ? { ranges: req.ranges } : {}),
@@ -40,15 +40,14 @@ export async function makeReferenceClip(req: CreateVoiceRequest): Promise<Refere
         false,
       );
     await runToolOk(
-      process.env.FFMPEG_PATH ?? "ffmpeg",
+      FFMPEG,
       [
         "-hide_banner",
         "-nostdin",
         "-y",
         "-loglevel",
         "error",
-        "-i",
-        req.sampleWavPath,
+        ...fileInput(req.sampleWavPath),
         "-vn",
         "-af",
         [...selection(req.ranges), `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=${REFERENCE_RATE}`].join(","),

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import os from "node:os";
 import path from "node:path";
 import { decodeMono, type TimeRange } from "./audio";
+import { scratchRoot } from "../../task-scope";
 
 /**
  * Measures a speaker from audio: median F0 and its spread, syllable rate and seconds of speech.
@@ -72,7 +72,7 @@ export async function measureVoice(wavPath: string, opts: MeasureOptions): Promi
     ...(opts.ranges ? { ranges: opts.ranges } : {}),
     maxSec: opts.maxSec ?? 120,
     signal: opts.signal,
-    scratchPath: path.join(opts.scratchDir ?? os.tmpdir(), `voice-${randomUUID()}.f32`),
+    scratchPath: path.join(opts.scratchDir ?? scratchRoot(), `voice-${randomUUID()}.f32`),
   });
   opts.signal.throwIfAborted();
   return analyseSamples(samples, ANALYSIS_SAMPLE_RATE);

@@ -1,9 +1,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { spawnChild } from "../../child-process";
+import { isStepFailure } from "../../../contracts/step-failure";
+import { spawnChild, stopReason } from "../../child-process";
 import { EngineRequestError } from "../http";
 import { ApertiumEngine, type ApertiumBaseConfig } from "./apertium";
+import { scratchRoot } from "../../task-scope";
 
 /**
  * Apertium through its command: `apertium -u -f txt <mode> <file>`, the texts of a call in one
@@ -40,6 +41,8 @@ export class ApertiumCliEngine extends ApertiumEngine {
       return await withInputFile(`${text}\n`, (file) => run(this.config.command ?? "apertium", ["-u", "-f", "txt", mode, file], both));
     } catch (err) {
       signal.throwIfAborted();
+      // The task's time limit (child-process.ts) is the task's failure, not the engine's.
+      if (isStepFailure(err)) throw err;
       if (timeout.aborted) throw new EngineRequestError(`apertium (${model}): no output within ${timeoutMs} ms`, true, undefined);
       // A missing command or a broken mode: this runner's installation, which another runner may not share.
       throw new EngineRequestError(`apertium (${model}): ${(err as Error).message}`, true, undefined);
@@ -48,7 +51,7 @@ export class ApertiumCliEngine extends ApertiumEngine {
 }
 
 async function withInputFile<T>(input: string, use: (file: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(tmpdir(), "apertium-"));
+  const dir = await mkdtemp(path.join(scratchRoot(), "apertium-"));
   try {
     const file = path.join(dir, "input.txt");
     await writeFile(file, input);
@@ -69,6 +72,8 @@ function run(command: string, args: readonly string[], signal: AbortSignal): Pro
     child.stderr!.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));
     child.once("error", reject);
     child.once("close", (code, sig) => {
+      const stopped = stopReason(child);
+      if (stopped !== undefined) return reject(stopped as Error);
       if (signal.aborted) return reject(signal.reason as Error);
       const stdout = Buffer.concat(out).toString("utf8");
       // The script exits 0 when a stage of its pipeline fails to start: no output is the sign (the input is never empty).

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import sharp from "sharp";
+import { openImage } from "../../media/images";
 import type { BodyResult, Config, FaceResult, Human } from "@vladmandic/human";
 import { isStepFailure } from "../../../contracts/step-failure";
 import { StepFailure } from "../../handler";
@@ -490,7 +490,7 @@ async function analyzeFrame(
   frame: SampledFrame,
   want: Want,
 ): Promise<FrameObservation> {
-  const { data, info } = await sharp(frame.path).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await openImage(frame.path).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
   const { width, height } = info;
   const salientP = salientRegion({ data, width, height, channels: 3 });
   const detect = async () => {

@@ -1,4 +1,4 @@
-import sharp from "sharp";
+import { openImage } from "../../media/images";
 import type { Box } from "./interface";
 
 /**
@@ -34,8 +34,8 @@ export async function salientRegion(input: string | RawImage, opts: SaliencyOpti
   const { analysisWidth, windowFraction, minMeanEnergy } = { ...DEFAULTS, ...opts };
   const img =
     typeof input === "string"
-      ? sharp(input)
-      : sharp(input.data, { raw: { width: input.width, height: input.height, channels: input.channels } });
+      ? openImage(input)
+      : openImage(input.data, { raw: { width: input.width, height: input.height, channels: input.channels } });
   const { data, info } = await img
     .greyscale()
     .resize({ width: analysisWidth, kernel: "linear" })

@@ -67,7 +67,20 @@ export function groupCaptions(words: readonly TimedWord[], lineChars: number, pa
   return captions;
 }
 
-const escapeAss = (s: string) => s.replace(/\\/g, "\\\\").replace(/\{/g, "\\{").replace(/\}/g, "\\}").replace(/\n/g, " ");
+/**
+ * A word as text libass draws literally. libass ends an event's line at `\r` and `\n` (a word
+ * holding one would start a line of its own in the file: another event, another style); other
+ * control characters and Unicode's line and paragraph separators become spaces too. Its only
+ * escapes are `\N`, `\n`, `\h`, `\{` and `\}` (there is none for a backslash), so a backslash is
+ * followed by a word joiner (U+2060, invisible) and can never form one; braces, which open and
+ * close override blocks, are escaped.
+ */
+export const escapeAss = (s: string): string =>
+  s
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
+    .replace(/\\/g, "\\\u2060")
+    .replace(/\{/g, "\\{")
+    .replace(/\}/g, "\\}");
 
 function assTime(sec: number): string {
   const cs = Math.max(0, Math.round(sec * 100));

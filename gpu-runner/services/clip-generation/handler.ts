@@ -1,6 +1,5 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import sharp from "sharp";
 import { z } from "zod";
 import { BRAND_LOGO_CALL, BrandLogoHandoverSchema } from "../../../contracts/branding";
 import {
@@ -29,11 +28,13 @@ import { mapLimit } from "../shared/map-limit";
 import { handedOverTranscript } from "../shared/handover";
 import { downloadObject, toolStep } from "../shared/objects";
 import { joinWords } from "../../text/words";
+import { openSource, type AcceptedSource } from "../../media/source";
+import { openImage } from "../../media/images";
 import { buildAss, captionStyleFor } from "./captions";
 import { detectCategory } from "./category";
 import { chooseLayout } from "./layout";
 import { analysisSampling, analyzeAsProduced, type FrameStream } from "./analysis";
-import { makeProxy, probeVideo, sampleMoment, type LoudnessMeasure } from "./media";
+import { makeProxy, sampleMoment, videoInfo, type LoudnessMeasure } from "./media";
 import { findMoments, type Moment } from "./moments";
 import { framingShares, planCrop, targetsOf, type Target } from "./reframe";
 import { cropSize, letterbox, logoBox, renderClip } from "./render";
@@ -111,10 +112,10 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
 
     async function run(): Promise<ClipGenerationResult> {
       const transcript = await handedOverTranscript(ctx);
-      const source = join(ctx.workDir, "source");
+      const sourcePath = join(ctx.workDir, "source");
       await report.stage(
         "download",
-        () => objects.download(SOURCE, source, signal),
+        () => objects.download(SOURCE, sourcePath, signal),
         (bytes) => ({ bytes, ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}) }),
       );
 
@@ -122,11 +123,12 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
       await mkdir(framesDir, { recursive: true });
       const visionOn = input.analysis.vision && cs.vision;
       // The sparse vision pass starts with the decode: each frame goes to the engine once written.
-      const { info, proxy, sampling, vision, sparse } = await report.stage(
+      const { source, info, proxy, sampling, vision, sparse } = await report.stage(
         "ingest",
         () =>
           toolStep(signal, async () => {
-            const info = await probeVideo(source, signal);
+            const source = await openSource(sourcePath, { kind: "video", limits: settings.runner, signal });
+            const info = videoInfo(source);
             if (!info) throw new StepFailure("unsupported_media", "the source has no video stream to make clips from", false);
             const sampling = analysisSampling(info.durationSec, cs.visionFps, cs.visionMaxFrames);
             let vision: VisionEngine | null = null;
@@ -163,9 +165,10 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
               },
               signal,
             });
-            return { info, proxy, sampling, vision, sparse, width, exactFrames };
+            return { source, info, proxy, sampling, vision, sparse, width, exactFrames };
           }),
-        ({ info, proxy, sampling, width, exactFrames }) => ({
+        ({ source, info, proxy, sampling, width, exactFrames }) => ({
+          format: source.format,
           durationSec: round(info.durationSec),
           width: info.width,
           height: info.height,
@@ -459,7 +462,7 @@ interface RenderOneArgs {
   layout: ClipLayout;
   fillStyle: ClipGenerationResult["fillStyle"];
   info: { width: number; height: number; hasAudio: boolean };
-  source: string;
+  source: AcceptedSource;
   clipsDir: string;
   timeline: Timeline;
   prepared: Prepared;
@@ -562,7 +565,7 @@ async function prepareLogo(
   } else return null;
   const path = join(dir, "logo.png");
   try {
-    const info = await sharp(original).resize({ width: box.maxWidth, height: box.maxHeight, fit: "inside" }).png().toFile(path);
+    const info = await openImage(original).resize({ width: box.maxWidth, height: box.maxHeight, fit: "inside" }).png().toFile(path);
     return { path, width: info.width, height: info.height };
   } catch (err) {
     return { note: `left out: the logo is not an image (${err instanceof Error ? err.message : String(err)})` };

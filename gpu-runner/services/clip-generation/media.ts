@@ -1,7 +1,8 @@
 import { access, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SampledFrame } from "../../engines/vision/interface";
-import { runToolOk } from "../../media/spawn";
+import { sourceInput, type AcceptedSource } from "../../media/source";
+import { FFMPEG, runToolOk } from "../../media/spawn";
 import { round3 } from "../shared/input";
 import type { EnergyTrack } from "./timeline";
 
@@ -9,11 +10,9 @@ import type { EnergyTrack } from "./timeline";
  * The ffmpeg work of clip generation: the analysis proxy (sampled frames, scene cuts and a loudness
  * track in one fast decode of the source), the per-moment sample (dense frames, exact cuts and the
  * measuring pass of two-pass loudness normalisation in one decode of the moment), and scene cuts on
- * their own (thumbnails). Rendering itself is in render.ts.
+ * their own (thumbnails). Rendering itself is in render.ts. The source is always one media/source.ts
+ * accepted: every decode names its demuxer and reads no further than its measured duration.
  */
-
-const FFMPEG = "ffmpeg";
-const FFPROBE = "ffprobe";
 
 export interface VideoInfo {
   width: number;
@@ -23,27 +22,11 @@ export interface VideoInfo {
   hasAudio: boolean;
 }
 
-export async function probeVideo(path: string, signal: AbortSignal): Promise<VideoInfo | null> {
-  const res = await runToolOk(
-    FFPROBE,
-    ["-v", "error", "-show_entries", "stream=codec_type,width,height,avg_frame_rate:format=duration", "-of", "json", path],
-    { signal, collectStdout: true },
-  );
-  const json = JSON.parse(res.stdout) as {
-    streams?: Array<{ codec_type?: string; width?: number; height?: number; avg_frame_rate?: string }>;
-    format?: { duration?: string };
-  };
-  const v = json.streams?.find((s) => s.codec_type === "video" && s.width && s.height);
-  if (!v) return null;
-  const [n, d] = (v.avg_frame_rate ?? "30/1").split("/").map(Number);
-  const fps = n && d ? n / d : 30;
-  return {
-    width: v.width!,
-    height: v.height!,
-    fps: Number.isFinite(fps) && fps > 0 ? fps : 30,
-    durationSec: Number(json.format?.duration ?? 0),
-    hasAudio: (json.streams ?? []).some((s) => s.codec_type === "audio"),
-  };
+/** The picture clips and thumbnails are made from; null when the source has none. */
+export function videoInfo(src: AcceptedSource): VideoInfo | null {
+  if (!src.video) return null;
+  const { width, height, fps } = src.video;
+  return { width, height, fps: fps > 0 ? fps : 30, durationSec: src.durationSec, hasAudio: src.hasAudio };
 }
 
 export interface Proxy {
@@ -102,7 +85,7 @@ export interface ProxyOptions {
  * moment score reads). ffmpeg decodes each input stream once and feeds every output, so the scenes
  * cost no second decode.
  */
-export async function makeProxy(source: string, dir: string, opts: ProxyOptions): Promise<Proxy> {
+export async function makeProxy(source: AcceptedSource, dir: string, opts: ProxyOptions): Promise<Proxy> {
   const energyFile = join(dir, "energy.txt");
   const scenesFile = join(dir, "scenes.txt");
   const args = [
@@ -113,8 +96,7 @@ export async function makeProxy(source: string, dir: string, opts: ProxyOptions)
     "error",
     ...(opts.exactFrames ? SKIP_UNREFERENCED : SKIP_B_FRAMES),
     ...besideVision(opts.frameRate !== null),
-    "-i",
-    source,
+    ...sourceInput(source),
   ];
   // The scene branch ends in a sink inside the graph (no null output to wrap its frames for) unless
   // it is all there is: ffmpeg wants at least one output.
@@ -254,7 +236,7 @@ export interface MomentSample {
  * fast decode may find a cut a few frames late), and the loudness measuring pass over the moment.
  */
 export async function sampleMoment(
-  source: string,
+  source: AcceptedSource,
   dir: string,
   opts: {
     start: number;
@@ -288,12 +270,7 @@ export async function sampleMoment(
   const args = ["-hide_banner", "-nostdin", "-nostats", "-y", "-loglevel", "info"];
   args.push(
     ...besideVision(opts.frameRate !== null && !opts.alone),
-    "-ss",
-    from.toFixed(3),
-    "-t",
-    (lead + dur + opts.margin).toFixed(3),
-    "-i",
-    source,
+    ...sourceInput(source, { seek: from, duration: lead + dur + opts.margin }),
   );
   args.push("-filter_complex", graph.join(";"));
   args.push("-map", "[cuts]", "-f", "null", "-");
@@ -316,7 +293,7 @@ const filterFile = (path: string) => path.replace(/([\\':])/g, "\\$1");
 
 /** Scene cut times from ffmpeg's `scdet` (score 0–100 against `threshold`) on a small decode. */
 export async function detectSceneCuts(
-  source: string,
+  source: AcceptedSource,
   threshold: number,
   signal: AbortSignal,
 ): Promise<{ cuts: number[]; scores: number[] }> {
@@ -327,8 +304,7 @@ export async function detectSceneCuts(
     [
       "-hide_banner",
       "-nostdin",
-      "-i",
-      source,
+      ...sourceInput(source),
       "-map",
       "0:v:0",
       "-vf",
@@ -384,19 +360,19 @@ function loudnormJsonReader(): { line: (line: string) => void; result: () => Lou
 }
 
 /** First pass of two-pass loudnorm over [start, start+dur] of the source's audio. */
-export async function measureLoudness(source: string, start: number, dur: number, signal: AbortSignal): Promise<LoudnessMeasure | null> {
+export async function measureLoudness(
+  source: AcceptedSource,
+  start: number,
+  dur: number,
+  signal: AbortSignal,
+): Promise<LoudnessMeasure | null> {
   const json = loudnormJsonReader();
   await runToolOk(
     FFMPEG,
     [
       "-hide_banner",
       "-nostdin",
-      "-ss",
-      start.toFixed(3),
-      "-t",
-      dur.toFixed(3),
-      "-i",
-      source,
+      ...sourceInput(source, { seek: start, duration: dur }),
       "-map",
       "0:a:0",
       "-af",

@@ -1,6 +1,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import { LAYOUT_SIZE, type ClipLayout, type FillStyle } from "../../../contracts/clips";
-import { runToolOk } from "../../media/spawn";
+import { sourceInput, type AcceptedSource } from "../../media/source";
+import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 import { LOUDNESS, type LoudnessMeasure } from "./media";
 import { cropExpression, type CropPiece } from "./reframe";
 
@@ -21,7 +22,7 @@ import { cropExpression, type CropPiece } from "./reframe";
  */
 
 export interface RenderJob {
-  source: string;
+  source: AcceptedSource;
   output: string;
   start: number;
   durationSec: number;
@@ -124,14 +125,14 @@ export function audioFilter(m: LoudnessMeasure | null): string {
 export function audioArgs(job: RenderJob, output: string): string[] {
   return [
     ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error"],
-    ...["-ss", job.start.toFixed(3), "-t", job.durationSec.toFixed(3), "-i", job.source],
+    ...sourceInput(job.source, { seek: job.start, duration: job.durationSec }),
     ...["-map", "0:a:0", "-af", audioFilter(job.loudness), "-c:a", "pcm_s16le", "-ar", "48000", "-ac", "2", output],
   ];
 }
 
 /** The picture's encode; `audio` is the normalised audio to mux (null: none). */
 export function renderArgs(job: RenderJob, graphFile: string, audio: string | null): string[] {
-  const logo = job.fillStyle === "branding" && job.logo ? ["-i", job.logo.path] : [];
+  const logo = job.fillStyle === "branding" && job.logo ? fileInput(job.logo.path) : [];
   // The audio file is the last input: the logo, when there is one, is input 1 for the graph.
   const audioInput = logo.length > 0 ? 2 : 1;
   return [
@@ -140,14 +141,9 @@ export function renderArgs(job: RenderJob, graphFile: string, audio: string | nu
     "-y",
     "-loglevel",
     "error",
-    "-ss",
-    job.start.toFixed(3),
-    "-t",
-    job.durationSec.toFixed(3),
-    "-i",
-    job.source,
+    ...sourceInput(job.source, { seek: job.start, duration: job.durationSec }),
     ...logo,
-    ...(audio ? ["-i", audio] : []),
+    ...(audio ? fileInput(audio) : []),
     // The graph can be long (a crop path with many pieces): read it from a file.
     "-filter_complex_script",
     graphFile,
@@ -183,8 +179,8 @@ export async function renderClip(job: RenderJob): Promise<void> {
   await writeFile(graphFile, videoFilter(job));
   const audio = job.hasAudio ? `${job.output}.audio.wav` : null;
   try {
-    if (audio) await runToolOk("ffmpeg", audioArgs(job, audio), { signal: job.signal });
-    await runToolOk("ffmpeg", renderArgs(job, graphFile, audio), { signal: job.signal });
+    if (audio) await runToolOk(FFMPEG, audioArgs(job, audio), { signal: job.signal });
+    await runToolOk(FFMPEG, renderArgs(job, graphFile, audio), { signal: job.signal });
   } finally {
     if (audio) await rm(audio, { force: true });
   }
@@ -193,8 +189,22 @@ export async function renderClip(job: RenderJob): Promise<void> {
 /** A poster frame from a rendered clip, as a JPEG of the clip's own size (renderClip makes one itself when asked). */
 export async function renderPoster(clip: string, at: number, output: string, signal: AbortSignal): Promise<void> {
   await runToolOk(
-    "ffmpeg",
-    ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-ss", at.toFixed(3), "-i", clip, "-frames:v", "1", "-q:v", "3", output],
+    FFMPEG,
+    [
+      "-hide_banner",
+      "-nostdin",
+      "-y",
+      "-loglevel",
+      "error",
+      "-ss",
+      at.toFixed(3),
+      ...fileInput(clip),
+      "-frames:v",
+      "1",
+      "-q:v",
+      "3",
+      output,
+    ],
     { signal },
   );
 }

@@ -2,7 +2,8 @@ import { createWriteStream } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { once } from "node:events";
 import { decodeMono, wavInfo } from "../../engines/synthesis/audio";
-import { runToolOk } from "../../media/spawn";
+import { sampleBound, sourceInput, type AcceptedSource } from "../../media/source";
+import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 
 /**
  * The dubbing's audio, file to file with ffmpeg (memory stays flat whatever the media length):
@@ -17,22 +18,20 @@ import { runToolOk } from "../../media/spawn";
  * - `render`: the original picture stream-copied with the mix as its only audio.
  */
 
-const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
 const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 export const MIX_RATE = 48_000;
 
-export async function extractTracks(source: string, rawOut: string, analysisOut: string, signal: AbortSignal): Promise<void> {
+export async function extractTracks(source: AcceptedSource, rawOut: string, analysisOut: string, signal: AbortSignal): Promise<void> {
   await runToolOk(
     FFMPEG,
     [
       ...FF_BASE,
-      "-i",
-      source,
+      ...sourceInput(source),
       "-map",
       "0:a:0",
       "-vn",
       "-af",
-      `aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo|mono`,
+      `aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo|mono,${sampleBound(source, MIX_RATE)}`,
       "-c:a",
       "flac",
       rawOut,
@@ -40,7 +39,7 @@ export async function extractTracks(source: string, rawOut: string, analysisOut:
       "0:a:0",
       "-vn",
       "-af",
-      "aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000",
+      `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000,${sampleBound(source, 16000)}`,
       "-c:a",
       "pcm_s16le",
       analysisOut,
@@ -57,7 +56,9 @@ export interface PlacedSpeech {
 /**
  * The translated speech as one track: silence, then each fitted segment at its start, in time
  * order (fitting guarantees they do not overlap; a segment that would, starts where the last
- * ended). Raw 16-bit PCM streamed to disk, wrapped by ffmpeg into FLAC.
+ * ended). Raw 16-bit PCM streamed to disk, wrapped by ffmpeg into FLAC. `durationSec` is the
+ * source's measured duration (media/source.ts), never what its container declares: the track is
+ * exactly that long, whatever the segments' times say (at most runner.maxDurationSec: 330 MiB of PCM).
  */
 export async function writeSpeechTrack(
   placed: readonly PlacedSpeech[],
@@ -74,13 +75,17 @@ export async function writeSpeechTrack(
   };
   const silence = async (samples: number) => {
     const chunk = Buffer.alloc(Math.min(samples, MIX_RATE) * 2);
-    for (let left = samples; left > 0; left -= chunk.length / 2)
+    for (let left = samples; left > 0; left -= chunk.length / 2) {
+      signal.throwIfAborted();
       await write(left >= chunk.length / 2 ? chunk : chunk.subarray(0, left * 2));
+    }
     written += samples;
   };
   const total = Math.round(durationSec * MIX_RATE);
   for (const p of [...placed].sort((a, b) => a.start - b.start)) {
+    // A segment timed past the source's end (a transcript of a longer file) adds nothing.
     const at = Math.round(p.start * MIX_RATE);
+    if (at >= total) break;
     if (at > written) await silence(at - written);
     const samples =
       (await readPcmMono(p.path, MIX_RATE)) ?? (await decodeMono(p.path, { sampleRate: MIX_RATE, signal, scratchPath: scratch }));
@@ -94,7 +99,9 @@ export async function writeSpeechTrack(
   if (total > written) await silence(total - written);
   stream.end();
   await once(stream, "finish");
-  await runToolOk(FFMPEG, [...FF_BASE, "-f", "s16le", "-ar", String(MIX_RATE), "-ac", "1", "-i", rawPath, "-c:a", "flac", out], { signal });
+  await runToolOk(FFMPEG, [...FF_BASE, "-f", "s16le", "-ar", String(MIX_RATE), "-ac", "1", ...fileInput(rawPath), "-c:a", "flac", out], {
+    signal,
+  });
 }
 
 /**
@@ -157,7 +164,7 @@ export async function mix(
   ].join(";");
   await runToolOk(
     FFMPEG,
-    [...FF_BASE, "-i", background, "-i", speech, "-filter_complex", graph, "-map", "[m]", "-c:a", "pcm_f32le", summed],
+    [...FF_BASE, ...fileInput(background), ...fileInput(speech), "-filter_complex", graph, "-map", "[m]", "-c:a", "pcm_f32le", summed],
     { signal },
   );
   const measured = await measureLoudness(summed, signal);
@@ -167,8 +174,7 @@ export async function mix(
     [
       ...[
         ...FF_BASE,
-        "-i",
-        summed,
+        ...fileInput(summed),
         "-af",
         `volume=${gainDb.toFixed(2)}dB,alimiter=limit=${Math.pow(10, -2 / 20).toFixed(4)}:level=disabled,atrim=0:${dur}`,
       ],
@@ -184,7 +190,7 @@ export async function measureLoudness(path: string, signal: AbortSignal): Promis
   let integratedLufs: number | null = null;
   let truePeakDbtp: number | null = null;
   let section = "";
-  await runToolOk(FFMPEG, ["-hide_banner", "-nostdin", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"], {
+  await runToolOk(FFMPEG, ["-hide_banner", "-nostdin", ...fileInput(path), "-af", "ebur128=peak=true", "-f", "null", "-"], {
     signal,
     onStderrLine: (line) => {
       if (/Integrated loudness:/.test(line)) section = "I";
@@ -203,15 +209,13 @@ export function dubbedExtension(sourceKey: string): "mp4" | "mkv" {
   return /\.(mp4|m4v|mov)$/i.test(sourceKey) ? "mp4" : "mkv";
 }
 
-export async function render(source: string, mixPath: string, out: string, signal: AbortSignal): Promise<void> {
+export async function render(source: AcceptedSource, mixPath: string, out: string, signal: AbortSignal): Promise<void> {
   await runToolOk(
     FFMPEG,
     [
       ...FF_BASE,
-      "-i",
-      source,
-      "-i",
-      mixPath,
+      ...sourceInput(source),
+      ...fileInput(mixPath),
       "-map",
       "0:v:0",
       "-map",

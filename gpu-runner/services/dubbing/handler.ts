@@ -25,9 +25,10 @@ import { SEPARATION_ENGINE_NAMES, type SeparationEngine, type SeparationEngineNa
 import { fitToSlot, type FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema, type SynthesisEngine, type VoiceSpec } from "../../engines/synthesis/interface";
 import { probe } from "../../media/ffmpeg";
+import { openSource } from "../../media/source";
 import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
 import { SOURCE, type ObjectStore } from "../../object-store";
-import { parseStepInput, round3 } from "../shared/input";
+import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { toolStep } from "../shared/objects";
 import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../shared/synthesis";
 import {
@@ -159,6 +160,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
   return async (ctx) => {
     const { report, signal, task, workDir } = ctx;
     const input = parseStepInput(InputSchema, task.input, "dubbing input");
+    const { runner } = parseStepSettings(task.settings, ["runner"]);
     const env = deps.env ?? process.env;
     const timing: Record<string, number> = {};
     const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
@@ -172,31 +174,36 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): StepHandler
 
     const translation = await timed("translate", () => speakTranslation(ctx, input, deps));
     const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "" });
-    const source = join(workDir, "source");
+    const sourcePath = join(workDir, "source");
     await report.stage(
       "download",
-      () => timed("download", () => objects.download(SOURCE, source, signal)),
+      () => timed("download", () => objects.download(SOURCE, sourcePath, signal)),
       (bytes) => ({ bytes }),
     );
 
     const raw = join(workDir, "raw_audio.flac");
     const analysis = join(workDir, "analysis.wav");
-    const durationSec = await report.stage(
+    // Everything after this is as long as the source measured here: the speech track, the mix and
+    // the video, never what the container declares.
+    const source = await report.stage(
       "extract_audio",
       () =>
         timed("extract_audio", () =>
           toolStep(signal, async () => {
-            const info = await probe(source, signal);
-            if (!info.streams.some((s) => s.codecType === "video"))
-              throw new StepFailure("unsupported_media", "the source has no video stream to dub", false);
-            if (!info.streams.some((s) => s.codecType === "audio"))
-              throw new StepFailure("unsupported_media", "the source has no audio stream to dub", false);
-            await extractTracks(source, raw, analysis, signal);
-            return info.durationSec;
+            const info = await openSource(sourcePath, { kind: "video", limits: runner, signal });
+            if (!info.hasVideo) throw new StepFailure("unsupported_media", "the source has no video stream to dub", false);
+            if (!info.hasAudio) throw new StepFailure("unsupported_media", "the source has no audio stream to dub", false);
+            await extractTracks(info, raw, analysis, signal);
+            return info;
           }),
         ),
-      (d) => ({ durationSec: round3(d) }),
+      (s) => ({
+        durationSec: round3(s.durationSec),
+        ...(s.declaredDurationSec !== null ? { declaredDurationSec: round3(s.declaredDurationSec) } : {}),
+        format: s.format,
+      }),
     );
+    const durationSec = source.durationSec;
 
     const stems = { vocals: join(workDir, "vocals.flac"), background: join(workDir, "background.flac") };
     const stretches = speechStretches(translation.segments);

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import sharp from "sharp";
+import { openImage } from "../../media/images";
 import phash from "sharp-phash";
 import distance from "sharp-phash/distance";
 import type { FrameObservation } from "../../engines/vision/interface";
-import { runToolOk } from "../../media/spawn";
+import { sourceInput, type AcceptedSource } from "../../media/source";
+import { FFMPEG, runToolOk } from "../../media/spawn";
 
 /**
  * Frame picking for thumbnails: candidate times from the scenes, one still per candidate, image
@@ -51,7 +52,7 @@ const STILLS_PER_PROCESS = 8;
 
 /** One still per time, at most `maxWidth` wide (the covers are cropped from these). */
 export async function extractStills(
-  source: string,
+  source: AcceptedSource,
   times: readonly number[],
   dir: string,
   maxWidth: number,
@@ -61,7 +62,7 @@ export async function extractStills(
   for (let first = 0; first < out.length; first += STILLS_PER_PROCESS) {
     const batch = out.slice(first, first + STILLS_PER_PROCESS);
     // Input seeking per still: each decodes from the keyframe before its time only (one GOP).
-    const inputs = batch.flatMap((s) => ["-ss", String(s.t), "-i", source]);
+    const inputs = batch.flatMap((s) => sourceInput(source, { seek: s.t }));
     const outputs = batch.flatMap((s, i) => [
       "-map",
       `${i}:v:0`,
@@ -73,7 +74,7 @@ export async function extractStills(
       "2",
       s.path,
     ]);
-    await runToolOk("ffmpeg", ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...inputs, ...outputs], { signal });
+    await runToolOk(FFMPEG, ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...inputs, ...outputs], { signal });
   }
   // A time past the last decodable frame (a truncated file) yields no still: leave it out.
   return out.filter((s) => existsSync(s.path));
@@ -91,7 +92,7 @@ export interface ImageMeasures {
 }
 
 export async function measureImage(path: string): Promise<ImageMeasures> {
-  const { data, info } = await sharp(path).greyscale().resize({ width: 256 }).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await openImage(path).greyscale().resize({ width: 256 }).raw().toBuffer({ resolveWithObject: true });
   const w = info.width;
   const h = info.height;
   let sum = 0;

@@ -1,6 +1,6 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import sharp from "sharp";
+import { openImage } from "../../media/images";
 import { z } from "zod";
 import type { ClipTranscript } from "../../../contracts/clips";
 import { listedOutput } from "../../../contracts/presigned";
@@ -18,8 +18,9 @@ import { toStepError } from "../../../contracts/step-failure";
 import { StepFailure, type StepHandler } from "../../handler";
 import { SOURCE } from "../../object-store";
 import { isCancelled } from "../../stage-reporter";
-import { runToolOk } from "../../media/spawn";
-import { detectSceneCuts, probeVideo } from "../clip-generation/media";
+import { FFMPEG, runToolOk } from "../../media/spawn";
+import { openSource, sourceInput, type AcceptedSource } from "../../media/source";
+import { detectSceneCuts, videoInfo } from "../clip-generation/media";
 import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
 import { handedOverTranscript } from "../shared/handover";
 import { toolStep } from "../shared/objects";
@@ -66,7 +67,8 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
   return async (ctx) => {
     const { report, signal, task } = ctx;
     const input = parseStepInput(InputSchema, task.input, "thumbnail input");
-    const ts = parseStepSettings(task.settings, ["thumbnails"]).thumbnails;
+    const settings = parseStepSettings(task.settings, ["thumbnails", "runner"]);
+    const ts = settings.thumbnails;
     const env = deps.env ?? process.env;
     const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "" });
     await mkdir(ctx.workDir, { recursive: true });
@@ -74,23 +76,25 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
     try {
       const transcript = await handedOverTranscript(ctx);
 
-      const source = join(ctx.workDir, "source");
+      const sourcePath = join(ctx.workDir, "source");
       await report.stage(
         "download",
-        () => objects.download(SOURCE, source, signal),
+        () => objects.download(SOURCE, sourcePath, signal),
         (bytes) => ({ bytes, ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}) }),
       );
 
-      const { info, times } = await report.stage(
+      const { source, info, times } = await report.stage(
         "thumbnail_ingest",
         () =>
           toolStep(signal, async () => {
-            const info = await probeVideo(source, signal);
+            const source = await openSource(sourcePath, { kind: "video", limits: settings.runner, signal });
+            const info = videoInfo(source);
             if (!info) throw new StepFailure("unsupported_media", "the source has no video stream to take thumbnails from", false);
             const { cuts } = await detectSceneCuts(source, SCENE_THRESHOLD, signal);
-            return { info, cuts, times: candidateTimes(info.durationSec, cuts, ts.maxCandidates) };
+            return { source, info, cuts, times: candidateTimes(info.durationSec, cuts, ts.maxCandidates) };
           }),
         (r) => ({
+          format: r.source.format,
           durationSec: round(r.info.durationSec),
           width: r.info.width,
           height: r.info.height,
@@ -121,7 +125,7 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
             const small = [];
             for (const s of stills) {
               const path = s.path.replace(/\.jpg$/, "-small.jpg");
-              await sharp(s.path).resize({ width: ANALYSIS_WIDTH, withoutEnlargement: true }).jpeg({ quality: 85 }).toFile(path);
+              await openImage(s.path).resize({ width: ANALYSIS_WIDTH, withoutEnlargement: true }).jpeg({ quality: 85 }).toFile(path);
               small.push({ t: s.t, path });
             }
             const engine = makeVision(ts, env);
@@ -317,7 +321,7 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): StepHan
 
 /** A frame pick at the requested size: the largest crop of its ratio around the faces, scaled. */
 async function cropToSize(c: Candidate, size: { width: number; height: number }, path: string, quality: number) {
-  const meta = await sharp(c.path).metadata();
+  const meta = await openImage(c.path).metadata();
   const frame = { width: meta.width ?? 0, height: meta.height ?? 0 };
   const faces = (c.observation?.faces ?? [])
     .filter((f) => f.score >= 0.5)
@@ -328,7 +332,7 @@ async function cropToSize(c: Candidate, size: { width: number; height: number },
       height: f.box.height * frame.height,
     }));
   const { crop, facesInside } = faceAwareCrop(frame, size.width / size.height, faces);
-  await sharp(c.path)
+  await openImage(c.path)
     .extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height })
     .resize(size.width, size.height, { fit: "fill" })
     .jpeg({ quality })
@@ -343,7 +347,7 @@ async function cropToSize(c: Candidate, size: { width: number; height: number },
 async function rankBySpeech(
   ranked: readonly Candidate[],
   transcript: ClipTranscript,
-  source: string | null,
+  source: AcceptedSource | null,
   signal: AbortSignal,
 ): Promise<Array<{ candidate: Candidate; levelDb: number | null; speaking: boolean }>> {
   const words = transcript.segments.flatMap((s) => s.words ?? [{ word: s.text, start: s.start, end: s.end }]);
@@ -358,19 +362,14 @@ async function rankBySpeech(
   return out.sort((a, b) => b.candidate.total + bonus(b) - (a.candidate.total + bonus(a)));
 }
 
-async function meanVolume(source: string, start: number, dur: number, signal: AbortSignal): Promise<number | null> {
+async function meanVolume(source: AcceptedSource, start: number, dur: number, signal: AbortSignal): Promise<number | null> {
   let m: RegExpExecArray | null = null;
   await runToolOk(
-    "ffmpeg",
+    FFMPEG,
     [
       "-hide_banner",
       "-nostdin",
-      "-ss",
-      String(start),
-      "-t",
-      String(dur),
-      "-i",
-      source,
+      ...sourceInput(source, { seek: start, duration: dur }),
       "-map",
       "0:a:0",
       "-af",

@@ -25,12 +25,10 @@ import {
   extractAudio,
   planDenoise,
   planChunks,
-  probe,
   separateVocals,
-  UnreadableMediaError,
   type ChunkRange,
-  type ProbeResult,
 } from "../../media/ffmpeg";
+import { openSource, type AcceptedSource } from "../../media/source";
 import { parseStepInput, parseStepSettings } from "../shared/input";
 import { SOURCE } from "../../object-store";
 import { toolStep } from "../shared/objects";
@@ -100,9 +98,10 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
 
     const media = await report.stage(
       "probe",
-      () => probeSource(sourcePath, t, signal),
+      () => probeSource(sourcePath, settings, signal),
       (p) => ({
         durationSec: round(p.durationSec),
+        ...(p.declaredDurationSec !== null ? { declaredDurationSec: round(p.declaredDurationSec) } : {}),
         format: p.formatName,
         hasVideo: p.hasVideo,
         streams: p.streams.map((s) => `${s.codecType}:${s.codecName ?? "?"}`),
@@ -112,7 +111,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const rawAudio = join(ctx.workDir, "audio.wav");
     const extracted = await report.stage(
       "extract_audio",
-      () => toolStep(signal, () => extractAudio(sourcePath, rawAudio, signal, { highPass: t.denoise })),
+      () => toolStep(signal, () => extractAudio(media, rawAudio, signal, { highPass: t.denoise })),
       () => ({ sampleRate: 16000, channels: 1, ...(t.denoise ? { highPass: DENOISE_HIGHPASS } : {}) }),
     );
 
@@ -153,8 +152,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     // If transcription fails first, the early analysis is stopped rather than left running into a
     // work directory the runner is about to delete.
     const earlyAbort = new AbortController();
-    const early =
-      singlePass && ctx.cores > 1 ? runVideoAnalysis(sourcePath, media, ctx, AbortSignal.any([signal, earlyAbort.signal]), 1) : null;
+    const early = singlePass && ctx.cores > 1 ? runVideoAnalysis(media, ctx, AbortSignal.any([signal, earlyAbort.signal]), 1) : null;
     early?.catch(() => undefined);
     let transcript: Transcript;
     let detected: string;
@@ -179,7 +177,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
 
     const visualChunks = await report.stage(
       "video_analysis",
-      () => early ?? runVideoAnalysis(sourcePath, media, ctx, signal),
+      () => early ?? runVideoAnalysis(media, ctx, signal),
       (v) => ({
         scenes: v.length,
         ...(media.hasVideo ? {} : { reason: "source has no video stream" }),
@@ -272,22 +270,14 @@ function checkDetectedLanguage(detected: string, t: TranscriptionSettings): stri
   return lang;
 }
 
-async function probeSource(path: string, t: TranscriptionSettings, signal: AbortSignal): Promise<ProbeResult> {
-  let media: ProbeResult;
-  try {
-    media = await probe(path, signal);
-  } catch (err) {
-    if (err instanceof UnreadableMediaError) throw new StepFailure("unsupported_media", err.message, false);
-    throw err;
-  }
+/**
+ * The source accepted (media/source.ts), audio or video containers alike, and no longer than
+ * the smaller of the platform's and transcription's maximum durations.
+ */
+async function probeSource(path: string, s: Pick<Settings, "transcription" | "runner">, signal: AbortSignal): Promise<AcceptedSource> {
+  const limits = { ...s.runner, maxDurationSec: Math.min(s.runner.maxDurationSec, s.transcription.maxDurationSec) };
+  const media = await openSource(path, { kind: "any", limits, signal });
   if (!media.hasAudio) throw new StepFailure("unsupported_media", "source has no audio stream to transcribe", false);
-  if (media.durationSec > t.maxDurationSec) {
-    throw new StepFailure(
-      "duration_exceeded",
-      `source duration ${media.durationSec.toFixed(1)} s exceeds the maximum of ${t.maxDurationSec} s`,
-      false,
-    );
-  }
   return media;
 }
 
@@ -309,7 +299,7 @@ async function transcribeFile(
   ctx: Ctx,
   engine: SpeechEngine,
   audio: string,
-  media: ProbeResult,
+  media: AcceptedSource,
   language: string | undefined,
 ): Promise<Transcript> {
   const { report, signal } = ctx;
@@ -339,7 +329,7 @@ async function transcribeChunked(
   ctx: Ctx,
   engine: SpeechEngine,
   audio: string,
-  media: ProbeResult,
+  media: AcceptedSource,
   t: TranscriptionSettings,
   language: string | undefined,
 ): Promise<Transcript> {
@@ -420,17 +410,11 @@ function majorityLanguage(langs: string[]): string {
 }
 
 /** `threads` 1 keeps an analysis that runs beside recognition from taking the recogniser's core. */
-async function runVideoAnalysis(
-  source: string,
-  media: ProbeResult,
-  ctx: Ctx,
-  signal: AbortSignal,
-  threads?: number,
-): Promise<VisualChunk[]> {
+async function runVideoAnalysis(media: AcceptedSource, ctx: Ctx, signal: AbortSignal, threads?: number): Promise<VisualChunk[]> {
   if (!media.hasVideo) return [];
   const dir = join(ctx.workDir, "video");
   await mkdir(dir, { recursive: true });
-  return toolStep(signal, () => analyseVideo(source, dir, media.durationSec, { signal, ...(threads ? { threads } : {}) }));
+  return toolStep(signal, () => analyseVideo(media, dir, media.durationSec, { signal, ...(threads ? { threads } : {}) }));
 }
 
 function round(x: number): number {

@@ -14,6 +14,7 @@ import { uploadObject } from "../shared/objects";
 import { round3 } from "../shared/input";
 import { segmentCues, srtFromCues, vttFromCues } from "../transcription/subtitles";
 import { glossaryReport } from "./glossary-report";
+import { recordSourceDuration } from "../../task-scope";
 
 /**
  * A transcript's translation on the runner, in four parts a handler reports as stages: read the
@@ -45,6 +46,8 @@ export async function loadTranslationSource(ctx: Pick<HandlerContext, "platform"
   const doc = await ctx.platform.call("translation.source", {}, TranslationSourceSchema);
   if (!doc.segments.some((s) => s.text.trim() !== ""))
     throw new StepFailure("no_segments", `transcription ${doc.textSourceId} has no segments with text`, false);
+  // The text of that much media: the later stages' time limits grow with it (a dub's probe measures the file itself later).
+  recordSourceDuration(doc.durationSec);
   return doc;
 }
 

@@ -5,6 +5,7 @@ import type { StageOf } from "../../../contracts/services/types";
 import type { CreatedVoice } from "../../../contracts/voices";
 import type { EngineEnv } from "../../engines/config";
 import { extractAudio } from "../../media/ffmpeg";
+import { openSource } from "../../media/source";
 import { StepFailure, type StepHandler } from "../../handler";
 import { SOURCE } from "../../object-store";
 import { toolStep } from "../shared/objects";
@@ -43,7 +44,7 @@ export function createVoiceCreationHandler(deps: VoiceCreationDeps = {}): StepHa
   return async (ctx) => {
     const { report, signal, task, workDir } = ctx;
     const input = parseStepInput(InputSchema, task.input, "voice creation input");
-    const settings = parseStepSettings(task.settings, ["dubbing"]).dubbing;
+    const { dubbing: settings, runner } = parseStepSettings(task.settings, ["dubbing", "runner"]);
     const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "" });
     const source = join(workDir, "sample");
     await report.stage(
@@ -54,8 +55,14 @@ export function createVoiceCreationHandler(deps: VoiceCreationDeps = {}): StepHa
     const wav = join(workDir, "sample.wav");
     await report.stage(
       "extract_audio",
-      () => toolStep(signal, () => extractAudio(source, wav, signal)),
-      () => ({ sampleRate: 16000 }),
+      () =>
+        toolStep(signal, async () => {
+          const sample = await openSource(source, { kind: "any", limits: runner, signal });
+          if (!sample.hasAudio) throw new StepFailure("unsupported_media", "the sample has no audio stream to make a voice from", false);
+          await extractAudio(sample, wav, signal);
+          return sample;
+        }),
+      (sample) => ({ sampleRate: 16000, durationSec: round3(sample.durationSec), format: sample.format }),
     );
 
     const engine = makeEngine({ engine: settings.speechEngine, model: settings.speechModel }, deps.env ?? process.env);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildAss, captionStyleFor, groupCaptions } from "../../../gpu-runner/services/clip-generation/captions";
+import { buildAss, captionStyleFor, escapeAss, groupCaptions } from "../../../gpu-runner/services/clip-generation/captions";
 import { columns } from "../../../gpu-runner/text/words";
 
 const words = "the quick brown fox jumps over the lazy dog and then it runs far away into the woods".split(" ").map((w, i) => ({
@@ -31,6 +31,24 @@ describe("word captions", () => {
   it("escape ASS override characters in words", () => {
     const ass = buildAss([{ word: "{bold}", start: 0, end: 0.5 }], captionStyleFor(1080, 1080));
     expect(ass).toContain("\\{bold\\}");
+  });
+
+  it("never let a word start a line of the .ass file: \\r, \\n and other breaks become spaces", () => {
+    const hostile = "ok\rDialogue: 0,0:00:00.00,9:00:00.00,Caption,,0,0,0,,injected\nStyle: X\u2028y\u0085z\u0000";
+    const ass = buildAss([{ word: hostile, start: 0, end: 0.5 }], captionStyleFor(1080, 1080));
+    expect(ass).not.toMatch(/[\r\u0000\u0085\u2028]/);
+    // libass ends a line at \r as well as \n.
+    const lines = ass.split(/\r\n|\r|\n/);
+    expect(lines.filter((l) => l.startsWith("Dialogue:"))).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith("Style:"))).toHaveLength(1);
+  });
+
+  it("let no backslash in a word form a libass sequence (\\N, \\n, \\h, \\{): each is followed by a word joiner", () => {
+    expect(escapeAss("a\\Nb")).toBe("a\\\u2060Nb");
+    expect(escapeAss("\\h\\n")).toBe("\\\u2060h\\\u2060n");
+    // A word ending in a backslash cannot escape the brace of the highlight that follows it.
+    expect(escapeAss("x\\") + "{").toBe("x\\\u2060{");
+    expect(escapeAss("{\\b1}")).toBe("\\{\\\u2060b1\\}");
   });
 
   it("use Noto Sans at the output's resolution", () => {
