@@ -55,6 +55,9 @@ export interface FakeTaskInit {
   heartbeatIntervalSec?: number;
   input?: Record<string, unknown>;
   step?: Partial<StepSpec>;
+  storage?: LeasedTask["storage"];
+  presigned?: LeasedTask["presigned"];
+  settings?: LeasedTask["settings"];
 }
 
 export const FAKE_RUNNER_TOKEN = "rt_test_token";
@@ -109,8 +112,9 @@ export class FakeRunnerApi {
         ...init.step,
       },
       input: init.input ?? { n: this.seq },
-      storage: null,
-      settings: {},
+      storage: init.storage ?? null,
+      ...(init.presigned ? { presigned: init.presigned } : {}),
+      settings: init.settings ?? {},
       outputs: {},
       scratchPrefix: null,
     };
