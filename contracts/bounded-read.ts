@@ -61,7 +61,7 @@ export class BodyTooLargeError extends Error {
     readonly seen: number,
     readonly declared: boolean,
   ) {
-    super(`${declared ? "declared" : "more than"} ${seen} bytes, more than the ${limit} allowed`);
+    super(declared ? `declared ${seen} bytes, more than the ${limit} allowed` : `more than the ${limit} bytes allowed`);
     this.name = "BodyTooLargeError";
   }
 }
