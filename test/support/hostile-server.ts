@@ -18,7 +18,8 @@ export type Answer =
   | { status: number; body?: string | Uint8Array; headers?: Record<string, string> }
   /**
    * `bytes` bytes (Infinity: until the client goes away), `chunkBytes` at a time, `intervalMs`
-   * apart, after `headers`; `declareLength` sends a Content-Length of `bytes` (else chunked).
+   * apart, after `headers`; `declareLength` sends a Content-Length of `bytes`, or of the number
+   * given (a lie, when it differs), else the body is chunked.
    */
   | {
       stream: {
@@ -27,7 +28,7 @@ export type Answer =
         chunkBytes?: number;
         intervalMs?: number;
         headers?: Record<string, string>;
-        declareLength?: boolean;
+        declareLength?: boolean | number;
       };
     };
 
@@ -106,7 +107,8 @@ export class HostileServer {
       return;
     }
     const { status = 200, bytes, chunkBytes = 64 * 1024, intervalMs = 0, headers = {}, declareLength = false } = a.stream;
-    res.writeHead(status, { ...(declareLength && Number.isFinite(bytes) ? { "content-length": String(bytes) } : {}), ...headers });
+    const declared = typeof declareLength === "number" ? declareLength : declareLength && Number.isFinite(bytes) ? bytes : null;
+    res.writeHead(status, { ...(declared !== null ? { "content-length": String(declared) } : {}), ...headers });
     const chunk = Buffer.alloc(chunkBytes, 0x41);
     while (!seen.closed && seen.bytesSent < bytes) {
       const part = chunk.subarray(0, Math.min(chunkBytes, bytes - seen.bytesSent));
@@ -124,6 +126,9 @@ export class HostileServer {
         });
       if (intervalMs > 0) await sleep(intervalMs);
     }
-    if (!seen.closed) res.end();
+    // A body shorter than it declared ends with the connection, as a server that lied would.
+    if (seen.closed) return;
+    if (declared !== null && declared > seen.bytesSent) res.destroy();
+    else res.end();
   }
 }
