@@ -1,4 +1,5 @@
 import { BodyTooLargeError, ERROR_BODY_BYTES, readTextAtMost, readTextWithin } from "./bounded-read";
+import { isRedirectStatus } from "./redirects";
 import { withRetry } from "./retry";
 import { isStepFailure, StepFailure } from "./step-failure";
 
@@ -157,7 +158,7 @@ async function attempt<T>(
     if (isStepFailure(err) && !opts.signal?.aborted) throw err;
     return noAnswer(err);
   }
-  if (res.status >= 300 && res.status <= 399) {
+  if (isRedirectStatus(res.status)) {
     await res.body?.cancel().catch(() => undefined);
     throw new StepFailure(
       "redirect_refused",

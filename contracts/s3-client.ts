@@ -1,5 +1,6 @@
 import { AwsClient } from "aws4fetch";
 import { declaredLength, ERROR_BODY_BYTES, readAtMost, readTextAtMost } from "./bounded-read";
+import { isRedirectError, isRedirectStatus } from "./redirects";
 
 /**
  * The one S3 client of the project, used by the Worker (probes, credential checks) and the runner
@@ -87,14 +88,6 @@ function s3CodeOf(body: string): string | null {
   return m?.[1] ?? null;
 }
 
-const isRedirect = (status: number): boolean => status >= 300 && status <= 399;
-
-/** undici's words for a redirect met with `redirect: "error"` (the streamed PUT). */
-function isRedirectError(err: unknown): boolean {
-  const cause = err instanceof Error ? (err as Error & { cause?: unknown }).cause : undefined;
-  return cause instanceof Error && /redirect/i.test(cause.message);
-}
-
 export class S3Client {
   private readonly aws: AwsClient;
   private readonly fetch: S3Fetch;
@@ -158,7 +151,7 @@ export class S3Client {
       if (init.stream && isRedirectError(err)) throw new S3RedirectError(what, null);
       throw err;
     }
-    if (isRedirect(res.status)) {
+    if (isRedirectStatus(res.status)) {
       await res.body?.cancel().catch(() => undefined);
       throw new S3RedirectError(what, res.status);
     }

@@ -11,6 +11,7 @@ import {
   redactUrl,
   type PresignedGrant,
 } from "../contracts/presigned";
+import { isRedirectError, isRedirectStatus } from "../contracts/redirects";
 import type { LeasedTask } from "../contracts/runner-protocol";
 import type { S3Client } from "../contracts/s3-client";
 import { isStepFailure } from "../contracts/step-failure";
@@ -131,7 +132,7 @@ export class PresignedStore implements ObjectStore {
       if (signal.aborted || isStepFailure(err)) throw err;
       throw new StepFailure("processing_failed", `download of ${redactUrl(url)} failed: ${scrubbedError(err, url)}`, true);
     }
-    if (isRedirect(res.status)) throw await redirectRefused(res, `reading the source ${redactUrl(url)}`);
+    if (isRedirectStatus(res.status)) throw await redirectRefused(res, `reading the source ${redactUrl(url)}`);
     if (!res.ok) {
       const body = await refusalBody(res);
       if (isExpiredRefusal(res.status, body)) throw expired(url, SOURCE);
@@ -169,7 +170,7 @@ export class PresignedStore implements ObjectStore {
       if (file && isRedirectError(err)) throw await redirectRefused(null, `writing output ${name} to ${redactUrl(url)}`);
       throw new StepFailure("processing_failed", `upload of ${name} to ${redactUrl(url)} failed: ${scrubbedError(err, url)}`, true);
     }
-    if (isRedirect(res.status)) throw await redirectRefused(res, `writing output ${name} to ${redactUrl(url)}`);
+    if (isRedirectStatus(res.status)) throw await redirectRefused(res, `writing output ${name} to ${redactUrl(url)}`);
     if (!res.ok) {
       const text = await refusalBody(res);
       if (isExpiredRefusal(res.status, text)) throw expired(url, name);
@@ -202,14 +203,6 @@ function expired(url: string, name: string): StepFailure {
 }
 
 const retryableStatus = (status: number): boolean => status >= 500 || status === 429 || status === 408;
-
-const isRedirect = (status: number): boolean => status >= 300 && status <= 399;
-
-/** undici's words for a redirect met with `redirect: "error"` (the streamed PUT). */
-function isRedirectError(err: unknown): boolean {
-  const cause = err instanceof Error ? (err as Error & { cause?: unknown }).cause : undefined;
-  return cause instanceof Error && /redirect/i.test(cause.message);
-}
 
 /**
  * `redirect_refused` (final): the message names what was read or written and the status, never

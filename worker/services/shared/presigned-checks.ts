@@ -9,6 +9,7 @@ import {
   scrubbedError,
   redactUrl,
 } from "../../../contracts/presigned";
+import { isRedirectStatus } from "../../../contracts/redirects";
 import { objectSize } from "../../../contracts/s3-client";
 import { validationError } from "../../errors";
 import { storageEndpointRefusal } from "../../platform/outbound-url";
@@ -31,8 +32,6 @@ export interface PresignedUrls {
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
-
-const isRedirect = (status: number): boolean => status >= 300 && status <= 399;
 
 function redirectRefused(path: string, what: string, url: string, res: Response) {
   return validationError(`${what}: ${redactUrl(url)} answered with a redirect (HTTP ${res.status}), which the service does not follow`, [
@@ -112,7 +111,7 @@ async function probeSource(url: string, maxSourceBytes: number): Promise<void> {
       { path, issue: "sourceUnreadable" },
     ]);
   }
-  if (isRedirect(res.status)) {
+  if (isRedirectStatus(res.status)) {
     await res.body?.cancel();
     throw redirectRefused(path, "source URL could not be read", url, res);
   }
@@ -139,7 +138,7 @@ async function probeOutput(name: string, url: string): Promise<void> {
       { path, issue: "outputNotWritable" },
     ]);
   }
-  if (isRedirect(res.status)) {
+  if (isRedirectStatus(res.status)) {
     await res.body?.cancel();
     throw redirectRefused(path, `output URL outputUrls.${name} is not writable`, url, res);
   }
