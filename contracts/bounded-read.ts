@@ -104,3 +104,16 @@ function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
   }
   return out;
 }
+
+/** A size as messages give it: `10737418240 bytes (10 GiB)`. */
+export function bytesText(n: number): string {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n;
+  let unit = "";
+  for (const u of units) {
+    if (v < 1024) break;
+    v /= 1024;
+    unit = u;
+  }
+  return unit ? `${n} bytes (${Number(v.toFixed(1))} ${unit})` : `${n} bytes`;
+}

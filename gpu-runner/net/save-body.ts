@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { declaredLength } from "../../contracts/bounded-read";
+import { bytesText, declaredLength } from "../../contracts/bounded-read";
 import { INSUFFICIENT_DISK } from "../../contracts/services/types";
 import { StepFailure } from "../../contracts/step-failure";
 
@@ -25,19 +25,6 @@ export interface DownloadLimits {
   setting?: string;
   /** The failure of a body over the cap, given its message. Default `source_too_large`, final. */
   tooLarge?: (message: string) => StepFailure;
-}
-
-/** `10737418240 bytes (10 GiB)`. */
-export function bytesText(n: number): string {
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n;
-  let unit = "";
-  for (const u of units) {
-    if (v < 1024) break;
-    v /= 1024;
-    unit = u;
-  }
-  return unit ? `${n} bytes (${Number(v.toFixed(1))} ${unit})` : `${n} bytes`;
 }
 
 /** The free bytes of the filesystem holding `dir`, for an unprivileged process. */

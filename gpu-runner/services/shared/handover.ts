@@ -1,9 +1,9 @@
-import { BodyTooLargeError, readTextWithin } from "../../../contracts/bounded-read";
+import { BodyTooLargeError, bytesText, readTextWithin } from "../../../contracts/bounded-read";
 import { ClipTranscriptSchema, type ClipTranscript } from "../../../contracts/clips";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { StepFailure, type HandlerContext } from "../../handler";
 import { parseStepInput } from "./input";
-import { bucketFailure, bytesText } from "./objects";
+import { bucketFailure } from "./objects";
 
 /**
  * Largest transcript handover read: the Worker writes at most the 8 MiB segments layer with its

@@ -6,7 +6,7 @@ import { isStepFailure } from "../../../contracts/step-failure";
 import { StepFailure } from "../../handler";
 import { saveBody, type DownloadLimits } from "../../net/save-body";
 
-export { bytesText, saveBody, type DownloadLimits } from "../../net/save-body";
+export { saveBody, type DownloadLimits } from "../../net/save-body";
 
 /**
  * Reading sources from and writing results to the customer's bucket, with the failure codes every

@@ -1,3 +1,4 @@
+import { bytesText } from "../../../contracts/bounded-read";
 import { S3Client, S3Error, S3RedirectError } from "../../../contracts/s3-client";
 import type { Settings } from "../../../contracts/settings";
 import { validationError, type ApiError } from "../../errors";
@@ -49,13 +50,6 @@ function probeFailure(err: unknown, p: SourceProbe, where: string): ApiError {
   ]);
 }
 
-/** `10737418240 bytes (10 GiB)`. */
-function sizeText(n: number): string {
-  const gib = n / 1024 ** 3;
-  const mib = n / 1024 ** 2;
-  return gib >= 1 ? `${n} bytes (${Number(gib.toFixed(1))} GiB)` : mib >= 1 ? `${n} bytes (${Number(mib.toFixed(1))} MiB)` : `${n} bytes`;
-}
-
 /**
  * The size a source's probe learned, against the runners' download cap. A size the server would
  * not state (it ignored `Range` and sent no length, or `bytes 0-0/*`) is refused too: such a source
@@ -68,7 +62,7 @@ export function checkSourceSize(size: number | null, maxSourceBytes: number, pat
       [{ path, issue: "sourceSizeUnknown" }],
     );
   if (size > maxSourceBytes)
-    throw validationError(`${what} is ${sizeText(size)}; at most ${sizeText(maxSourceBytes)} are accepted (runner.maxSourceBytes)`, [
+    throw validationError(`${what} is ${bytesText(size)}; at most ${bytesText(maxSourceBytes)} are accepted (runner.maxSourceBytes)`, [
       { path, issue: "sourceTooLarge" },
     ]);
 }
