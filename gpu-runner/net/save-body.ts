@@ -42,7 +42,8 @@ export async function requireFreeDisk(dir: string, needed: number, limits: Downl
   if (free >= needed + limits.minFreeDiskBytes) return;
   throw new StepFailure(
     INSUFFICIENT_DISK,
-    `not enough free disk on this runner for ${what}: ${bytesText(free)} free, ${needed > 0 ? `${bytesText(needed)} needed plus ` : ""}${bytesText(limits.minFreeDiskBytes)} kept free (runner.minFreeDiskBytes)`,
+    // How much is free is the operator's business: the message says only what was needed.
+    `not enough free disk on this runner for ${what}: ${needed > 0 ? `${bytesText(needed)} needed plus ` : ""}${bytesText(limits.minFreeDiskBytes)} kept free (runner.minFreeDiskBytes); another runner may take the retry`,
     true,
   );
 }
