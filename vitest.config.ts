@@ -26,7 +26,8 @@ export default defineConfig({
                 if (host === "127.0.0.1" || host === "localhost" || host === "[::1]") {
                   // Miniflare's Request is not Node's: pass its parts on.
                   const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
-                  const res = await fetch(request.url, { method: request.method, headers: request.headers, body });
+                  // The Worker's own fetch decides about redirects: a 3xx goes back to it as it is.
+                  const res = await fetch(request.url, { method: request.method, headers: request.headers, body, redirect: "manual" });
                   return new Response(res.body, { status: res.status, statusText: res.statusText, headers: res.headers });
                 }
                 return new Response(`the test network reaches loopback only, not ${host}`, { status: 502 });
@@ -38,7 +39,7 @@ export default defineConfig({
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
           setupFiles: ["test/workers/setup/apply-migrations.ts"],
-          globalSetup: ["test/workers/setup/global-s3.ts"],
+          globalSetup: ["test/workers/setup/global-s3.ts", "test/workers/setup/global-hostile.ts"],
           testTimeout: 20_000,
         },
       },

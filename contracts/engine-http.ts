@@ -1,5 +1,7 @@
+import { BodyTooLargeError, ERROR_BODY_BYTES, readTextAtMost, readTextWithin } from "./bounded-read";
+import { isRedirectStatus } from "./redirects";
 import { withRetry } from "./retry";
-import { StepFailure } from "./step-failure";
+import { isStepFailure, StepFailure } from "./step-failure";
 
 /**
  * The request rules of every client of a hosted engine, on either executor: the runner's engine
@@ -15,7 +17,14 @@ import { StepFailure } from "./step-failure";
  *   then rejects with the signal's reason, never with a StepFailure.
  * - Every error names the engine and model and carries at most a short excerpt of the answer:
  *   `openai-compatible (whisper-1): HTTP 503 after 3 attempts: model is loading`.
+ * - Answers are read with a cap: an error body's first 4 KiB, a JSON answer's first
+ *   `MAX_JSON_ANSWER_BYTES` (more fails the call, not retried); never a server's whole stream.
+ * - A redirect (3xx, seen when the request asks `redirect: "manual"`, as fetches of engines' output
+ *   files do) fails the call `redirect_refused`, never retried.
  */
+
+/** Largest JSON answer read from an engine (a transcript, a diarization, an image as base64): far above any real one. */
+export const MAX_JSON_ANSWER_BYTES = 64 * 1024 * 1024;
 export interface RetryPolicy {
   /** Total attempts including the first. */
   attempts: number;
@@ -88,9 +97,22 @@ export async function callEngine<T>(
   }
 }
 
-/** A 2xx answer's JSON; a body that is not JSON (a proxy's login page) fails, retryably, naming engine and model. */
-export async function readJson(res: Response, opts: Pick<EngineCallOptions, "engine" | "model" | "error">): Promise<unknown> {
-  const text = await res.text();
+/**
+ * A 2xx answer's JSON, read within MAX_JSON_ANSWER_BYTES (more fails, not retried); a body that is
+ * not JSON (a proxy's login page) fails, retryably, naming engine and model.
+ */
+export async function readJson(
+  res: Response,
+  opts: Pick<EngineCallOptions, "engine" | "model" | "error">,
+  maxBytes = MAX_JSON_ANSWER_BYTES,
+): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readTextWithin(res, maxBytes);
+  } catch (err) {
+    if (!(err instanceof BodyTooLargeError)) throw err;
+    throw opts.error(describeFailure(opts.engine, opts.model, `answered ${err.message}`), false, undefined);
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -132,10 +154,20 @@ async function attempt<T>(
   try {
     res = await doFetch(url, { ...(await request()), signal });
   } catch (err) {
+    // The runner's guarded fetch refuses an address with a failure of its own: final, as it is.
+    if (isStepFailure(err) && !opts.signal?.aborted) throw err;
     return noAnswer(err);
   }
+  if (isRedirectStatus(res.status)) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new StepFailure(
+      "redirect_refused",
+      describeFailure(opts.engine, opts.model, `answered with a redirect (HTTP ${res.status}), which is not followed`),
+      false,
+    );
+  }
   if (!res.ok) {
-    const text = await res.text().catch(() => "");
+    const text = await readTextAtMost(res, ERROR_BODY_BYTES);
     throw new AttemptFailure(
       `HTTP ${res.status}`,
       isRetryableStatus(res.status),

@@ -3,7 +3,8 @@ import type { Settings } from "./settings";
 /**
  * Where the service may connect on a customer's behalf (webhook receivers, storage endpoints): only
  * public addresses. A URL naming a loopback, private (RFC 1918), link-local (incl. cloud metadata
- * at 169.254.169.254), CGNAT, unique-local IPv6, unspecified, multicast or reserved address, or a
+ * at 169.254.169.254), site-local, CGNAT, unique-local IPv6, unspecified, multicast, documentation
+ * or otherwise reserved address (IANA's special-purpose registries; IPv6 outside 2000::/3), or a
  * name that only resolves inside a network (`localhost`, `*.local`, `*.internal`, single labels),
  * is refused. Pure functions over the WHATWG URL parser, which already normalises the other
  * spellings of an IPv4 address (`2130706433`, `0x7f000001`, `0177.0.0.1`, `127.1`); shared by the
@@ -11,7 +12,18 @@ import type { Settings } from "./settings";
  */
 
 export type AddressKind =
-  "public" | "loopback" | "private" | "link-local" | "cgnat" | "unique-local" | "unspecified" | "multicast" | "reserved" | "internal-name";
+  | "public"
+  | "loopback"
+  | "private"
+  | "link-local"
+  | "site-local"
+  | "cgnat"
+  | "unique-local"
+  | "unspecified"
+  | "multicast"
+  | "documentation"
+  | "reserved"
+  | "internal-name";
 
 type V4 = [number, number, number, number];
 
@@ -29,8 +41,13 @@ function kindOfV4([a, b, c]: V4): AddressKind {
   if (a === 169 && b === 254) return "link-local";
   if (a === 100 && b >= 64 && b <= 127) return "cgnat";
   if (a >= 224 && a <= 239) return "multicast";
-  // 192.0.0.0/24 (protocol assignments), 198.18.0.0/15 (benchmarking), 240.0.0.0/4 and broadcast.
-  if ((a === 192 && b === 0 && c === 0) || (a === 198 && (b === 18 || b === 19)) || a >= 240) return "reserved";
+  // TEST-NET-1, -2 and -3 (RFC 5737).
+  if ((a === 192 && b === 0 && c === 2) || (a === 198 && b === 51 && c === 100) || (a === 203 && b === 0 && c === 113))
+    return "documentation";
+  // 192.0.0.0/24 (protocol assignments), 192.88.99.0/24 (the deprecated 6to4 relay anycast),
+  // 198.18.0.0/15 (benchmarking), 240.0.0.0/4 and broadcast.
+  if ((a === 192 && b === 0 && c === 0) || (a === 192 && b === 88 && c === 99) || (a === 198 && (b === 18 || b === 19)) || a >= 240)
+    return "reserved";
   return "public";
 }
 
@@ -70,14 +87,26 @@ function kindOfV6(g: number[]): AddressKind {
   const zeroTo = (n: number) => g.slice(0, n).every((v) => v === 0);
   if (zeroTo(8)) return "unspecified";
   if (zeroTo(7) && g7 === 1) return "loopback";
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d): the IPv4 address decides.
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), SIIT's IPv4-translated
+  // (::ffff:0:a.b.c.d, RFC 2765) and NAT64 (64:ff9b::a.b.c.d): the IPv4 address decides.
   if (zeroTo(5) && (g5 === 0xffff || g5 === 0)) return kindOfV4(embeddedV4(g, 6));
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return kindOfV4(embeddedV4(g, 6));
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return kindOfV4(embeddedV4(g, 6));
+  // 64:ff9b:1::/48 is NAT64 for a local network (RFC 8215): whatever it embeds stays inside.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return "reserved";
   // 6to4 (2002:a.b.c.d::/48) carries an IPv4 address too.
   if (g0 === 0x2002) return kindOfV4(embeddedV4(g, 1));
   if ((g0 & 0xfe00) === 0xfc00) return "unique-local";
   if ((g0 & 0xffc0) === 0xfe80) return "link-local";
+  // fec0::/10: site-local, deprecated (RFC 3879) but still routed inside some networks.
+  if ((g0 & 0xffc0) === 0xfec0) return "site-local";
   if ((g0 & 0xff00) === 0xff00) return "multicast";
+  // 2001:db8::/32 (RFC 3849) and 3fff::/20 (RFC 9637).
+  if ((g0 === 0x2001 && g1 === 0x0db8) || (g0 === 0x3fff && (g1 & 0xf000) === 0)) return "documentation";
+  // 2001::/23, IETF protocol assignments (Teredo, benchmarking, ORCHID, …): none is a server's address.
+  if (g0 === 0x2001 && g1 < 0x200) return "reserved";
+  // Only 2000::/3 is global unicast; the rest (100::/64 discard, 5f00::/16 SRv6, unassigned space) is not.
+  if ((g0 & 0xe000) !== 0x2000) return "reserved";
   return "public";
 }
 
@@ -108,10 +137,12 @@ const KIND_TEXT: Record<Exclude<AddressKind, "public">, string> = {
   loopback: "a loopback address",
   private: "a private (RFC 1918) address",
   "link-local": "a link-local address",
+  "site-local": "a site-local IPv6 address",
   cgnat: "a carrier-grade NAT address",
   "unique-local": "a unique-local IPv6 address",
   unspecified: "an unspecified address",
   multicast: "a multicast address",
+  documentation: "an address reserved for documentation",
   reserved: "a reserved address",
   "internal-name": "a name that only resolves inside a network",
 };

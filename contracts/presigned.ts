@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ERROR_BODY_BYTES, readTextAtMost } from "./bounded-read";
 import { httpUrlSchema } from "./request-fields";
 
 /**
@@ -138,13 +139,12 @@ export const PresignedGrantSchema = z.object({
 });
 export type PresignedGrant = z.infer<typeof PresignedGrantSchema>;
 
-/** The start of a refusal's body (S3 explains a 403 there: expired, bad signature), never more than 4 KiB. */
-export async function refusalBody(res: Response): Promise<string> {
-  try {
-    return (await res.text()).slice(0, 4096);
-  } catch {
-    return "";
-  }
+/**
+ * The start of a refusal's body (S3 explains a 403 there: expired, bad signature): at most 4 KiB
+ * are read, the rest of the stream is cancelled, however much the server means to send.
+ */
+export function refusalBody(res: Response): Promise<string> {
+  return readTextAtMost(res, ERROR_BODY_BYTES);
 }
 
 /** An error's words without the URL (and its signature) it may quote. */

@@ -1,8 +1,6 @@
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import {
   isExpiredRefusal,
   OUTPUT_ACCESS_DENIED,
@@ -13,10 +11,14 @@ import {
   redactUrl,
   type PresignedGrant,
 } from "../contracts/presigned";
+import { isRedirectError, isRedirectStatus } from "../contracts/redirects";
 import type { LeasedTask } from "../contracts/runner-protocol";
 import type { S3Client } from "../contracts/s3-client";
+import { isStepFailure } from "../contracts/step-failure";
 import { StepFailure } from "./handler";
-import { downloadObject, uploadObject, type UploadBody } from "./services/shared/objects";
+import { guardedFetch } from "./net/guarded-fetch";
+import { parseStepSettings } from "./services/shared/input";
+import { downloadObject, saveBody, uploadObject, type DownloadLimits, type UploadBody } from "./services/shared/objects";
 import { assertPublicHost, openStorage, type StorageGuard } from "./storage";
 
 /**
@@ -24,10 +26,18 @@ import { assertPublicHost, openStorage, type StorageGuard } from "./storage";
  * customer's bucket (`s3_direct`, through the task's storage grant) or presigned URLs
  * (`s3_presigned`, through the task's presigned grant). A handler names files, never locations:
  * `source` for the source, and the output names of its contract (transcription: `fullText`,
- * `segments`, `srt`, `vtt`). Both stores stream from and to disk and report the same failure codes.
+ * `segments`, `srt`, `vtt`). Both stores stream from and to disk and report the same failure codes,
+ * connect only through the runner's guarded fetch (net/guarded-fetch.ts), never follow a redirect
+ * (`redirect_refused`), and bound every download (`source_too_large`, `insufficient_disk`).
  */
 
-export type { UploadBody };
+export type { DownloadLimits, UploadBody };
+
+/** The download bounds of the task's platform settings (`runner.maxSourceBytes`, `runner.minFreeDiskBytes`). */
+export function downloadLimits(task: Pick<LeasedTask, "settings">): DownloadLimits {
+  const { runner } = parseStepSettings(task.settings, ["runner"]);
+  return { maxBytes: runner.maxSourceBytes, minFreeDiskBytes: runner.minFreeDiskBytes };
+}
 
 export interface ObjectStore {
   /** Streams the named object (the job's source: `source`) to `path`; resolves to its size in bytes. */
@@ -48,6 +58,7 @@ export class BucketStore implements ObjectStore {
     private readonly s3: S3Client,
     private readonly bucket: string,
     private readonly keys: Readonly<Record<string, string>>,
+    private readonly limits: DownloadLimits,
   ) {}
 
   private key(name: string): string {
@@ -55,7 +66,7 @@ export class BucketStore implements ObjectStore {
   }
 
   download(name: string, path: string, signal: AbortSignal): Promise<number> {
-    return downloadObject(this.s3, this.bucket, this.key(name), path, signal);
+    return downloadObject(this.s3, this.bucket, this.key(name), path, signal, this.limits);
   }
 
   async upload(name: string, body: UploadBody, contentType: string): Promise<string> {
@@ -86,7 +97,8 @@ const TRANSFER_TIMEOUT_MS = 60 * 60 * 1000;
 
 export interface PresignedStoreOptions {
   guard: StorageGuard;
-  /** Tests observe what is sent; production uses the global fetch. */
+  limits: DownloadLimits;
+  /** Tests observe what is sent; production uses the guarded fetch of `guard`. */
   fetch?: typeof fetch;
   now?: () => number;
 }
@@ -105,7 +117,7 @@ export class PresignedStore implements ObjectStore {
     private readonly grant: PresignedGrant,
     private readonly opts: PresignedStoreOptions,
   ) {
-    this.fetch = opts.fetch ?? fetch;
+    this.fetch = opts.fetch ?? guardedFetch(opts.guard);
     this.now = opts.now ?? Date.now;
   }
 
@@ -115,11 +127,12 @@ export class PresignedStore implements ObjectStore {
     await this.beforeConnecting(url, SOURCE);
     let res: Response;
     try {
-      res = await this.fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSFER_TIMEOUT_MS)]) });
+      res = await this.fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSFER_TIMEOUT_MS)]), redirect: "manual" });
     } catch (err) {
-      if (signal.aborted) throw err;
+      if (signal.aborted || isStepFailure(err)) throw err;
       throw new StepFailure("processing_failed", `download of ${redactUrl(url)} failed: ${scrubbedError(err, url)}`, true);
     }
+    if (isRedirectStatus(res.status)) throw await redirectRefused(res, `reading the source ${redactUrl(url)}`);
     if (!res.ok) {
       const body = await refusalBody(res);
       if (isExpiredRefusal(res.status, body)) throw expired(url, SOURCE);
@@ -128,14 +141,7 @@ export class PresignedStore implements ObjectStore {
         throw new StepFailure("source_access_denied", `reading ${redactUrl(url)} was refused (HTTP ${res.status})`, false);
       throw new StepFailure("processing_failed", `download of ${redactUrl(url)} failed (HTTP ${res.status})`, retryableStatus(res.status));
     }
-    if (!res.body) throw new StepFailure("processing_failed", "download returned no body", true);
-    try {
-      await pipeline(Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>), createWriteStream(path), { signal });
-    } catch (err) {
-      if (signal.aborted) throw err;
-      throw new StepFailure("processing_failed", `download of ${redactUrl(url)} was interrupted: ${scrubbedError(err, url)}`, true);
-    }
-    return (await stat(path)).size;
+    return saveBody(res, path, this.opts.limits, signal, `the source ${redactUrl(url)}`);
   }
 
   async upload(name: string, body: UploadBody, contentType: string): Promise<string> {
@@ -153,16 +159,18 @@ export class PresignedStore implements ObjectStore {
         body: file ? file.stream() : (bytes as Uint8Array<ArrayBuffer>),
         headers: { "content-type": contentType, "content-length": String(length) },
         signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS),
-        // Without both, undici clones the request to be able to follow a redirect, which tees the body
-        // stream and keeps every chunk of the unread branch: a 512 MiB file grew the heap by 518 MiB
-        // (40 MiB with them; bench/presigned-upload.ts). A presigned PUT is never redirected anyway.
-        redirect: "error",
-        window: null,
-        ...(file ? { duplex: "half" } : {}),
+        // Never followed: a 307/308 would send the body on to wherever it points. A stream goes with
+        // `error` and no window: otherwise undici clones the request to be able to follow a redirect,
+        // which tees the body and keeps every chunk of the unread branch (a 512 MiB file grew the heap
+        // by 518 MiB, 40 MiB with them; bench/presigned-upload.ts). Small bodies get the 3xx itself.
+        ...(file ? { redirect: "error", window: null, duplex: "half" } : { redirect: "manual" }),
       } as RequestInit);
     } catch (err) {
+      if (isStepFailure(err)) throw err;
+      if (file && isRedirectError(err)) throw await redirectRefused(null, `writing output ${name} to ${redactUrl(url)}`);
       throw new StepFailure("processing_failed", `upload of ${name} to ${redactUrl(url)} failed: ${scrubbedError(err, url)}`, true);
     }
+    if (isRedirectStatus(res.status)) throw await redirectRefused(res, `writing output ${name} to ${redactUrl(url)}`);
     if (!res.ok) {
       const text = await refusalBody(res);
       if (isExpiredRefusal(res.status, text)) throw expired(url, name);
@@ -197,12 +205,27 @@ function expired(url: string, name: string): StepFailure {
 const retryableStatus = (status: number): boolean => status >= 500 || status === 429 || status === 408;
 
 /**
+ * `redirect_refused` (final): the message names what was read or written and the status, never
+ * where the redirect pointed nor its body (which is not read). `res` is null when the redirect
+ * surfaced as a network error (a streamed PUT).
+ */
+async function redirectRefused(res: Response | null, what: string): Promise<StepFailure> {
+  await res?.body?.cancel().catch(() => undefined);
+  return new StepFailure(
+    "redirect_refused",
+    `${what} was refused: the server answered with a redirect (HTTP ${res?.status ?? "3xx"}), which the runner does not follow`,
+    false,
+  );
+}
+
+/**
  * The task's store: its presigned URLs when the job has them, else its bucket (`keys` maps the
- * handler's names to object keys there).
+ * handler's names to object keys there). Downloads keep the task's settings' bounds.
  */
 export async function openObjectStore(task: LeasedTask, guard: StorageGuard, keys: Readonly<Record<string, string>>): Promise<ObjectStore> {
-  if (task.presigned) return new PresignedStore(task.presigned, { guard });
+  const limits = downloadLimits(task);
+  if (task.presigned) return new PresignedStore(task.presigned, { guard, limits });
   const s3 = await openStorage(task.storage, guard);
   const bucket = task.storage?.bucket ?? "";
-  return new BucketStore(s3, bucket, keys);
+  return new BucketStore(s3, bucket, keys, limits);
 }

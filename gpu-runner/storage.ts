@@ -1,30 +1,26 @@
-import { lookup as dnsLookup } from "node:dns/promises";
 import { addressKind } from "../contracts/outbound-address";
 import type { StorageGrant } from "../contracts/runner-protocol";
 import { S3Client } from "../contracts/s3-client";
 import { StepFailure } from "./handler";
+import { addressRefusal, allowedKind, guardedFetch, systemResolver, type OutboundGuard, type Resolver } from "./net/guarded-fetch";
 
 /**
  * The customer's bucket, as a handler reaches it. The Worker refused private endpoints at create,
- * but a public name can resolve to a private address (or be changed to): before connecting, the
- * runner resolves the endpoint's host and refuses if any address is not public, so a customer's
- * endpoint can never reach into the network the runner lives in. Local stacks allow loopback.
+ * but a public name can resolve to a private address (or be changed to): every connection the
+ * client makes is checked when it is made (net/guarded-fetch.ts), whichever host it goes to (the
+ * endpoint, or `<bucket>.<endpoint host>` for virtual-hosted buckets), so a customer's endpoint can
+ * never reach into the network the runner lives in. Before that, the host is checked once up front,
+ * so a refused endpoint fails with its own words before any request. Local stacks allow loopback.
  */
 
-export type Resolver = (host: string) => Promise<string[]>;
+export type { Resolver };
 
-const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
-export interface StorageGuard {
-  /** Loopback endpoints allowed (a local stack's S3 server); never private or link-local ones. */
-  allowLoopback: boolean;
-  resolve?: Resolver;
-}
+/** How the runner checks the customer's servers it connects to (the same guard for buckets, presigned URLs and engine outputs). */
+export type StorageGuard = OutboundGuard;
 
 export async function openStorage(grant: StorageGrant | null, guard: StorageGuard, timeoutMs = 30_000): Promise<S3Client> {
   if (!grant) throw new StepFailure("processing_failed", "the task carries no storage grant for the job's bucket", false);
-  await assertPublicHost(grant.endpoint, guard, "the storage endpoint");
-  return new S3Client(
+  const s3 = new S3Client(
     {
       endpoint: grant.endpoint,
       region: grant.region,
@@ -33,13 +29,26 @@ export async function openStorage(grant: StorageGrant | null, guard: StorageGuar
       secretAccessKey: grant.secretAccessKey,
     },
     timeoutMs,
+    guardedFetch(guard),
   );
+  // The host requests go to: a virtual-hosted bucket is a host of its own.
+  await assertPublicHost(bucketUrl(s3, grant), guard, "the storage endpoint");
+  return s3;
+}
+
+function bucketUrl(s3: S3Client, grant: StorageGrant): string {
+  try {
+    return s3.objectUrl(grant.bucket);
+  } catch {
+    return grant.endpoint;
+  }
 }
 
 /**
  * Refuses (`storage_endpoint_refused`, final) a URL whose host is, or resolves to, a non-public
- * address; the one check before every connection to a customer's storage (endpoints and presigned
- * URLs). `label` names the URL in the message; only the host is ever quoted, never a query string.
+ * address: the early check before a customer's storage is used (endpoints and presigned URLs); the
+ * connection itself is checked again (guardedFetch). `label` names the URL in the message; only the
+ * host is ever quoted, never a query string.
  */
 export async function assertPublicHost(url: string, guard: StorageGuard, label: string): Promise<void> {
   const u = new URL(url);
@@ -47,16 +56,7 @@ export async function assertPublicHost(url: string, guard: StorageGuard, label: 
   const literal = addressKind(host);
   const isName = literal === "public" && !host.includes(":") && !/^[\d.]+$/.test(host);
   const kinds = isName ? (await resolveOrFail(host, guard.resolve ?? systemResolver, label)).map(addressKind) : [literal];
-  for (const kind of kinds) {
-    const allowed = kind === "public" || (guard.allowLoopback && (kind === "loopback" || host === "localhost"));
-    if (!allowed) {
-      throw new StepFailure(
-        "storage_endpoint_refused",
-        `${label} ${u.host} resolves to a non-public address (${kind}); the runner connects only to public hosts`,
-        false,
-      );
-    }
-  }
+  for (const kind of kinds) if (!allowedKind(kind, host, guard)) throw addressRefusal(u.host, kind, label);
 }
 
 async function resolveOrFail(host: string, resolve: Resolver, label: string): Promise<string[]> {

@@ -1,5 +1,6 @@
 import { StepFailure } from "../handler";
 import { DEFAULT_RETRY, type RetryPolicy } from "./http";
+import { REPLICATE_DELIVERY_HOSTS, type OutputFileHosts } from "./output-files";
 
 /**
  * Configuration shared by every engine factory. Platform settings choose the engine and model;
@@ -13,7 +14,10 @@ import { DEFAULT_RETRY, type RetryPolicy } from "./http";
  *   workers-ai           CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_API_TOKEN (required),
  *                        WORKERS_AI_BASE_URL (default https://api.cloudflare.com/client/v4)
  *   replicate            REPLICATE_API_TOKEN (required), REPLICATE_BASE_URL (default
- *                        https://api.replicate.com/v1), REPLICATE_POLL_INTERVAL_MS (500)
+ *                        https://api.replicate.com/v1), REPLICATE_POLL_INTERVAL_MS (500),
+ *                        REPLICATE_DELIVERY_HOSTS (the hosts output files may come from, comma-
+ *                        separated, each with its subdomains; default replicate.delivery); output
+ *                        files from a loopback host only with RUNNER_ALLOW_LOOPBACK_STORAGE (local stacks)
  * and the HTTP policy per capability, `<PREFIX>_HTTP_TIMEOUT_MS` (per attempt; never longer than
  * the bound the handler derives from the lease), `<PREFIX>_HTTP_ATTEMPTS` (4),
  * `<PREFIX>_HTTP_BACKOFF_MS` (1000), `<PREFIX>_HTTP_MAX_BACKOFF_MS` (20000).
@@ -104,13 +108,23 @@ export class EngineConfig {
     };
   }
 
-  /** Replicate's predictions API. */
-  replicate(): { baseUrl: string; apiToken: string; pollIntervalMs: number } {
+  /** Replicate's predictions API, and where its output files may be fetched from (engines/output-files.ts). */
+  replicate(): { baseUrl: string; apiToken: string; pollIntervalMs: number; files: OutputFileHosts } {
+    const hosts = this.optional("REPLICATE_DELIVERY_HOSTS")
+      ?.split(",")
+      .map((h) => h.trim())
+      .filter(Boolean);
     return {
       apiToken: this.required("REPLICATE_API_TOKEN"),
       baseUrl: this.url("REPLICATE_BASE_URL", REPLICATE_DEFAULT_BASE_URL),
       pollIntervalMs: this.positiveInt("REPLICATE_POLL_INTERVAL_MS", 500),
+      files: { hosts: hosts?.length ? hosts : REPLICATE_DELIVERY_HOSTS, allowLoopback: this.flag("RUNNER_ALLOW_LOOPBACK_STORAGE") },
     };
+  }
+
+  /** A boolean variable, as the runner's own configuration reads them (`true`, `1`, `yes`, `on`). */
+  flag(name: string): boolean {
+    return ["1", "true", "yes", "on"].includes((this.optional(name) ?? "").trim().toLowerCase());
   }
 }
 

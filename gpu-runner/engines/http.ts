@@ -37,6 +37,8 @@ export interface EngineHttpOptions {
   /** Sent with every request (authorization). */
   headers?: Record<string, string>;
   policy: RetryPolicy;
+  /** Default: the global fetch. Fetches of engines' output files pass the runner's guarded fetch (engines/output-files.ts). */
+  fetch?: typeof fetch;
 }
 
 export interface RequestOptions {
@@ -72,6 +74,7 @@ export class EngineHttpClient {
       engine: opts.engine,
       model: opts.model,
       policy: opts.policy,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
       error: (message, retryable, status) => new EngineRequestError(message, retryable, status),
     };
   }

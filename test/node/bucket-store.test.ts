@@ -35,12 +35,17 @@ describe("the bucket store", () => {
     const size = 3 * 1024 * 1024 + 17;
     await writeFile(file, Buffer.alloc(size, 5));
     const spy = vi.spyOn(globalThis, "fetch");
-    const key = await new BucketStore(client, BUCKET, { video: "out/clip-01.mp4" }).upload("video", { path: file }, "video/mp4");
+    const key = await new BucketStore(client, BUCKET, { video: "out/clip-01.mp4" }, { maxBytes: 1024 ** 3, minFreeDiskBytes: 0 }).upload(
+      "video",
+      { path: file },
+      "video/mp4",
+    );
 
-    const [request, init] = spy.mock.calls[0] as [Request, RequestInit];
-    expect(request.body).toBeInstanceOf(ReadableStream);
-    expect(request.headers.get("content-length")).toBe(String(size));
-    expect(request.headers.get("x-amz-content-sha256")).toBe("UNSIGNED-PAYLOAD");
+    const [, init] = spy.mock.calls[0] as [string, RequestInit];
+    expect(init.body).toBeInstanceOf(ReadableStream);
+    const headers = new Headers(init.headers);
+    expect(headers.get("content-length")).toBe(String(size));
+    expect(headers.get("x-amz-content-sha256")).toBe("UNSIGNED-PAYLOAD");
     // undici tees (and so buffers) a stream body it might have to resend on a redirect, unless told it never will.
     expect({ redirect: init.redirect, window: init.window }).toEqual({ redirect: "error", window: null });
     expect(key).toBe("out/clip-01.mp4");

@@ -64,6 +64,48 @@ describe("addresses the service refuses to connect to", () => {
   });
 });
 
+describe("IANA's special-purpose ranges are not public", () => {
+  it.each([
+    ["TEST-NET-1", "192.0.2.10", "documentation"],
+    ["TEST-NET-2", "198.51.100.7", "documentation"],
+    ["TEST-NET-3", "203.0.113.200", "documentation"],
+    ["the deprecated 6to4 relay anycast", "192.88.99.1", "reserved"],
+    ["IETF protocol assignments", "192.0.0.170", "reserved"],
+    ["benchmarking", "198.19.255.1", "reserved"],
+    ["site-local IPv6", "fec0::1", "site-local"],
+    ["site-local IPv6, upper end", "feff:ffff::1", "site-local"],
+    ["local-use NAT64", "64:ff9b:1::a00:1", "reserved"],
+    ["local-use NAT64 embedding a public address", "64:ff9b:1:fffe::5db8:d822", "reserved"],
+    ["SIIT IPv4-translated, loopback", "::ffff:0:7f00:1", "loopback"],
+    ["SIIT IPv4-translated, metadata", "::ffff:0:169.254.169.254", "link-local"],
+    ["SIIT IPv4-translated, private", "::ffff:0:a00:5", "private"],
+    ["IPv6 documentation", "2001:db8::1", "documentation"],
+    ["IPv6 documentation (RFC 9637)", "3fff:abc::1", "documentation"],
+    ["Teredo", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "reserved"],
+    ["IPv6 benchmarking", "2001:2::1", "reserved"],
+    ["ORCHIDv2", "2001:20::1", "reserved"],
+    ["discard-only", "100::1", "reserved"],
+    ["SRv6 SIDs", "5f00::1", "reserved"],
+    ["unassigned IPv6 outside 2000::/3", "4000::1", "reserved"],
+  ])("%s (%s) is %s", (_name, ip, kind) => {
+    expect(addressKind(ip)).toBe(kind);
+    expect(hostRefusal(new URL(`http://${ip.includes(":") ? `[${ip}]` : ip}/`), { allowLoopback: false })).toMatch(
+      /connects only to public hosts/,
+    );
+  });
+
+  it.each([
+    ["just past TEST-NET-1", "192.0.3.1"],
+    ["just past TEST-NET-3", "203.0.114.1"],
+    ["SIIT embedding a public address", "::ffff:0:5db8:d822"],
+    ["global NAT64 embedding a public address", "64:ff9b::5db8:d822"],
+    ["global unicast just past 2001::/23", "2001:200::1"],
+    ["global unicast just past the RFC 9637 block", "3fff:1000::1"],
+  ])("%s (%s) stays public", (_name, ip) => {
+    expect(addressKind(ip)).toBe("public");
+  });
+});
+
 describe("addresses the service may connect to", () => {
   it.each([
     "https://hooks.example.com/media",

@@ -19,6 +19,7 @@ import { rejectionOf } from "../support/rejection";
 
 const BUCKET = "customer";
 const LOOPBACK: StorageGuard = { allowLoopback: true };
+const LIMITS = { maxBytes: 1024 * 1024 * 1024, minFreeDiskBytes: 0 };
 let s3: LocalS3;
 let client: S3Client;
 let dir: string;
@@ -39,7 +40,7 @@ const url = (method: "GET" | "PUT", key: string, opts?: PresignOptions) => presi
 
 async function store(outputs: Record<string, string>, extra: Partial<ConstructorParameters<typeof PresignedStore>[1]> = {}) {
   const grant: PresignedGrant = { sourceUrl: await url("GET", "in/talk.mp4"), outputUrls: outputs };
-  return new PresignedStore(grant, { guard: LOOPBACK, ...extra });
+  return new PresignedStore(grant, { guard: LOOPBACK, limits: LIMITS, ...extra });
 }
 
 const SIGNATURE = /X-Amz-Signature|X-Amz-Credential/i;
@@ -104,7 +105,7 @@ describe("the presigned store", () => {
 
   it("a source URL refused with 403 fails source_access_denied, not retryable", async () => {
     const forged = await presign({ ...s3, secretAccessKey: "wrong" }, "GET", BUCKET, "in/talk.mp4");
-    const s = new PresignedStore({ sourceUrl: forged, outputUrls: {} }, { guard: LOOPBACK });
+    const s = new PresignedStore({ sourceUrl: forged, outputUrls: {} }, { guard: LOOPBACK, limits: LIMITS });
     const err = await rejectionOf(s.download(SOURCE, path.join(dir, "denied"), signal()), StepFailure);
     expect({ code: err.code, retryable: err.retryable }).toEqual({ code: "source_access_denied", retryable: false });
   });
@@ -112,7 +113,7 @@ describe("the presigned store", () => {
   it("a host that resolves to a private address is refused before connecting", async () => {
     const spy = vi.fn(fetch);
     const grant = { sourceUrl: "https://media.customer.example/in/talk.mp4?X-Amz-Signature=abc", outputUrls: {} };
-    const s = new PresignedStore(grant, { guard: { allowLoopback: false, resolve: async () => ["10.0.0.7"] }, fetch: spy });
+    const s = new PresignedStore(grant, { guard: { allowLoopback: false, resolve: async () => ["10.0.0.7"] }, limits: LIMITS, fetch: spy });
     const err = await rejectionOf(s.download(SOURCE, path.join(dir, "never"), signal()), StepFailure);
     expect({ code: err.code, retryable: err.retryable }).toEqual({ code: "storage_endpoint_refused", retryable: false });
     expect(spy).not.toHaveBeenCalled();

@@ -55,8 +55,10 @@ export interface FakeTaskInit {
   heartbeatIntervalSec?: number;
   input?: Record<string, unknown>;
   step?: Partial<StepSpec>;
+  storage?: LeasedTask["storage"];
+  presigned?: LeasedTask["presigned"];
   /** The platform settings the task carries (`task.settings`), e.g. `{ runner: { timeLimits: … } }`. */
-  settings?: Record<string, unknown>;
+  settings?: LeasedTask["settings"];
 }
 
 export const FAKE_RUNNER_TOKEN = "rt_test_token";
@@ -111,7 +113,8 @@ export class FakeRunnerApi {
         ...init.step,
       },
       input: init.input ?? { n: this.seq },
-      storage: null,
+      storage: init.storage ?? null,
+      ...(init.presigned ? { presigned: init.presigned } : {}),
       settings: init.settings ?? {},
       outputs: {},
       scratchPrefix: null,

@@ -32,8 +32,14 @@ export const WORKERS_AI_FAKE: HostedFake<FakeWorkersAI> = {
 
 export const REPLICATE_FAKE: HostedFake<FakeReplicate> = {
   start: () => FakeReplicate.start({ apiToken: "r8-token" }),
-  // Polling every 20 ms keeps tests of running predictions short.
-  env: (fake) => ({ REPLICATE_API_TOKEN: "r8-token", REPLICATE_BASE_URL: `${fake.url}/v1`, REPLICATE_POLL_INTERVAL_MS: "20" }),
+  // Polling every 20 ms keeps tests of running predictions short. The fake's file host is on
+  // loopback, which output fetches allow on a local stack only.
+  env: (fake) => ({
+    REPLICATE_API_TOKEN: "r8-token",
+    REPLICATE_BASE_URL: `${fake.url}/v1`,
+    REPLICATE_POLL_INTERVAL_MS: "20",
+    RUNNER_ALLOW_LOOPBACK_STORAGE: "true",
+  }),
   wrongCredentials: { REPLICATE_API_TOKEN: "r8-wrong" },
   required: "REPLICATE_API_TOKEN",
 };

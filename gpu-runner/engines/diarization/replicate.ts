@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { compressChunk } from "../../media/ffmpeg";
-import { EngineHttpClient, type RetryPolicy } from "../http";
+import type { EngineHttpClient, RetryPolicy } from "../http";
+import { fetchOutputJson, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import type { Diarization, DiarizationEngine, DiarizeRequest } from "./interface";
 import { normaliseTurns } from "./turns";
@@ -17,7 +18,8 @@ import { scratchRoot } from "../../task-scope";
  * Its input is `{ audio, num_speakers?, min_speakers?, max_speakers? }`; its output is inline JSON,
  * `{ segments: [{ speaker, start, stop }], speakers: { count, labels, embeddings } }`. The older
  * `meronym/speaker-diarization` (pyannote 2, no speaker bounds) also works when configured: it
- * answers the URL of an `output.json` of the same shape, fetched without the API token. Times come
+ * answers the URL of an `output.json` of the same shape, fetched as engines/output-files.ts fetches any
+ * output (https, delivery hosts only, address-checked, no redirect, capped, no API token). Times come
  * as seconds or as `H:MM:SS.ffffff` strings; both are read. Bounds are sent as `num_speakers` when
  * min equals max, else as `min_speakers`/`max_speakers`, and only when given.
  *
@@ -34,6 +36,8 @@ export interface ReplicateDiarizationConfig {
   baseUrl: string;
   pollIntervalMs: number;
   retry: RetryPolicy;
+  /** Where output files may come from. */
+  files: OutputFileHosts;
 }
 
 /** collectiveai-team/speaker-diarization-3, the version with num/min/max_speakers inputs. */
@@ -95,17 +99,16 @@ export class ReplicateDiarizationEngine implements DiarizationEngine {
     }
   }
 
-  /** An output file (meronym's output.json): fetched only over http(s), without the API token. */
+  /** An output file (meronym's output.json), fetched as engines/output-files.ts fetches outputs. */
   private async download(ref: string, signal: AbortSignal): Promise<unknown> {
-    let url: URL;
-    try {
-      url = new URL(ref);
-    } catch {
-      throw this.http.failure(`output is neither JSON nor a URL: ${ref.slice(0, 100)}`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw this.http.failure(`output URL is not http(s): ${url.protocol}`);
-    const files = new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl: url.origin, policy: this.config.retry });
-    return files.json(url.href, { signal });
+    const outputs: OutputFileFetch = {
+      engine: this.engine,
+      model: this.model,
+      policy: this.config.retry,
+      files: this.config.files,
+      fail: (m, retryable) => this.http.failure(m, retryable),
+    };
+    return fetchOutputJson(outputFileUrl(ref, outputs), outputs, { signal });
   }
 }
 

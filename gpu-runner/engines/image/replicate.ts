@@ -1,4 +1,5 @@
-import { EngineHttpClient, type RetryPolicy } from "../http";
+import type { RetryPolicy } from "../http";
+import { fetchOutputBytes, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
 import { ReplicatePredictions } from "../replicate-predictions";
 import { NetworkImageEngine, type Cover, type CoverRequest } from "./interface";
 import { exactJpeg, MAX_IMAGE_BYTES } from "./jpeg";
@@ -13,8 +14,9 @@ import { exactJpeg, MAX_IMAGE_BYTES } from "./jpeg";
  * the answer cropped to the exact size. The seed comes from the prompt and the variant: a rerun of
  * the same thumbnail asks for the same image, and variants differ.
  *
- * Output files live on another host (replicate.delivery): they are fetched without the API token,
- * and only over http(s) (a `data:` URI, which sync mode may answer, is decoded in place).
+ * Output files live on another host (replicate.delivery): they are fetched as engines/output-files.ts
+ * fetches any output (https, delivery hosts only, address-checked, no redirect, capped, without the
+ * API token); a `data:` URI, which sync mode may answer, is decoded in place.
  */
 export interface ReplicateImageConfig {
   apiToken: string;
@@ -23,6 +25,8 @@ export interface ReplicateImageConfig {
   baseUrl: string;
   pollIntervalMs: number;
   retry: RetryPolicy;
+  /** Where output files may come from. */
+  files: OutputFileHosts;
 }
 
 export const REPLICATE_IMAGE_DEFAULT_MODEL = "black-forest-labs/flux-schnell";
@@ -68,20 +72,18 @@ export class ReplicateImageEngine extends NetworkImageEngine<ReplicateImageConfi
     if (ref === undefined) throw this.http.failure("prediction succeeded without an output file");
     const data = /^data:image\/[\w.+-]+;base64,(.*)$/s.exec(ref);
     if (data) return Buffer.from(data[1]!, "base64");
-    let url: URL;
-    try {
-      url = new URL(ref);
-    } catch {
-      throw this.http.failure(`output is not a URL: ${ref.slice(0, 100)}`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw this.http.failure(`output URL is not http(s): ${url.protocol}`);
-    // A client of its own: the file host is not the API, and must not see the API token.
-    const files = new EngineHttpClient({ engine: this.name, model: this.model, baseUrl: url.origin, policy: this.config.retry });
-    return files.send(url.href, { signal, headers: { accept: "image/*" } }, async (res) => {
-      const length = Number(res.headers.get("content-length"));
-      if (length > MAX_IMAGE_BYTES) throw this.http.failure(`output file is ${length} bytes, more than ${MAX_IMAGE_BYTES}`, false);
-      return new Uint8Array(await res.arrayBuffer());
-    });
+    const outputs = this.outputs();
+    return fetchOutputBytes(outputFileUrl(ref, outputs), outputs, { signal, accept: "image/*", maxBytes: MAX_IMAGE_BYTES });
+  }
+
+  private outputs(): OutputFileFetch {
+    return {
+      engine: this.name,
+      model: this.model,
+      policy: this.config.retry,
+      files: this.config.files,
+      fail: (m, retryable) => this.http.failure(m, retryable),
+    };
   }
 }
 

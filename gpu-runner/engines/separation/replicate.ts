@@ -1,13 +1,10 @@
-import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { z } from "zod";
 import { probe } from "../../media/ffmpeg";
 import { FFMPEG, FFPROBE, fileInput, runTool, runToolOk } from "../../media/spawn";
-import { EngineHttpClient, type RetryPolicy } from "../http";
+import type { EngineHttpClient, RetryPolicy } from "../http";
+import { outputFileUrl, saveOutputFile, type OutputFileFetch, type OutputFileHosts } from "../output-files";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import { during, writeStems } from "./stems";
 import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine } from "./interface";
@@ -35,7 +32,9 @@ import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine } from "./
  * them the background is the source untouched and the vocals silence, so music with singing where
  * nobody speaks stays in the dub, and vocals + background is the source throughout. Both are
  * resampled to 48 kHz, given the source's channels, and padded or cut to its exact duration. Gates
- * switch every 10 ms. Stems are streamed to disk, fetched from the file host without the API token.
+ * switch every 10 ms. Stems are streamed to disk as engines/output-files.ts fetches any output (https,
+ * delivery hosts only, address-checked, no redirect, no API token), each at most the size of the
+ * source's duration as uncompressed 32-bit stereo at 44.1 kHz (`stemBound`).
  */
 export interface ReplicateSeparationConfig {
   apiToken: string;
@@ -46,6 +45,8 @@ export interface ReplicateSeparationConfig {
   baseUrl: string;
   pollIntervalMs: number;
   retry: RetryPolicy;
+  /** Where output files may come from. */
+  files: OutputFileHosts;
 }
 
 /** ryan5453/demucs, the version with FLAC output and the `clip_mode` input. */
@@ -91,7 +92,7 @@ export class ReplicateSeparationEngine implements SeparationEngine {
       const files: Record<string, string> = {};
       for (const [name, url] of Object.entries(stems)) {
         files[name] = path.join(scratch, `${name}.flac`);
-        await this.download(url, files[name], req.signal);
+        await this.download(url, files[name], stemBound(source.durationSec), req.signal);
       }
       const accompaniment = files.no_vocals ? [files.no_vocals] : Object.keys(files).flatMap((k) => (k === "vocals" ? [] : [files[k]!]));
       await this.write(req, source.durationSec, channels, files.vocals!, accompaniment);
@@ -125,20 +126,16 @@ export class ReplicateSeparationEngine implements SeparationEngine {
     return { vocals, ...others };
   }
 
-  /** A stem, streamed to `file`: only over http(s), and without the API token (the file host is not the API). */
-  private async download(ref: string, file: string, signal: AbortSignal): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(ref);
-    } catch {
-      throw this.http.failure(`stem is not a URL: ${ref.slice(0, 100)}`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw this.http.failure(`stem URL is not http(s): ${url.protocol}`);
-    const files = new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl: url.origin, policy: this.config.retry });
-    await files.send(url.href, { signal, headers: { accept: "audio/*" } }, async (res) => {
-      if (!res.body) throw this.http.failure(`stem ${url.pathname} came without a body`);
-      await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), createWriteStream(file), { signal });
-    });
+  /** A stem, streamed to `file` (at most `maxBytes`), fetched as engines/output-files.ts fetches outputs. */
+  private async download(ref: string, file: string, maxBytes: number, signal: AbortSignal): Promise<void> {
+    const outputs: OutputFileFetch = {
+      engine: this.engine,
+      model: this.model,
+      policy: this.config.retry,
+      files: this.config.files,
+      fail: (m, retryable) => this.http.failure(m, retryable),
+    };
+    await saveOutputFile(outputFileUrl(ref, outputs), file, outputs, { signal, accept: "audio/*", maxBytes });
   }
 
   /** Background and vocals from the source and the stems (see the module's comment). */
@@ -161,6 +158,14 @@ export class ReplicateSeparationEngine implements SeparationEngine {
     ].join(";\n");
     await writeStems([req.audioPath, vocals, ...accompaniment], graph, req);
   }
+}
+
+/**
+ * The most a stem of a source this long can be: uncompressed 32-bit stereo at 44.1 kHz (FLAC and
+ * WAV stems are smaller), plus a megabyte of headers. A model answering more is not sending a stem.
+ */
+export function stemBound(durationSec: number): number {
+  return Math.ceil(Math.max(0, durationSec) * 44_100 * 2 * 4) + 1024 * 1024;
 }
 
 /** An ID3 tag or an MPEG audio frame sync at the start. */

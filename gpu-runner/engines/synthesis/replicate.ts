@@ -2,7 +2,8 @@ import { rename, writeFile } from "node:fs/promises";
 import { baseLanguage } from "../../../contracts/translation-languages";
 import { StepFailure } from "../../handler";
 import { runToolOk } from "../../media/spawn";
-import { EngineHttpClient, type RetryPolicy } from "../http";
+import type { EngineHttpClient, RetryPolicy } from "../http";
+import { fetchOutputBytes, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import { wavInfo } from "./audio";
 import type { CloneVoiceSpec, CreateVoiceRequest, SynthesisEngine, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";
@@ -20,7 +21,8 @@ import { SPEECH_SYNTHESIS_DEFAULT_MODELS } from "../../../contracts/model-refs";
  *
  * The model has no speed input: a rate other than 1 is applied after synthesis as a tempo change
  * by rubberband (R3, pitch kept). `zh` is sent as `zh-cn`, XTTS-v2's name for Mandarin.
- * Output files live on another host (replicate.delivery), fetched without the API token.
+ * Output files live on another host (replicate.delivery), fetched as engines/output-files.ts fetches
+ * any output: https, delivery hosts only, address-checked, no redirect, capped, without the API token.
  */
 export interface ReplicateSynthesisConfig {
   apiToken: string;
@@ -30,6 +32,8 @@ export interface ReplicateSynthesisConfig {
   pollIntervalMs: number;
   retry: RetryPolicy;
   rubberband: string;
+  /** Where output files may come from. */
+  files: OutputFileHosts;
 }
 
 /** XTTS-v2 (contracts/model-refs.ts: the Worker names it among the models a dubbing may choose). */
@@ -114,19 +118,13 @@ export class ReplicateSynthesisEngine implements SynthesisEngine {
     if (ref === undefined) throw this.http.failure("prediction succeeded without an output file");
     const data = /^data:audio\/[\w.+-]+;base64,(.*)$/s.exec(ref);
     if (data) return Buffer.from(data[1]!, "base64");
-    let url: URL;
-    try {
-      url = new URL(ref);
-    } catch {
-      throw this.http.failure(`output is not a URL: ${ref.slice(0, 100)}`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw this.http.failure(`output URL is not http(s): ${url.protocol}`);
-    // A client of its own: the file host is not the API, and must not see the API token.
-    const files = new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl: url.origin, policy: this.config.retry });
-    return files.send(url.href, { signal, headers: { accept: "audio/*" } }, async (res) => {
-      if (Number(res.headers.get("content-length")) > MAX_AUDIO_BYTES)
-        throw this.http.failure("output file is larger than a segment's audio", false);
-      return Buffer.from(await res.arrayBuffer());
-    });
+    const outputs: OutputFileFetch = {
+      engine: this.engine,
+      model: this.model,
+      policy: this.config.retry,
+      files: this.config.files,
+      fail: (m, retryable) => this.http.failure(m, retryable),
+    };
+    return fetchOutputBytes(outputFileUrl(ref, outputs), outputs, { signal, accept: "audio/*", maxBytes: MAX_AUDIO_BYTES });
   }
 }

@@ -1,7 +1,7 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { BRAND_LOGO_CALL, BrandLogoHandoverSchema } from "../../../contracts/branding";
+import { BRAND_LOGO_CALL, BrandLogoHandoverSchema, MAX_LOGO_BYTES } from "../../../contracts/branding";
 import {
   CLIP_LAYOUTS,
   FILL_STYLES,
@@ -557,7 +557,12 @@ async function prepareLogo(
   await mkdir(dir, { recursive: true });
   const original = join(dir, "logo-original");
   const logoKey = ctx.task.outputs["fetch_transcription"]?.["logoKey"];
-  if (typeof logoKey === "string") await downloadObject(await ctx.openStorage(), bucket, logoKey, original, ctx.signal);
+  if (typeof logoKey === "string")
+    await downloadObject(await ctx.openStorage(), bucket, logoKey, original, ctx.signal, {
+      maxBytes: MAX_LOGO_BYTES,
+      minFreeDiskBytes: 0,
+      setting: "the brand logo's limit",
+    });
   else if (ctx.task.presigned) {
     const handed = await ctx.platform.call(BRAND_LOGO_CALL, {}, BrandLogoHandoverSchema);
     if (!handed.logo) return handed.note ? { note: handed.note } : null;

@@ -1,39 +1,60 @@
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { S3Client, S3Error } from "../../../contracts/s3-client";
+import { S3Client, S3Error, S3KeyError, S3RedirectError } from "../../../contracts/s3-client";
+import { isStepFailure } from "../../../contracts/step-failure";
 import { StepFailure } from "../../handler";
+import { saveBody, type DownloadLimits } from "../../net/save-body";
+
+export { saveBody, type DownloadLimits } from "../../net/save-body";
 
 /**
  * Reading sources from and writing results to the customer's bucket, with the failure codes every
- * service reports the same way: a missing or forbidden source is final, anything else retryable.
+ * service reports the same way: a missing or forbidden source is final, a redirect is refused
+ * (final), anything else retryable. Every download is bounded (`DownloadLimits`): its size, and
+ * the disk it would fill.
  */
 
 /** Downloads are single streamed GETs; the S3 client's default 30 s would cut off a large source. */
 const DOWNLOAD_TIMEOUT_MS = 60 * 60 * 1000;
 
-export async function downloadObject(s3: S3Client, bucket: string, key: string, path: string, signal: AbortSignal): Promise<number> {
+/**
+ * The failure a bucket operation ends in, whatever went wrong: refusals of the runner's own
+ * (`storage_endpoint_refused`, an unsafe key) and a redirect are final; `what` names the operation.
+ */
+export function bucketFailure(err: unknown, what: string): StepFailure {
+  if (isStepFailure(err)) return err;
+  if (err instanceof S3RedirectError)
+    return new StepFailure(
+      "redirect_refused",
+      `${what} was refused: the store answered with a redirect (HTTP ${err.redirectStatus ?? "3xx"}), which the runner does not follow`,
+      false,
+    );
+  if (err instanceof S3KeyError) return new StepFailure("invalid_input", `${what}: ${err.message}`, false);
+  const status = err instanceof S3Error ? err.status : 0;
+  return new StepFailure("processing_failed", `${what} failed: ${(err as Error).message}`, status === 0 || status >= 500 || status === 429);
+}
+
+export async function downloadObject(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  path: string,
+  signal: AbortSignal,
+  limits: DownloadLimits,
+): Promise<number> {
   let res: Response;
   try {
     res = await s3.getObject(bucket, key, DOWNLOAD_TIMEOUT_MS);
   } catch (err) {
-    if (err instanceof S3Error && err.status === 404)
+    if (err instanceof S3Error && !(err instanceof S3RedirectError) && err.status === 404)
       throw new StepFailure("source_not_found", `source object ${bucket}/${key} does not exist`, false);
     if (err instanceof S3Error && (err.status === 403 || err.status === 401)) {
       throw new StepFailure("source_access_denied", `reading ${bucket}/${key} was refused (HTTP ${err.status})`, false);
     }
-    throw new StepFailure("processing_failed", `download of ${bucket}/${key} failed: ${(err as Error).message}`, true);
+    throw bucketFailure(err, `download of ${bucket}/${key}`);
   }
-  if (!res.body) throw new StepFailure("processing_failed", "download returned no body", true);
-  try {
-    await pipeline(Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>), createWriteStream(path), { signal });
-  } catch (err) {
-    if (signal.aborted) throw err;
-    throw new StepFailure("processing_failed", `download of ${bucket}/${key} was interrupted: ${(err as Error).message}`, true);
-  }
-  return (await stat(path)).size;
+  return saveBody(res, path, limits, signal, `${bucket}/${key}`);
 }
 
 /** An output's content: small text or bytes in memory, or a file streamed from disk. */
@@ -53,12 +74,7 @@ export async function uploadObject(s3: S3Client, bucket: string, key: string, bo
       await s3.putObjectStream(bucket, key, stream, size, contentType, UPLOAD_TIMEOUT_MS);
     }
   } catch (err) {
-    const status = err instanceof S3Error ? err.status : 0;
-    throw new StepFailure(
-      "processing_failed",
-      `upload of ${bucket}/${key} failed: ${(err as Error).message}`,
-      status === 0 || status >= 500 || status === 429,
-    );
+    throw bucketFailure(err, `upload of ${bucket}/${key}`);
   }
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { MAX_JSON_ANSWER_BYTES } from "../../../contracts/engine-http";
 import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../../../gpu-runner/engines/http";
+import { HostileServer } from "../../support/hostile-server";
 import { useFixture } from "../../support/engine-conformance";
 import { FakeHttpServer } from "../../support/fakes/fake-http";
 import { rejectionOf } from "../../support/rejection";
@@ -54,5 +56,32 @@ describe("engine HTTP client", () => {
       EngineRequestError,
     );
     expect(fake().requests.map((r) => r.path)).toEqual(["/poll"]);
+  });
+
+  it("reads at most a few KiB of an error body that goes on for hundreds of megabytes", async () => {
+    const server = await HostileServer.start(() => ({ stream: { status: 500, bytes: 256 * 1024 * 1024 } }));
+    try {
+      const f = await rejectionOf(client(server.url).json("/x", { signal: signal(), attempts: 1 }), EngineRequestError);
+      expect(f.message).toMatch(/^test-engine \(m-1\): HTTP 500 after 1 attempt: A+…$/);
+      await expect.poll(() => server.seen[0]?.closed).toBe(true);
+      expect(server.bytesSent).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("fails, without retrying, a JSON answer larger than the cap, having read no more than the cap", async () => {
+    const server = await HostileServer.start(() => ({ stream: { bytes: Infinity, headers: { "content-type": "application/json" } } }));
+    try {
+      const f = await rejectionOf(client(server.url).json("/x", { signal: signal() }), EngineRequestError);
+      expect(f).toMatchObject({
+        retryable: false,
+        message: `test-engine (m-1): answered more than the ${MAX_JSON_ANSWER_BYTES} bytes allowed`,
+      });
+      expect(server.requests).toBe(1);
+      await expect.poll(() => server.seen[0]?.closed).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { BodyTooLargeError, readAllWithin } from "../../../contracts/bounded-read";
 import { type BrandLogoHandover, MAX_LOGO_BYTES, ProjectBrandingSchema } from "../../../contracts/branding";
 import type { Job } from "../../../contracts/job";
 import { S3Client } from "../../../contracts/s3-client";
@@ -11,8 +12,9 @@ import type { RunnerCall } from "../types";
  * With a `branding` fill, the project's logo goes to the runner: copied next to the transcript in a
  * bucket job's scratch (the runner only ever holds the job's own storage grant, and the logo may live
  * in another bucket of the project), or answered by the runner call `clip_generation.logo` for an
- * `s3_presigned` job, which has no bucket. A logo that has gone since it was set is left out (the
- * colour still brands the clip) and the stage says so; it never fails the job.
+ * `s3_presigned` job, which has no bucket. A logo that has gone since it was set, grew past
+ * MAX_LOGO_BYTES, or answers with a redirect (never followed) is left out (the colour still brands
+ * the clip) and the stage says so; it never fails the job. It is read with its cap, never whole.
  */
 
 type LogoRead = { bytes: Uint8Array; contentType: string; bucket: string; key: string } | { skip: string } | null;
@@ -24,15 +26,19 @@ async function readBrandLogo(env: Env, job: Job): Promise<LogoRead> {
   if (!logo || options.fillStyle !== "branding") return null;
   const grant = await projectStorageGrant(env, job.projectId, logo.connectionId, logo.bucket);
   if (!grant) return { skip: `storage connection ${logo.connectionId} is gone` };
-  let res: Response;
+  let bytes: Uint8Array;
+  let contentType: string;
   try {
-    res = await new S3Client(grant, 15_000).getObject(logo.bucket, logo.key);
+    const res = await new S3Client(grant, 15_000).getObject(logo.bucket, logo.key);
+    contentType = res.headers.get("content-type") ?? "application/octet-stream";
+    // Streamed with its cap, never read whole first: the object may have been replaced since checkLogo.
+    bytes = await readAllWithin(res, MAX_LOGO_BYTES);
   } catch (err) {
+    if (err instanceof BodyTooLargeError)
+      return { skip: `the logo ${err.declared ? `is ${err.seen} bytes,` : "is"} more than ${MAX_LOGO_BYTES} bytes` };
     return { skip: `s3://${logo.bucket}/${logo.key} could not be read (${err instanceof Error ? err.message : String(err)})` };
   }
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (bytes.byteLength > MAX_LOGO_BYTES) return { skip: `${bytes.byteLength} bytes is more than ${MAX_LOGO_BYTES}` };
-  return { bytes, contentType: res.headers.get("content-type") ?? "application/octet-stream", bucket: logo.bucket, key: logo.key };
+  return { bytes, contentType, bucket: logo.bucket, key: logo.key };
 }
 
 export const copyBrandLogo: HandOverExtra = async ({ env, job, s3, bucket, scratch }): ReturnType<HandOverExtra> => {

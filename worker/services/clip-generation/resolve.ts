@@ -84,7 +84,7 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
       record: withRecord(presigned, record("")),
     };
   }
-  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "clips");
+  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "clips", ctx.settings.runner);
   return {
     input: {
       ...source,

@@ -85,7 +85,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
   }
 
   const dubbingId = newId("dubbing");
-  const bucket = presigned ? null : await resolveVideoSource(db, env, projectId, {}, t, "dubbing");
+  const bucket = presigned ? null : await resolveVideoSource(db, env, projectId, {}, t, "dubbing", settings.runner);
   // An s3_presigned job writes to its URLs: no prefix (the record shows "").
   const prefix = bucket ? `${bucket.prefix}${dubbingId}/` : "";
   const options = {

@@ -1,4 +1,4 @@
-import { S3Client } from "../../../contracts/s3-client";
+import { S3Client, S3RedirectError } from "../../../contracts/s3-client";
 import type { Env } from "../../env";
 import { validationError } from "../../errors";
 import type { storageConnections } from "../../db/schema";
@@ -26,7 +26,8 @@ export async function putProbes(s3: S3Client, bucket: string, keys: readonly str
     const err = (probes[refused] as PromiseRejectedResult).reason as unknown;
     throw validationError(
       `output key is not writable: s3://${bucket}/${keys[refused]} (${err instanceof Error ? err.message : String(err)})`,
-      [{ path, issue: "outputNotWritable" }],
+      // A redirect is never followed (a 307 would send the body on): named, so the customer knows why.
+      [{ path, issue: err instanceof S3RedirectError ? "redirectRefused" : "outputNotWritable" }],
     );
   }
 }

@@ -9,14 +9,19 @@ import {
   scrubbedError,
   redactUrl,
 } from "../../../contracts/presigned";
+import { isRedirectStatus } from "../../../contracts/redirects";
+import { objectSize } from "../../../contracts/s3-client";
 import { validationError } from "../../errors";
 import { storageEndpointRefusal } from "../../platform/outbound-url";
+import { checkSourceSize } from "./source-probe";
 
 /**
  * The create-time checks of an `s3_presigned` job (docs/api.md, "Presigned sources and outputs"):
  * first those that need no connection (scheme, address, stated expiry), in `resolve`; then, after
  * the quota check, a ranged GET of the source and an empty PUT at each output URL, as the spec
- * probes `s3_direct` keys. Every message names a URL only in its redacted form.
+ * probes `s3_direct` keys. Every message names a URL only in its redacted form. No probe follows a
+ * redirect (422 `redirectRefused`: the runner would not follow it either), and none reads more than
+ * a few KiB of any answer, whatever the server sends.
  */
 
 export interface PresignedUrls {
@@ -27,7 +32,12 @@ export interface PresignedUrls {
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
-/** Error bodies are a few hundred bytes of XML; more is not read. */
+
+function redirectRefused(path: string, what: string, url: string, res: Response) {
+  return validationError(`${what}: ${redactUrl(url)} answered with a redirect (HTTP ${res.status}), which the service does not follow`, [
+    { path, issue: "redirectRefused" },
+  ]);
+}
 
 /** Each URL with the detail path it came from. */
 function entries(urls: PresignedUrls): Array<[path: string, url: string]> {
@@ -79,28 +89,36 @@ export function checkPresignedUrls(urls: PresignedUrls, environment: string, now
   }
 }
 
-/** The ranged GET of the source and the empty PUTs of the outputs, together; the first refusal is the 422. */
-export async function probePresignedUrls(urls: PresignedUrls): Promise<void> {
+/**
+ * The ranged GET of the source and the empty PUTs of the outputs, together; the first refusal is the
+ * 422. A source larger than any runner downloads (`runner.maxSourceBytes`) is refused here.
+ */
+export async function probePresignedUrls(urls: PresignedUrls, maxSourceBytes: number): Promise<void> {
   const [source, ...outputs] = await Promise.allSettled([
-    urls.sourceUrl !== null ? probeSource(urls.sourceUrl) : Promise.resolve(),
+    urls.sourceUrl !== null ? probeSource(urls.sourceUrl, maxSourceBytes) : Promise.resolve(),
     ...Object.entries(urls.outputUrls).map(([name, url]) => probeOutput(name, url)),
   ]);
   for (const p of [source, ...outputs]) if (p?.status === "rejected") throw p.reason;
 }
 
-async function probeSource(url: string): Promise<void> {
+async function probeSource(url: string, maxSourceBytes: number): Promise<void> {
   const path = "input.sourceUrl";
   let res: Response;
   try {
-    res = await fetch(url, { headers: { range: "bytes=0-0" }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    res = await fetch(url, { headers: { range: "bytes=0-0" }, redirect: "manual", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   } catch (err) {
     throw validationError(`source URL could not be read: ${redactUrl(url)} (${scrubbedError(err, url)})`, [
       { path, issue: "sourceUnreadable" },
     ]);
   }
-  if (res.ok) {
-    // A server that ignores Range would send the whole file: one byte is all the probe needed.
+  if (isRedirectStatus(res.status)) {
     await res.body?.cancel();
+    throw redirectRefused(path, "source URL could not be read", url, res);
+  }
+  if (res.ok) {
+    // A server that ignores Range would send the whole file: nothing of it is read.
+    await res.body?.cancel();
+    checkSourceSize(objectSize(res), maxSourceBytes, path, `source ${redactUrl(url)}`);
     return;
   }
   const body = await refusalBody(res);
@@ -114,11 +132,15 @@ async function probeOutput(name: string, url: string): Promise<void> {
   const path = `input.outputUrls.${name}`;
   let res: Response;
   try {
-    res = await fetch(url, { method: "PUT", body: new Uint8Array(0), signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    res = await fetch(url, { method: "PUT", body: new Uint8Array(0), redirect: "manual", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   } catch (err) {
     throw validationError(`output URL outputUrls.${name} is not writable: ${redactUrl(url)} (${scrubbedError(err, url)})`, [
       { path, issue: "outputNotWritable" },
     ]);
+  }
+  if (isRedirectStatus(res.status)) {
+    await res.body?.cancel();
+    throw redirectRefused(path, `output URL outputUrls.${name} is not writable`, url, res);
   }
   if (res.ok) {
     await res.body?.cancel();

@@ -50,7 +50,7 @@ export function resolvePresigned(ctx: CreateContext, req: PresignedRequest): Pre
       outputUrls: redactOutputUrls(req.outputUrls),
     },
     sourcePath: req.sourceUrl !== undefined ? decodedPath(req.sourceUrl) : null,
-    probe: () => probePresignedUrls(urls),
+    probe: () => probePresignedUrls(urls, ctx.settings.runner.maxSourceBytes),
     record: { insert: secret.insert, remove: secret.remove },
   };
 }

@@ -1,15 +1,17 @@
-import { S3Client, S3Error } from "../../../contracts/s3-client";
+import { S3Client, S3RedirectError } from "../../../contracts/s3-client";
+import type { Settings } from "../../../contracts/settings";
 import type { Db } from "../../db/client";
 import type { Env } from "../../env";
 import { validationError } from "../../errors";
 import { checkedSource, requireUsableConnection, type TranscriptRow } from "../../jobs/references";
 import { connectionLocation } from "../../storage/connections";
+import { probeBucketSource } from "./source-probe";
 
 /**
  * The source video and output prefix of a service that works from a transcription's video (clips,
  * thumbnails): the source resolved from the transcription's job when the request names none, the
  * output prefix defaulted under the connection's `defaultOutputPrefix`, and the create-time S3
- * probes (a ranged GET of the source, a write and delete under the prefix).
+ * probes (a ranged GET of the source, source-probe.ts; a write and delete under the prefix).
  */
 type SourceFields = { connectionId?: string; bucket?: string; sourceKey?: string; sourceType?: string; outputPrefix?: string };
 
@@ -29,6 +31,8 @@ export async function resolveVideoSource<T extends SourceFields>(
   transcript: TranscriptRow,
   /** The folder under `{defaultOutputPrefix}/{textSourceId}/`, e.g. `clips`. */
   folder: string,
+  /** The platform's runner bounds: the probe refuses a source no runner would download. */
+  runner: Settings["runner"],
 ): Promise<VideoSource<T>> {
   const source = await checkedSource(db, projectId, input, transcript);
   if (!source.connectionId || !source.bucket || !source.sourceKey)
@@ -43,17 +47,7 @@ export async function resolveVideoSource<T extends SourceFields>(
 
   const probe = async () => {
     const s3 = new S3Client(await connectionLocation(conn, env.ENCRYPTION_KEY), 10_000);
-    try {
-      await s3.probeObject(bucket, sourceKey, 1024);
-    } catch (err) {
-      const missing = err instanceof S3Error && (err.status === 404 || err.s3Code === "NoSuchKey");
-      throw validationError(
-        missing
-          ? `source object not found: s3://${bucket}/${sourceKey}`
-          : `source object could not be read: ${err instanceof Error ? err.message : String(err)}`,
-        [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
-      );
-    }
+    await probeBucketSource(s3, { bucket, key: sourceKey, path: "input.sourceKey", noun: "source object", runner });
     // The output keys are not known before the pipeline has run: check the prefix takes a write.
     const checkKey = `${prefix}.media-jobs-write-check`;
     try {
@@ -62,7 +56,12 @@ export async function resolveVideoSource<T extends SourceFields>(
     } catch (err) {
       throw validationError(
         `output prefix is not writable: s3://${bucket}/${prefix} (${err instanceof Error ? err.message : String(err)})`,
-        [{ path: input.outputPrefix ? "input.outputPrefix" : "input.bucket", issue: "outputNotWritable" }],
+        [
+          {
+            path: input.outputPrefix ? "input.outputPrefix" : "input.bucket",
+            issue: err instanceof S3RedirectError ? "redirectRefused" : "outputNotWritable",
+          },
+        ],
       );
     }
   };

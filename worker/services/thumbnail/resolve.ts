@@ -45,7 +45,7 @@ export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumb
       record: presigned.record,
     };
   }
-  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "thumbnails");
+  const { source, prefix, probe } = await resolveVideoSource(db, ctx.env, projectId, input, t, "thumbnails", ctx.settings.runner);
   return {
     input: {
       ...source,

@@ -1,12 +1,13 @@
 import { eq } from "drizzle-orm";
 import { newId } from "../../../contracts/ids";
 import type { InputOf } from "../../../contracts/services/index";
-import { S3Client, S3Error } from "../../../contracts/s3-client";
+import { S3Client } from "../../../contracts/s3-client";
 import { transcripts } from "../../db/schema";
 import { validationError } from "../../errors";
 import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/references";
 import { connectionLocation } from "../../storage/connections";
 import { putProbes } from "../shared/output-probes";
+import { probeBucketSource } from "../shared/source-probe";
 import { resolvePresigned, withRecord } from "../shared/presigned-input";
 import type { CreateContext, Resolved } from "../types";
 
@@ -73,17 +74,13 @@ async function resolveBucket(ctx: CreateContext, input: Extract<TranscriptionInp
 
   const probe = async () => {
     const s3 = new S3Client(await connectionLocation(conn, ctx.env.ENCRYPTION_KEY), 10_000);
-    try {
-      await s3.probeObject(input.bucket, input.sourceKey, 1024);
-    } catch (err) {
-      const missing = err instanceof S3Error && (err.status === 404 || err.s3Code === "NoSuchKey");
-      throw validationError(
-        missing
-          ? `source object not found: s3://${input.bucket}/${input.sourceKey}`
-          : `source object could not be read: ${err instanceof Error ? err.message : String(err)}`,
-        [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
-      );
-    }
+    await probeBucketSource(s3, {
+      bucket: input.bucket,
+      key: input.sourceKey,
+      path: "input.sourceKey",
+      noun: "source object",
+      runner: ctx.settings.runner,
+    });
     await putProbes(s3, input.bucket, Object.values(outputKeys), input.outputPrefix ? "input.outputPrefix" : "input.bucket");
   };
 

@@ -1,13 +1,14 @@
 import { eq } from "drizzle-orm";
 import { newId } from "../../../contracts/ids";
 import { VoiceCreationResultSchema } from "../../../contracts/services/voice-creation";
-import { S3Client, S3Error } from "../../../contracts/s3-client";
+import { S3Client } from "../../../contracts/s3-client";
 import { voices } from "../../db/schema";
 import { speaksLanguage } from "../../../contracts/synthesis-languages";
 import { validationError } from "../../errors";
 import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/references";
 import { connectionLocation } from "../../storage/connections";
 import { resolvePresigned, withRecord } from "../shared/presigned-input";
+import { probeBucketSource } from "../shared/source-probe";
 import { validatedSink } from "../shared/step-result";
 import { inputString, requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
 import { defineWorkerService, type CreateContext, type Resolved, type ResultCheck } from "../types";
@@ -120,15 +121,13 @@ async function resolveVoiceCreation(ctx: CreateContext, input: InputOf<"voice_cr
     credits: 1,
     probe: async () => {
       const s3 = new S3Client(await connectionLocation(conn, ctx.env.ENCRYPTION_KEY), 10_000);
-      try {
-        await s3.probeObject(input.bucket, input.sourceKey, 1024);
-      } catch (err) {
-        const missing = err instanceof S3Error && (err.status === 404 || err.s3Code === "NoSuchKey");
-        throw validationError(
-          missing ? `sample not found: s3://${input.bucket}/${input.sourceKey}` : `sample could not be read: ${String(err)}`,
-          [{ path: "input.sourceKey", issue: missing ? "sourceNotFound" : "sourceUnreadable" }],
-        );
-      }
+      await probeBucketSource(s3, {
+        bucket: input.bucket,
+        key: input.sourceKey,
+        path: "input.sourceKey",
+        noun: "sample",
+        runner: ctx.settings.runner,
+      });
     },
     record: record({ connectionId: conn.id, bucket: input.bucket, sourceKey: input.sourceKey, ...range }),
   };

@@ -1,0 +1,122 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { BodyTooLargeError, readAllWithin, readAtMost } from "../../contracts/bounded-read";
+import { StepFailure } from "../../contracts/step-failure";
+import { handedOverTranscript, MAX_HANDOVER_BYTES } from "../../gpu-runner/services/shared/handover";
+import { makeHandlerContext } from "../support/handler-context";
+import { HostileServer, type Answer } from "../support/hostile-server";
+import { rejectionOf } from "../support/rejection";
+
+/**
+ * "Read at most N bytes" (contracts/bounded-read.ts), the one helper behind every bounded read of
+ * an answer from a customer's server, and the runner's read of a transcript handed over in the
+ * customer's bucket, which goes through it.
+ */
+
+const servers: HostileServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function start(answer: () => Answer): Promise<HostileServer> {
+  const s = await HostileServer.start(answer);
+  servers.push(s);
+  return s;
+}
+
+/** A stream of `chunks` chunks of `size` bytes, counting how many were pulled and whether it was cancelled. */
+function counted(chunks: number, size: number) {
+  const seen = { pulled: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (seen.pulled === chunks) return c.close();
+      seen.pulled += 1;
+      c.enqueue(new Uint8Array(size));
+    },
+    cancel() {
+      seen.cancelled = true;
+    },
+  });
+  return { stream, seen };
+}
+
+describe("read at most N bytes", () => {
+  it("a body within the limit is read whole and complete", async () => {
+    const { stream, seen } = counted(4, 256);
+    const r = await readAtMost(stream, 1024);
+    expect({ bytes: r.bytes.byteLength, complete: r.complete, cancelled: seen.cancelled }).toEqual({
+      bytes: 1024,
+      complete: true,
+      cancelled: false,
+    });
+  });
+
+  it("a longer body yields the limit's bytes, one chunk past it is pulled, and the rest is cancelled", async () => {
+    const { stream, seen } = counted(1_000_000, 256);
+    const r = await readAtMost(stream, 1000);
+    expect({ bytes: r.bytes.byteLength, complete: r.complete }).toEqual({ bytes: 1000, complete: false });
+    // The four chunks that cross the limit, and at most the one the stream queued ahead.
+    expect(seen.pulled).toBeLessThanOrEqual(5);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it("a declared length over the limit fails before a byte is read", async () => {
+    const { stream, seen } = counted(10, 256);
+    const res = new Response(stream, { headers: { "content-length": "2560" } });
+    const err = await rejectionOf(readAllWithin(res, 1024), BodyTooLargeError);
+    expect({ declared: err.declared, seen: err.seen, limit: err.limit }).toEqual({ declared: true, seen: 2560, limit: 1024 });
+    expect(seen.cancelled).toBe(true);
+  });
+});
+
+describe("the transcript handed over in the customer's bucket", () => {
+  it("is read within its cap: an object that never ends fails invalid_input, and the store stops sending", async () => {
+    const store = await start(() => ({ stream: { bytes: Infinity, headers: { "content-type": "application/json" } } }));
+    const ctx = await makeHandlerContext({
+      input: {},
+      storage: {
+        connectionId: "stc_t",
+        endpoint: store.url,
+        region: "us-east-1",
+        forcePathStyle: true,
+        accessKeyId: "k",
+        secretAccessKey: "s",
+        bucket: "media",
+      },
+      outputs: { fetch_transcription: { transcriptKey: "_media-jobs/scratch/job_test/transcript.json" } },
+    });
+    try {
+      const err = await rejectionOf(handedOverTranscript(ctx), StepFailure);
+      expect({ code: err.code, retryable: err.retryable }).toEqual({ code: "invalid_input", retryable: false });
+      expect(err.message).toContain(`larger than ${MAX_HANDOVER_BYTES} bytes (64 MiB)`);
+      await expect.poll(() => store.seen[0]?.closed).toBe(true);
+      expect(store.bytesSent).toBeLessThan(MAX_HANDOVER_BYTES + 16 * 1024 * 1024);
+    } finally {
+      await ctx.dispose();
+    }
+  });
+
+  it("a redirect from the store fails redirect_refused", async () => {
+    const inside = await start(() => ({ status: 200, body: "{}" }));
+    const store = await start(() => ({ redirect: `${inside.url}/transcript.json` }));
+    const ctx = await makeHandlerContext({
+      input: {},
+      storage: {
+        connectionId: "stc_t",
+        endpoint: store.url,
+        region: "us-east-1",
+        forcePathStyle: true,
+        accessKeyId: "k",
+        secretAccessKey: "s",
+        bucket: "media",
+      },
+      outputs: { fetch_transcription: { transcriptKey: "_media-jobs/scratch/job_test/transcript.json" } },
+    });
+    try {
+      const err = await rejectionOf(handedOverTranscript(ctx), StepFailure);
+      expect({ code: err.code, retryable: err.retryable }).toEqual({ code: "redirect_refused", retryable: false });
+      expect(inside.connections).toBe(0);
+    } finally {
+      await ctx.dispose();
+    }
+  });
+});
