@@ -190,6 +190,15 @@ export class S3Client {
     return { size: objectSize(res), head, contentType: res.headers.get("content-type") };
   }
 
+  /**
+   * The object's answer whatever its status (a 404 or 416 is the caller's to pass on), with `range`
+   * forwarded and the body unread: what a media player's seek needs (the console's media routes).
+   * Redirects are refused as everywhere.
+   */
+  async rangedGet(bucket: string, key: string, range: string | undefined, timeoutMs?: number): Promise<Response> {
+    return this.send(`get ${bucket}/${key}`, "GET", this.objectUrl(bucket, key), { headers: range ? { range } : {} }, timeoutMs);
+  }
+
   /** The object's answer, its body unread: the caller streams it (and bounds it). */
   async getObject(bucket: string, key: string, timeoutMs?: number): Promise<Response> {
     const what = `get ${bucket}/${key}`;

@@ -1,6 +1,5 @@
-import { AwsClient } from "aws4fetch";
 import { and, eq } from "drizzle-orm";
-import { S3Client, S3Error } from "../../contracts/s3-client";
+import { S3Client, S3Error, S3KeyError, S3RedirectError } from "../../contracts/s3-client";
 import type { Db } from "../db/client";
 import { storageConnections } from "../db/schema";
 import type { Env } from "../env";
@@ -28,6 +27,9 @@ async function projectConnection(db: Db, projectId: string, connectionId: string
  */
 const RANGE_HEADERS = ["content-length", "content-range", "accept-ranges", "etag", "last-modified"];
 
+/** A whole video may stream through one answer; the store's own timeouts end a stalled one sooner. */
+const STREAM_TIMEOUT_MS = 60 * 60 * 1000;
+
 /**
  * Streams an object of one of the project's connections to the browser, passing its Range on, or
  * null when the connection is not the project's or does not list the bucket. `kind` is what the
@@ -43,16 +45,18 @@ export async function streamObject(
   range?: string,
 ) {
   const conn = await projectConnection(db, projectId, ref.connectionId);
-  if (!conn || !conn.buckets.includes(ref.bucket)) return null;
-  const loc = await connectionLocation(conn, env.ENCRYPTION_KEY);
-  const aws = new AwsClient({
-    accessKeyId: loc.accessKeyId,
-    secretAccessKey: loc.secretAccessKey,
-    region: loc.region,
-    service: "s3",
-    retries: 0,
-  });
-  const res = await aws.fetch(new S3Client(loc).objectUrl(ref.bucket, ref.key), { method: "GET", headers: range ? { range } : {} });
+  // A deactivated connection is not used on anyone's behalf any more, the console's included.
+  if (!conn || conn.status !== "active" || !conn.buckets.includes(ref.bucket)) return null;
+  const s3 = new S3Client(await connectionLocation(conn, env.ENCRYPTION_KEY), STREAM_TIMEOUT_MS);
+  let res: Response;
+  try {
+    res = await s3.rangedGet(ref.bucket, ref.key, range);
+  } catch (err) {
+    // A key with a dot segment names no object of this bucket; a redirect is never followed.
+    if (err instanceof S3KeyError) return new Response("the object is not in the bucket", { status: 404 });
+    if (err instanceof S3RedirectError) return new Response("the store answered with a redirect, which is not followed", { status: 502 });
+    throw err;
+  }
   if (!res.ok) {
     await res.body?.cancel();
     return new Response(res.status === 404 ? "the object is not in the bucket" : `the store answered ${res.status}`, {
