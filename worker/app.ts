@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
-import { authenticate } from "./auth/middleware";
+import { guard } from "./auth/guard";
 import { consolePages } from "./console/routes";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
@@ -62,8 +62,12 @@ export function buildApp() {
   );
   app.get("/healthz", (c) => c.json({ data: { ok: true }, metadata: {} }));
 
-  // Public routes, mounted before authentication: the policy endpoint, the API's own description,
-  // and console sign-in and invitation acceptance (how a person gets a session).
+  // Before the guard, so the create's phases include authentication.
+  app.on("POST", "/v1/jobs", serverTiming);
+  // Every /v1 route's key kind and permission, from the one access table (worker/auth/route-access.ts);
+  // public routes (the policy, the API's own description, console sign-in and invitation acceptance)
+  // are marked so there.
+  app.use("/v1/*", guard);
   app.route("/v1/jobs/policy", routes.policy);
   app.route("/", openApiRoutes);
   app.route("/v1/console", routes.consolePublic);
@@ -75,9 +79,6 @@ export function buildApp() {
     consolePages((request, env, ctx) => app.fetch(request, env, ctx)),
   );
 
-  // Before authentication, so the create's phases include it.
-  app.on("POST", "/v1/jobs", serverTiming);
-  app.use("/v1/*", authenticate);
   app.route("/v1/jobs", routes.jobs);
   app.route("/v1/workspace", routes.workspace);
   app.route("/v1/projects", routes.projects);

@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Job } from "../../contracts/job";
-import { requireAuth, projectOf } from "../auth/middleware";
+import { principalOf, projectOf } from "../auth/middleware";
 import { actorOf } from "../auth/principal";
 import { getDb } from "../db/client";
 import { jobs, webhookDeliveries } from "../db/schema";
@@ -27,7 +27,7 @@ async function loadJob(env: Env, projectId: string, jobId: string): Promise<Job>
 
 export const jobRoutes = new Hono<AppBindings>()
   .post("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:create" });
+    const p = principalOf(c);
     const { value, raw } = await readJson(c);
     const key = c.req.header("idempotency-key");
     const timing = c.get("timing");
@@ -56,23 +56,23 @@ export const jobRoutes = new Hono<AppBindings>()
     }
   })
   .get("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:list" });
+    const p = principalOf(c);
     const q = queryWith(c, ListJobsQuerySchema);
     const { data, pagination } = await listJobs(c.env.DB, projectOf(p), q);
     return ok(c, data, { pagination });
   })
   .get("/:jobId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:read" });
+    const p = principalOf(c);
     return ok(c, await loadJob(c.env, projectOf(p), c.req.param("jobId")));
   })
   .get("/:jobId/progress", async (c) => {
-    const p = requireAuth(c, { key: "console", permission: "job:read" });
+    const p = principalOf(c);
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     const view = await jobStub(c.env, job.jobId).getProgress();
     return ok(c, view ?? { progress: [], currentStage: null, attemptHistory: [] });
   })
   .post("/:jobId/cancel", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:cancel" });
+    const p = principalOf(c);
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     const a = actorOf(p);
     const r = await jobStub(c.env, job.jobId).cancel({ label: a.label, kind: a.kind, userId: a.userId, apiKeyId: a.apiKeyId });
@@ -81,7 +81,7 @@ export const jobRoutes = new Hono<AppBindings>()
     return ok(c, r.job);
   })
   .get("/:jobId/webhook-deliveries", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:read" });
+    const p = principalOf(c);
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     const rows = await getDb(c.env.DB)
       .select()
@@ -107,7 +107,7 @@ export const jobRoutes = new Hono<AppBindings>()
     );
   })
   .post("/:jobId/webhook-deliveries/:deliveryId/replay", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "webhook:replay" });
+    const p = principalOf(c);
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     return ok(c, await replayDelivery(c.env, getDb(c.env.DB), job, c.req.param("deliveryId")), {}, 202);
   });

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { newId } from "../../contracts/ids";
 import { S3Client, S3Error } from "../../contracts/s3-client";
-import { requireAuth, projectOf } from "../auth/middleware";
+import { principalOf, projectOf } from "../auth/middleware";
 import { getDb } from "../db/client";
 import { storageConnections } from "../db/schema";
 import type { AppBindings } from "../env";
@@ -42,7 +42,7 @@ export const CreateConnectionSchema = z.strictObject({
 
 export const storageConnectionRoutes = new Hono<AppBindings>()
   .post("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "storage_connection:create" });
+    const p = principalOf(c);
     const body = await jsonBody(c, CreateConnectionSchema);
     // Credentials travel to this endpoint, and the service connects to it: https to a public host only.
     const refused = storageEndpointRefusal(body.endpoint, c.env.ENVIRONMENT);
@@ -93,7 +93,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
     return ok(c, publicConnection(row), {}, 201);
   })
   .get("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "storage_connection:read" });
+    const p = principalOf(c);
     const rows = await getDb(c.env.DB)
       .select()
       .from(storageConnections)
@@ -103,7 +103,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
     return ok(c, rows.map(publicConnection));
   })
   .get("/:connectionId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "storage_connection:read" });
+    const p = principalOf(c);
     const id = c.req.param("connectionId");
     const row = await getDb(c.env.DB)
       .select()
@@ -114,7 +114,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
     return ok(c, publicConnection(row));
   })
   .post("/:connectionId/deactivate", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "storage_connection:delete" });
+    const p = principalOf(c);
     const id = c.req.param("connectionId");
     const db = getDb(c.env.DB);
     const rows = await db

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { ClipGenerationResultSchema } from "../../../contracts/clips";
-import { projectOf, requireAuth } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import { clipGenerations } from "../../db/schema";
 import type { AppBindings } from "../../env";
@@ -54,7 +54,7 @@ const saveClips: ResultSink = async ({ db, job }, raw) => {
 };
 
 const clipRoutes = new Hono<AppBindings>().get("/:clipGenerationId", async (c) => {
-  const p = requireAuth(c, { key: "project", permission: "job:read" });
+  const p = principalOf(c);
   const id = c.req.param("clipGenerationId");
   const row = await getDb(c.env.DB)
     .select()

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { newId } from "../../../contracts/ids";
 import type { Segment } from "../../../contracts/transcript";
-import { requireAuth, projectOf } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb, type Db } from "../../db/client";
 import { glossaryTerms, transcripts } from "../../db/schema";
 import type { AppBindings } from "../../env";
@@ -56,7 +56,7 @@ export const GlossaryTermSchema = z.strictObject({ term: z.string().trim().min(1
 
 export const transcriptRoutes = new Hono<AppBindings>()
   .get("/:transcriptionId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+    const p = principalOf(c);
     const q = queryWith(c, TranscriptQuery);
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
@@ -99,7 +99,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
     });
   })
   .patch("/:transcriptionId/segments", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "transcript:write" });
+    const p = principalOf(c);
     const body = await jsonBody(c, SegmentEditSchema);
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
@@ -152,7 +152,7 @@ async function rebuildProjectGlossary(db: Db, projectId: string): Promise<number
 
 export const glossaryRoutes = new Hono<AppBindings>()
   .get("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "glossary:read" });
+    const p = principalOf(c);
     const rows = await getDb(c.env.DB)
       .select()
       .from(glossaryTerms)
@@ -165,7 +165,7 @@ export const glossaryRoutes = new Hono<AppBindings>()
     );
   })
   .post("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "glossary:write" });
+    const p = principalOf(c);
     const body = await jsonBody(c, GlossaryTermSchema);
     const db = getDb(c.env.DB);
     const projectId = projectOf(p);
@@ -181,7 +181,7 @@ export const glossaryRoutes = new Hono<AppBindings>()
     );
   })
   .delete("/:termId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "glossary:write" });
+    const p = principalOf(c);
     const db = getDb(c.env.DB);
     const projectId = projectOf(p);
     const removed = await db
