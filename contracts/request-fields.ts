@@ -64,11 +64,21 @@ export const OutputPrefixSchema = z
   )
   .refine((v) => !/[\u0000-\u001f\u007f\\]/.test(v), custom("invalidFormat", "outputPrefix contains control characters or backslashes"));
 
+/**
+ * Whether a key has a `.` or `..` path segment. A URL carries such a segment as a path step: with
+ * path-style addressing `bucket/../other/key` is normalised to `other/key`, another bucket than the
+ * one the connection allows (and `a/./b` to `a/b`, another key). No key a client names or a runner
+ * reports may have one.
+ */
+export const hasDotSegment = (key: string): boolean => key.split("/").some((s) => s === "." || s === "..");
+
+/** An object key a client names (a source, a sample, a logo): printable, without dot segments. */
 export const ObjectKeySchema = z
   .string()
   .min(1)
   .max(1024)
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), custom("invalidFormat", "sourceKey contains control characters"));
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), custom("invalidFormat", "object keys must not contain control characters"))
+  .refine((v) => !hasDotSegment(v), custom("dotSegment", "object keys must not contain `.` or `..` path segments"));
 
 /** ISO 639 language, optionally a region (`pt-BR`, `es-419`) or script (`zh-Hant`). */
 export const LANGUAGE_CODE = /^[a-z]{2,3}(-([A-Za-z]{2}|[A-Za-z]{4}|\d{3}))?$/;

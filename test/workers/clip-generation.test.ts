@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ClipGenerationResult } from "../../contracts/clips";
 import type { Job } from "../../contracts/job";
 import { call } from "./helpers/api";
+import { clipResult } from "./helpers/results";
 import { cancelUnfinished, fakeRunner, getJob, waitForStatus } from "./helpers/jobs";
 import { testS3 } from "./helpers/s3";
 import { createTenant, type Tenant } from "./helpers/tenant";
@@ -38,40 +38,6 @@ async function createClips(tenant: Tenant, input: Record<string, unknown>): Prom
 }
 
 /** A result as the runner would send it, for the clips the test pretends to have rendered. */
-function clipResult(job: Job, count: number): ClipGenerationResult {
-  const prefix = String(job.input["resolvedOutputPrefix"]);
-  return {
-    layout: "vertical_9_16",
-    layoutReason: "requested",
-    fillStyle: null,
-    category: "interview",
-    categoryConfidence: 0.7,
-    categorySource: "detected",
-    captions: true,
-    sourceDurationSec: 8,
-    candidateCount: 3,
-    engines: {
-      vision: { engine: "local-human", model: "human" },
-      category: { engine: "local-lexicon", model: "lexicon" },
-      renderer: "ffmpeg",
-    },
-    clips: Array.from({ length: count }, (_, i) => ({
-      index: i,
-      start: i * 2,
-      end: i * 2 + 2,
-      durationSec: 2,
-      title: `Clip ${i + 1}`,
-      score: 0.5,
-      scoreParts: { hook: 0.5 },
-      text: `segment number ${i}`,
-      videoKey: `${prefix}x/clip-0${i + 1}.mp4`,
-      posterKey: `${prefix}x/clip-0${i + 1}.jpg`,
-      width: 1080,
-      height: 1920,
-    })),
-  };
-}
-
 describe("clip generation create", () => {
   it("resolves the source from the transcription and the default prefix {defaultOutputPrefix}/{textSourceId}/clips/", async () => {
     const job = await createClips(t, { textSourceId: txt });

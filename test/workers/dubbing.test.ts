@@ -1,9 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import type { LeasedTask } from "../../contracts/runner-protocol";
-import type { DubbingSave } from "../../contracts/services/dubbing";
 import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
 import { call, expectError } from "./helpers/api";
+import { dubbingSave } from "./helpers/results";
 import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
@@ -94,44 +94,6 @@ async function readyVoice(language = "es"): Promise<string> {
 async function sourceKeyOf(): Promise<string> {
   const res = await call<{ source: { sourceKey: string } }>("GET", `/v1/transcriptions/${txt}?layers=segments`, { key: t.projectKey });
   return res.body.data.source.sourceKey;
-}
-
-function dubbingSave(job: Job, o: Partial<DubbingSave> = {}): DubbingSave {
-  const prefix = String(job.input["resolvedOutputPrefix"]);
-  return {
-    translationId: String(job.input["translationId"]),
-    durationSec: 6,
-    artifacts: {
-      rawAudio: `${prefix}raw_audio.flac`,
-      vocals: `${prefix}vocals.flac`,
-      background: `${prefix}background.flac`,
-      speech: `${prefix}speech.es.flac`,
-      mix: `${prefix}mix.es.m4a`,
-      video: `${prefix}dubbed.es.mp4`,
-    },
-    speakers: [
-      {
-        label: "SPEAKER_00",
-        status: "voiced",
-        voiceId: "vce_x",
-        voiceSource: "auto_created",
-        voiceKind: "profile",
-        speechSec: 5,
-        segmentCount: 3,
-      },
-    ],
-    segments: [],
-    engines: {
-      translation: { backend: "apertium", model: "apertium:eng-spa" },
-      diarization: { engine: "local-mfcc", model: "silero-vad-v5+mfcc-ahc" },
-      speech: { engine: "local", model: "espeak-ng 1.51" },
-      separation: { engine: "ffmpeg-filters", method: "duck" },
-    },
-    sync: { maxStartOffsetSec: 0, maxOverrunRatio: 0, durationDeltaSec: 0.01 },
-    loudness: { integratedLufs: -16.1, truePeakDbtp: -2 },
-    timing: { synthesize_speech: 1.2 },
-    ...o,
-  };
 }
 
 const summaryOf = (job: Job) => ({

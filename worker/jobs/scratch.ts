@@ -6,6 +6,7 @@ import { getDb } from "../db/client";
 import { storageConnections } from "../db/schema";
 import type { Env } from "../env";
 import { connectionLocation } from "../storage/connections";
+import { isUnderPrefix } from "../storage/object-keys";
 
 /**
  * Scratch space for artifacts one step hands to a later one (too large to pass through the JobDO):
@@ -34,11 +35,12 @@ export async function projectStorageGrant(env: Env, projectId: string, connectio
 
 /**
  * Deletes the scratch objects the job's steps reported. Only keys under the job's own prefix are
- * touched, whatever a step reported. Best effort: a failure is logged, never fails the job's end
+ * touched, whatever a step reported: compared by path segments, so a key with `.`/`..` segments
+ * (`…/job_x/../../y`) is never one of them. Best effort: a failure is logged, never fails the job's end
  * (an operator may also expire `_media-jobs/scratch/` with a bucket lifecycle rule).
  */
 export async function deleteScratch(env: Env, job: Job, keys: readonly string[]): Promise<void> {
-  const own = keys.filter((k) => k.startsWith(scratchPrefix(job.jobId)));
+  const own = keys.filter((k) => isUnderPrefix(k, scratchPrefix(job.jobId)));
   if (own.length === 0) return;
   try {
     const grant = await storageGrantFor(env, job);

@@ -8,6 +8,7 @@ import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { PLAN_LIMITS } from "../../jobs/credits";
+import { reportedKeysRefusal } from "../../storage/object-keys";
 import { BRAND_LOGO_CALL } from "../../../contracts/branding";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscriptionStep, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
@@ -33,6 +34,17 @@ const saveClips: ResultSink = async ({ db, job }, raw) => {
       },
     };
   const r = parsed.data;
+  const refused = reportedKeysRefusal(
+    "clip",
+    r.clips.flatMap(
+      (c, i) =>
+        [
+          [`clips.${i}.videoKey`, c.videoKey],
+          [`clips.${i}.posterKey`, c.posterKey],
+        ] as const,
+    ),
+  );
+  if (refused) return { ok: false, error: refused };
   const id = String(job.input["clipGenerationId"]);
   await db
     .update(clipGenerations)

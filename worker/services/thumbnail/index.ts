@@ -10,6 +10,7 @@ import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscription, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
 import { defineWorkerService, runnerBase, type ResultSink } from "../types";
 import { DEFAULT_THUMBNAIL_SIZE, resolveThumbnail } from "./resolve";
+import { reportedKeysRefusal } from "../../storage/object-keys";
 
 /**
  * Thumbnails, the Worker's side: create checks (resolve.ts), the transcript hand-over, and the set
@@ -44,6 +45,11 @@ const saveThumbnails: ResultSink = async ({ env, job }, raw) => {
       },
     };
   const r = parsed.data;
+  const refused = reportedKeysRefusal(
+    "thumbnail",
+    r.thumbnails.map((th, i) => [`thumbnails.${i}.key`, th.key] as const),
+  );
+  if (refused) return { ok: false, error: refused };
   const textSourceId = String(job.input["textSourceId"]);
   const append = env.DB.prepare(
     `UPDATE transcripts SET thumbnails = json_insert(thumbnails, '$[#]', json(?1))
