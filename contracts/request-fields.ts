@@ -10,6 +10,26 @@ import { z } from "zod";
 export const custom = (issue: string, message: string) => ({ message, params: { issue } });
 
 export const CUSTOMER_JOB_REF_MAX = 120;
+/** How deep `userMetadata` may nest (the object itself is level 1). */
+export const USER_METADATA_MAX_DEPTH = 32;
+export const USER_METADATA_MAX_BYTES = 16_384;
+
+/**
+ * Whether a parsed JSON value nests deeper than `max` objects/arrays. Walked with an explicit stack,
+ * not recursion: a body of a few hundred KiB can nest hundreds of thousands of levels, which
+ * `JSON.parse` accepts and a recursive walk (or `JSON.stringify`) overflows the stack on.
+ */
+export function jsonDepthExceeds(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [v, depth] = item;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 export const UserMetadataSchema = z
   .object({
@@ -20,7 +40,15 @@ export const UserMetadataSchema = z
       .optional(),
   })
   .catchall(z.unknown())
-  .refine((v) => JSON.stringify(v).length <= 16_384, custom("tooBig", "userMetadata must be at most 16 KiB as JSON"));
+  // Depth first, and aborting: the size rule serialises the value, which a deep one would overflow.
+  .refine((v) => !jsonDepthExceeds(v, USER_METADATA_MAX_DEPTH), {
+    ...custom("tooDeep", `userMetadata may nest at most ${USER_METADATA_MAX_DEPTH} levels`),
+    abort: true,
+  })
+  .refine(
+    (v) => JSON.stringify(v).length <= USER_METADATA_MAX_BYTES,
+    custom("tooBig", `userMetadata must be at most ${USER_METADATA_MAX_BYTES / 1024} KiB as JSON`),
+  );
 
 /**
  * An absolute http(s) URL of at most `maxChars`; whether plain http is allowed, and which hosts, is

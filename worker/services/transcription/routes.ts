@@ -9,6 +9,7 @@ import { glossaryTerms, transcripts } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { conflict, notFound, validationError } from "../../errors";
 import { ok } from "../../http/envelope";
+import { csvListOf } from "../../http/query-lists";
 import { jsonBody, queryWith } from "../../http/validate";
 import { nowIso } from "../../platform/clock";
 import {
@@ -22,20 +23,7 @@ import {
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
-export const TranscriptQuery = z.strictObject({
-  layers: z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((v) => v.trim())
-        .filter(Boolean),
-    )
-    .refine((l) => l.every((v) => (LAYERS as readonly string[]).includes(v)), {
-      message: `layers must be a comma-separated list of: ${LAYERS.join(", ")}`,
-    })
-    .optional(),
-});
+export const TranscriptQuery = z.strictObject({ layers: csvListOf(LAYERS, "layers").optional() });
 
 export const SegmentEditSchema = z.strictObject({
   revision: z.number().int().min(0),
