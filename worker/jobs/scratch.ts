@@ -5,7 +5,7 @@ import { S3Client } from "../../contracts/s3-client";
 import { getDb } from "../db/client";
 import { storageConnections } from "../db/schema";
 import type { Env } from "../env";
-import { connectionLocation } from "../storage/connections";
+import { connectionLocation, StorageConnectionInactive } from "../storage/connections";
 import { isUnderPrefix } from "../storage/object-keys";
 
 /**
@@ -22,7 +22,11 @@ export async function storageGrantFor(env: Env, job: Job): Promise<StorageGrant 
   return projectStorageGrant(env, job.projectId, connectionId, bucket);
 }
 
-/** Access to a bucket through one of the project's connections; null when the connection is gone. */
+/**
+ * Access to a bucket through one of the project's connections; null when the connection is gone.
+ * A deactivated connection throws `StorageConnectionInactive` (the job fails `storage_connection_inactive`):
+ * deactivating stops its credentials from being handed out, also to jobs accepted before.
+ */
 export async function projectStorageGrant(env: Env, projectId: string, connectionId: string, bucket: string): Promise<StorageGrant | null> {
   const conn = await getDb(env.DB)
     .select()
@@ -30,6 +34,7 @@ export async function projectStorageGrant(env: Env, projectId: string, connectio
     .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
     .get();
   if (!conn) return null;
+  if (conn.status !== "active") throw new StorageConnectionInactive(conn.id);
   return { connectionId, bucket, ...(await connectionLocation(conn, env.ENCRYPTION_KEY)) };
 }
 
