@@ -13,7 +13,7 @@ import { jsonBody } from "../http/validate";
 import { nowIso } from "../platform/clock";
 import { seal } from "../platform/crypto";
 import { refusalDetail, storageEndpointRefusal } from "../platform/outbound-url";
-import { connectionLocation, publicConnection } from "../storage/connections";
+import { connectionLocation, connectionSecretSeal, publicConnection } from "../storage/connections";
 
 export const CreateConnectionSchema = z.strictObject({
   name: z.string().min(1).max(120),
@@ -74,8 +74,9 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
         );
       }
     }
+    const id = newId("storageConnection");
     const row = {
-      id: newId("storageConnection"),
+      id,
       projectId: projectOf(p),
       name: body.name,
       endpoint: body.endpoint,
@@ -83,7 +84,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
       forcePathStyle: body.forcePathStyle,
       buckets: body.buckets,
       accessKeyId: body.accessKeyId,
-      secretAccessKeyEnc: await seal(c.env.ENCRYPTION_KEY, body.secretAccessKey),
+      secretAccessKeyEnc: await seal(c.env.ENCRYPTION_KEY, body.secretAccessKey, connectionSecretSeal(id)),
       defaultOutputPrefix: body.defaultOutputPrefix.replace(/\/$/, ""),
       status: "active" as const,
       createdAt: now,

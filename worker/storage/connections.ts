@@ -2,9 +2,12 @@ import type { S3Location } from "../../contracts/s3-client";
 import { StepFailure } from "../../contracts/step-failure";
 import type { storageConnections } from "../db/schema";
 import { validationError } from "../errors";
-import { unseal } from "../platform/crypto";
+import { SEAL_PURPOSES, unseal } from "../platform/crypto";
 
 type ConnectionRow = typeof storageConnections.$inferSelect;
+
+/** A connection's secret key is sealed for its own row. */
+export const connectionSecretSeal = (connectionId: string) => ({ purpose: SEAL_PURPOSES.connectionSecret, rowId: connectionId });
 
 /** The job failure code (contracts/services/types.ts SAFETY_FINAL_CODES) of a job whose connection was deactivated. */
 export const STORAGE_CONNECTION_INACTIVE = "storage_connection_inactive";
@@ -29,7 +32,7 @@ export async function connectionLocation(conn: ConnectionRow, encryptionKey: str
     region: conn.region,
     forcePathStyle: conn.forcePathStyle,
     accessKeyId: conn.accessKeyId,
-    secretAccessKey: await unseal(encryptionKey, conn.secretAccessKeyEnc),
+    secretAccessKey: await unseal(encryptionKey, conn.secretAccessKeyEnc, connectionSecretSeal(conn.id)),
   };
 }
 
