@@ -184,6 +184,8 @@ export const idempotencyKeys = sqliteTable(
     key: text("key").notNull(),
     requestHash: text("request_hash").notNull(),
     state: text("state", { enum: ["in_flight", "done"] }).notNull(),
+    /** The job an in-flight create is making, written just before the JobDO is asked (so a retry can find it). */
+    jobId: text("job_id"),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
     createdAt: text("created_at").notNull(),

@@ -15,6 +15,15 @@ import { listJobs, ListJobsQuerySchema } from "../jobs/list";
 import { jobStub } from "../jobs/stubs";
 import { replayDelivery } from "../jobs/webhook-replay";
 
+/** A job of the project, from its Durable Object (the authority, even before D1 has its row); null when there is none. */
+async function findJob(env: Env, projectId: string, jobId: string): Promise<Job | null> {
+  const job = await jobStub(env, jobId).get();
+  return job && job.projectId === projectId ? job : null;
+}
+
+const logUnrecorded = (jobId: string) => (err: unknown) =>
+  console.error(JSON.stringify({ level: "error", msg: "idempotency: answer not recorded", jobId, error: String(err) }));
+
 async function loadJob(env: Env, projectId: string, jobId: string): Promise<Job> {
   const row = await getDb(env.DB)
     .select({ data: jobs.data })
@@ -32,17 +41,23 @@ export const jobRoutes = new Hono<AppBindings>()
     const key = c.req.header("idempotency-key");
     const timing = c.get("timing");
     if (!key) return ok(c, await createJob(c.env, p, value, timing), {}, 201);
-    const begin = () => beginIdempotent(c.env.DB, projectOf(p), key, raw);
+    const projectId = projectOf(p);
+    const begin = () => beginIdempotent(c.env.DB, projectId, key, raw, (jobId) => findJob(c.env, projectId, jobId));
     const begun = timing ? await timing.time("idempotency", begin) : await begin();
     if (begun.kind === "replay") {
       c.header("Idempotent-Replayed", "true");
       return c.body(begun.body, begun.status as 201, { "content-type": "application/json" });
     }
-    try {
-      const job = await createJob(c.env, p, value, timing);
-      const body = { data: job, metadata: {} };
-      await begun.finish(201, body);
+    if (begun.kind === "recovered") {
+      // An earlier request with this key made the job but its answer was never stored: the job is the answer.
+      const body = { data: begun.job, metadata: {} };
+      await begun.finish(201, body).catch(logUnrecorded(begun.job.jobId));
+      c.header("Idempotent-Replayed", "true");
       return c.json(body, 201);
+    }
+    let job: Job;
+    try {
+      job = await createJob(c.env, p, value, timing, begun);
     } catch (err) {
       // Client errors are final answers and are replayed; anything else frees the key for a retry.
       const status = (err as { status?: number }).status;
@@ -54,6 +69,11 @@ export const jobRoutes = new Hono<AppBindings>()
       }
       throw err;
     }
+    const body = { data: job, metadata: {} };
+    // The job exists and is charged: failing to store the answer must not turn into an error a client
+    // retries. The key still names the job, so a retry with it is answered with this job.
+    await begun.finish(201, body).catch(logUnrecorded(job.jobId));
+    return c.json(body, 201);
   })
   .get("/", async (c) => {
     const p = principalOf(c);
