@@ -255,6 +255,11 @@ export const transcripts = sqliteTable(
     /** Set by the edit that won a revision, so only its layer write lands (see replaceSegments). */
     editNonce: text("edit_nonce"),
     segmentCount: integer("segment_count").notNull().default(0),
+    /**
+     * Which glossary the stored `glossary` layer was built with (worker/transcripts/glossary.ts
+     * `glossaryStamp`); a layer whose stamp is not the project's current one is rebuilt before it is read.
+     */
+    glossaryStamp: text("glossary_stamp"),
     thumbnails: text("thumbnails", { mode: "json" })
       .$type<unknown[]>()
       .notNull()
