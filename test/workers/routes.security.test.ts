@@ -315,10 +315,6 @@ describe("operator and runner routes", () => {
   it.each(secretRoutes.flatMap((r) => wrong.map((k) => ({ ...r, ...k }))))("$name: $kind is 401", async ({ method, path, key }) => {
     expectError(await call(method, path, { key: key(), ...(method === "GET" ? {} : { body: {} }) }), 401, "unauthorized");
   });
-
-  it("the runner token does not open admin routes", async () => {
-    expectError(await call("GET", "/admin/v1/settings", { key: env.RUNNER_TOKEN }), 401, "unauthorized");
-  });
 });
 
 describe("voice_creation through POST /v1/jobs", () => {
