@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ObjectKeySchema } from "./request-fields";
 
 /**
  * A project's branding, used where a render shows the customer's brand (the `branding` fill of
@@ -10,7 +11,7 @@ export const HexColorSchema = z.string().regex(/^#[0-9a-fA-F]{6}$/, { message: "
 export const BrandLogoSchema = z.strictObject({
   connectionId: z.string().min(1),
   bucket: z.string().min(1),
-  key: z.string().min(1).max(1024),
+  key: ObjectKeySchema,
 });
 
 export const ProjectBrandingSchema = z.strictObject({

@@ -10,6 +10,26 @@ import { z } from "zod";
 export const custom = (issue: string, message: string) => ({ message, params: { issue } });
 
 export const CUSTOMER_JOB_REF_MAX = 120;
+/** How deep `userMetadata` may nest (the object itself is level 1). */
+export const USER_METADATA_MAX_DEPTH = 32;
+export const USER_METADATA_MAX_BYTES = 16_384;
+
+/**
+ * Whether a parsed JSON value nests deeper than `max` objects/arrays. Walked with an explicit stack,
+ * not recursion: a body of a few hundred KiB can nest hundreds of thousands of levels, which
+ * `JSON.parse` accepts and a recursive walk (or `JSON.stringify`) overflows the stack on.
+ */
+export function jsonDepthExceeds(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [v, depth] = item;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 export const UserMetadataSchema = z
   .object({
@@ -20,7 +40,15 @@ export const UserMetadataSchema = z
       .optional(),
   })
   .catchall(z.unknown())
-  .refine((v) => JSON.stringify(v).length <= 16_384, custom("tooBig", "userMetadata must be at most 16 KiB as JSON"));
+  // Depth first, and aborting: the size rule serialises the value, which a deep one would overflow.
+  .refine((v) => !jsonDepthExceeds(v, USER_METADATA_MAX_DEPTH), {
+    ...custom("tooDeep", `userMetadata may nest at most ${USER_METADATA_MAX_DEPTH} levels`),
+    abort: true,
+  })
+  .refine(
+    (v) => JSON.stringify(v).length <= USER_METADATA_MAX_BYTES,
+    custom("tooBig", `userMetadata must be at most ${USER_METADATA_MAX_BYTES / 1024} KiB as JSON`),
+  );
 
 /**
  * An absolute http(s) URL of at most `maxChars`; whether plain http is allowed, and which hosts, is
@@ -64,11 +92,21 @@ export const OutputPrefixSchema = z
   )
   .refine((v) => !/[\u0000-\u001f\u007f\\]/.test(v), custom("invalidFormat", "outputPrefix contains control characters or backslashes"));
 
+/**
+ * Whether a key has a `.` or `..` path segment. A URL carries such a segment as a path step: with
+ * path-style addressing `bucket/../other/key` is normalised to `other/key`, another bucket than the
+ * one the connection allows (and `a/./b` to `a/b`, another key). No key a client names or a runner
+ * reports may have one.
+ */
+export const hasDotSegment = (key: string): boolean => key.split("/").some((s) => s === "." || s === "..");
+
+/** An object key a client names (a source, a sample, a logo): printable, without dot segments. */
 export const ObjectKeySchema = z
   .string()
   .min(1)
   .max(1024)
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), custom("invalidFormat", "sourceKey contains control characters"));
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), custom("invalidFormat", "object keys must not contain control characters"))
+  .refine((v) => !hasDotSegment(v), custom("dotSegment", "object keys must not contain `.` or `..` path segments"));
 
 /** ISO 639 language, optionally a region (`pt-BR`, `es-419`) or script (`zh-Hant`). */
 export const LANGUAGE_CODE = /^[a-z]{2,3}(-([A-Za-z]{2}|[A-Za-z]{4}|\d{3}))?$/;

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
-import { authenticate } from "./auth/middleware";
+import { guard } from "./auth/guard";
 import { consoleBodyLimit, consolePageHeaders } from "./console/page-headers";
 import { consolePages } from "./console/routes";
 import type { AppBindings } from "./env";
@@ -67,8 +67,12 @@ export function buildApp() {
   );
   app.get("/healthz", (c) => c.json({ data: { ok: true }, metadata: {} }));
 
-  // Public routes, mounted before authentication: the policy endpoint, the API's own description,
-  // and console sign-in and invitation acceptance (how a person gets a session).
+  // Before the guard, so the create's phases include authentication.
+  app.on("POST", "/v1/jobs", serverTiming);
+  // Every /v1 route's key kind and permission, from the one access table (worker/auth/route-access.ts);
+  // public routes (the policy, the API's own description, console sign-in and invitation acceptance)
+  // are marked so there.
+  app.use("/v1/*", guard);
   app.route("/v1/jobs/policy", routes.policy);
   app.route("/", openApiRoutes);
   app.route("/v1/console", routes.consolePublic);
@@ -80,9 +84,6 @@ export function buildApp() {
     consolePages((request, env, ctx) => app.fetch(request, env, ctx)),
   );
 
-  // Before authentication, so the create's phases include it.
-  app.on("POST", "/v1/jobs", serverTiming);
-  app.use("/v1/*", authenticate);
   app.route("/v1/jobs", routes.jobs);
   app.route("/v1/workspace", routes.workspace);
   app.route("/v1/projects", routes.projects);

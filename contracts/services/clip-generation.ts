@@ -33,7 +33,7 @@ const ClipGenerationBucketInputSchema = z.strictObject({
 /**
  * `s3_presigned` (contracts/presigned.ts): the video's GET URL and the variable-count scheme's lists:
  * clip *n* (in the order of the result's clips) goes to `video[n-1]` and its poster to `poster[n-1]`.
- * Each list must hold at least the job's effective `maxClips` (checked at create: `tooFewOutputUrls`).
+ * Each list must hold exactly the job's effective `maxClips` (checked at create: `tooFewOutputUrls`, `tooManyOutputUrls`).
  */
 const ClipGenerationPresignedInputSchema = z.strictObject({
   textSourceId: Id("txt_"),

@@ -69,6 +69,8 @@ export const SAFETY_FINAL_CODES = [
   "redirect_refused",
   "processing_timeout",
   "storage_endpoint_refused",
+  /** The job's storage connection was deactivated after create: its credentials are no longer used. */
+  "storage_connection_inactive",
 ] as const;
 
 /** The runner had too little free disk for the source: another runner may have the room, so it is retried. */

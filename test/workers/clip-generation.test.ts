@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { call, expectError } from "./helpers/api";
+import { clipResult } from "./helpers/results";
 import { cancelUnfinished, fakeRunner, getJob, waitForStatus } from "./helpers/jobs";
 import { testS3 } from "./helpers/s3";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
-import { clipResult } from "./helpers/clips";
 
 /**
  * Clip generation through the Worker: create (options applied, credits, the record), the in-Worker

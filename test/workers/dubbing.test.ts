@@ -3,9 +3,9 @@ import type { Job } from "../../contracts/job";
 import { SPEECH_SYNTHESIS_DEFAULT_MODELS } from "../../contracts/model-refs";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import type { LeasedTask } from "../../contracts/runner-protocol";
-import type { DubbingSave } from "../../contracts/services/dubbing";
 import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
 import { call, expectError } from "./helpers/api";
+import { dubbingSave } from "./helpers/results";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
@@ -103,45 +103,6 @@ async function createVoice(language = "es"): Promise<{ voiceId: string; job: Job
 async function sourceKeyOf(): Promise<string> {
   const res = await call<{ source: { sourceKey: string } }>("GET", `/v1/transcriptions/${txt}?layers=segments`, { key: t.projectKey });
   return res.body.data.source.sourceKey;
-}
-
-/** The record as the runner saves it: its files under the job's prefix, SPEAKER_00 voiced by `voiceId` (one the job made). */
-function dubbingSave(job: Job, voiceId: string, o: Partial<DubbingSave> = {}): DubbingSave {
-  const prefix = String(job.input["resolvedOutputPrefix"]);
-  return {
-    translationId: String(job.input["translationId"]),
-    durationSec: 6,
-    artifacts: {
-      rawAudio: `${prefix}raw_audio.flac`,
-      vocals: `${prefix}vocals.flac`,
-      background: `${prefix}background.flac`,
-      speech: `${prefix}speech.es.flac`,
-      mix: `${prefix}mix.es.m4a`,
-      video: `${prefix}dubbed.es.mp4`,
-    },
-    speakers: [
-      {
-        label: "SPEAKER_00",
-        status: "voiced",
-        voiceId,
-        voiceSource: "auto_created",
-        voiceKind: "profile",
-        speechSec: 5,
-        segmentCount: 3,
-      },
-    ],
-    segments: [],
-    engines: {
-      translation: { backend: "apertium", model: "apertium:eng-spa" },
-      diarization: { engine: "local-mfcc", model: "silero-vad-v5+mfcc-ahc" },
-      speech: { engine: "local", model: "espeak-ng 1.51" },
-      separation: { engine: "ffmpeg-filters", method: "duck" },
-    },
-    sync: { maxStartOffsetSec: 0, maxOverrunRatio: 0, durationDeltaSec: 0.01 },
-    loudness: { integratedLufs: -16.1, truePeakDbtp: -2 },
-    timing: { synthesize_speech: 1.2 },
-    ...o,
-  };
 }
 
 const summaryOf = (job: Job) => ({

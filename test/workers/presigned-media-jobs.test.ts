@@ -2,19 +2,21 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import type { Job } from "../../contracts/job";
 import { flattenOutputUrls, HANDOVER_TRANSCRIPT_CALL } from "../../contracts/presigned";
+import { PROBE_CONCURRENCY } from "../../worker/services/shared/presigned-checks";
 import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
+import { clipResult } from "./helpers/results";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript, TRANSCRIPTION_HANDLER, transcriptionResult, usage } from "./helpers/transcripts";
 import { presign, transcriptOutputUrls } from "../support/presign";
-import { clipResult } from "./helpers/clips";
 
 /**
  * `s3_presigned` for the services beyond transcription (docs/api.md, "Presigned sources and
  * outputs"): the same create-time probes, redaction and sealed runner grant, the variable-count
- * scheme (a list of URLs per kind of file, `tooFewOutputUrls` when a list is shorter than the job may
- * write), and the transcript handed over without a bucket.
+ * scheme (a list of URLs per kind of file, exactly as long as the job may write: `tooFewOutputUrls`
+ * and `tooManyOutputUrls`), probes bounded in number and in flight, and the transcript handed over
+ * without a bucket.
  */
 
 let t: Tenant;
@@ -110,6 +112,20 @@ describe("thumbnails with presigned URLs", () => {
     expect(res.body.data.segments).toHaveLength(3);
   });
 
+  it("more frame URLs than nonAiThumbnailCount is refused with 422 tooManyOutputUrls before any URL is probed", async () => {
+    const req = await thumbnailRequest(1, 2);
+    const extra = await putUrls("frame", 3);
+    const { result, gets, puts } = await probesDuring(() =>
+      create("thumbnail", {
+        ...req,
+        outputUrls: { ...req.outputUrls, frames: [...req.outputUrls.frames, ...extra] },
+      }),
+    );
+    expectError(result, 422, "validationError");
+    expect(result.body.error?.details).toEqual([{ path: "input.outputUrls.frames", issue: "tooManyOutputUrls" }]);
+    expect([...gets, ...puts]).toEqual([]);
+  });
+
   it("fewer cover URLs than thumbnailCount is refused with 422 tooFewOutputUrls", async () => {
     const req = await thumbnailRequest(1, 1);
     const res = await create("thumbnail", { ...req, options: { thumbnailCount: 2, nonAiThumbnailCount: 1 } });
@@ -159,6 +175,51 @@ describe("clip generation with presigned URLs", () => {
     expect(res.body.error?.details).toEqual([{ path: "result.clips.0.videoKey", issue: "notJobOutput" }]);
     expect((await fakeRunner.complete(task, clipResult(job, 1) as unknown as Record<string, unknown>)).status).toBe(200);
     await waitForStatus(t, job.jobId, "completed");
+  });
+
+  it("a list longer than the effective maxClips is refused with 422 tooManyOutputUrls before any URL is probed", async () => {
+    const req = await clipRequest(2);
+    const extra = await putUrls("clip", 58);
+    const { result, gets, puts } = await probesDuring(() =>
+      create("clip_generation", { ...req, outputUrls: { ...req.outputUrls, video: [...req.outputUrls.video, ...extra] } }),
+    );
+    expectError(result, 422, "validationError");
+    expect(result.body.error?.message).toBe("outputUrls.video holds 60 URLs; the job writes at most 2 (the effective maxClips): send 2");
+    expect(result.body.error?.details).toEqual([{ path: "input.outputUrls.video", issue: "tooManyOutputUrls" }]);
+    expect([...gets, ...puts]).toEqual([]);
+  });
+
+  it("a list sized for a maxClips above the plan's cap is refused: the job can use only the cap's worth", async () => {
+    const req = await clipRequest(31);
+    const res = await create("clip_generation", req);
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual([{ path: "input.outputUrls.video", issue: "tooManyOutputUrls" }]);
+  });
+
+  it(`probes at most ${PROBE_CONCURRENCY} URLs at once, and each URL once`, async () => {
+    let inFlight = 0;
+    let most = 0;
+    const seen: string[] = [];
+    const real = globalThis.fetch.bind(globalThis);
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      // Only the presigned probes are held back (the transcript's own source is read header-signed, with no query).
+      if (typeof input !== "string" || !input.startsWith(s3().endpoint) || !input.includes("X-Amz-Signature=")) return real(input, init);
+      seen.push(input);
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      // The source probe's ranged GET is answered as a store answers it: the byte asked for, and the size.
+      const ranged = new Headers(init?.headers).has("range");
+      return ranged
+        ? new Response("x", { status: 206, headers: { "content-range": "bytes 0-0/1000" } })
+        : new Response(null, { status: 200 });
+    });
+    const req = await clipRequest(12);
+    const res = await create("clip_generation", req);
+    vi.restoreAllMocks();
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(most).toBeLessThanOrEqual(PROBE_CONCURRENCY);
+    expect(seen.sort()).toEqual([req.sourceUrl, ...req.outputUrls.video, ...req.outputUrls.poster].sort());
   });
 
   it("without maxClips, the plan's default decides how many URLs each list needs", async () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import type { ThumbnailResult } from "../../contracts/thumbnails";
 import { call, expectError } from "./helpers/api";
+import { thumbnailResult } from "./helpers/results";
 import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
@@ -37,41 +38,6 @@ async function createThumbnails(tenant: Tenant, input: Record<string, unknown>):
 }
 
 /** A result as the runner would send it: `covers` covers and `frames` frame picks. */
-function thumbnailResult(job: Job, covers: number, frames: number): ThumbnailResult {
-  const prefix = `${String(job.input["resolvedOutputPrefix"])}${job.jobId}/`;
-  const size = job.input["size"] as { width: number; height: number };
-  const entry = (kind: "cover" | "frame", n: number) => ({
-    thumbnailId: `${job.jobId}-${kind}-${n}`,
-    jobId: job.jobId,
-    kind,
-    bucket: String(job.input["bucket"]),
-    key: `${prefix}${kind}-${n}.jpg`,
-    ...size,
-    bytes: 1000,
-    frameTimeSec: n,
-    engine: kind === "cover" ? "local-compositor" : "frame-selector",
-    model: "m",
-    engineKind: kind === "cover" ? ("compositor" as const) : ("frame" as const),
-    prompt: null,
-    title: kind === "cover" ? "A title" : null,
-    scores: null,
-    details: {},
-    createdAt: new Date().toISOString(),
-  });
-  return {
-    size,
-    sourceDurationSec: 8,
-    candidateCount: 12,
-    title: "A title",
-    keywords: ["title"],
-    engines: { image: { engine: "local-compositor", model: "compositor-1", kind: "compositor" }, vision: null },
-    thumbnails: [
-      ...Array.from({ length: covers }, (_, i) => entry("cover", i + 1)),
-      ...Array.from({ length: frames }, (_, i) => entry("frame", i + 1)),
-    ],
-  };
-}
-
 async function runToCompletion(tenant: Tenant, job: Job, covers: number, frames: number): Promise<Job> {
   const task = await fakeRunner.leaseWhenReady(job.jobId, HANDLER);
   const result = thumbnailResult(job, covers, frames) as unknown as Record<string, unknown>;

@@ -1,11 +1,20 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import type { Job } from "../../contracts/job";
+import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import { MAX_OUTBOX_EVENTS, MAX_OUTBOX_SENDS } from "../../durable-objects/job-do";
 import type { WebhookMessage } from "../../queues/messages";
 import { presign } from "../support/presign";
 import { call } from "./helpers/api";
-import { cancelUnfinished, fakeRunnerWith, submitTranscription, useTestPipeline, waitFor, waitForStatus } from "./helpers/jobs";
+import {
+  cancelUnfinished,
+  fakeRunnerWith,
+  patchSettings,
+  submitTranscription,
+  useTestPipeline,
+  waitFor,
+  waitForStatus,
+} from "./helpers/jobs";
 import { jobDO } from "./helpers/machinery";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
@@ -72,7 +81,7 @@ async function clipJobWithLongUrls(n: number): Promise<Job> {
     textSourceId: txt,
     sourceUrl: await presign(s3, "GET", "media-test", await putSource(`${unique("presigned")}/talk.mp4`)),
     outputUrls: { video: await urls("clip"), poster: await urls("poster") },
-    options: { maxClips: 2 },
+    options: { maxClips: n },
   };
   const res = await call<Job>("POST", "/v1/jobs", { key: t.projectKey, body: { serviceType: "clip_generation", input } });
   expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
@@ -81,6 +90,9 @@ async function clipJobWithLongUrls(n: number): Promise<Job> {
 
 describe("webhook events of a job with a large input", () => {
   it("a presigned clip job with 64 long URLs per list (an input over 128 KB) gets its webhooks, the payload carrying the whole input", async () => {
+    // A list holds no more URLs than the job can write: an operator who allows 64 clips a job allows such inputs.
+    const plans = DEFAULT_SETTINGS.policy.clip_generation;
+    await patchSettings({ policy: { clip_generation: { ...plans, enterprise: { ...plans.enterprise, maxClipsCap: 64 } } } });
     const sent = vi.spyOn(globalThis, "fetch");
     const job = await clipJobWithLongUrls(64);
     expect(JSON.stringify(job.input).length).toBeGreaterThan(128_000);

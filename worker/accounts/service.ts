@@ -6,7 +6,7 @@ import { PROJECT_PERMISSIONS, WORKSPACE_PERMISSIONS } from "../auth/permissions"
 import type { Db } from "../db/client";
 import { apiKeys, projects, workspaces } from "../db/schema";
 import { nowIso } from "../platform/clock";
-import { seal, unseal } from "../platform/crypto";
+import { SEAL_PURPOSES, seal, unseal } from "../platform/crypto";
 
 /** Account operations shared by the public routes and the operator's admin routes. */
 
@@ -72,18 +72,21 @@ export async function createKey(
 }
 
 const newWebhookSecret = () => "whsec_" + btoa(randomToken(32));
+/** Both webhook secret columns seal for the same purpose: a rotation moves the current value to the previous column. */
+const webhookSecretSeal = (projectId: string) => ({ purpose: SEAL_PURPOSES.webhookSecret, rowId: projectId });
 
 /** How long the secret before a rotation keeps signing deliveries beside the new one. */
 export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export async function createProject(db: Db, encryptionKey: string, workspaceId: string, name: string, webhookUrl: string | null) {
   const secret = newWebhookSecret();
+  const id = newId("project");
   const row = {
-    id: newId("project"),
+    id,
     workspaceId,
     name,
     webhookUrl,
-    webhookSecretEnc: await seal(encryptionKey, secret),
+    webhookSecretEnc: await seal(encryptionKey, secret, webhookSecretSeal(id)),
     webhookSecretPreviousEnc: null,
     webhookSecretPreviousUntil: null,
     branding: null,
@@ -116,9 +119,9 @@ export async function projectWebhookSecrets(
 ): Promise<{ url: string | null; secrets: string[] } | null> {
   const p = await db.select().from(projects).where(eq(projects.id, projectId)).get();
   if (!p) return null;
-  const secrets = [await unseal(encryptionKey, p.webhookSecretEnc)];
+  const secrets = [await unseal(encryptionKey, p.webhookSecretEnc, webhookSecretSeal(p.id))];
   if (p.webhookSecretPreviousEnc && p.webhookSecretPreviousUntil && Date.parse(p.webhookSecretPreviousUntil) > Date.now()) {
-    secrets.push(await unseal(encryptionKey, p.webhookSecretPreviousEnc));
+    secrets.push(await unseal(encryptionKey, p.webhookSecretPreviousEnc, webhookSecretSeal(p.id)));
   }
   return { url: p.webhookUrl, secrets };
 }
@@ -130,7 +133,7 @@ export async function rotateWebhookSecret(db: Db, encryptionKey: string, project
   const rows = await db
     .update(projects)
     .set({
-      webhookSecretEnc: await seal(encryptionKey, secret),
+      webhookSecretEnc: await seal(encryptionKey, secret, webhookSecretSeal(project.id)),
       webhookSecretPreviousEnc: project.webhookSecretEnc,
       webhookSecretPreviousUntil: previousUntil,
     })

@@ -9,16 +9,18 @@ import { checkCsrf, readSessionCookie, touchSession } from "../console/session";
 import { KEY_PREFIX, looksLikeKey } from "./keys";
 import { grants, type Permission } from "./permissions";
 import type { Principal } from "./principal";
+import type { RouteRule } from "./route-access";
 
 const MISSING = "missing Authorization header; send `Authorization: Bearer <API_KEY>`";
 
 /**
- * Resolves `Authorization: Bearer <key>` into a Principal, or answers 401 in the envelope. Without an
+ * Resolves `Authorization: Bearer <key>` into a Principal, or throws 401 in the envelope. Without an
  * Authorization header, the console session cookie is accepted instead (console sessions only); such a
  * request that changes state must also pass the CSRF check (worker/console/session.ts). Bearer
- * requests are not affected by CSRF: a browser never attaches that header on its own.
+ * requests are not affected by CSRF: a browser never attaches that header on its own. The guard
+ * (worker/auth/guard.ts) calls it for every `/v1` route the access table does not mark public.
  */
-export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
+export async function resolvePrincipal(c: Context<AppBindings>): Promise<Principal> {
   const header = c.req.header("authorization");
   const cookie = header ? undefined : readSessionCookie(c);
   if (!header && !cookie) throw unauthorized(MISSING);
@@ -52,7 +54,7 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   if (row.key.idleExpiresAt && row.key.idleExpiresAt < now) throw unauthorized("console session has expired after a period of inactivity");
   if (!header) await checkCsrf(c, row.key.csrfHash);
   await touchSession(db, row.key);
-  const principal: Principal = {
+  return {
     keyKind: row.key.kind,
     keyId: row.key.id,
     keyName: row.key.name,
@@ -63,28 +65,42 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
     userId: row.key.userId,
     userHandle: row.key.userHandle,
   };
-  c.set("auth", principal);
-  await next();
-};
+}
 
-type Need = { key: "project" | "workspace" | "any" | "console"; permission?: Permission };
+/** 403 unless the key holds the permission (directly, by `resource:*`, or by `*`). */
+export function requirePermission(p: Principal, permission: Permission): void {
+  if (grants(p.permissions, permission)) return;
+  throw new ApiError("forbidden", `API key lacks permission ${permission}`, [
+    { path: "authorization", issue: `missingPermission:${permission}` },
+  ]);
+}
 
 /**
- * Route guard: the key kind first (a workspace key cannot submit jobs), then the permission.
- * Console sessions act for one project, so they pass where a project key does.
+ * The route's rule against the caller: the key kind first (a workspace key cannot submit jobs), then
+ * the permission. Console sessions act for one project, so they pass where a project key does.
  */
-export function requireAuth(c: Context<AppBindings>, need: Need): Principal {
+export function authorize(p: Principal, rule: Exclude<RouteRule, { access: "public" }>): void {
+  switch (rule.access) {
+    case "project":
+      if (p.keyKind === "workspace") throw forbidden("this route needs a project API key (sk_prj_…); workspace keys cannot use it");
+      return requirePermission(p, rule.permission);
+    case "console":
+      if (p.keyKind !== "console") throw forbidden("this route is available to console sessions only");
+      if (rule.permission) requirePermission(p, rule.permission);
+      return;
+    case "workspace":
+      if (p.keyKind !== "workspace") throw forbidden("this route needs a workspace API key (sk_wsp_…)");
+      return requirePermission(p, rule.permission);
+    case "anyKey":
+      if (p.keyKind === "workspace" && rule.workspacePermission) requirePermission(p, rule.workspacePermission);
+      return;
+  }
+}
+
+/** The caller the guard authenticated; only routes the access table marks public have none. */
+export function principalOf(c: Context<AppBindings>): Principal {
   const p = c.get("auth");
   if (!p) throw unauthorized(MISSING);
-  if (need.key === "project" && p.keyKind === "workspace")
-    throw forbidden("this route needs a project API key (sk_prj_…); workspace keys cannot use it");
-  if (need.key === "workspace" && p.keyKind !== "workspace") throw forbidden("this route needs a workspace API key (sk_wsp_…)");
-  if (need.key === "console" && p.keyKind !== "console") throw forbidden("this route is available to console sessions only");
-  if (need.permission && !grants(p.permissions, need.permission)) {
-    throw new ApiError("forbidden", `API key lacks permission ${need.permission}`, [
-      { path: "authorization", issue: `missingPermission:${need.permission}` },
-    ]);
-  }
   return p;
 }
 

@@ -203,6 +203,8 @@ export const idempotencyKeys = sqliteTable(
     key: text("key").notNull(),
     requestHash: text("request_hash").notNull(),
     state: text("state", { enum: ["in_flight", "done"] }).notNull(),
+    /** The job an in-flight create is making, written just before the JobDO is asked (so a retry can find it). */
+    jobId: text("job_id"),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
     createdAt: text("created_at").notNull(),
@@ -293,6 +295,11 @@ export const transcripts = sqliteTable(
     /** Set by the edit that won a revision, so only its layer write lands (see replaceSegments). */
     editNonce: text("edit_nonce"),
     segmentCount: integer("segment_count").notNull().default(0),
+    /**
+     * Which glossary the stored `glossary` layer was built with (worker/transcripts/glossary.ts
+     * `glossaryStamp`); a layer whose stamp is not the project's current one is rebuilt before it is read.
+     */
+    glossaryStamp: text("glossary_stamp"),
     thumbnails: text("thumbnails", { mode: "json" })
       .$type<unknown[]>()
       .notNull()

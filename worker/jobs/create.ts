@@ -53,13 +53,33 @@ function searchColumns(job: Job): { userSearch: string; inputSearch: string } {
 }
 
 /**
+ * What an idempotent create (worker/jobs/idempotency.ts) learns of the job as it is made: its id,
+ * recorded before the Durable Object is asked, and released again if the job was not made.
+ */
+export interface JobIdClaim {
+  claim(jobId: string): Promise<void>;
+  release(): Promise<void>;
+}
+
+/**
  * POST /v1/jobs, in this order (docs/api.md, "Create: order of checks"): the body (zod), the
  * references (the service's checks, no charge), whether the service's pipeline is built, the quota,
  * the S3 probes, then the atomic charge. The job is then handed to its Durable Object, which mirrors
- * it to D1 and puts it on the queue. A failure after charging refunds. Each phase is timed into
- * `timing` (the route answers it as Server-Timing).
+ * it to D1 and puts it on the queue. Each phase is timed into `timing` (the route answers it as
+ * Server-Timing).
+ *
+ * A failure after charging refunds and removes the records made with the job, but only once it is
+ * known that no job was made: when the Durable Object's answer is lost, the object is asked whether
+ * it holds the job (then the create succeeded after all). When even that cannot be told, the charge
+ * and records stay (a job may be running on them) and the error is answered.
  */
-export async function createJob(env: Env, principal: Principal, body: unknown, timing = new ServerTiming()): Promise<Job> {
+export async function createJob(
+  env: Env,
+  principal: Principal,
+  body: unknown,
+  timing = new ServerTiming(),
+  idempotency?: JobIdClaim,
+): Promise<Job> {
   const req = parseCreateRequest(body);
   const db = getDb(env.DB);
   const settings = await timing.time("settings", () => loadSettings(db));
@@ -89,10 +109,12 @@ export async function createJob(env: Env, principal: Principal, body: unknown, t
     charge(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits),
   );
 
+  const jobId = newId("job");
+  let askedDurableObject = false;
   try {
+    if (idempotency) await timing.time("claim", () => idempotency.claim(jobId));
     const now = nowIso();
     const actor = actorOf(principal);
-    const jobId = newId("job");
     const job: Job = {
       jobId,
       serviceType: req.serviceType,
@@ -129,12 +151,27 @@ export async function createJob(env: Env, principal: Principal, body: unknown, t
     };
     const record = resolved.record;
     if (record) await timing.time("record", () => record.insert(jobId, now));
+    askedDurableObject = true;
     const created = await timing.time("do", () => jobStub(env, jobId).create(job, steps, searchColumns(job)));
     for (const [name, ms] of Object.entries(created.timings)) timing.add(`do.${name}`, ms);
     return created.job;
   } catch (err) {
+    const made = askedDurableObject ? await madeAfterAll(env, jobId) : "no";
+    if (made === "unknown") throw err;
+    if (made !== "no") return made;
     await refund(env.DB, charged);
     await resolved.record?.remove();
+    await idempotency?.release();
     throw err;
+  }
+}
+
+/** Whether the Durable Object holds the job although its answer to `create` was an error. */
+async function madeAfterAll(env: Env, jobId: string): Promise<Job | "no" | "unknown"> {
+  try {
+    return (await jobStub(env, jobId).get()) ?? "no";
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", msg: "create: cannot tell whether the job was made", jobId, error: String(err) }));
+    return "unknown";
   }
 }

@@ -1,20 +1,7 @@
 import { z } from "zod";
 import { JOB_STATUSES, SERVICE_TYPES } from "../../contracts/service-types";
 import type { Job } from "../../contracts/job";
-
-const csvOf = <T extends string>(values: readonly T[], what: string) =>
-  z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((v) => v.trim())
-        .filter(Boolean),
-    )
-    .refine((list) => list.every((v) => (values as readonly string[]).includes(v)), {
-      message: `${what} must be a comma-separated list of: ${values.join(", ")}`,
-      params: { issue: "invalidValue" },
-    });
+import { csvListOf } from "../http/query-lists";
 
 const intParam = (def: number, min: number, max: number, name: string) =>
   z
@@ -39,8 +26,8 @@ export const ListJobsQuerySchema = z.strictObject({
   customerJobRef: z.string().min(1).max(120).optional(),
   user: z.string().min(1).max(256).optional(),
   input: z.string().min(1).max(1024).optional(),
-  statuses: csvOf(JOB_STATUSES, "statuses").optional(),
-  serviceTypes: csvOf(SERVICE_TYPES, "serviceTypes").optional(),
+  statuses: csvListOf(JOB_STATUSES, "statuses").optional(),
+  serviceTypes: csvListOf(SERVICE_TYPES, "serviceTypes").optional(),
   sort: z.enum(["jobId", "service", "status", "user", "created"]).default("created"),
   sortDir: z.enum(["asc", "desc"]).default("desc"),
 });

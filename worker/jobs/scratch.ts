@@ -5,7 +5,8 @@ import { S3Client } from "../../contracts/s3-client";
 import { getDb } from "../db/client";
 import { storageConnections } from "../db/schema";
 import type { Env } from "../env";
-import { connectionLocation } from "../storage/connections";
+import { connectionLocation, StorageConnectionInactive } from "../storage/connections";
+import { isUnderPrefix } from "../storage/object-keys";
 
 /**
  * Scratch space for artifacts one step hands to a later one (too large to pass through the JobDO):
@@ -21,7 +22,11 @@ export async function storageGrantFor(env: Env, job: Job): Promise<StorageGrant 
   return projectStorageGrant(env, job.projectId, connectionId, bucket);
 }
 
-/** Access to a bucket through one of the project's connections; null when the connection is gone. */
+/**
+ * Access to a bucket through one of the project's connections; null when the connection is gone.
+ * A deactivated connection throws `StorageConnectionInactive` (the job fails `storage_connection_inactive`):
+ * deactivating stops its credentials from being handed out, also to jobs accepted before.
+ */
 export async function projectStorageGrant(env: Env, projectId: string, connectionId: string, bucket: string): Promise<StorageGrant | null> {
   const conn = await getDb(env.DB)
     .select()
@@ -29,16 +34,18 @@ export async function projectStorageGrant(env: Env, projectId: string, connectio
     .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
     .get();
   if (!conn) return null;
+  if (conn.status !== "active") throw new StorageConnectionInactive(conn.id);
   return { connectionId, bucket, ...(await connectionLocation(conn, env.ENCRYPTION_KEY)) };
 }
 
 /**
  * Deletes the scratch objects the job's steps reported. Only keys under the job's own prefix are
- * touched, whatever a step reported. Best effort: a failure is logged, never fails the job's end
+ * touched, whatever a step reported: compared by path segments, so a key with `.`/`..` segments
+ * (`…/job_x/../../y`) is never one of them. Best effort: a failure is logged, never fails the job's end
  * (an operator may also expire `_media-jobs/scratch/` with a bucket lifecycle rule).
  */
 export async function deleteScratch(env: Env, job: Job, keys: readonly string[]): Promise<void> {
-  const own = keys.filter((k) => k.startsWith(scratchPrefix(job.jobId)));
+  const own = keys.filter((k) => isUnderPrefix(k, scratchPrefix(job.jobId)));
   if (own.length === 0) return;
   try {
     const grant = await storageGrantFor(env, job);

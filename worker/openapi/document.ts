@@ -77,7 +77,7 @@ export const SECURITY_SCHEMES = {
 
 const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
   public: [],
-  // requireAuth lets a console session act for its project wherever a project key may.
+  // The guard lets a console session act for its project wherever a project key may.
   project: [{ projectKey: [] }, { consoleSession: [] }, { consoleCookie: [] }],
   workspace: [{ workspaceKey: [] }],
   anyKey: [{ projectKey: [] }, { workspaceKey: [] }, { consoleSession: [] }, { consoleCookie: [] }],

@@ -7,7 +7,7 @@ import type { ErrorCode } from "../errors";
  * security) so every description stays a few lines of facts about its route.
  */
 
-/** Who may call a route: the key kind `requireAuth` asks for, the operator/runner secrets, or nobody. */
+/** Who may call a route: its rule in worker/auth/route-access.ts (the guard enforces it), the operator/runner secrets, or nobody. */
 export type Access = "public" | "project" | "workspace" | "anyKey" | "console" | "admin" | "runner";
 
 export type HttpMethod = "get" | "post" | "patch" | "put" | "delete";
@@ -20,7 +20,7 @@ export interface OperationDoc {
   summary: string;
   description?: string;
   access: Access;
-  /** The permission `requireAuth` checks, shown beside the security requirement. */
+  /** The permission the access table gives the route, shown beside the security requirement. */
   permission?: string;
   /** The schema the handler passes to `queryWith` (a zod object). */
   query?: z.ZodObject;

@@ -13,7 +13,7 @@ import {
   rotateWebhookSecret,
   publicProject,
 } from "../accounts/service";
-import { requireAuth } from "../auth/middleware";
+import { principalOf } from "../auth/middleware";
 import { PROJECT_PERMISSIONS, ProjectGrantSchema } from "../auth/permissions";
 import { getDb } from "../db/client";
 import { projects, workspaces } from "../db/schema";
@@ -54,8 +54,7 @@ const CONSOLE_PERMISSIONS = [...PROJECT_PERMISSIONS];
 const NO_STORE = "no-store";
 
 export const workspaceRoutes = new Hono<AppBindings>().get("/", async (c) => {
-  const p = requireAuth(c, { key: "any" });
-  if (p.keyKind === "workspace") requireAuth(c, { key: "workspace", permission: "workspace:read" });
+  const p = principalOf(c);
   const ws = await getDb(c.env.DB).select().from(workspaces).where(eq(workspaces.id, p.workspaceId)).get();
   if (!ws) throw notFound("workspace not found");
   return ok(c, {
@@ -67,7 +66,7 @@ export const workspaceRoutes = new Hono<AppBindings>().get("/", async (c) => {
   });
 });
 
-async function ownedProject(c: Parameters<typeof requireAuth>[0], workspaceId: string) {
+async function ownedProject(c: Parameters<typeof principalOf>[0], workspaceId: string) {
   const id = c.req.param("projectId") ?? "";
   const project = await findProject(getDb(c.env.DB), workspaceId, id);
   if (!project) throw notFound(`project not found: ${id}`, [{ path: "projectId", issue: `notFound:${id}` }]);
@@ -76,7 +75,7 @@ async function ownedProject(c: Parameters<typeof requireAuth>[0], workspaceId: s
 
 export const projectRoutes = new Hono<AppBindings>()
   .get("/", async (c) => {
-    const p = requireAuth(c, { key: "workspace", permission: "project:read" });
+    const p = principalOf(c);
     const rows = await getDb(c.env.DB)
       .select()
       .from(projects)
@@ -89,7 +88,7 @@ export const projectRoutes = new Hono<AppBindings>()
     );
   })
   .post("/", async (c) => {
-    const p = requireAuth(c, { key: "workspace", permission: "project:create" });
+    const p = principalOf(c);
     const body = await jsonBody(c, CreateProjectSchema);
     const db = getDb(c.env.DB);
     checkWebhookUrl(body.webhookUrl, await loadSettings(db), c.env.ENVIRONMENT);
@@ -103,12 +102,12 @@ export const projectRoutes = new Hono<AppBindings>()
     return ok(c, await createProject(db, c.env.ENCRYPTION_KEY, p.workspaceId, body.name, body.webhookUrl ?? null), {}, 201);
   })
   .get("/:projectId", async (c) => {
-    const p = requireAuth(c, { key: "workspace", permission: "project:read" });
+    const p = principalOf(c);
     // The signing secret is shown once (at creation and on rotation), never on a read.
     return ok(c, publicProject(await ownedProject(c, p.workspaceId)));
   })
   .post("/:projectId/webhook-secret", async (c) => {
-    const p = requireAuth(c, { key: "workspace", permission: "project:update" });
+    const p = principalOf(c);
     const project = await ownedProject(c, p.workspaceId);
     c.header("Cache-Control", NO_STORE);
     return ok(
@@ -119,7 +118,7 @@ export const projectRoutes = new Hono<AppBindings>()
     );
   })
   .patch("/:projectId", async (c) => {
-    const p = requireAuth(c, { key: "workspace", permission: "project:update" });
+    const p = principalOf(c);
     const project = await ownedProject(c, p.workspaceId);
     const body = await jsonBody(c, UpdateProjectSchema);
     const db = getDb(c.env.DB);
@@ -136,7 +135,7 @@ export const projectRoutes = new Hono<AppBindings>()
     return ok(c, publicProject(rows[0] ?? project));
   })
   .post("/:projectId/api-keys", async (c) => {
-    const p = requireAuth(c, { key: "workspace", permission: "project_api_key:create" });
+    const p = principalOf(c);
     const project = await ownedProject(c, p.workspaceId);
     const body = await jsonBody(c, CreateKeySchema);
     const key = await createKey(getDb(c.env.DB), {
@@ -150,12 +149,12 @@ export const projectRoutes = new Hono<AppBindings>()
     return ok(c, key, { note: "the secret is shown once; store it now" }, 201);
   })
   .get("/:projectId/api-keys", async (c) => {
-    const p = requireAuth(c, { key: "workspace", permission: "project_api_key:read" });
+    const p = principalOf(c);
     const project = await ownedProject(c, p.workspaceId);
     return ok(c, await listProjectKeys(getDb(c.env.DB), project.id));
   })
   .post("/:projectId/api-keys/:keyId/revoke", async (c) => {
-    const p = requireAuth(c, { key: "workspace", permission: "project_api_key:revoke" });
+    const p = principalOf(c);
     const project = await ownedProject(c, p.workspaceId);
     const keyId = c.req.param("keyId");
     const key = await revokeProjectKey(getDb(c.env.DB), project.id, keyId, ["project", "console"]);
@@ -165,7 +164,7 @@ export const projectRoutes = new Hono<AppBindings>()
 
 /** Console sessions: how the dashboard acts for a signed-in user (the spec leaves the mechanism open). */
 export const consoleRoutes = new Hono<AppBindings>().post("/sessions", async (c) => {
-  const p = requireAuth(c, { key: "workspace", permission: "console_session:create" });
+  const p = principalOf(c);
   const body = await jsonBody(c, ConsoleSessionSchema);
   const project = await findProject(getDb(c.env.DB), p.workspaceId, body.projectId);
   if (!project) throw notFound(`project not found: ${body.projectId}`, [{ path: "projectId", issue: `notFound:${body.projectId}` }]);

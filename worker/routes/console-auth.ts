@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
 import { findProject, publicProject } from "../accounts/service";
-import { requireAuth } from "../auth/middleware";
+import { principalOf } from "../auth/middleware";
 import type { Principal } from "../auth/principal";
 import {
   checkSameOrigin,
@@ -122,7 +122,7 @@ async function sessionView(
 
 /** A console session of a real user (not a dashboard pseudo-key from POST /v1/console/sessions). */
 async function requireConsoleUser(c: Ctx): Promise<{ p: Principal; user: User }> {
-  const p = requireAuth(c, { key: "console" });
+  const p = principalOf(c);
   const user = p.userId ? await findUser(getDb(c.env.DB), p.workspaceId, p.userId) : undefined;
   if (!user) throw forbidden("this route needs a console user signed in with email and password");
   if (user.disabledAt) throw unauthorized("this account has been disabled; ask an admin of your workspace");
@@ -184,7 +184,7 @@ export const consoleUserRoutes = new Hono<AppBindings>()
     );
   })
   .post("/sign-out", async (c) => {
-    const p = requireAuth(c, { key: "console" });
+    const p = principalOf(c);
     await getDb(c.env.DB)
       .update(apiKeys)
       .set({ revokedAt: new Date().toISOString() })

@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Job } from "../../contracts/job";
-import { requireAuth, projectOf } from "../auth/middleware";
+import { principalOf, projectOf } from "../auth/middleware";
 import { actorOf } from "../auth/principal";
 import { getDb } from "../db/client";
 import { jobs, webhookDeliveries } from "../db/schema";
@@ -15,6 +15,15 @@ import { listJobs, ListJobsQuerySchema } from "../jobs/list";
 import { jobStub } from "../jobs/stubs";
 import { replayDelivery } from "../jobs/webhook-replay";
 
+/** A job of the project, from its Durable Object (the authority, even before D1 has its row); null when there is none. */
+async function findJob(env: Env, projectId: string, jobId: string): Promise<Job | null> {
+  const job = await jobStub(env, jobId).get();
+  return job && job.projectId === projectId ? job : null;
+}
+
+const logUnrecorded = (jobId: string) => (err: unknown) =>
+  console.error(JSON.stringify({ level: "error", msg: "idempotency: answer not recorded", jobId, error: String(err) }));
+
 async function loadJob(env: Env, projectId: string, jobId: string): Promise<Job> {
   const row = await getDb(env.DB)
     .select({ data: jobs.data })
@@ -27,22 +36,28 @@ async function loadJob(env: Env, projectId: string, jobId: string): Promise<Job>
 
 export const jobRoutes = new Hono<AppBindings>()
   .post("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:create" });
+    const p = principalOf(c);
     const { value, raw } = await readJson(c);
     const key = c.req.header("idempotency-key");
     const timing = c.get("timing");
     if (!key) return ok(c, await createJob(c.env, p, value, timing), {}, 201);
-    const begin = () => beginIdempotent(c.env.DB, projectOf(p), key, raw);
+    const projectId = projectOf(p);
+    const begin = () => beginIdempotent(c.env.DB, projectId, key, raw, (jobId) => findJob(c.env, projectId, jobId));
     const begun = timing ? await timing.time("idempotency", begin) : await begin();
     if (begun.kind === "replay") {
       c.header("Idempotent-Replayed", "true");
       return c.body(begun.body, begun.status as 201, { "content-type": "application/json" });
     }
-    try {
-      const job = await createJob(c.env, p, value, timing);
-      const body = { data: job, metadata: {} };
-      await begun.finish(201, body);
+    if (begun.kind === "recovered") {
+      // An earlier request with this key made the job but its answer was never stored: the job is the answer.
+      const body = { data: begun.job, metadata: {} };
+      await begun.finish(201, body).catch(logUnrecorded(begun.job.jobId));
+      c.header("Idempotent-Replayed", "true");
       return c.json(body, 201);
+    }
+    let job: Job;
+    try {
+      job = await createJob(c.env, p, value, timing, begun);
     } catch (err) {
       // Client errors are final answers and are replayed; anything else frees the key for a retry.
       const status = (err as { status?: number }).status;
@@ -54,25 +69,30 @@ export const jobRoutes = new Hono<AppBindings>()
       }
       throw err;
     }
+    const body = { data: job, metadata: {} };
+    // The job exists and is charged: failing to store the answer must not turn into an error a client
+    // retries. The key still names the job, so a retry with it is answered with this job.
+    await begun.finish(201, body).catch(logUnrecorded(job.jobId));
+    return c.json(body, 201);
   })
   .get("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:list" });
+    const p = principalOf(c);
     const q = queryWith(c, ListJobsQuerySchema);
     const { data, pagination } = await listJobs(c.env.DB, projectOf(p), q);
     return ok(c, data, { pagination });
   })
   .get("/:jobId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:read" });
+    const p = principalOf(c);
     return ok(c, await loadJob(c.env, projectOf(p), c.req.param("jobId")));
   })
   .get("/:jobId/progress", async (c) => {
-    const p = requireAuth(c, { key: "console", permission: "job:read" });
+    const p = principalOf(c);
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     const view = await jobStub(c.env, job.jobId).getProgress();
     return ok(c, view ?? { progress: [], currentStage: null, attemptHistory: [] });
   })
   .post("/:jobId/cancel", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:cancel" });
+    const p = principalOf(c);
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     const a = actorOf(p);
     const r = await jobStub(c.env, job.jobId).cancel({ label: a.label, kind: a.kind, userId: a.userId, apiKeyId: a.apiKeyId });
@@ -81,7 +101,7 @@ export const jobRoutes = new Hono<AppBindings>()
     return ok(c, r.job);
   })
   .get("/:jobId/webhook-deliveries", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "job:read" });
+    const p = principalOf(c);
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     const rows = await getDb(c.env.DB)
       .select()
@@ -107,7 +127,7 @@ export const jobRoutes = new Hono<AppBindings>()
     );
   })
   .post("/:jobId/webhook-deliveries/:deliveryId/replay", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "webhook:replay" });
+    const p = principalOf(c);
     const job = await loadJob(c.env, projectOf(p), c.req.param("jobId"));
     return ok(c, await replayDelivery(c.env, getDb(c.env.DB), job, c.req.param("deliveryId")), {}, 202);
   });

@@ -20,10 +20,10 @@ import type { AppBindings, Env } from "../env";
 import { ApiError, forbidden } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
-import { scratchPrefix, storageGrantFor } from "../jobs/scratch";
+import { taskGrants } from "../jobs/lease-grants";
+import { scratchPrefix } from "../jobs/scratch";
 import { jobStub } from "../jobs/stubs";
 import { loadSettings } from "../platform/settings";
-import { presignedGrantFor } from "../storage/presigned";
 import { workerService } from "../services/index";
 import { transcriptForRunner } from "../transcripts/runner-view";
 
@@ -72,8 +72,10 @@ async function leaseOne(
     }
     const { job, step, outputs, leaseUntil } = started.value;
     const settings = await loadSettings(getDb(env.DB));
-    const storage = await storageGrantFor(env, job);
-    const presigned = await presignedGrantFor(getDb(env.DB), env.ENCRYPTION_KEY, job);
+    // Null: the job's connection was deactivated, and the task has been failed; look for the next one.
+    const grants = await taskGrants(env, job, { taskId: row.id, token, runnerTokenId: runner.tokenId });
+    if (!grants) continue;
+    const { storage, presigned } = grants;
     return {
       taskId: row.id,
       leaseToken: token,

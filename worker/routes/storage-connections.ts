@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { newId } from "../../contracts/ids";
 import { S3Client, S3Error } from "../../contracts/s3-client";
-import { requireAuth, projectOf } from "../auth/middleware";
+import { principalOf, projectOf } from "../auth/middleware";
 import { getDb } from "../db/client";
 import { storageConnections } from "../db/schema";
 import type { AppBindings } from "../env";
@@ -13,7 +13,7 @@ import { jsonBody } from "../http/validate";
 import { nowIso } from "../platform/clock";
 import { seal } from "../platform/crypto";
 import { refusalDetail, storageEndpointRefusal } from "../platform/outbound-url";
-import { connectionLocation, publicConnection } from "../storage/connections";
+import { connectionLocation, connectionSecretSeal, publicConnection } from "../storage/connections";
 
 export const CreateConnectionSchema = z.strictObject({
   name: z.string().min(1).max(120),
@@ -42,7 +42,7 @@ export const CreateConnectionSchema = z.strictObject({
 
 export const storageConnectionRoutes = new Hono<AppBindings>()
   .post("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "storage_connection:create" });
+    const p = principalOf(c);
     const body = await jsonBody(c, CreateConnectionSchema);
     // Credentials travel to this endpoint, and the service connects to it: https to a public host only.
     const refused = storageEndpointRefusal(body.endpoint, c.env.ENVIRONMENT);
@@ -74,8 +74,9 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
         );
       }
     }
+    const id = newId("storageConnection");
     const row = {
-      id: newId("storageConnection"),
+      id,
       projectId: projectOf(p),
       name: body.name,
       endpoint: body.endpoint,
@@ -83,7 +84,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
       forcePathStyle: body.forcePathStyle,
       buckets: body.buckets,
       accessKeyId: body.accessKeyId,
-      secretAccessKeyEnc: await seal(c.env.ENCRYPTION_KEY, body.secretAccessKey),
+      secretAccessKeyEnc: await seal(c.env.ENCRYPTION_KEY, body.secretAccessKey, connectionSecretSeal(id)),
       defaultOutputPrefix: body.defaultOutputPrefix.replace(/\/$/, ""),
       status: "active" as const,
       createdAt: now,
@@ -93,7 +94,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
     return ok(c, publicConnection(row), {}, 201);
   })
   .get("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "storage_connection:read" });
+    const p = principalOf(c);
     const rows = await getDb(c.env.DB)
       .select()
       .from(storageConnections)
@@ -103,7 +104,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
     return ok(c, rows.map(publicConnection));
   })
   .get("/:connectionId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "storage_connection:read" });
+    const p = principalOf(c);
     const id = c.req.param("connectionId");
     const row = await getDb(c.env.DB)
       .select()
@@ -114,7 +115,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
     return ok(c, publicConnection(row));
   })
   .post("/:connectionId/deactivate", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "storage_connection:delete" });
+    const p = principalOf(c);
     const id = c.req.param("connectionId");
     const db = getDb(c.env.DB);
     const rows = await db

@@ -1,16 +1,38 @@
 import type { S3Location } from "../../contracts/s3-client";
+import { StepFailure } from "../../contracts/step-failure";
 import type { storageConnections } from "../db/schema";
-import { unseal } from "../platform/crypto";
+import { validationError } from "../errors";
+import { SEAL_PURPOSES, unseal } from "../platform/crypto";
 
 type ConnectionRow = typeof storageConnections.$inferSelect;
 
+/** A connection's secret key is sealed for its own row. */
+export const connectionSecretSeal = (connectionId: string) => ({ purpose: SEAL_PURPOSES.connectionSecret, rowId: connectionId });
+
+/** The job failure code (contracts/services/types.ts SAFETY_FINAL_CODES) of a job whose connection was deactivated. */
+export const STORAGE_CONNECTION_INACTIVE = "storage_connection_inactive";
+
+/** A job's step needs a connection that was deactivated since create: the job fails for good. */
+export class StorageConnectionInactive extends StepFailure {
+  constructor(connectionId: string) {
+    super(STORAGE_CONNECTION_INACTIVE, `storage connection ${connectionId} was deactivated; its credentials are no longer used`, false);
+  }
+}
+
+/**
+ * Where a connection's store is and the credentials to reach it. Only an active connection gives
+ * them: a deactivated one answers 422 `connectionInactive` to whatever asked (a request, the console's
+ * media streaming), and job steps check first (`projectStorageGrant`) to fail with the job code.
+ */
 export async function connectionLocation(conn: ConnectionRow, encryptionKey: string): Promise<S3Location> {
+  if (conn.status !== "active")
+    throw validationError(`storage connection ${conn.id} is not active`, [{ path: "connectionId", issue: "connectionInactive" }]);
   return {
     endpoint: conn.endpoint,
     region: conn.region,
     forcePathStyle: conn.forcePathStyle,
     accessKeyId: conn.accessKeyId,
-    secretAccessKey: await unseal(encryptionKey, conn.secretAccessKeyEnc),
+    secretAccessKey: await unseal(encryptionKey, conn.secretAccessKeyEnc, connectionSecretSeal(conn.id)),
   };
 }
 

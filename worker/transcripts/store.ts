@@ -1,10 +1,10 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, count, eq, isNull, ne, or } from "drizzle-orm";
 import { randomToken } from "../../contracts/ids";
 import type { Segment, VisualChunk } from "../../contracts/transcript";
 import type { Db } from "../db/client";
 import { glossaryTerms, transcriptLayers, transcripts, type TranscriptLayerName } from "../db/schema";
 import { notFound } from "../errors";
-import { applyGlossary } from "./glossary";
+import { applyGlossary, glossaryStamp, type GlossaryTerm } from "./glossary";
 
 export type Layer = TranscriptLayerName;
 
@@ -55,6 +55,12 @@ export async function projectGlossary(db: Db, projectId: string) {
     .all();
 }
 
+/** The project's glossary now, and its stamp. */
+export async function currentGlossary(db: Db, projectId: string): Promise<{ terms: GlossaryTerm[]; stamp: string }> {
+  const terms = await projectGlossary(db, projectId);
+  return { terms, stamp: await glossaryStamp(terms) };
+}
+
 /**
  * Stores a finished transcription: `raw` is the engine output, `glossary` the raw layer with the
  * project glossary applied, and `segments` (current, editable) starts as the glossary layer.
@@ -74,8 +80,8 @@ export async function saveTranscription(
     outputKeys: Record<string, string>;
   },
 ): Promise<void> {
-  const terms = await projectGlossary(db, t.projectId);
-  const glossaryLayer = applyGlossary(t.segments, terms);
+  const glossary = await currentGlossary(db, t.projectId);
+  const glossaryLayer = applyGlossary(t.segments, glossary.terms);
   const now = new Date().toISOString();
   const finish = db
     .update(transcripts)
@@ -87,6 +93,7 @@ export async function saveTranscription(
       model: t.model,
       revision: 1,
       segmentCount: t.segments.length,
+      glossaryStamp: glossary.stamp,
       outputKeys: t.outputKeys,
       updatedAt: now,
     })
@@ -120,14 +127,62 @@ export async function ownedTranscript(db: Db, projectId: string, id: string) {
   return t;
 }
 
-/** Rebuilds the glossary layer from `raw` after the glossary changed; `segments` keeps user edits. */
-export async function rebuildGlossaryLayer(db: Db, transcriptId: string, projectId: string): Promise<Segment[] | null> {
+/**
+ * Rebuilds the glossary layer from `raw` with `glossary` (the project's, read once by the caller);
+ * `segments` keeps user edits. The layer and its stamp land in one batch, so a transcript's layer is
+ * never half rebuilt, and its stamp always names the glossary it was built with.
+ */
+export async function rebuildGlossaryLayer(
+  db: Db,
+  transcriptId: string,
+  glossary: { terms: GlossaryTerm[]; stamp: string },
+): Promise<Segment[] | null> {
   const raw = await readLayer<Segment[]>(db, transcriptId, "raw");
   if (!raw) return null;
-  const layer = applyGlossary(raw, await projectGlossary(db, projectId));
-  const [first, ...rest] = layerStatements(db, transcriptId, "glossary", layer);
-  if (first) await db.batch([first, ...rest]);
+  const layer = applyGlossary(raw, glossary.terms);
+  await db.batch([
+    db.update(transcripts).set({ glossaryStamp: glossary.stamp }).where(eq(transcripts.id, transcriptId)),
+    ...layerStatements(db, transcriptId, "glossary", layer),
+  ]);
   return layer;
+}
+
+/**
+ * The `glossary` layer as the project's glossary makes it now: the stored layer when its stamp is
+ * the current glossary's, else rebuilt (and stored) first. Every reader goes through here, so a
+ * change the glossary routes did not get round to rebuilding is never served stale.
+ */
+export async function glossaryLayerOf(
+  db: Db,
+  t: { id: string; projectId: string; glossaryStamp: string | null },
+): Promise<Segment[] | null> {
+  const glossary = await currentGlossary(db, t.projectId);
+  if (t.glossaryStamp === glossary.stamp) return readLayer<Segment[]>(db, t.id, "glossary");
+  return rebuildGlossaryLayer(db, t.id, glossary);
+}
+
+/** How many completed transcripts of the project have a glossary layer built with another glossary than `stamp`. */
+export async function staleGlossaryCount(db: Db, projectId: string, stamp: string): Promise<number> {
+  const row = await db
+    .select({ n: count() })
+    .from(transcripts)
+    .where(and(eq(transcripts.projectId, projectId), eq(transcripts.status, "completed"), staleAgainst(stamp)))
+    .get();
+  return row?.n ?? 0;
+}
+
+const staleAgainst = (stamp: string) => or(isNull(transcripts.glossaryStamp), ne(transcripts.glossaryStamp, stamp));
+
+/** Completed transcripts of the project whose glossary layer was built with another glossary than `stamp`, oldest first. */
+export async function staleGlossaryTranscripts(db: Db, projectId: string, stamp: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: transcripts.id })
+    .from(transcripts)
+    .where(and(eq(transcripts.projectId, projectId), eq(transcripts.status, "completed"), staleAgainst(stamp)))
+    .orderBy(asc(transcripts.createdAt))
+    .limit(limit)
+    .all();
+  return rows.map((r) => r.id);
 }
 
 /**

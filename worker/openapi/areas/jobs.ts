@@ -91,7 +91,8 @@ export const jobOperations = operations([
     description:
       "Submits work for one service type. The body is one of the service types' requests, told apart by `serviceType`; " +
       "references (connections, buckets, transcripts) are checked and credits charged before the job is queued. " +
-      "With an `Idempotency-Key` the same body replays the first answer (header `Idempotent-Replayed: true`).",
+      "With an `Idempotency-Key` the same body replays the first answer (header `Idempotent-Replayed: true`). " +
+      "`serviceType: voice_creation` also needs the permission `voice:write`.",
     access: "project",
     permission: "job:create",
     body: CreateJobSchema,

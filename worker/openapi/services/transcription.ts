@@ -58,7 +58,9 @@ export const transcriptionOperations = operations([
     path: "/v1/glossary",
     tag: "Transcripts",
     summary: "Add a glossary term",
-    description: "Every completed transcript's glossary layer is rebuilt (`metadata.rebuiltTranscripts`).",
+    description:
+      "At most 500 terms per project. The first few completed transcripts' glossary layers are rebuilt in the request " +
+      "(`metadata.rebuiltTranscripts`); the rest (`metadata.pendingTranscripts`) are rebuilt before they are next read.",
     access: "project",
     permission: "glossary:write",
     body: GlossaryTermSchema,

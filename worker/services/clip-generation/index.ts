@@ -1,12 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { ClipGenerationResultSchema } from "../../../contracts/clips";
-import { projectOf, requireAuth } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import { clipGenerations } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
+import { reportedKeysRefusal } from "../../storage/object-keys";
 import { BRAND_LOGO_CALL } from "../../../contracts/branding";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscriptionStep, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
@@ -33,6 +34,17 @@ const saveClips: ResultSink = async ({ db, job }, raw) => {
       },
     };
   const r = parsed.data;
+  const refused = reportedKeysRefusal(
+    "clip",
+    r.clips.flatMap(
+      (c, i) =>
+        [
+          [`clips.${i}.videoKey`, c.videoKey],
+          [`clips.${i}.posterKey`, c.posterKey],
+        ] as const,
+    ),
+  );
+  if (refused) return { ok: false, error: refused };
   const id = String(job.input["clipGenerationId"]);
   await db
     .update(clipGenerations)
@@ -65,7 +77,7 @@ const checkClips: ResultCheck = ({ job }, raw) => {
 };
 
 const clipRoutes = new Hono<AppBindings>().get("/:clipGenerationId", async (c) => {
-  const p = requireAuth(c, { key: "project", permission: "job:read" });
+  const p = principalOf(c);
   const id = c.req.param("clipGenerationId");
   const row = await getDb(c.env.DB)
     .select()

@@ -4,6 +4,7 @@ import type { Job } from "../../../contracts/job";
 import { S3Client } from "../../../contracts/s3-client";
 import type { Env } from "../../env";
 import { projectStorageGrant } from "../../jobs/scratch";
+import { StorageConnectionInactive } from "../../storage/connections";
 import { b64encode } from "../../platform/crypto";
 import type { HandOverExtra } from "../shared/transcript-handover";
 import type { RunnerCall } from "../types";
@@ -24,7 +25,13 @@ async function readBrandLogo(env: Env, job: Job): Promise<LogoRead> {
   const options = (job.input["options"] ?? {}) as { fillStyle?: unknown };
   const logo = branding.success ? branding.data?.logo : null;
   if (!logo || options.fillStyle !== "branding") return null;
-  const grant = await projectStorageGrant(env, job.projectId, logo.connectionId, logo.bucket);
+  let grant: Awaited<ReturnType<typeof projectStorageGrant>>;
+  try {
+    grant = await projectStorageGrant(env, job.projectId, logo.connectionId, logo.bucket);
+  } catch (err) {
+    if (err instanceof StorageConnectionInactive) return { skip: `storage connection ${logo.connectionId} was deactivated` };
+    throw err;
+  }
   if (!grant) return { skip: `storage connection ${logo.connectionId} is gone` };
   let bytes: Uint8Array;
   let contentType: string;

@@ -74,7 +74,8 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
   });
 
   if (input.sourceType === "s3_presigned") {
-    requireOutputUrlCounts(input.outputUrls, { video: maxClips, poster: maxClips });
+    const count = { count: maxClips, limit: "the effective maxClips" };
+    requireOutputUrlCounts(input.outputUrls, { video: count, poster: count });
     const presigned = resolvePresigned(ctx, input);
     return {
       input: { ...input, ...presigned.redacted, clipGenerationId, options, analysis, branding },

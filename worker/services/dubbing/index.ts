@@ -1,5 +1,7 @@
 import { DubbingResultSchema, DubbingSaveSchema } from "../../../contracts/services/dubbing";
 import { TranslationSaveSchema } from "../../../contracts/services/translation";
+import { ApiError } from "../../errors";
+import { reportedKeysRefusal } from "../../storage/object-keys";
 import { validatedCall } from "../shared/runner-call";
 import { validatedSink } from "../shared/step-result";
 import { failPendingTranslation, saveTranslation, translationSource } from "../translation/store";
@@ -35,7 +37,14 @@ export const dubbingWorker = defineWorkerService<"dubbing">({
     "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),
     "dubbing.translation": async ({ db, job }) => givenTranslation(db, job),
     "voices.create": validatedCall(VoiceCreateCallSchema, async ({ env, db, job }, body) => createSpeakerVoice(env, db, job, body)),
-    "dubbing.save": validatedCall(DubbingSaveSchema, async ({ db, job }, body) => saveDubbing(db, job, body)),
+    "dubbing.save": validatedCall(DubbingSaveSchema, async ({ db, job }, body) => {
+      const refused = reportedKeysRefusal(
+        "dubbing.save",
+        Object.entries(body.artifacts).map(([name, key]) => [`artifacts.${name}`, key] as const),
+      );
+      if (refused) throw new ApiError("protocolError", refused.message);
+      return saveDubbing(db, job, body);
+    }),
   },
   onEnded: async ({ db }, job) => {
     if (job.status === "completed") return;

@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { projectOf, requireAuth } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import { dubbings } from "../../db/schema";
 import type { AppBindings } from "../../env";
@@ -35,7 +35,7 @@ function publicDubbing(row: DubbingRow) {
 }
 
 export const dubbingRecordRoutes = new Hono<AppBindings>().get("/:dubbingId", async (c) => {
-  const p = requireAuth(c, { key: "project", permission: "job:read" });
+  const p = principalOf(c);
   const id = c.req.param("dubbingId");
   const row = await getDb(c.env.DB)
     .select()
@@ -47,7 +47,7 @@ export const dubbingRecordRoutes = new Hono<AppBindings>().get("/:dubbingId", as
 });
 
 export const transcriptDubbingRoutes = new Hono<AppBindings>().get("/:transcriptionId/dubbings", async (c) => {
-  const p = requireAuth(c, { key: "project", permission: "job:read" });
+  const p = principalOf(c);
   const db = getDb(c.env.DB);
   const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
   const rows = await db

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { collectionName, SearchRequestSchema } from "../../../contracts/catalog";
-import { projectOf, requireAuth } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { dropTranscript } from "../../catalog/index-writer";
 import { queryEmbedder } from "../../catalog/query-embedder";
 import { queryReranker } from "../../catalog/query-reranker";
@@ -21,7 +21,7 @@ import { loadSettings } from "../../platform/settings";
  */
 export const catalogRoutes = new Hono<AppBindings>()
   .post("/search", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "ai:search" });
+    const p = principalOf(c);
     const req = await jsonBody(c, SearchRequestSchema);
     const projectId = projectOf(p);
     const settings = await loadSettings(getDb(c.env.DB));
@@ -58,7 +58,7 @@ export const catalogRoutes = new Hono<AppBindings>()
     );
   })
   .get("/transcriptions", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "ai:search" });
+    const p = principalOf(c);
     const projectId = projectOf(p);
     const rows = await getDb(c.env.DB).select().from(catalogEntries).where(eq(catalogEntries.projectId, projectId)).all();
     const data = rows
@@ -79,7 +79,7 @@ export const catalogRoutes = new Hono<AppBindings>()
     return ok(c, data, { collection: collectionName(projectId), count: data.length });
   })
   .delete("/transcriptions/:textSourceId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "catalog:delete" });
+    const p = principalOf(c);
     const projectId = projectOf(p);
     const id = c.req.param("textSourceId");
     const db = getDb(c.env.DB);

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { newId } from "../../../contracts/ids";
 import { MetadataStepResultSchema, type MetadataStepResult } from "../../../contracts/services/metadata";
 import { StepFailure } from "../../../contracts/step-failure";
-import { projectOf, requireAuth } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import { transcripts } from "../../db/schema";
 import type { AppBindings } from "../../env";
@@ -66,7 +66,7 @@ const save: WorkerStepHandler = async ({ env, job, outputs, stage }) => {
 };
 
 const metadataRoutes = new Hono<AppBindings>().get("/:transcriptionId/metadata", async (c) => {
-  const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+  const p = principalOf(c);
   const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
   if (!t.metadata)
     throw notFound(`no metadata for transcription ${t.id} yet; create a metadata job for it`, [

@@ -90,15 +90,45 @@ export function checkPresignedUrls(urls: PresignedUrls, environment: string, now
 }
 
 /**
- * The ranged GET of the source and the empty PUTs of the outputs, together; the first refusal is the
- * 422. A source larger than any runner downloads (`runner.maxSourceBytes`) is refused here.
+ * How many probes of one create are in flight at once: every URL is the customer's, on hosts they
+ * choose, and the requests leave from the operator's addresses, so a create never fans out wider.
+ */
+export const PROBE_CONCURRENCY = 4;
+
+/** Runs the tasks with at most `limit` in flight, settling each (results in the tasks' order). */
+async function settleLimited(tasks: ReadonlyArray<() => Promise<void>>, limit: number): Promise<PromiseSettledResult<void>[]> {
+  const results: PromiseSettledResult<void>[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < tasks.length; i = next++) {
+      try {
+        await (tasks[i] as () => Promise<void>)();
+        results[i] = { status: "fulfilled", value: undefined };
+      } catch (reason) {
+        results[i] = { status: "rejected", reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+/**
+ * The ranged GET of the source and the empty PUTs of the outputs, `PROBE_CONCURRENCY` at a time; the
+ * first refusal (in URL order) is the 422. The lists hold no more URLs than the job can write
+ * (`requireOutputUrlCounts`), so that is all that is probed. A source larger than any runner
+ * downloads (`runner.maxSourceBytes`) is refused here.
  */
 export async function probePresignedUrls(urls: PresignedUrls, maxSourceBytes: number): Promise<void> {
-  const [source, ...outputs] = await Promise.allSettled([
-    urls.sourceUrl !== null ? probeSource(urls.sourceUrl, maxSourceBytes) : Promise.resolve(),
-    ...Object.entries(urls.outputUrls).map(([name, url]) => probeOutput(name, url)),
-  ]);
-  for (const p of [source, ...outputs]) if (p?.status === "rejected") throw p.reason;
+  const tasks = [
+    ...(urls.sourceUrl !== null ? [() => probeSource(urls.sourceUrl as string, maxSourceBytes)] : []),
+    ...Object.entries(urls.outputUrls).map(
+      ([name, url]) =>
+        () =>
+          probeOutput(name, url),
+    ),
+  ];
+  for (const p of await settleLimited(tasks, PROBE_CONCURRENCY)) if (p.status === "rejected") throw p.reason;
 }
 
 async function probeSource(url: string, maxSourceBytes: number): Promise<void> {

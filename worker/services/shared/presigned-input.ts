@@ -72,17 +72,23 @@ export function withRecord(presigned: PresignedResolution, own?: Resolved["recor
 
 /**
  * The variable-count scheme (clips, thumbnails): file *n* of a kind goes to the *n*-th URL of that
- * kind's list, so each list must hold as many URLs as the job may write files of its kind.
+ * kind's list, so each list must hold exactly as many URLs as the job may write files of its kind:
+ * fewer could not take every file, and more would only be probed (a PUT to each, from the
+ * operator's addresses) and never used.
  */
 export function requireOutputUrlCounts(
   outputUrls: Readonly<Record<string, readonly string[]>>,
-  needed: Readonly<Record<string, number>>,
+  needed: Readonly<Record<string, { count: number; limit: string }>>,
 ): void {
-  for (const [kind, n] of Object.entries(needed)) {
+  for (const [kind, { count: n, limit }] of Object.entries(needed)) {
     const k = outputUrls[kind]?.length ?? 0;
     if (k < n)
       throw validationError(`outputUrls.${kind} holds ${k} URLs; the job may write up to ${n}`, [
         { path: `input.outputUrls.${kind}`, issue: "tooFewOutputUrls" },
+      ]);
+    if (k > n)
+      throw validationError(`outputUrls.${kind} holds ${k} URLs; the job writes at most ${n} (${limit}): send ${n}`, [
+        { path: `input.outputUrls.${kind}`, issue: "tooManyOutputUrls" },
       ]);
   }
 }

@@ -5,6 +5,7 @@ import type { Segment } from "../../../contracts/transcript";
 import { getDb } from "../../db/client";
 import { transcripts } from "../../db/schema";
 import { scratchPrefix, storageGrantFor } from "../../jobs/scratch";
+import { isUnderPrefix } from "../../storage/object-keys";
 import { readLayer } from "../../transcripts/store";
 import type { Job } from "../../../contracts/job";
 import type { Env } from "../../env";
@@ -79,9 +80,17 @@ export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler
 
 export const fetchTranscription = fetchTranscriptionStep();
 
-/** Passes the scratch keys (`…Key` fields) on to the next step as its outputs; the job deletes them when it ends. */
-export const handOver: ResultSink = async (_ctx, raw) => {
-  const keys = Object.fromEntries(Object.entries(raw).filter(([k, v]) => k.endsWith("Key") && typeof v === "string"));
+/**
+ * Passes the scratch keys (`…Key` fields) on to the next step as its outputs; the job deletes them
+ * when it ends. Each must lie in the job's own scratch folder (compared by path segments).
+ */
+export const handOver: ResultSink = async ({ job }, raw) => {
+  const keys = Object.fromEntries(Object.entries(raw).filter(([k, v]) => k.endsWith("Key") && typeof v === "string")) as Record<
+    string,
+    string
+  >;
+  const stray = Object.entries(keys).find(([, key]) => !isUnderPrefix(key, scratchPrefix(job.jobId)));
+  if (stray) return { ok: false, error: { code: "processing_failed", message: `${stray[0]} is not a key in the job's scratch folder` } };
   if (Object.keys(keys).length === 0) return { ok: true, summary: {} };
   return { ok: true, summary: {}, output: keys, artifacts: Object.values(keys) as string[] };
 };

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { ThumbnailResultSchema, type Thumbnail } from "../../../contracts/thumbnails";
-import { projectOf, requireAuth } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import type { AppBindings } from "../../env";
 import { ok } from "../../http/envelope";
@@ -10,6 +10,7 @@ import { fetchTranscription, handOver, handoverTranscriptCall } from "../shared/
 import { inputString, isPresigned, refused, requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
 import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
 import { DEFAULT_THUMBNAIL_SIZE, resolveThumbnail } from "./resolve";
+import { reportedKeysRefusal } from "../../storage/object-keys";
 
 /**
  * Thumbnails, the Worker's side: create checks (resolve.ts), the transcript hand-over, and the set
@@ -23,7 +24,7 @@ const counts = (set: readonly unknown[]) => {
 };
 
 const thumbnailRoutes = new Hono<AppBindings>().get("/:transcriptionId", async (c) => {
-  const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+  const p = principalOf(c);
   const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
   return ok(c, { transcriptionId: t.id, ...counts(t.thumbnails), thumbnails: t.thumbnails });
 });
@@ -44,6 +45,11 @@ const saveThumbnails: ResultSink = async ({ env, job }, raw) => {
       },
     };
   const r = parsed.data;
+  const refused = reportedKeysRefusal(
+    "thumbnail",
+    r.thumbnails.map((th, i) => [`thumbnails.${i}.key`, th.key] as const),
+  );
+  if (refused) return { ok: false, error: refused };
   const textSourceId = String(job.input["textSourceId"]);
   const append = env.DB.prepare(
     `UPDATE transcripts SET thumbnails = json_insert(thumbnails, '$[#]', json(?1))

@@ -35,7 +35,10 @@ export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumb
   const imageModel = policy.imageModel;
 
   if (input.sourceType === "s3_presigned") {
-    requireOutputUrlCounts(input.outputUrls, { cover: thumbnailCount, frames: nonAiThumbnailCount });
+    requireOutputUrlCounts(input.outputUrls, {
+      cover: { count: thumbnailCount, limit: "thumbnailCount" },
+      frames: { count: nonAiThumbnailCount, limit: "nonAiThumbnailCount" },
+    });
     const presigned = resolvePresigned(ctx, input);
     return {
       input: { ...input, ...presigned.redacted, options, size, imageModel },

@@ -3,6 +3,7 @@ import { S3Client } from "../../../contracts/s3-client";
 import { TranscriptionResultSchema } from "../../../contracts/transcript";
 import type { Env } from "../../env";
 import { storageGrantFor } from "../../jobs/scratch";
+import { reportedKeysRefusal } from "../../storage/object-keys";
 import { markTranscriptFailed, saveTranscription, TranscriptTooLargeError } from "../../transcripts/store";
 import { refused } from "../shared/result-checks";
 import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
@@ -44,6 +45,11 @@ const saveTranscript: ResultSink = async ({ db, job }, raw) => {
       },
     };
   const r = parsed.data;
+  const refused = reportedKeysRefusal(
+    "transcription",
+    Object.entries(r.outputKeys).map(([name, key]) => [`outputKeys.${name}`, key] as const),
+  );
+  if (refused) return { ok: false, error: refused };
   const textSourceId = String(job.input["textSourceId"]);
   try {
     await saveTranscription(db, { id: textSourceId, projectId: job.projectId, ...r, outputKeys: r.outputKeys });

@@ -1,41 +1,34 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { newId } from "../../../contracts/ids";
 import type { Segment } from "../../../contracts/transcript";
-import { requireAuth, projectOf } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb, type Db } from "../../db/client";
-import { glossaryTerms, transcripts } from "../../db/schema";
+import { glossaryTerms } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { conflict, notFound, validationError } from "../../errors";
 import { ok } from "../../http/envelope";
+import { csvListOf } from "../../http/query-lists";
 import { jsonBody, queryWith } from "../../http/validate";
 import { nowIso } from "../../platform/clock";
+import { GLOSSARY_MAX_TERMS, GLOSSARY_REBUILDS_PER_REQUEST, GLOSSARY_TERM_MAX_CHARS } from "../../transcripts/glossary";
 import {
+  currentGlossary,
+  glossaryLayerOf,
   ownedTranscript,
   readLayer,
   rebuildGlossaryLayer,
   replaceSegments,
+  staleGlossaryCount,
+  staleGlossaryTranscripts,
   TranscriptTooLargeError,
   type Layer,
 } from "../../transcripts/store";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
-export const TranscriptQuery = z.strictObject({
-  layers: z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((v) => v.trim())
-        .filter(Boolean),
-    )
-    .refine((l) => l.every((v) => (LAYERS as readonly string[]).includes(v)), {
-      message: `layers must be a comma-separated list of: ${LAYERS.join(", ")}`,
-    })
-    .optional(),
-});
+export const TranscriptQuery = z.strictObject({ layers: csvListOf(LAYERS, "layers").optional() });
 
 export const SegmentEditSchema = z.strictObject({
   revision: z.number().int().min(0),
@@ -52,11 +45,14 @@ export const SegmentEditSchema = z.strictObject({
     .max(5000),
 });
 
-export const GlossaryTermSchema = z.strictObject({ term: z.string().trim().min(1).max(200), preferred: z.string().trim().min(1).max(200) });
+export const GlossaryTermSchema = z.strictObject({
+  term: z.string().trim().min(1).max(GLOSSARY_TERM_MAX_CHARS),
+  preferred: z.string().trim().min(1).max(GLOSSARY_TERM_MAX_CHARS),
+});
 
 export const transcriptRoutes = new Hono<AppBindings>()
   .get("/:transcriptionId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+    const p = principalOf(c);
     const q = queryWith(c, TranscriptQuery);
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
@@ -86,7 +82,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
       revision: t.revision,
       segmentCount: t.segmentCount,
       segments: await layer("segments"),
-      glossary: await layer("glossary"),
+      glossary: wanted.has("glossary") ? ((await glossaryLayerOf(db, t)) ?? []) : undefined,
       raw: await layer("raw"),
       visualChunks: await layer("visual"),
       thumbnails: t.thumbnails,
@@ -99,7 +95,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
     });
   })
   .patch("/:transcriptionId/segments", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "transcript:write" });
+    const p = principalOf(c);
     const body = await jsonBody(c, SegmentEditSchema);
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
@@ -139,20 +135,30 @@ export const transcriptRoutes = new Hono<AppBindings>()
     return ok(c, { transcriptionId: t.id, revision, segments: updated });
   });
 
-/** Rebuilds every completed transcript's glossary layer in the project after a glossary change. */
-async function rebuildProjectGlossary(db: Db, projectId: string): Promise<number> {
-  const rows = await db
-    .select({ id: transcripts.id })
-    .from(transcripts)
-    .where(and(eq(transcripts.projectId, projectId), eq(transcripts.status, "completed")))
-    .all();
-  for (const r of rows) await rebuildGlossaryLayer(db, r.id, projectId);
-  return rows.length;
+/**
+ * After a glossary change: the first GLOSSARY_REBUILDS_PER_REQUEST stale transcripts get their
+ * glossary layer rebuilt now, each in one batch; the rest (and any whose rebuild failed) are rebuilt
+ * when next read, since a layer is never served from an older glossary. Bounded whatever the
+ * project's size, and never left half-applied: a transcript is either rebuilt or known to be stale.
+ */
+async function rebuildSomeGlossaryLayers(db: Db, projectId: string): Promise<{ rebuiltTranscripts: number; pendingTranscripts: number }> {
+  const glossary = await currentGlossary(db, projectId);
+  let rebuilt = 0;
+  for (const id of await staleGlossaryTranscripts(db, projectId, glossary.stamp, GLOSSARY_REBUILDS_PER_REQUEST)) {
+    try {
+      if (await rebuildGlossaryLayer(db, id, glossary)) rebuilt++;
+    } catch (err) {
+      console.error(
+        JSON.stringify({ level: "warn", msg: "glossary rebuild left for the next read", transcriptId: id, error: String(err) }),
+      );
+    }
+  }
+  return { rebuiltTranscripts: rebuilt, pendingTranscripts: await staleGlossaryCount(db, projectId, glossary.stamp) };
 }
 
 export const glossaryRoutes = new Hono<AppBindings>()
   .get("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "glossary:read" });
+    const p = principalOf(c);
     const rows = await getDb(c.env.DB)
       .select()
       .from(glossaryTerms)
@@ -165,23 +171,31 @@ export const glossaryRoutes = new Hono<AppBindings>()
     );
   })
   .post("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "glossary:write" });
+    const p = principalOf(c);
     const body = await jsonBody(c, GlossaryTermSchema);
     const db = getDb(c.env.DB);
     const projectId = projectOf(p);
     const row = { id: newId("glossaryTerm"), projectId, term: body.term, preferred: body.preferred, createdAt: nowIso() };
-    const inserted = await db.insert(glossaryTerms).values(row).onConflictDoNothing().returning();
-    if (inserted.length === 0) throw conflict(`the glossary already has the term ${body.term}`, [{ path: "term", issue: "duplicate" }]);
-    const rebuilt = await rebuildProjectGlossary(db, projectId);
-    return ok(
-      c,
-      { termId: row.id, term: row.term, preferred: row.preferred, createdAt: row.createdAt },
-      { rebuiltTranscripts: rebuilt },
-      201,
-    );
+    // One statement: the count and the insert cannot be raced past the cap by concurrent adds.
+    const inserted = await c.env.DB.prepare(
+      `INSERT INTO glossary_terms (id, project_id, term, preferred, created_at) SELECT ?, ?, ?, ?, ?
+       WHERE (SELECT COUNT(*) FROM glossary_terms WHERE project_id = ?) < ? ON CONFLICT DO NOTHING RETURNING id`,
+    )
+      .bind(row.id, projectId, row.term, row.preferred, row.createdAt, projectId, GLOSSARY_MAX_TERMS)
+      .first();
+    if (!inserted) {
+      const [{ n } = { n: 0 }] = await db.select({ n: count() }).from(glossaryTerms).where(eq(glossaryTerms.projectId, projectId));
+      if (n >= GLOSSARY_MAX_TERMS)
+        throw validationError(`the glossary holds ${n} terms, the most a project may have (${GLOSSARY_MAX_TERMS}); remove one first`, [
+          { path: "term", issue: "glossaryFull" },
+        ]);
+      throw conflict(`the glossary already has the term ${body.term}`, [{ path: "term", issue: "duplicate" }]);
+    }
+    const rebuild = await rebuildSomeGlossaryLayers(db, projectId);
+    return ok(c, { termId: row.id, term: row.term, preferred: row.preferred, createdAt: row.createdAt }, rebuild, 201);
   })
   .delete("/:termId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "glossary:write" });
+    const p = principalOf(c);
     const db = getDb(c.env.DB);
     const projectId = projectOf(p);
     const removed = await db
@@ -190,6 +204,5 @@ export const glossaryRoutes = new Hono<AppBindings>()
       .returning();
     if (removed.length === 0)
       throw notFound(`glossary term not found: ${c.req.param("termId")}`, [{ path: "termId", issue: `notFound:${c.req.param("termId")}` }]);
-    const rebuilt = await rebuildProjectGlossary(db, projectId);
-    return ok(c, { termId: removed[0]?.id, deleted: true }, { rebuiltTranscripts: rebuilt });
+    return ok(c, { termId: removed[0]?.id, deleted: true }, await rebuildSomeGlossaryLayers(db, projectId));
   });

@@ -2,7 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { languageKey as keyOf } from "../../../contracts/translation-languages";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
-import { projectOf, requireAuth } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb, type Db } from "../../db/client";
 import { translations } from "../../db/schema";
 import type { AppBindings } from "../../env";
@@ -68,7 +68,7 @@ async function withSegments(db: Db, row: TranslationRow) {
 }
 
 export const translationRecordRoutes = new Hono<AppBindings>().get("/:translationId", async (c) => {
-  const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+  const p = principalOf(c);
   const db = getDb(c.env.DB);
   const id = c.req.param("translationId");
   const row = await db
@@ -82,7 +82,7 @@ export const translationRecordRoutes = new Hono<AppBindings>().get("/:translatio
 
 export const transcriptTranslationRoutes = new Hono<AppBindings>()
   .get("/:transcriptionId/translations", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+    const p = principalOf(c);
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
     const index = t.translation as Record<string, Record<string, unknown>>;
@@ -94,7 +94,7 @@ export const transcriptTranslationRoutes = new Hono<AppBindings>()
     });
   })
   .get("/:transcriptionId/translations/:languageKey", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "transcript:read" });
+    const p = principalOf(c);
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
     const key = keyOf(c.req.param("languageKey"));

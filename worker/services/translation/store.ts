@@ -9,7 +9,7 @@ import { nowIso } from "../../platform/clock";
 import { findTranscript } from "../../jobs/references";
 import { requireJobsOwn } from "../shared/result-checks";
 import { translationFieldsOf, TranslationFieldsSchema } from "./plan";
-import { layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
+import { glossaryLayerOf, layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
 
 /**
  * Where a translation lives: the segments as the transcript's `translation.<languageKey>` layer (one
@@ -26,10 +26,14 @@ export const translationLayer = (languageKey: string): Layer => `translation.${l
 /** The layer the job asked for, without word timings, as the source it translates (or was translated from). */
 async function sourceLayer(db: Db, job: Job) {
   const { textSourceId: id, sourceLayer, sourceLanguage } = translationFieldsOf(job);
-  // Independent reads, together: this sits on the job's critical path twice (source and save).
-  const [t, layer] = await Promise.all([findTranscript(db, job.projectId, id), readLayer<Segment[]>(db, id, LAYER_OF[sourceLayer])]);
+  // Independent reads, together: this sits on the job's critical path twice (source and save). The
+  // glossary layer is read through the project's current glossary (rebuilt first if it is stale).
+  const [t, layer] = await Promise.all([
+    findTranscript(db, job.projectId, id),
+    sourceLayer === "glossary" ? null : readLayer<Segment[]>(db, id, LAYER_OF[sourceLayer]),
+  ]);
   if (!t || t.status !== "completed") throw new ApiError("notFound", `transcription not found: ${id}`);
-  const segments = layer ?? [];
+  const segments = (sourceLayer === "glossary" ? await glossaryLayerOf(db, t) : layer) ?? [];
   return {
     textSourceId: id,
     language: sourceLanguage,

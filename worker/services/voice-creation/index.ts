@@ -7,6 +7,7 @@ import { speaksLanguage } from "../../../contracts/synthesis-languages";
 import { validationError } from "../../errors";
 import { displayNameOf, extensionOf, requireUsableConnection } from "../../jobs/references";
 import { connectionLocation } from "../../storage/connections";
+import { reportedKeysRefusal } from "../../storage/object-keys";
 import { resolvePresigned, withRecord } from "../shared/presigned-input";
 import { probeBucketSource } from "../shared/source-probe";
 import { validatedSink } from "../shared/step-result";
@@ -40,6 +41,8 @@ export const voiceCreationWorker = defineWorkerService<"voice_creation">({
   resolve: resolveVoiceCreation,
   sinks: {
     voice_creation: validatedSink(VoiceCreationResultSchema, "voice creation", async ({ db, job }, r) => {
+      const refused = reportedKeysRefusal("voice creation", r.referenceKey ? [["referenceKey", r.referenceKey] as const] : []);
+      if (refused) return { ok: false, error: refused };
       await completeVoice(db, String(job.input["voiceId"]), r);
       return {
         ok: true,

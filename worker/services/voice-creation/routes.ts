@@ -1,7 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { projectOf, requireAuth } from "../../auth/middleware";
+import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import { voices } from "../../db/schema";
 import type { AppBindings } from "../../env";
@@ -27,14 +27,14 @@ export const ListQuery = z.strictObject({
 
 export const voiceRoutes = new Hono<AppBindings>()
   .post("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "voice:write" });
+    const p = principalOf(c);
     const { value } = await readJson(c);
     const job = await createJob(c.env, p, { serviceType: "voice_creation", input: value }, c.get("timing"));
     const voice = await projectVoice(getDb(c.env.DB), projectOf(p), String(job.input["voiceId"]));
     return ok(c, { ...(voice ? publicVoice(voice) : {}), job }, {}, 202);
   })
   .get("/", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "voice:read" });
+    const p = principalOf(c);
     const q = queryWith(c, ListQuery);
     const rows = await getDb(c.env.DB)
       .select()
@@ -52,14 +52,14 @@ export const voiceRoutes = new Hono<AppBindings>()
     return ok(c, rows.map(publicVoice));
   })
   .get("/:voiceId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "voice:read" });
+    const p = principalOf(c);
     const id = c.req.param("voiceId");
     const v = await projectVoice(getDb(c.env.DB), projectOf(p), id);
     if (!v) throw notFound(`voice not found: ${id}`, [{ path: "voiceId", issue: `notFound:${id}` }]);
     return ok(c, publicVoice(v));
   })
   .delete("/:voiceId", async (c) => {
-    const p = requireAuth(c, { key: "project", permission: "voice:write" });
+    const p = principalOf(c);
     const id = c.req.param("voiceId");
     const db = getDb(c.env.DB);
     const v = await projectVoice(db, projectOf(p), id);
