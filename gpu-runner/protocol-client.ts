@@ -27,8 +27,9 @@ import {
  * `data` is parsed with the contract's zod schemas.
  *
  * Network errors, timeouts, 5xx and 429 are retried with capped exponential backoff, full jitter
- * and Retry-After (contracts/retry.ts); other 4xx are not (retrying cannot change them). A 409 `leaseLost` becomes a LeaseLostError:
- * the task's work must stop and nothing more may be reported for it.
+ * and Retry-After (contracts/retry.ts); other 4xx are not (retrying cannot change them). A 409 `leaseLost` becomes a LeaseLostError,
+ * and so does a 401 on a task's call (the runner's token was revoked): the task's work must stop and
+ * nothing more may be reported for it.
  *
  * Delivery is at-least-once: a call whose answer was lost is sent again, so the server must
  * treat a repeated events/complete/fail/cancelled/release with the same lease token as a no-op.
@@ -263,6 +264,10 @@ export class ProtocolClient {
       const code = env.success ? env.data.error.code : `http_${res.status}`;
       const message = env.success ? env.data.error.message : `POST ${path} answered ${res.status}`;
       if (res.status === 409 && code === "leaseLost" && taskId !== undefined) throw new LeaseLostError(taskId, message);
+      // The runner's token was revoked (or never valid): nothing it reports on the task will be
+      // accepted any more, so its work stops now rather than at the final report; the lease runs out
+      // and the attempt is retried on another runner.
+      if (res.status === 401 && taskId !== undefined) throw new LeaseLostError(taskId, `the runner token was refused: ${message}`);
       if (res.status >= 500 || res.status === 429) {
         throw new RetryableStatus(res.status, code, message, res.headers.get("retry-after"));
       }

@@ -56,6 +56,14 @@ describe("runner protocol client", () => {
     expect(api.calls).toHaveLength(1);
   });
 
+  it("a 401 on a task's call (the runner's token was revoked) is a LeaseLostError: the task's work stops at once", async () => {
+    const task = api.addTask();
+    const revoked = new ProtocolClient({ baseUrl: api.url, token: "revoked", retryBaseMs: 1 });
+    const err = await revoked.heartbeat(task.taskId, task.leaseToken).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LeaseLostError);
+    expect(api.calls).toHaveLength(1);
+  });
+
   it("retries network errors", async () => {
     api.addTask();
     let attempts = 0;

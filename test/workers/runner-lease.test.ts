@@ -26,6 +26,14 @@ describe("POST /runner/v1/lease with waitSeconds (long poll)", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it("a lease answer, which carries storage credentials, is marked Cache-Control: no-store", async () => {
+    const pending = lease(10);
+    await submitTranscription(t);
+    const res = await pending;
+    expect(res.body.data.task).not.toBeNull();
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
   it("with nothing to do, the lease answers null once waitSeconds have passed", async () => {
     const started = Date.now();
     const res = await lease(1);

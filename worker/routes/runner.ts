@@ -109,6 +109,11 @@ function allowedLanes(runner: RunnerIdentity, asked: readonly string[]): string[
 
 export const runnerRoutes = new Hono<AppBindings>()
   .use(authenticateRunner)
+  // Leases carry storage credentials and presigned URLs; no answer of this protocol is kept by a cache.
+  .use(async (c, next) => {
+    await next();
+    c.header("Cache-Control", "no-store");
+  })
   .post("/lease", async (c) => {
     const body = await jsonBody(c, LeaseRequestSchema);
     const runner = c.get("runner");

@@ -86,7 +86,8 @@ export const transcriptionWorker = defineWorkerService<"transcription">({
   meter: "transcription_jobs",
   resolve: resolveTranscription,
   policy: (s) => ({
-    maxDurationSec: s.transcription.maxDurationSec,
+    // The limit a source meets: transcription's own and every service's (runner.maxDurationSec), the smaller.
+    maxDurationSec: Math.min(s.transcription.maxDurationSec, s.runner.maxDurationSec),
     supportedSourceLanguages: s.transcription.supportedSourceLanguages,
     supportedExtensions: s.transcription.allowedExtensions,
     speechEngine: s.transcription.speechEngine,
