@@ -32,6 +32,14 @@ export interface OutputFileFetch {
   fail: (message: string, retryable?: boolean) => StepFailure;
 }
 
+/** How a hosted engine's client fetches its outputs: its names, retry policy and delivery hosts, its failures. */
+export function outputFetchOf(
+  of: { engine: string; model: string; retry: RetryPolicy; files: OutputFileHosts },
+  http: Pick<EngineHttpClient, "failure">,
+): OutputFileFetch {
+  return { engine: of.engine, model: of.model, policy: of.retry, files: of.files, fail: (m, retryable) => http.failure(m, retryable) };
+}
+
 function onDeliveryHost(host: string, hosts: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
   return hosts.some((d) => {

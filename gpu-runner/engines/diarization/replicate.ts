@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { compressChunk } from "../../media/ffmpeg";
 import type { EngineHttpClient, RetryPolicy } from "../http";
-import { fetchOutputJson, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
+import { fetchOutputJson, outputFileUrl, type OutputFileHosts, outputFetchOf } from "../output-files";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import type { Diarization, DiarizationEngine, DiarizeRequest } from "./interface";
 import { normaliseTurns } from "./turns";
@@ -101,13 +101,10 @@ export class ReplicateDiarizationEngine implements DiarizationEngine {
 
   /** An output file (meronym's output.json), fetched as engines/output-files.ts fetches outputs. */
   private async download(ref: string, signal: AbortSignal): Promise<unknown> {
-    const outputs: OutputFileFetch = {
-      engine: this.engine,
-      model: this.model,
-      policy: this.config.retry,
-      files: this.config.files,
-      fail: (m, retryable) => this.http.failure(m, retryable),
-    };
+    const outputs = outputFetchOf(
+      { engine: this.engine, model: this.model, retry: this.config.retry, files: this.config.files },
+      this.http,
+    );
     return fetchOutputJson(outputFileUrl(ref, outputs), outputs, { signal });
   }
 }

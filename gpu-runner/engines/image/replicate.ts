@@ -1,5 +1,5 @@
 import type { RetryPolicy } from "../http";
-import { fetchOutputBytes, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
+import { fetchOutputBytes, outputFetchOf, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
 import { ReplicatePredictions } from "../replicate-predictions";
 import { NetworkImageEngine, type Cover, type CoverRequest } from "./interface";
 import { exactJpeg, MAX_IMAGE_BYTES } from "./jpeg";
@@ -77,13 +77,7 @@ export class ReplicateImageEngine extends NetworkImageEngine<ReplicateImageConfi
   }
 
   private outputs(): OutputFileFetch {
-    return {
-      engine: this.name,
-      model: this.model,
-      policy: this.config.retry,
-      files: this.config.files,
-      fail: (m, retryable) => this.http.failure(m, retryable),
-    };
+    return outputFetchOf({ engine: this.name, model: this.model, retry: this.config.retry, files: this.config.files }, this.http);
   }
 }
 

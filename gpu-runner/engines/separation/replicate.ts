@@ -4,7 +4,7 @@ import { z } from "zod";
 import { probe } from "../../media/ffmpeg";
 import { FFMPEG, FFPROBE, fileInput, runTool, runToolOk } from "../../media/spawn";
 import type { EngineHttpClient, RetryPolicy } from "../http";
-import { outputFileUrl, saveOutputFile, type OutputFileFetch, type OutputFileHosts } from "../output-files";
+import { outputFileUrl, saveOutputFile, type OutputFileHosts, outputFetchOf } from "../output-files";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import { during, writeStems } from "./stems";
 import { SEPARATION_RATE, type SeparateRequest, type SeparationEngine } from "./interface";
@@ -128,13 +128,10 @@ export class ReplicateSeparationEngine implements SeparationEngine {
 
   /** A stem, streamed to `file` (at most `maxBytes`), fetched as engines/output-files.ts fetches outputs. */
   private async download(ref: string, file: string, maxBytes: number, signal: AbortSignal): Promise<void> {
-    const outputs: OutputFileFetch = {
-      engine: this.engine,
-      model: this.model,
-      policy: this.config.retry,
-      files: this.config.files,
-      fail: (m, retryable) => this.http.failure(m, retryable),
-    };
+    const outputs = outputFetchOf(
+      { engine: this.engine, model: this.model, retry: this.config.retry, files: this.config.files },
+      this.http,
+    );
     await saveOutputFile(outputFileUrl(ref, outputs), file, outputs, { signal, accept: "audio/*", maxBytes });
   }
 

@@ -3,7 +3,7 @@ import { baseLanguage } from "../../../contracts/translation-languages";
 import { StepFailure } from "../../handler";
 import { runToolOk } from "../../media/spawn";
 import type { EngineHttpClient, RetryPolicy } from "../http";
-import { fetchOutputBytes, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
+import { fetchOutputBytes, outputFileUrl, type OutputFileHosts, outputFetchOf } from "../output-files";
 import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
 import { wavInfo } from "./audio";
 import type { CloneVoiceSpec, CreateVoiceRequest, SynthesisEngine, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";
@@ -118,13 +118,10 @@ export class ReplicateSynthesisEngine implements SynthesisEngine {
     if (ref === undefined) throw this.http.failure("prediction succeeded without an output file");
     const data = /^data:audio\/[\w.+-]+;base64,(.*)$/s.exec(ref);
     if (data) return Buffer.from(data[1]!, "base64");
-    const outputs: OutputFileFetch = {
-      engine: this.engine,
-      model: this.model,
-      policy: this.config.retry,
-      files: this.config.files,
-      fail: (m, retryable) => this.http.failure(m, retryable),
-    };
+    const outputs = outputFetchOf(
+      { engine: this.engine, model: this.model, retry: this.config.retry, files: this.config.files },
+      this.http,
+    );
     return fetchOutputBytes(outputFileUrl(ref, outputs), outputs, { signal, accept: "audio/*", maxBytes: MAX_AUDIO_BYTES });
   }
 }
