@@ -192,7 +192,7 @@ export const SettingsSchema = z.object({
        * that the source is sampled sparsely and the chosen moments are analysed at visionFps. The
        * sparse frames feed the category, the layout and the moment score's speaker changes, not the
        * crop; on a 10-minute source 150 frames (one every 4.3 s) cost about 12 CPU-seconds on the 2-core
-       * benchmark machine, 300 twice that (README, "Clip generation").
+       * benchmark machine, 300 twice that (docs/benchmarks.md, "Clip generation").
        */
       visionMaxFrames: z.number().int().min(30).max(100_000).default(150),
       category: z.boolean().default(true),
