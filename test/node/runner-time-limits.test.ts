@@ -39,20 +39,21 @@ const alive = (pid: number) => {
   }
 };
 
+// Every test gets its own fake protocol server; a runner a test starts is stopped after it.
+let api: FakeRunnerApi;
+let runner: TestRunner | undefined;
+
+beforeEach(async () => {
+  api = await FakeRunnerApi.start();
+});
+afterEach(async () => {
+  await runner?.stop();
+  runner = undefined;
+  await api.close();
+  await removeScratch();
+});
+
 describe("runner: time limits", () => {
-  let api: FakeRunnerApi;
-  let runner: TestRunner | undefined;
-
-  beforeEach(async () => {
-    api = await FakeRunnerApi.start();
-  });
-  afterEach(async () => {
-    await runner?.stop();
-    runner = undefined;
-    await api.close();
-    await removeScratch();
-  });
-
   const start = async (handlers: Record<string, StepHandler>) => {
     runner = await startTestRunner(api, { handlers: { ...handlers, "test.work": createTestHandler({ runnerId: "runner-test" }) } });
     return runner;
@@ -160,19 +161,6 @@ describe("runner: time limits", () => {
 });
 
 describe("runner: a cancel stops a stuck stage", () => {
-  let api: FakeRunnerApi;
-  let runner: TestRunner | undefined;
-
-  beforeEach(async () => {
-    api = await FakeRunnerApi.start();
-  });
-  afterEach(async () => {
-    await runner?.stop();
-    runner = undefined;
-    await api.close();
-    await removeScratch();
-  });
-
   it("a stage still running runner.cancelGraceSeconds after the cancel is stopped, its child killed, and the task reports cancelled", async () => {
     const pids = path.join(await scratchDir("pids-"), "child.pid");
     const stuck: StepHandler = async ({ report, signal }) => {
@@ -206,19 +194,6 @@ describe("runner: a cancel stops a stuck stage", () => {
 });
 
 describe("runner start: leftovers of a crash", () => {
-  let api: FakeRunnerApi;
-  let runner: TestRunner | undefined;
-
-  beforeEach(async () => {
-    api = await FakeRunnerApi.start();
-  });
-  afterEach(async () => {
-    await runner?.stop();
-    runner = undefined;
-    await api.close();
-    await removeScratch();
-  });
-
   it("a runner that starts removes the task directories a runner of this machine left, and nothing a live runner or anyone else owns", async () => {
     const root = await scratchDir("work-root-");
     // A process that has exited: its pid names no runner any more.

@@ -16,16 +16,20 @@ export function reportedKeysRefusal(what: string, keys: Iterable<readonly [where
   return null;
 }
 
-/** A key's path segments; `a/b/` and `a/b` name the same folder. */
-const segments = (key: string): string[] => key.split("/").filter((s, i, all) => s !== "" || i < all.length - 1);
-
 /**
- * Whether `key` lies inside the folder `prefix`, compared segment by segment: a key with a `.`/`..`
- * segment is never inside, whatever its text starts with (`_media-jobs/scratch/job_1/../../x`).
+ * Whether `key` names an object strictly inside the folder `prefix` (with or without its trailing
+ * `/`) and nothing after the prefix can climb out or be read another way: no empty, `.` or `..`
+ * segment (URLs normalise those into another key, or another bucket: `_media-jobs/scratch/job_1/../../x`),
+ * no backslash or control character. The one check for every key a runner reports and every
+ * scratch key the service deletes.
  */
 export function isUnderPrefix(key: string, prefix: string): boolean {
-  if (hasDotSegment(key)) return false;
-  const folder = segments(prefix);
-  const parts = segments(key);
-  return parts.length > folder.length && folder.every((s, i) => parts[i] === s);
+  if (prefix === "") return false;
+  const folder = prefix.endsWith("/") ? prefix : `${prefix}/`;
+  if (!key.startsWith(folder) || key.length === folder.length) return false;
+  if (/[\u0000-\u001f\u007f\\]/.test(key)) return false;
+  return key
+    .slice(folder.length)
+    .split("/")
+    .every((segment) => segment !== "" && segment !== "." && segment !== "..");
 }

@@ -2,6 +2,7 @@ import type { Job } from "../../../contracts/job";
 import { PRESIGNED_SOURCE_TYPE } from "../../../contracts/presigned";
 import { ApiError, type ErrorDetail } from "../../errors";
 import { scratchPrefix } from "../../jobs/scratch";
+import { isUnderPrefix } from "../../storage/object-keys";
 
 /**
  * What a runner reports is checked against its task before it is stored: object keys lie inside the
@@ -14,25 +15,11 @@ export function refused(message: string, detail: ErrorDetail): ApiError {
   return new ApiError("protocolError", message, [detail]);
 }
 
-/**
- * True when `key` names an object strictly below `prefix` and no segment after it can climb out:
- * no empty, `.` or `..` segment (path-style URLs normalise those into another key, or another
- * bucket), no backslash or control character.
- */
-export function keyIsUnder(key: string, prefix: string): boolean {
-  if (!prefix || !key.startsWith(prefix) || key.length === prefix.length) return false;
-  if (/[\u0000-\u001f\u007f\\]/.test(key)) return false;
-  return key
-    .slice(prefix.length)
-    .split("/")
-    .every((segment) => segment !== "" && segment !== "." && segment !== "..");
-}
-
 /** The scratch objects a step reports must be the job's own (they are deleted when the job ends). */
 export function requireScratchKeys(job: Job, keys: readonly string[], path: string): void {
   const prefix = scratchPrefix(job.jobId);
   keys.forEach((key, i) => {
-    if (!keyIsUnder(key, prefix))
+    if (!isUnderPrefix(key, prefix))
       throw refused(`${path}.${i} (${key}) is not under the job's scratch prefix ${prefix}`, {
         path: `${path}.${i}`,
         issue: "outsideJobPrefix",
@@ -60,7 +47,7 @@ export function requireOwnOutput(job: Job, value: string, where: { prefix: strin
       throw refused(`${path} (${value}) is not one of the job's outputUrls.${where.outputName}`, { path, issue: "notJobOutput" });
     return;
   }
-  if (!keyIsUnder(value, where.prefix))
+  if (!isUnderPrefix(value, where.prefix))
     throw refused(`${path} (${value}) is not under the job's output prefix ${where.prefix}`, { path, issue: "outsideJobPrefix" });
 }
 
