@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BodyTooLargeError, readAllWithin, readAtMost } from "../../contracts/bounded-read";
 import { StepFailure } from "../../contracts/step-failure";
 import { handedOverTranscript, MAX_HANDOVER_BYTES } from "../../gpu-runner/services/shared/handover";
 import { makeHandlerContext } from "../support/handler-context";
-import { HostileServer, type Answer } from "../support/hostile-server";
+import { hostileServers } from "../support/hostile-server";
 import { rejectionOf } from "../support/rejection";
 
 /**
@@ -12,16 +12,7 @@ import { rejectionOf } from "../support/rejection";
  * customer's bucket, which goes through it.
  */
 
-const servers: HostileServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function start(answer: () => Answer): Promise<HostileServer> {
-  const s = await HostileServer.start(answer);
-  servers.push(s);
-  return s;
-}
+const start = hostileServers();
 
 /** A stream of `chunks` chunks of `size` bytes, counting how many were pulled and whether it was cancelled. */
 function counted(chunks: number, size: number) {

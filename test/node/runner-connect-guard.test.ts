@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StorageGrant } from "../../contracts/runner-protocol";
 import { StepFailure } from "../../contracts/step-failure";
 import { guardedFetch, type Resolver } from "../../gpu-runner/net/guarded-fetch";
 import { openStorage } from "../../gpu-runner/storage";
-import { HostileServer } from "../support/hostile-server";
+import { HostileServer, hostileServers } from "../support/hostile-server";
 import { rejectionOf } from "../support/rejection";
 
 /**
@@ -13,16 +13,9 @@ import { rejectionOf } from "../support/rejection";
  * and must receive nothing when the guard refuses.
  */
 
-const servers: HostileServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = hostileServers();
 
-async function listener(): Promise<HostileServer> {
-  const s = await HostileServer.start();
-  servers.push(s);
-  return s;
-}
+const listener = () => start();
 
 const portOf = (s: HostileServer) => new URL(s.url).port;
 
@@ -109,8 +102,7 @@ describe("the runner's connect-time address check", () => {
 
   it("follows no redirect unless asked: the 3xx itself is the answer", async () => {
     const target = await listener();
-    const customer = await HostileServer.start(() => ({ redirect: `${target.url}/inside` }));
-    servers.push(customer);
+    const customer = await start(() => ({ redirect: `${target.url}/inside` }));
     const res = await guardedFetch({ allowLoopback: true })(`${customer.url}/x`);
     expect(res.status).toBe(302);
     expect(target.connections).toBe(0);

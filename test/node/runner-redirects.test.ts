@@ -1,12 +1,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StorageGrant } from "../../contracts/runner-protocol";
 import { StepFailure } from "../../contracts/step-failure";
 import { BucketStore, PresignedStore, SOURCE, type DownloadLimits } from "../../gpu-runner/object-store";
 import { openStorage, type StorageGuard } from "../../gpu-runner/storage";
-import { HostileServer, type Answer } from "../support/hostile-server";
+import { HostileServer, hostileServers } from "../support/hostile-server";
 import { rejectionOf } from "../support/rejection";
 
 /**
@@ -22,7 +22,7 @@ const signal = () => new AbortController().signal;
 
 let dir: string;
 let target: HostileServer;
-const servers: HostileServer[] = [];
+const start = hostileServers();
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "runner-redirects-"));
@@ -30,15 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function start(answer?: (req: { method: string; path: string }) => Answer): Promise<HostileServer> {
-  const s = await HostileServer.start(answer);
-  servers.push(s);
-  return s;
-}
 
 /** The customer's server, answering every request with a redirect to a fresh bystander listener. */
 async function redirecting(status = 302): Promise<HostileServer> {

@@ -1,13 +1,13 @@
 import { access, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StepFailure } from "../../contracts/step-failure";
 import type { StepHandler } from "../../gpu-runner/handler";
 import { BucketStore, PresignedStore, SOURCE, type DownloadLimits } from "../../gpu-runner/object-store";
 import { openStorage } from "../../gpu-runner/storage";
 import { FakeRunnerApi } from "../support/fake-runner-api";
-import { HostileServer, type Answer } from "../support/hostile-server";
+import { HostileServer, type Answer, hostileServers } from "../support/hostile-server";
 import { rejectionOf } from "../support/rejection";
 import { startTestRunner } from "../support/runner-harness";
 
@@ -27,7 +27,7 @@ const signal = () => new AbortController().signal;
 const ENDLESS_DRIP: Answer = { stream: { bytes: Infinity, chunkBytes: 64 * 1024, intervalMs: 5 } };
 
 let dir: string;
-const servers: HostileServer[] = [];
+const start = hostileServers();
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "source-bounds-"));
@@ -35,15 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function start(answer: () => Answer): Promise<HostileServer> {
-  const s = await HostileServer.start(answer);
-  servers.push(s);
-  return s;
-}
 
 const presignedSource = (server: HostileServer) => `${server.url}/in/talk.mp4?X-Amz-Signature=abc`;
 const exists = (file: string) =>

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Client, S3Error, S3KeyError, S3RedirectError } from "../../contracts/s3-client";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
-import { HostileServer, type Answer } from "../support/hostile-server";
+import { HostileServer, hostileServers } from "../support/hostile-server";
 import { rejectionOf } from "../support/rejection";
 
 const BUCKET = "media-in";
@@ -93,15 +93,7 @@ describe("S3Client against the local S3", () => {
 });
 
 describe("S3Client against a hostile store", () => {
-  const servers: HostileServer[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  async function start(answer: () => Answer): Promise<HostileServer> {
-    const s = await HostileServer.start(answer);
-    servers.push(s);
-    return s;
-  }
+  const start = hostileServers();
   const at = (server: HostileServer) =>
     new S3Client({ endpoint: server.url, region: "us-east-1", forcePathStyle: true, accessKeyId: "k", secretAccessKey: "s" });
 

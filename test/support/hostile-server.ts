@@ -1,3 +1,4 @@
+import { afterEach } from "vitest";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -131,4 +132,20 @@ export class HostileServer {
     if (declared !== null && declared > seen.bytesSent) res.destroy();
     else res.end();
   }
+}
+
+/**
+ * The server starter of a test file: each server a test starts is closed after that test. Call it at
+ * the top of the file (or of a describe block), where it registers its `afterEach`.
+ */
+export function hostileServers(): (answer?: (req: Seen) => Answer) => Promise<HostileServer> {
+  const open: HostileServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((server) => server.close()));
+  });
+  return async (answer) => {
+    const server = await HostileServer.start(answer);
+    open.push(server);
+    return server;
+  };
 }

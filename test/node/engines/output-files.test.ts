@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StepFailure } from "../../../contracts/step-failure";
 import { createImageEngine } from "../../../gpu-runner/engines/image/factory";
 import { MAX_IMAGE_BYTES } from "../../../gpu-runner/engines/image/jpeg";
 import { outputFileUrl, REPLICATE_DELIVERY_HOSTS, type OutputFileHosts } from "../../../gpu-runner/engines/output-files";
 import { FakeReplicate } from "../../support/fakes/replicate";
 import { engineEnv, REPLICATE_FAKE, startHosted, type HostedFixture } from "../../support/hosted-fakes";
-import { HostileServer, type Answer } from "../../support/hostile-server";
+import { hostileServers } from "../../support/hostile-server";
 import { rejectionOf } from "../../support/rejection";
 
 /**
@@ -19,7 +19,7 @@ import { rejectionOf } from "../../support/rejection";
 const HOSTILE_MODEL = "attacker/hostile-image:v-hostile";
 let fixture: HostedFixture<FakeReplicate>;
 let output = "";
-const servers: HostileServer[] = [];
+const start = hostileServers();
 
 beforeAll(async () => {
   fixture = await startHosted(REPLICATE_FAKE, "IMAGE");
@@ -28,15 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fixture.fake.close();
 });
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function start(answer?: () => Answer): Promise<HostileServer> {
-  const s = await HostileServer.start(answer);
-  servers.push(s);
-  return s;
-}
 
 /** The attacker's model answers `url`; the engine runs on a runner whose local-stack switch is `loopback`. */
 function generate(url: string, loopback: boolean) {
