@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { BodyTooLargeError, readAllWithin, readAtMost } from "../../contracts/bounded-read";
 import { StepFailure } from "../../contracts/step-failure";
 import { handedOverTranscript, MAX_HANDOVER_BYTES } from "../../gpu-runner/services/shared/handover";
-import { makeHandlerContext } from "../support/handler-context";
-import { hostileServers } from "../support/hostile-server";
+import { makeHandlerContext, storageGrant } from "../support/handler-context";
+import { hostileServers, type HostileServer } from "../support/hostile-server";
 import { rejectionOf } from "../support/rejection";
 
 /**
@@ -59,22 +59,18 @@ describe("read at most N bytes", () => {
   });
 });
 
+/** A clip or thumbnail step whose transcript hand-over lies in `store`'s bucket. */
+const handoverContext = (store: HostileServer) =>
+  makeHandlerContext({
+    input: {},
+    storage: storageGrant({ endpoint: store.url, region: "us-east-1", accessKeyId: "k", secretAccessKey: "s" }, "media"),
+    outputs: { fetch_transcription: { transcriptKey: "_media-jobs/scratch/job_test/transcript.json" } },
+  });
+
 describe("the transcript handed over in the customer's bucket", () => {
   it("is read within its cap: an object that never ends fails invalid_input, and the store stops sending", async () => {
     const store = await start(() => ({ stream: { bytes: Infinity, headers: { "content-type": "application/json" } } }));
-    const ctx = await makeHandlerContext({
-      input: {},
-      storage: {
-        connectionId: "stc_t",
-        endpoint: store.url,
-        region: "us-east-1",
-        forcePathStyle: true,
-        accessKeyId: "k",
-        secretAccessKey: "s",
-        bucket: "media",
-      },
-      outputs: { fetch_transcription: { transcriptKey: "_media-jobs/scratch/job_test/transcript.json" } },
-    });
+    const ctx = await handoverContext(store);
     try {
       const err = await rejectionOf(handedOverTranscript(ctx), StepFailure);
       expect({ code: err.code, retryable: err.retryable }).toEqual({ code: "invalid_input", retryable: false });
@@ -89,19 +85,7 @@ describe("the transcript handed over in the customer's bucket", () => {
   it("a redirect from the store fails redirect_refused", async () => {
     const inside = await start(() => ({ status: 200, body: "{}" }));
     const store = await start(() => ({ redirect: `${inside.url}/transcript.json` }));
-    const ctx = await makeHandlerContext({
-      input: {},
-      storage: {
-        connectionId: "stc_t",
-        endpoint: store.url,
-        region: "us-east-1",
-        forcePathStyle: true,
-        accessKeyId: "k",
-        secretAccessKey: "s",
-        bucket: "media",
-      },
-      outputs: { fetch_transcription: { transcriptKey: "_media-jobs/scratch/job_test/transcript.json" } },
-    });
+    const ctx = await handoverContext(store);
     try {
       const err = await rejectionOf(handedOverTranscript(ctx), StepFailure);
       expect({ code: err.code, retryable: err.retryable }).toEqual({ code: "redirect_refused", retryable: false });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { fileInput, runToolOk } from "../../media/spawn";
+import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 import { wavInfo } from "./audio";
 import type { Synthesized } from "./interface";
 
@@ -59,7 +59,7 @@ export interface FitResult {
 
 export async function fitToSlot(req: FitRequest): Promise<FitResult> {
   if (!(req.slotSec > 0)) throw new RangeError(`slot must be longer than 0 s, got ${req.slotSec}`);
-  const tools = { rubberband: req.rubberband ?? "rubberband", ffmpeg: req.ffmpeg ?? process.env.FFMPEG_PATH ?? "ffmpeg" };
+  const tools = { rubberband: req.rubberband ?? "rubberband", ffmpeg: req.ffmpeg ?? FFMPEG };
   const scratch = (tag: string) => path.join(path.dirname(req.outPath), `.fit-${randomUUID()}-${tag}.wav`);
   const flags: FitFlag[] = [];
   const made: string[] = [];
