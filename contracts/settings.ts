@@ -354,7 +354,7 @@ export const SettingsSchema = z.object({
     })
     .prefault({}),
   /**
-   * Monthly limits per plan and usage meter (worker/jobs/credits.ts; docs/api.md "Quotas and
+   * Monthly limits per plan and usage meter (worker/accounts/credits.ts; docs/api.md "Quotas and
    * credits"): a create that would pass its meter's limit is refused 429 `quotaExceeded`. `null`:
    * unlimited, still metered. The free plan's transcription, clip and thumbnail limits are the
    * spec's; the others keep a free workspace from running unbounded hosted-engine cost.

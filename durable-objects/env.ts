@@ -1,4 +1,4 @@
-import type { DispatchMessage, WebhookMessage } from "../queues/messages";
+import type { DispatchMessage, WebhookMessage } from "./messages";
 import type { LaneSignal } from "./lane-signal";
 
 /** The bindings a JobDO uses: its D1 mirror and runner lane, the lane's signal, and the two queues it sends to. */

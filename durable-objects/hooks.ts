@@ -1,7 +1,7 @@
 import type { Job, JobError } from "../contracts/job";
 import type { StepSpec } from "../contracts/pipelines";
 import type { Settings } from "../contracts/settings";
-import type { WebhookMessage } from "../queues/messages";
+import type { WebhookMessage } from "./messages";
 
 /**
  * What the JobDO asks of the services, without knowing any of them: the Worker implements this

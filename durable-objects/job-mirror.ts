@@ -1,7 +1,7 @@
 import type { Job } from "../contracts/job";
 
 /**
- * The JobDO's writes of the queryable job row to D1 (the runner lane is queues/runner-lane.ts).
+ * The JobDO's writes of the queryable job row to D1 (the runner lane is durable-objects/runner-lane.ts).
  * Plain prepared statements: each is one conditional statement (D1 has no interactive transactions).
  */
 

@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
  * - a counter that moves each time a task is put in the lane (`notify`, called by the JobDO);
  * - holding a lease request that found the lane empty until the counter moves or its time is up.
  *
- * It holds no work (the lane is the `runner_tasks` table, queues/runner-lane.ts) and nothing
+ * It holds no work (the lane is the `runner_tasks` table, durable-objects/runner-lane.ts) and nothing
  * durable: after an eviction the counter restarts, which a waiter reads as "moved" and simply
  * looks at the lane again. A missed or duplicated signal costs one extra look, never a lost task.
  */

@@ -56,9 +56,6 @@ export interface TaskPlatform {
   call<T>(name: string, body: unknown, schema: z.ZodType<T>): Promise<T>;
 }
 
-/** A failure the handler understands: `code` goes to the job's `error.code` (the same type the Worker's steps throw). */
-export { StepFailure } from "../contracts/step-failure";
-
 export class CancelledError extends Error {
   constructor() {
     super("cancel requested");

@@ -15,10 +15,10 @@ import { isRedirectError, isRedirectStatus } from "../contracts/redirects";
 import type { LeasedTask } from "../contracts/runner-protocol";
 import type { S3Client } from "../contracts/s3-client";
 import { isStepFailure } from "../contracts/step-failure";
-import { StepFailure } from "./handler";
+import { StepFailure } from "../contracts/step-failure";
 import { guardedFetch } from "./net/guarded-fetch";
-import { parseStepSettings } from "./services/shared/input";
-import { downloadObject, saveBody, uploadObject, type DownloadLimits, type UploadBody } from "./services/shared/objects";
+import { parseStepSettings } from "./step-input";
+import { downloadObject, saveBody, uploadObject, type DownloadLimits, type UploadBody } from "./objects";
 import { assertPublicHost, openStorage, type StorageGuard } from "./storage";
 
 /**

@@ -1,7 +1,7 @@
 import { addressKind } from "../contracts/outbound-address";
 import type { StorageGrant } from "../contracts/runner-protocol";
 import { S3Client } from "../contracts/s3-client";
-import { StepFailure } from "./handler";
+import { StepFailure } from "../contracts/step-failure";
 import { addressRefusal, allowedKind, guardedFetch, systemResolver, type OutboundGuard, type Resolver } from "./net/guarded-fetch";
 
 /**

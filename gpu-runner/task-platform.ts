@@ -1,5 +1,6 @@
 import type { LeasedTask } from "../contracts/runner-protocol";
-import { StepFailure, type TaskPlatform } from "./handler";
+import { StepFailure } from "../contracts/step-failure";
+import type { TaskPlatform } from "./handler";
 import { ProtocolError, type ProtocolClient } from "./protocol-client";
 
 /**

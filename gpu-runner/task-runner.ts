@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import type { LeasedTask } from "../contracts/runner-protocol";
-import { StepFailure, type HandlerContext, type StepHandler } from "./handler";
+import { StepFailure } from "../contracts/step-failure";
+import type { HandlerContext, StepHandler } from "./handler";
 import type { Logger } from "./log";
 import { openObjectStore } from "./object-store";
 import { openStorage, type StorageGuard } from "./storage";

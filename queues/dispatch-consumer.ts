@@ -1,6 +1,6 @@
 import type { StepSpec } from "../contracts/pipelines";
 import type { JobRpc } from "../durable-objects/job-do";
-import type { DispatchMessage } from "./messages";
+import type { DispatchMessage } from "../durable-objects/messages";
 import { runWorkerStep, type InWorkerStep } from "./worker-steps";
 
 /** What the consumer needs: the job's Durable Object, and the in-Worker handler of a step. */

@@ -2,7 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { JobSchema, type Job } from "../contracts/job";
 import { webhookUrlRefusal } from "../contracts/outbound-address";
 import type { Settings } from "../contracts/settings";
-import type { WebhookMessage } from "./messages";
+import type { WebhookMessage } from "../durable-objects/messages";
 
 /** One delivery attempt as recorded (listable per job). */
 export interface DeliveryRecord {

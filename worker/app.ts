@@ -90,6 +90,7 @@ export function buildApp() {
   app.route("/v1/console", routes.console);
   app.route("/v1/console", routes.consoleUser);
   app.route("/v1/storage-connections", routes.storageConnections);
+  app.route("/v1/voices", routes.voiceCreate);
   for (const [path, sub] of SERVICE_ROUTES) app.route(`/v1${path}`, sub);
 
   const allowed = allowedMethods(app);

@@ -1,7 +1,6 @@
 import type { JobEnv } from "../durable-objects/env";
 import type { JobDurableObject } from "../durable-objects/job-do";
-import type { Principal } from "./auth/principal";
-import type { RunnerIdentity } from "./auth/runner-tokens";
+import type { Principal, RunnerIdentity } from "./auth/principal";
 import type { ServerTiming } from "./http/server-timing";
 
 export interface Env extends JobEnv {

@@ -1,7 +1,7 @@
 import { JobDurableObject } from "../durable-objects/job-do";
 import type { JobHooks } from "../durable-objects/hooks";
 import { handleDispatchBatch } from "../queues/dispatch-consumer";
-import type { DispatchMessage, WebhookMessage } from "../queues/messages";
+import type { DispatchMessage, WebhookMessage } from "../durable-objects/messages";
 import { handleWebhookBatch } from "../queues/webhook-consumer";
 import { buildApp } from "./app";
 import type { Env } from "./env";

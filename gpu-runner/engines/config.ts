@@ -1,4 +1,4 @@
-import { StepFailure } from "../handler";
+import { StepFailure } from "../../contracts/step-failure";
 import { DEFAULT_RETRY, type RetryPolicy } from "./http";
 import { REPLICATE_DELIVERY_HOSTS, type OutputFileHosts } from "./output-files";
 

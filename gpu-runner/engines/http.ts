@@ -1,5 +1,5 @@
 import { callEngine, describeFailure, readJson, type EngineCallOptions, type RetryPolicy } from "../../contracts/engine-http";
-import { StepFailure } from "../handler";
+import { StepFailure } from "../../contracts/step-failure";
 
 /**
  * The one HTTP client of engines reached over the network (OpenAI-compatible servers, Workers AI,

@@ -2,7 +2,7 @@ import { BodyTooLargeError, readAllWithin } from "../../contracts/bounded-read";
 import { addressKind } from "../../contracts/outbound-address";
 import { guardedFetch } from "../net/guarded-fetch";
 import { saveBody } from "../net/save-body";
-import type { StepFailure } from "../handler";
+import type { StepFailure } from "../../contracts/step-failure";
 import { EngineHttpClient, type RetryPolicy } from "./http";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
-import { StepFailure } from "../../gpu-runner/handler";
+import { StepFailure } from "../../contracts/step-failure";
 import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
 import { parsePocketSphinxTimes } from "../../gpu-runner/engines/speech/local-pocketsphinx";
 import { LIBRIVOX_0880 } from "../support/media-fixtures";

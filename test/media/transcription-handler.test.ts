@@ -3,7 +3,7 @@ import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Client } from "../../contracts/s3-client";
 import { TranscriptionResultSchema, type TranscriptionResult, type Word } from "../../contracts/transcript";
-import { StepFailure } from "../../gpu-runner/handler";
+import { StepFailure } from "../../contracts/step-failure";
 import type { EngineTranscript, SpeechEngine, TranscribeOptions } from "../../gpu-runner/engines/speech/interface";
 import { createTranscriptionHandler, type TranscriptionHandlerDeps } from "../../gpu-runner/services/transcription/handler";
 import { makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";

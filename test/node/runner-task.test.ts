@@ -1,6 +1,7 @@
 import { access } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { StepFailure, type StepHandler } from "../../gpu-runner/handler";
+import { StepFailure } from "../../contracts/step-failure";
+import type { StepHandler } from "../../gpu-runner/handler";
 import { FakeRunnerApi } from "../support/fake-runner-api";
 import { delay, listTree, startTestRunner, type TestRunner } from "../support/runner-harness";
 

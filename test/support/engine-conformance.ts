@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { StepFailure } from "../../gpu-runner/handler";
+import { StepFailure } from "../../contracts/step-failure";
 import type { EngineEnv } from "../../gpu-runner/engines/config";
 import type { FakeHttpServer } from "./fakes/fake-http";
 import type { HostedFixture } from "./hosted-fakes";

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { TranscriptDocument } from "../../contracts/runner-protocol";
-import { StepFailure, type TaskPlatform } from "../../gpu-runner/handler";
+import { StepFailure } from "../../contracts/step-failure";
+import type { TaskPlatform } from "../../gpu-runner/handler";
 
 /**
  * A TaskPlatform for handler tests: transcripts served from memory, service calls recorded and

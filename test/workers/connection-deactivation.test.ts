@@ -2,7 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { SAFETY_FINAL_CODES } from "../../contracts/services/types";
-import { projectStorageGrant } from "../../worker/jobs/scratch";
+import { projectStorageGrant } from "../../worker/storage/scratch";
 import { StorageConnectionInactive } from "../../worker/storage/connections";
 import { call, expectError } from "./helpers/api";
 import { signedIn, SITE } from "./helpers/console";

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../worker/index";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
-import type { DispatchMessage } from "../../queues/messages";
+import type { DispatchMessage } from "../../durable-objects/messages";
 import { jobStub } from "../../worker/jobs/stubs";
 import { call, runnerCall } from "./helpers/api";
 import {

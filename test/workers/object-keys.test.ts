@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import type { StepSpec } from "../../contracts/pipelines";
 import { getDb } from "../../worker/db/client";
-import { deleteScratch, scratchPrefix } from "../../worker/jobs/scratch";
+import { deleteScratch, scratchPrefix } from "../../worker/storage/scratch";
 import { workerService } from "../../worker/services/index";
 import { handOver } from "../../worker/services/shared/transcript-handover";
 import type { StepResultContext } from "../../worker/services/types";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { projectStorageGrant } from "../../worker/jobs/scratch";
+import { projectStorageGrant } from "../../worker/storage/scratch";
 import { b64decode, b64encode, SEAL_PURPOSES, seal, unseal } from "../../worker/platform/crypto";
 import { createTenant, type Tenant } from "./helpers/tenant";
 

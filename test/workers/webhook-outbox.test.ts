@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import type { Job } from "../../contracts/job";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import { MAX_OUTBOX_EVENTS, MAX_OUTBOX_SENDS } from "../../durable-objects/job-do";
-import type { WebhookMessage } from "../../queues/messages";
+import type { WebhookMessage } from "../../durable-objects/messages";
 import { presign } from "../support/presign";
 import { call } from "./helpers/api";
 import {

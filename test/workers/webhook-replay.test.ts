@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
-import type { WebhookMessage } from "../../queues/messages";
+import type { WebhookMessage } from "../../durable-objects/messages";
 import { deliverWebhook, type DeliveryRecord, type WebhookDeps } from "../../queues/webhook-consumer";
 import { getDb } from "../../worker/db/client";
 import { REPLAY_LIMITS, replayDelivery } from "../../worker/jobs/webhook-replay";

@@ -3,7 +3,7 @@ import { S3Client } from "../../contracts/s3-client";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { validationError } from "../errors";
-import { requireUsableConnection } from "../jobs/references";
+import { requireUsableConnection } from "../storage/connections";
 import { connectionLocation } from "../storage/connections";
 
 /**

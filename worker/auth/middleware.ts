@@ -5,7 +5,7 @@ import { getDb } from "../db/client";
 import { apiKeys, workspaces } from "../db/schema";
 import { ApiError, forbidden, unauthorized } from "../errors";
 import { safeEqual, sha256Hex } from "../platform/crypto";
-import { checkCsrf, readSessionCookie, touchSession } from "../console/session";
+import { checkCsrf, readSessionCookie, touchSession } from "./session";
 import { KEY_PREFIX, looksLikeKey } from "./keys";
 import { grants, type Permission } from "./permissions";
 import type { Principal } from "./principal";
@@ -16,7 +16,7 @@ const MISSING = "missing Authorization header; send `Authorization: Bearer <API_
 /**
  * Resolves `Authorization: Bearer <key>` into a Principal, or throws 401 in the envelope. Without an
  * Authorization header, the console session cookie is accepted instead (console sessions only); such a
- * request that changes state must also pass the CSRF check (worker/console/session.ts). Bearer
+ * request that changes state must also pass the CSRF check (worker/auth/session.ts). Bearer
  * requests are not affected by CSRF: a browser never attaches that header on its own. The guard
  * (worker/auth/guard.ts) calls it for every `/v1` route the access table does not mark public.
  */

@@ -1,4 +1,4 @@
-import type { ActorKind, Plan } from "../../contracts/service-types";
+import type { ActorKind, Plan, Priority } from "../../contracts/service-types";
 
 /** Who is calling, resolved once by the auth middleware. */
 export interface Principal {
@@ -26,4 +26,14 @@ export function actorOf(p: Principal): {
     return { label: p.userHandle ?? "Console", kind: "console", userId: p.userId, apiKeyId: null, isConsole: true };
   }
   return { label: p.keyName, kind: "api_key", userId: null, apiKeyId: p.keyId, isConsole: false };
+}
+
+/** Who is calling `/runner/v1`, resolved once per request by `authenticateRunner`. */
+export interface RunnerIdentity {
+  tokenId: string;
+  name: string;
+  /** Lanes it may lease from; null: every lane. */
+  lanes: Priority[] | null;
+  /** Workspaces whose jobs it may lease; null: every workspace. */
+  workspaces: string[] | null;
 }

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { newId, randomToken } from "../../contracts/ids";
 import { Id } from "../../contracts/request-fields";
-import { PrioritySchema, type Priority } from "../../contracts/service-types";
+import { PrioritySchema } from "../../contracts/service-types";
 import type { Db } from "../db/client";
 import { getDb } from "../db/client";
 import { runnerTokens, workspaces } from "../db/schema";
@@ -24,16 +24,6 @@ const SECRET_PATTERN = /^mjr_[0-9a-z]{40}$/;
 /** How long `lastUsedAt` may lag: a runner heartbeating every few seconds writes it once a minute. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 export const MAX_TOKEN_WORKSPACES = 50;
-
-/** Who is calling `/runner/v1`, resolved once per request by `authenticateRunner`. */
-export interface RunnerIdentity {
-  tokenId: string;
-  name: string;
-  /** Lanes it may lease from; null: every lane. */
-  lanes: Priority[] | null;
-  /** Workspaces whose jobs it may lease; null: every workspace. */
-  workspaces: string[] | null;
-}
 
 export const CreateRunnerTokenSchema = z.strictObject({
   name: z.string().trim().min(1).max(120),

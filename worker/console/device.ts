@@ -1,13 +1,13 @@
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { b64decode, b64encode, safeEqual } from "../platform/crypto";
-import { isLoopback } from "./session";
+import { isLoopback } from "../auth/session";
 
 /**
  * Device cookies (OWASP's answer to "an attacker can lock any account out"): after a successful
  * sign-in the browser gets a signed, HttpOnly cookie naming the account (by a keyed hash, not the
  * email). A sign-in for that account from that browser is not counted against the account's email
- * (console/sign-in-throttle.ts), so failures sprayed at the email from elsewhere do not keep its owner
+ * (auth/sign-in-throttle.ts), so failures sprayed at the email from elsewhere do not keep its owner
  * out; the browser's own address is still throttled. The cookie proves nothing else and opens no
  * session. It is signed with a key derived from ENCRYPTION_KEY (HKDF); without a usable key no cookie
  * is issued or trusted and every attempt is counted against the email.

@@ -25,7 +25,7 @@ import { createKey, listProjectKeys, revokeProjectKey } from "../accounts/servic
 import type { MediaKind } from "./media-types";
 import { streamObject, testConnection } from "./project-data";
 import { CONSOLE_SCRIPTS } from "./scripts";
-import { checkSameOrigin } from "./session";
+import { checkSameOrigin } from "../auth/session";
 import { CONSOLE_CSS } from "./styles";
 
 /**

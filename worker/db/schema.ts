@@ -56,7 +56,7 @@ export const apiKeys = sqliteTable(
     userHandle: text("user_handle"),
     /** The absolute end of a console session. */
     expiresAt: text("expires_at"),
-    /** Cookie sessions only (worker/console/session.ts): the idle end, pushed on as the session is used. */
+    /** Cookie sessions only (worker/auth/session.ts): the idle end, pushed on as the session is used. */
     idleExpiresAt: text("idle_expires_at"),
     /** Cookie sessions only: SHA-256 of the session's CSRF token. */
     csrfHash: text("csrf_hash"),

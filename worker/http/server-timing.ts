@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppBindings } from "../env";
 
 /**
  * Per-phase durations of one request, answered as a `Server-Timing` header (docs/api.md, "Server
@@ -40,7 +39,7 @@ export class ServerTiming {
  * Gives the request a ServerTiming (before authentication, so it can time itself) and answers its
  * phases, plus `total`, as `Server-Timing` when any were recorded. Mounted on POST /v1/jobs.
  */
-export const serverTiming: MiddlewareHandler<AppBindings> = async (c, next) => {
+export const serverTiming: MiddlewareHandler<{ Variables: { timing?: ServerTiming } }> = async (c, next) => {
   const timing = new ServerTiming();
   c.set("timing", timing);
   const started = performance.now();

@@ -15,7 +15,7 @@ import { refusalDetail, webhookUrlRefusal } from "../platform/outbound-url";
 import { workerService } from "../services/index";
 import { pipelineFor } from "../services/pipelines";
 import { refuseUnwiredPresigned } from "../services/shared/presigned-checks";
-import { assertQuotaLeft, charge, refund } from "./credits";
+import { assertQuotaLeft, charge, refund } from "../accounts/credits";
 import { jobStub } from "./stubs";
 
 /** Summarization's detail path is `textSourceJobId` (no `input.` prefix), as the spec writes it. */

@@ -6,7 +6,7 @@ import type { Env } from "../env";
 import { loadSettings } from "../platform/settings";
 import { workerService } from "../services/index";
 import { deletePresignedGrant } from "../storage/presigned";
-import { deleteScratch } from "./scratch";
+import { deleteScratch } from "../storage/scratch";
 import { recordUndeliverable } from "./webhook-deps";
 
 /** The JobDO's view of the services (durable-objects/hooks.ts), over the Worker's service modules. */

@@ -5,7 +5,7 @@ import { getDb } from "../db/client";
 import type { Env } from "../env";
 import { StorageConnectionInactive } from "../storage/connections";
 import { presignedGrantFor } from "../storage/presigned";
-import { storageGrantFor } from "./scratch";
+import { storageGrantFor } from "../storage/scratch";
 import { jobStub } from "./stubs";
 
 /**

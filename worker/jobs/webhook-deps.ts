@@ -1,6 +1,6 @@
 import { eq, max } from "drizzle-orm";
 import { newId } from "../../contracts/ids";
-import type { WebhookMessage } from "../../queues/messages";
+import type { WebhookMessage } from "../../durable-objects/messages";
 import type { WebhookDeps } from "../../queues/webhook-consumer";
 import { projectWebhookSecrets } from "../accounts/service";
 import { getDb } from "../db/client";

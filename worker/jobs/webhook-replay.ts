@@ -1,7 +1,7 @@
 import { and, eq, max } from "drizzle-orm";
 import type { Job } from "../../contracts/job";
 import { TERMINAL_STATUSES } from "../../contracts/service-types";
-import { jobSnapshot, type WebhookMessage } from "../../queues/messages";
+import { jobSnapshot, type WebhookMessage } from "../../durable-objects/messages";
 import type { Db } from "../db/client";
 import { webhookDeliveries } from "../db/schema";
 import type { Env } from "../env";

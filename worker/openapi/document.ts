@@ -128,7 +128,7 @@ const ERROR_EXAMPLES: Record<ErrorCode, Example> = {
   internalError: ["internal error; the request can be retried", []],
 };
 
-/** Headers an error answer carries (worker/errors.ts `unauthorized`, worker/jobs/credits.ts). */
+/** Headers an error answer carries (worker/errors.ts `unauthorized`, worker/accounts/credits.ts). */
 const ERROR_HEADERS: Partial<Record<number, ResponseObject["headers"]>> = {
   401: { "WWW-Authenticate": { description: 'Always `Bearer realm="media-jobs"`.', schema: { type: "string" } } },
   405: { Allow: { description: "The methods the path has.", schema: { type: "string" } } },

@@ -21,7 +21,7 @@ import type { AppBindings } from "../env";
 import { conflict, notFound } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
-import { usageFor } from "../jobs/credits";
+import { usageFor } from "../accounts/credits";
 import { METERS } from "../services/index";
 import { checkWebhookUrl } from "../jobs/create";
 import { loadSettings } from "../platform/settings";

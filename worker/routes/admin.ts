@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { PlanSchema } from "../../contracts/service-types";
 import { createKey, createWorkspace } from "../accounts/service";
-import { createUser, EmailSchema, publicUser, RoleSchema } from "../console/users";
+import { createUser, EmailSchema, publicUser, RoleSchema } from "../auth/users";
 import { PasswordSchema } from "../platform/password";
 import { WorkspaceGrantSchema } from "../auth/permissions";
 import { getDb, type Db } from "../db/client";

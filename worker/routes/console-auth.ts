@@ -13,7 +13,7 @@ import {
   SESSION_ABSOLUTE_MS,
   setSessionCookie,
   startSession,
-} from "../console/session";
+} from "../auth/session";
 import { isTrustedDevice, rememberDevice } from "../console/device";
 import {
   acceptInvitation,
@@ -27,7 +27,7 @@ import {
   publicUser,
   RoleSchema,
   type User,
-} from "../console/users";
+} from "../auth/users";
 import { getDb, type Db } from "../db/client";
 import { apiKeys, projects, workspaces } from "../db/schema";
 import type { AppBindings } from "../env";

@@ -13,15 +13,16 @@ import {
 import { PRIORITIES } from "../../contracts/service-types";
 import type { LeaseCheck } from "../../durable-objects/job-do";
 import { laneSignal } from "../../durable-objects/lane-signal";
-import { claimTask, failTask, jobOfTask } from "../../queues/runner-lane";
-import { authenticateRunner, type RunnerIdentity } from "../auth/runner-tokens";
+import { claimTask, failTask, jobOfTask } from "../../durable-objects/runner-lane";
+import type { RunnerIdentity } from "../auth/principal";
+import { authenticateRunner } from "../auth/runner-tokens";
 import { getDb } from "../db/client";
 import type { AppBindings, Env } from "../env";
 import { ApiError, forbidden } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { taskGrants } from "../jobs/lease-grants";
-import { scratchPrefix } from "../jobs/scratch";
+import { scratchPrefix } from "../storage/scratch";
 import { jobStub } from "../jobs/stubs";
 import { loadSettings } from "../platform/settings";
 import { workerService } from "../services/index";
@@ -29,7 +30,7 @@ import { transcriptForRunner } from "../transcripts/runner-view";
 
 /**
  * The gpu-runner protocol (contracts/runner-protocol.ts). The D1 row is the lane
- * (queues/runner-lane.ts); the JobDO is the authority on whether a claimed task is still current
+ * (durable-objects/runner-lane.ts); the JobDO is the authority on whether a claimed task is still current
  * and owns its lease from then on.
  */
 

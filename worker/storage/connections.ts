@@ -1,7 +1,9 @@
 import type { S3Location } from "../../contracts/s3-client";
 import { StepFailure } from "../../contracts/step-failure";
-import type { storageConnections } from "../db/schema";
-import { validationError } from "../errors";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { storageConnections } from "../db/schema";
+import { notFound, validationError } from "../errors";
 import { SEAL_PURPOSES, unseal } from "../platform/crypto";
 
 type ConnectionRow = typeof storageConnections.$inferSelect;
@@ -52,4 +54,23 @@ export function publicConnection(conn: ConnectionRow) {
     createdAt: conn.createdAt,
     updatedAt: conn.updatedAt,
   };
+}
+
+/** The connection exists in the project, is active, and allows the bucket; `at` prefixes the error paths. */
+export async function requireUsableConnection(db: Db, projectId: string, connectionId: string, bucket: string, at = "input") {
+  const conn = await db
+    .select()
+    .from(storageConnections)
+    .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
+    .get();
+  if (!conn)
+    throw notFound(`storage connection not found: ${connectionId}`, [{ path: `${at}.connectionId`, issue: `notFound:${connectionId}` }]);
+  if (conn.status !== "active")
+    throw validationError(`storage connection ${conn.id} is not active`, [{ path: `${at}.connectionId`, issue: "connectionInactive" }]);
+  if (!conn.buckets.includes(bucket)) {
+    throw validationError(`bucket ${bucket} is not in the connection's buckets (${conn.buckets.join(", ")})`, [
+      { path: `${at}.bucket`, issue: "bucketNotAllowed" },
+    ]);
+  }
+  return conn;
 }

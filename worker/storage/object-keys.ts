@@ -33,3 +33,15 @@ export function isUnderPrefix(key: string, prefix: string): boolean {
     .split("/")
     .every((segment) => segment !== "" && segment !== "." && segment !== "..");
 }
+
+export function extensionOf(key: string): string {
+  const name = key.split("/").pop() ?? "";
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
+}
+
+export function displayNameOf(key: string): string {
+  const name = key.split("/").pop() ?? key;
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(0, dot) : name;
+}

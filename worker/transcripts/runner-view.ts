@@ -3,7 +3,7 @@ import type { TranscriptDocument } from "../../contracts/runner-protocol";
 import type { Segment, VisualChunk } from "../../contracts/transcript";
 import type { Db } from "../db/client";
 import { ApiError, notFound } from "../errors";
-import { findTranscript } from "../jobs/references";
+import { findTranscript } from "./lookup";
 import { readLayer } from "./store";
 
 /** The transcript ids a job names in its input: the only ones its runner steps may read. */

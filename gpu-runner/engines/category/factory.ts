@@ -1,5 +1,5 @@
 import type { Settings } from "../../../contracts/settings";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { EngineConfig } from "../config";
 import { CATEGORY_ENGINE_NAMES, type CategoryEngine, type CategoryEngineFactoryOptions, type EngineEnv } from "./interface";
 import { LocalLexiconCategoryEngine } from "./local-lexicon";

@@ -1,8 +1,3 @@
-import { StepFailure } from "../../handler";
-import type { ChatMessage, ChatOptions } from "../chat/interface";
-import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../http";
-import { ANSWER_MAX_TOKENS, categoryMessages, readCategoryAnswer } from "./prompt";
-
 /**
  * The seam between clip generation and whatever tells what kind of video it is. The local engine
  * scores keyword lexicons and visual cues; hosted language models (an OpenAI-compatible server,
@@ -53,39 +48,4 @@ export interface CategoryEngineFactoryOptions {
   requestTimeoutMs?: number;
   /** The backend's model id (hosted backends; each has a default, and OPENAI_COMPAT_CATEGORY_MODEL wins for openai-compatible). */
   model?: string;
-}
-
-/**
- * The common shape of hosted language models asked for a category: the prompt and the reading of
- * the answer are shared (prompt.ts); each backend only sends the messages through its provider's
- * chat transport (engines/chat/) and returns what the model said: text, an object a JSON mode
- * parsed, or an UnreadableAnswer.
- */
-export abstract class NetworkCategoryEngine<C extends { model: string; retry: RetryPolicy }> implements CategoryEngine {
-  abstract readonly name: string;
-
-  constructor(protected readonly config: C) {}
-
-  get model(): string {
-    return this.config.model;
-  }
-
-  /** The shared HTTP client (engines/http.ts), naming this engine and model in its errors. */
-  protected httpClient(baseUrl: string, headers: Record<string, string> = {}): EngineHttpClient {
-    return new EngineHttpClient({ engine: this.name, model: this.model, baseUrl, headers, policy: this.config.retry });
-  }
-
-  async classify(req: CategoryRequest): Promise<CategoryResult> {
-    if (req.categories.length === 0)
-      throw new StepFailure(
-        "processing_failed",
-        `${this.name} (${this.model}): no categories to choose from (supportedCategories is empty)`,
-        false,
-      );
-    const said = await this.complete(categoryMessages(req), { maxTokens: ANSWER_MAX_TOKENS, signal: req.signal });
-    return readCategoryAnswer(said, req.categories, (m) => new EngineRequestError(`${this.name} (${this.model}): ${m}`, true, undefined));
-  }
-
-  /** Sends the conversation; resolves with the model's answer (its text, the object JSON mode gave, or an UnreadableAnswer). */
-  protected abstract complete(messages: readonly ChatMessage[], opts: ChatOptions): Promise<unknown>;
 }

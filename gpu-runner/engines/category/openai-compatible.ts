@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatOptions } from "../chat/interface";
 import { OpenAICompatibleChat } from "../chat/openai-compatible";
 import type { RetryPolicy } from "../http";
-import { NetworkCategoryEngine } from "./interface";
+import { NetworkCategoryEngine } from "./network";
 
 /**
  * An OpenAI-compatible `/v1/chat/completions` endpoint (engines/chat/openai-compatible.ts: the

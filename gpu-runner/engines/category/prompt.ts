@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StepFailure } from "../../handler";
+import type { StepFailure } from "../../../contracts/step-failure";
 import { UnreadableAnswer, type ChatMessage } from "../chat/interface";
 import { answerExcerpt as excerpt, jsonObjectIn } from "../json-answer";
 import type { CategoryRequest, CategoryResult, VisualSummary } from "./interface";

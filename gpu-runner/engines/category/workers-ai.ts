@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatOptions } from "../chat/interface";
 import { WorkersAIChat } from "../chat/workers-ai";
 import type { RetryPolicy } from "../http";
-import { NetworkCategoryEngine } from "./interface";
+import { NetworkCategoryEngine } from "./network";
 
 /**
  * Cloudflare Workers AI over its REST API (engines/chat/workers-ai.ts), without JSON mode:

@@ -1,4 +1,4 @@
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { EngineConfig } from "../config";
 import {
   DIARIZATION_ENGINE_NAMES,

@@ -1,4 +1,4 @@
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { clusterWindows, DEFAULT_CLUSTERING, type ClusteringOptions } from "./clustering";
 import { DEFAULT_WINDOWS, featureWindows, standardise, type WindowOptions } from "./features";
 import type { Diarization, DiarizationEngine, DiarizeRequest } from "./interface";

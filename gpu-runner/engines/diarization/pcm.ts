@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 
 /**
  * Reads the pipeline's prepared audio (16 kHz mono signed 16-bit PCM WAV) into memory as the

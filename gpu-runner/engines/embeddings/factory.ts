@@ -4,7 +4,7 @@ import {
   OpenAICompatibleEmbeddingEngine,
 } from "../../../contracts/embeddings/openai-compatible";
 import { workersAiEmbeddingModel, workersAiRest } from "../../../contracts/embeddings/workers-ai";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { EngineConfig, type EngineEnv } from "../config";
 import { LocalWinkEmbeddingEngine } from "./local-wink";
 

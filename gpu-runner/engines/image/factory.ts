@@ -1,4 +1,4 @@
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { EngineConfig } from "../config";
 import { IMAGE_ENGINE_NAMES, type EngineEnv, type ImageEngine, type ImageEngineFactoryOptions } from "./interface";
 import { compositorConfigFromEnv, LocalCompositorEngine } from "./local-compositor";

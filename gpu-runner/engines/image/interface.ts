@@ -1,5 +1,3 @@
-import { EngineHttpClient, type RetryPolicy } from "../http";
-
 /**
  * The seam between the thumbnail pipeline and whatever makes a cover image. Hosted backends are
  * text-to-image models prompted from the transcript; the local backend is a compositor (best frame,
@@ -49,23 +47,4 @@ export interface ImageEngineFactoryOptions {
   requestTimeoutMs?: number;
   /** The backend's model id, as the platform chose it (hosted backends; each has a default). */
   model?: string;
-}
-
-/** The common shape of hosted text-to-image models: model and HTTP policy from their configuration. */
-export abstract class NetworkImageEngine<C extends { model: string; retry: RetryPolicy }> implements ImageEngine {
-  abstract readonly name: string;
-  readonly kind = "generative";
-
-  constructor(protected readonly config: C) {}
-
-  get model(): string {
-    return this.config.model;
-  }
-
-  /** The shared HTTP client (engines/http.ts), naming this engine and model in its errors. */
-  protected httpClient(baseUrl: string, headers: Record<string, string> = {}): EngineHttpClient {
-    return new EngineHttpClient({ engine: this.name, model: this.model, baseUrl, headers, policy: this.config.retry });
-  }
-
-  abstract generate(req: CoverRequest): Promise<Cover>;
 }

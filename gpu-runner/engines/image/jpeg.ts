@@ -1,7 +1,7 @@
 import type { Metadata } from "sharp";
 import { openImage } from "../../media/images";
 import { untilAborted } from "../../../contracts/retry";
-import type { StepFailure } from "../../handler";
+import type { StepFailure } from "../../../contracts/step-failure";
 
 /**
  * What every image engine hands back: JPEG at exactly the size asked for. Hosted models generate at

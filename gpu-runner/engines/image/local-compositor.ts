@@ -4,7 +4,7 @@ import { createCanvas, GlobalFonts, type SKRSContext2D } from "@napi-rs/canvas";
 import type { Metadata } from "sharp";
 import { openImage } from "../../media/images";
 import { untilAborted } from "../../../contracts/retry";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { lineUnits } from "../../text/words";
 import type { EngineEnv } from "../config";
 import type { Cover, CoverRequest, ImageEngine } from "./interface";

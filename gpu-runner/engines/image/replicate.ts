@@ -1,7 +1,8 @@
 import type { RetryPolicy } from "../http";
 import { fetchOutputBytes, outputFetchOf, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
 import { ReplicatePredictions } from "../replicate-predictions";
-import { NetworkImageEngine, type Cover, type CoverRequest } from "./interface";
+import { NetworkImageEngine } from "./network";
+import { type Cover, type CoverRequest } from "./interface";
 import { exactJpeg, MAX_IMAGE_BYTES } from "./jpeg";
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RetryPolicy } from "../http";
-import { NetworkImageEngine, type Cover, type CoverRequest } from "./interface";
+import { NetworkImageEngine } from "./network";
+import { type Cover, type CoverRequest } from "./interface";
 import { exactJpeg } from "./jpeg";
 import { workersAiRunPath } from "../../../contracts/model-refs";
 

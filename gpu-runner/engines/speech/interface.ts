@@ -1,7 +1,6 @@
 import type { Word } from "../../../contracts/transcript";
 import type { Settings } from "../../../contracts/settings";
 import type { CompressedFormat } from "../../media/ffmpeg";
-import { EngineHttpClient, type RetryPolicy } from "../http";
 
 /**
  * The one seam between the pipeline and a speech recogniser. The pipeline prepares audio (16 kHz
@@ -54,41 +53,4 @@ export type { EngineEnv } from "../config";
 export interface EngineFactoryOptions {
   /** Upper bound for one HTTP call; the handler passes something shorter than the lease. */
   requestTimeoutMs?: number;
-}
-
-/**
- * The common shape of engines reached over the network (hosted Whisper-class models): they detect
- * the language, take any language, do their own noise handling only as far as the model does, and
- * read model, audio format, concurrency and HTTP policy from their configuration.
- */
-export abstract class NetworkSpeechEngine<
-  C extends { model: string; maxConcurrency: number; inputFormat: "wav" | CompressedFormat; retry: RetryPolicy },
-> implements SpeechEngine {
-  abstract readonly name: string;
-  readonly detectsLanguage = true;
-  readonly reducesNoise = false;
-  readonly languages = null;
-
-  constructor(protected readonly config: C) {}
-
-  get model(): string {
-    return this.config.model;
-  }
-  get inputFormat(): C["inputFormat"] {
-    return this.config.inputFormat;
-  }
-  get maxConcurrency(): number {
-    return this.config.maxConcurrency;
-  }
-
-  supportsLanguage(): boolean {
-    return true;
-  }
-
-  /** The shared HTTP client (engines/http.ts), naming this engine and model in its errors. */
-  protected httpClient(baseUrl: string, headers: Record<string, string> = {}): EngineHttpClient {
-    return new EngineHttpClient({ engine: this.name, model: this.model, baseUrl, headers, policy: this.config.retry });
-  }
-
-  abstract transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript>;
 }

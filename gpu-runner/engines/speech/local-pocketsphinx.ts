@@ -1,5 +1,5 @@
 import type { Word } from "../../../contracts/transcript";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { runTool } from "../../media/spawn";
 import { primaryLanguage } from "./languages";
 import type { EngineEnv, EngineTranscript, SpeechEngine, TranscribeOptions } from "./interface";

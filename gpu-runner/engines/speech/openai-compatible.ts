@@ -2,10 +2,11 @@ import { openAsBlob } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
 import type { Word } from "../../../contracts/transcript";
-import type { StepFailure } from "../../handler";
+import type { StepFailure } from "../../../contracts/step-failure";
 import type { CompressedFormat } from "../../media/ffmpeg";
 import type { RetryPolicy } from "../http";
-import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
+import { NetworkSpeechEngine } from "./network";
+import { type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 
 /**

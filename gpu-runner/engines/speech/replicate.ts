@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import type { StepFailure } from "../../handler";
+import type { StepFailure } from "../../../contracts/step-failure";
 import type { CompressedFormat } from "../../media/ffmpeg";
 import type { RetryPolicy } from "../http";
 import { ReplicatePredictions } from "../replicate-predictions";
-import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
+import { NetworkSpeechEngine } from "./network";
+import { type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 import { wordsFromSegments } from "./segments";
 

@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Word } from "../../../contracts/transcript";
-import type { StepFailure } from "../../handler";
+import type { StepFailure } from "../../../contracts/step-failure";
 import type { RetryPolicy } from "../http";
-import { NetworkSpeechEngine, type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
+import { NetworkSpeechEngine } from "./network";
+import { type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 import { workersAiRunPath } from "../../../contracts/model-refs";
 

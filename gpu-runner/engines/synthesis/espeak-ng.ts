@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { runToolOk } from "../../media/spawn";
 import { wavInfo } from "./audio";
 import { espeakVoiceFor, espeakVoiceList, type EspeakVoiceList } from "./espeak-voices";

@@ -1,7 +1,7 @@
 import { mkdtemp, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { baseLanguage } from "../../../contracts/translation-languages";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { runToolOk } from "../../media/spawn";
 import { wavInfo } from "./audio";
 import type { CreateVoiceRequest, ProfileVoiceSpec, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";

@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { EspeakEngine } from "./espeak-ng";
 import type { FestivalEngine } from "./festival";
 import { PITCH_SHIFT_BOUND } from "./festival";

@@ -2,7 +2,7 @@ import { openAsBlob } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { baseLanguage } from "../../../contracts/translation-languages";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { EngineHttpClient, type RetryPolicy } from "../http";
 import { wavInfo } from "./audio";
 import type { CloneVoiceSpec, CreateVoiceRequest, SynthesisEngine, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";

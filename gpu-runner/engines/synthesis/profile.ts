@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { baseLanguage } from "../../../contracts/translation-languages";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { ToolError } from "../../media/spawn";
 import type { CreateVoiceRequest, ProfileVoiceSpec, SynthesisEngine, VoiceSpec } from "./interface";
 import { measureVoice, type VoiceMeasurements } from "./voice-analysis";

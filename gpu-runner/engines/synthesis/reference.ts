@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 import { scratchRoot } from "../../task-scope";
 import { wavInfo, type TimeRange } from "./audio";

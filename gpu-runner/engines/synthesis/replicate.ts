@@ -1,6 +1,6 @@
 import { rename, writeFile } from "node:fs/promises";
 import { baseLanguage } from "../../../contracts/translation-languages";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { runToolOk } from "../../media/spawn";
 import type { EngineHttpClient, RetryPolicy } from "../http";
 import { fetchOutputBytes, outputFileUrl, type OutputFileHosts, outputFetchOf } from "../output-files";

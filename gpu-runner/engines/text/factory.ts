@@ -1,4 +1,4 @@
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { Logger } from "../../log";
 import { EngineConfig } from "../config";
 import type { IabIds } from "./iab-ids";

@@ -17,7 +17,7 @@ import {
   type MetadataDraft,
   type SummaryDraft,
 } from "../../../contracts/understanding";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { analyse, type AnalysedText, type Sentence } from "./analysis";
 import { chapterStarts } from "./chapters";
 import { hookScore } from "./hooks";

@@ -1,5 +1,5 @@
 import type { GeneratedBy, MetadataDraft, SummaryDraft } from "../../../contracts/understanding";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { Logger } from "../../log";
 import type { ChatMessage, ChatOptions } from "../chat/interface";
 import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../http";

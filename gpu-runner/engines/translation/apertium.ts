@@ -1,5 +1,5 @@
 import { APERTIUM_MODES, resolvePair } from "../../../contracts/translation-languages";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { Logger } from "../../log";
 import { translateBatched } from "./apertium-batch";
 import { protect, restore } from "./glossary";

@@ -1,5 +1,5 @@
 import { TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { Logger } from "../../log";
 import { EngineConfig } from "../config";
 import { ApertiumApyEngine } from "./apertium-apy";

@@ -1,5 +1,5 @@
 import { resolvePair, type ResolvedPair, type TranslationBackendName } from "../../../contracts/translation-languages";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 
 /** The pair a backend runs for a request; fails, not retryable (the same request never becomes translatable), when it has none. */
 export function pairOrFail(

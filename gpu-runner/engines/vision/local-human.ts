@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
 import { openImage } from "../../media/images";
 import type { BodyResult, Config, FaceResult, Human } from "@vladmandic/human";
 import { isStepFailure } from "../../../contracts/step-failure";
-import { StepFailure } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { EngineEnv } from "../config";
 import type { AnalyzeOptions, BodyObservation, Box, FaceObservation, FrameObservation, SampledFrame, VisionEngine } from "./interface";
 import { salientRegion } from "./saliency";

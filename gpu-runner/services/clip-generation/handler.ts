@@ -21,12 +21,13 @@ import type { CategoryEngine, VisualSummary } from "../../engines/category/inter
 import type { EngineEnv } from "../../engines/config";
 import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
-import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { HandlerContext, StepHandler } from "../../handler";
 import { SOURCE } from "../../object-store";
-import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
+import { parseStepInput, parseStepSettings, round3 } from "../../step-input";
 import { mapLimit } from "../shared/map-limit";
 import { handedOverTranscript } from "../shared/handover";
-import { downloadObject, toolStep } from "../shared/objects";
+import { downloadObject, toolStep } from "../../objects";
 import { joinWords } from "../../text/words";
 import { openSource, type AcceptedSource } from "../../media/source";
 import { openImage } from "../../media/images";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { SampledFrame } from "../../engines/vision/interface";
 import { sourceInput, type AcceptedSource } from "../../media/source";
 import { FFMPEG, runToolOk } from "../../media/spawn";
-import { round3 } from "../shared/input";
+import { round3 } from "../../step-input";
 import type { EnergyTrack } from "./timeline";
 
 /**

@@ -26,10 +26,11 @@ import { fitToSlot, type FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema, type SynthesisEngine, type VoiceSpec } from "../../engines/synthesis/interface";
 import { probe } from "../../media/ffmpeg";
 import { openSource } from "../../media/source";
-import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { HandlerContext, StepHandler } from "../../handler";
 import { SOURCE, type ObjectStore } from "../../object-store";
-import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
-import { toolStep } from "../shared/objects";
+import { parseStepInput, parseStepSettings, round3 } from "../../step-input";
+import { toolStep } from "../../objects";
 import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../shared/synthesis";
 import {
   defaultTranslationEngine,

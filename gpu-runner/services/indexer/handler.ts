@@ -16,10 +16,11 @@ import type { StageOf } from "../../../contracts/services/types";
 import type { Settings } from "../../../contracts/settings";
 import { toStepError } from "../../../contracts/step-failure";
 import { isCancelled } from "../../stage-reporter";
-import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { HandlerContext, StepHandler } from "../../handler";
 import type { EngineEnv } from "../../engines/config";
 import { createEmbeddingEngine } from "../../engines/embeddings/factory";
-import { parseStepInput, parseStepSettings } from "../shared/input";
+import { parseStepInput, parseStepSettings } from "../../step-input";
 import { requireText, transcriptDetails } from "../shared/text-document";
 import { chunkSegments, sparseTerms } from "./chunk";
 

@@ -3,7 +3,7 @@ import type { generateMetadataStep, MetadataStepResult } from "../../../contract
 import type { StageOf } from "../../../contracts/services/types";
 import type { StepHandler } from "../../handler";
 import type { EngineEnv } from "../../engines/text/interface";
-import { parseStepInput, parseStepSettings } from "../shared/input";
+import { parseStepInput, parseStepSettings } from "../../step-input";
 import { defaultTextEngine, readTranscript, transcriptDetails, type MakeTextEngine } from "../shared/text-document";
 
 /**

@@ -1,9 +1,10 @@
 import { BodyTooLargeError, bytesText, readTextWithin } from "../../../contracts/bounded-read";
 import { ClipTranscriptSchema, type ClipTranscript } from "../../../contracts/clips";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
-import { StepFailure, type HandlerContext } from "../../handler";
-import { parseStepInput } from "./input";
-import { bucketFailure } from "./objects";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { HandlerContext } from "../../handler";
+import { parseStepInput } from "../../step-input";
+import { bucketFailure } from "../../objects";
 
 /**
  * Largest transcript handover read: the Worker writes at most the 8 MiB segments layer with its

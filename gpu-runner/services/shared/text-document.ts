@@ -1,6 +1,7 @@
 import type { TranscriptDocument } from "../../../contracts/runner-protocol";
 import type { Settings } from "../../../contracts/settings";
-import { StepFailure, type HandlerContext } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { HandlerContext } from "../../handler";
 import { createTextEngine } from "../../engines/text/factory";
 import type { EngineEnv, TextEngine } from "../../engines/text/interface";
 

@@ -3,7 +3,7 @@ import type { SummarizationStepResult, synthesisStep } from "../../../contracts/
 import type { StageOf } from "../../../contracts/services/types";
 import type { StepHandler } from "../../handler";
 import type { TextHandlerDeps } from "../metadata/handler";
-import { parseStepInput, parseStepSettings } from "../shared/input";
+import { parseStepInput, parseStepSettings } from "../../step-input";
 import { defaultTextEngine, readTranscript } from "../shared/text-document";
 
 /**

@@ -1,7 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { StepFailure, type StepHandler } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { StepHandler } from "../../handler";
 
 /**
  * The test service's runner step (contracts/services/test.ts), registered only when

@@ -10,7 +10,8 @@ import {
   type VisualChunk,
   type Word,
 } from "../../../contracts/transcript";
-import { StepFailure, type HandlerContext, type StepHandler } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { HandlerContext, StepHandler } from "../../handler";
 import { createSpeechEngine } from "../../engines/speech/factory";
 import type { EngineEnv, EngineTranscript, SpeechEngine } from "../../engines/speech/interface";
 import { primaryLanguage } from "../../engines/speech/languages";
@@ -29,9 +30,9 @@ import {
   type ChunkRange,
 } from "../../media/ffmpeg";
 import { openSource, type AcceptedSource } from "../../media/source";
-import { parseStepInput, parseStepSettings } from "../shared/input";
+import { parseStepInput, parseStepSettings } from "../../step-input";
 import { SOURCE } from "../../object-store";
-import { toolStep } from "../shared/objects";
+import { toolStep } from "../../objects";
 import { mapLimit } from "../shared/map-limit";
 import { buildSegments, mergeChunkWords } from "./merge";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";

@@ -3,7 +3,7 @@ import { TranslationResultSchema, type translateStep, type TranslationResult } f
 import type { StageOf } from "../../../contracts/services/types";
 import type { EngineEnv } from "../../engines/config";
 import type { StepHandler } from "../../handler";
-import { parseStepInput } from "../shared/input";
+import { parseStepInput } from "../../step-input";
 import {
   defaultTranslationEngine,
   loadTranslationSource,

@@ -6,10 +6,11 @@ import type { CreatedVoice } from "../../../contracts/voices";
 import type { EngineEnv } from "../../engines/config";
 import { extractAudio } from "../../media/ffmpeg";
 import { openSource } from "../../media/source";
-import { StepFailure, type StepHandler } from "../../handler";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { StepHandler } from "../../handler";
 import { SOURCE } from "../../object-store";
-import { toolStep } from "../shared/objects";
-import { parseStepInput, parseStepSettings, round3 } from "../shared/input";
+import { toolStep } from "../../objects";
+import { parseStepInput, parseStepSettings, round3 } from "../../step-input";
 import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../shared/synthesis";
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { detectCategory, type DetectCategoryOptions } from "../../../gpu-runner/services/clip-generation/category";
 import { HOSTED_CATEGORY_BACKENDS, LOCAL_LEXICON, STANDIN_CONFIDENCE, type HostedCategoryHarness } from "../../support/category-backends";
 import { useFixture } from "../../support/engine-conformance";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { createCategoryEngine } from "../../../gpu-runner/engines/category/factory";
 import type { CategoryEngine, CategoryResult } from "../../../gpu-runner/engines/category/interface";
 import { CATEGORY_BACKENDS, HOSTED_CATEGORY_BACKENDS, STANDIN_CONFIDENCE, type CategoryInput } from "../../support/category-backends";

@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { Diarization } from "../../../gpu-runner/engines/diarization/interface";
 import { LOCAL_MFCC } from "../../support/diarization-backends";
 import { useFixture } from "../../support/engine-conformance";

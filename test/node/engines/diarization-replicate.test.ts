@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { createDiarizationEngine } from "../../../gpu-runner/engines/diarization/factory";
 import { parseSeconds } from "../../../gpu-runner/engines/diarization/replicate";
 import { FAKE_MP3, REPLICATE } from "../../support/diarization-backends";

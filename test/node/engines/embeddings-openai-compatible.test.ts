@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { normalize } from "../../../contracts/embeddings/interface";
 import { OpenAICompatibleEmbeddingEngine } from "../../../contracts/embeddings/openai-compatible";
 import { embeddingEngineForWorker } from "../../../contracts/embeddings/worker-factory";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { OPENAI_COMPATIBLE } from "../../support/embedding-backends";
 import { useFixture } from "../../support/engine-conformance";
 import { fakeEmbedding } from "../../support/fakes/embeddings";

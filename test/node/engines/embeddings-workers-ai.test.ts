@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { normalize } from "../../../contracts/embeddings/interface";
 import { workersAiBinding, workersAiRest } from "../../../contracts/embeddings/workers-ai";
 import { createEmbeddingEngine } from "../../../gpu-runner/engines/embeddings/factory";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { FakeAiBinding, WORKERS_AI_BINDING, WORKERS_AI_REST } from "../../support/embedding-backends";
 import { useFixture } from "../../support/engine-conformance";
 import { bgeOutput } from "../../support/fakes/embeddings";

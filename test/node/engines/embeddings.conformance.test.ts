@@ -4,7 +4,7 @@ import { LOCAL_WINK_MODEL } from "../../../contracts/embeddings/local-wink";
 import { embeddingEngineForWorker } from "../../../contracts/embeddings/worker-factory";
 import { createEmbeddingEngine } from "../../../gpu-runner/engines/embeddings/factory";
 import { LOCAL_WINK_MODEL_ID, loadWinkModel } from "../../../gpu-runner/engines/embeddings/local-wink";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { distinctTexts, EMBEDDING_BACKENDS, HOSTED_EMBEDDING_BACKENDS, LOCAL_WINK } from "../../support/embedding-backends";
 import { hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";
 import { rejectionOf } from "../../support/rejection";

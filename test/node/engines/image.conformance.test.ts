@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { createImageEngine } from "../../../gpu-runner/engines/image/factory";
 import type { Cover, ImageEngine } from "../../../gpu-runner/engines/image/interface";
 import { abortAfter, hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";

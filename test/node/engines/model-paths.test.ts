@@ -7,7 +7,7 @@ import { MODEL_ID, replicatePrediction, workersAiRunPath } from "../../../contra
 import { createCategoryEngine } from "../../../gpu-runner/engines/category/factory";
 import { DEFAULT_RETRY } from "../../../gpu-runner/engines/http";
 import { replicateClient } from "../../../gpu-runner/engines/replicate-predictions";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { fastRetryEnv } from "../../support/engine-conformance";
 import type { FakeReplicate } from "../../support/fakes/replicate";
 import { fakeSpeechWav } from "../../support/fakes/synthesis";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TeiRerankEngine, type TeiRerankOptions } from "../../../contracts/rerank/tei";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { useFixture } from "../../support/engine-conformance";
 import { fakeRerankScore, type TeiRank } from "../../support/fakes/rerank";
 import { rejectionOf } from "../../support/rejection";

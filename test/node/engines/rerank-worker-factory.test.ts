@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LOCAL_RERANK_ENGINE, LOCAL_RERANK_MODEL, type RerankEngineName } from "../../../contracts/rerank/interface";
 import { rerankEngineForWorker, TEI_RERANK_DEFAULT_MODEL } from "../../../contracts/rerank/worker-factory";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { useFixture } from "../../support/engine-conformance";
 import { FakeRerankAiBinding } from "../../support/fakes/rerank";
 import { rejectionOf } from "../../support/rejection";

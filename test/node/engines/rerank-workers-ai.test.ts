@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WorkersAiRerankEngine } from "../../../contracts/rerank/workers-ai";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { useFixture } from "../../support/engine-conformance";
 import { fakeRerankScore, type WorkersAiRank } from "../../support/fakes/rerank";
 import { rejectionOf } from "../../support/rejection";

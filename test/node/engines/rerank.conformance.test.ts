@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RERANK_MAX_TEXTS, type RerankEngine } from "../../../contracts/rerank/interface";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { distinctTexts } from "../../support/embedding-backends";
 import { hostedTransportCases, useFixture } from "../../support/engine-conformance";
 import { fakeRerankScore } from "../../support/fakes/rerank";

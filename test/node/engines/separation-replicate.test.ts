@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSeparationEngine } from "../../../gpu-runner/engines/separation/factory";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { useFixture } from "../../support/engine-conformance";
 import { DEMUCS_VERSION } from "../../support/fakes/replicate";
 import { engineEnv } from "../../support/hosted-fakes";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { SpeechEngine } from "../../../gpu-runner/engines/speech/interface";
 import { abortAfter, hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";
 import { rejectionOf } from "../../support/rejection";

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { wavInfo } from "../../../gpu-runner/engines/synthesis/audio";
 import { VoiceSpecSchema, type SynthesisEngine, type VoiceSpec } from "../../../gpu-runner/engines/synthesis/interface";
 import { abortAfter, hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";

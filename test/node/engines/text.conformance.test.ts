@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MetadataDraftSchema, SummaryDraftSchema, type MetadataDraft } from "../../../contracts/understanding";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { createTextEngine } from "../../../gpu-runner/engines/text/factory";
 import type { TextDocument, TextEngine } from "../../../gpu-runner/engines/text/interface";
 import { hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";

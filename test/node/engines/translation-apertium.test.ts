@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { APERTIUM_MODES } from "../../../contracts/translation-languages";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { ApertiumApyEngine, apyLangpair, APY_MAX_CHARS } from "../../../gpu-runner/engines/translation/apertium-apy";
 import { batches, splitOutput } from "../../../gpu-runner/engines/translation/apertium-batch";
 import { ApertiumCliEngine } from "../../../gpu-runner/engines/translation/apertium-cli";

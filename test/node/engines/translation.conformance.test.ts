@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { createTranslationEngine } from "../../../gpu-runner/engines/translation/factory";
 import type { GlossaryDrop, TranslationEngine, TranslationRequest } from "../../../gpu-runner/engines/translation/interface";
 import { abortAfter, hostedTransportCases, requiredSettingCase, useFixture } from "../../support/engine-conformance";

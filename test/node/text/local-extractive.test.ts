@@ -15,7 +15,7 @@ import {
 } from "../../../contracts/understanding";
 import type { TextDocument } from "../../../gpu-runner/engines/text/interface";
 import { LocalExtractiveTextEngine } from "../../../gpu-runner/engines/text/local-extractive";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { rejectionOf } from "../../support/rejection";
 import {
   COOKING,

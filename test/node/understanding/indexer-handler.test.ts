@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CatalogWrite } from "../../../contracts/catalog";
 import type { EmbeddingEngine } from "../../../contracts/embeddings/interface";
 import { INDEXER_STAGES } from "../../../contracts/services/indexer";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import { createIndexerHandler } from "../../../gpu-runner/services/indexer/handler";
 import { FakePlatform, transcriptDoc } from "../../support/fake-platform";
 import { makeHandlerContext, type TestContext } from "../../support/handler-context";

@@ -3,7 +3,7 @@ import { generateMetadataStep } from "../../../contracts/services/metadata";
 import { synthesisStep } from "../../../contracts/services/summarization";
 import { stepSpec } from "../../../contracts/services/types";
 import { MetadataDraftSchema, SummaryDraftSchema } from "../../../contracts/understanding";
-import { StepFailure } from "../../../gpu-runner/handler";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { MetadataRequest, SummaryRequest, TextEngine } from "../../../gpu-runner/engines/text/interface";
 import { LocalExtractiveTextEngine } from "../../../gpu-runner/engines/text/local-extractive";
 import { createMetadataHandler } from "../../../gpu-runner/services/metadata/handler";

@@ -2,7 +2,7 @@
 /** @jsxImportSource hono/jsx */
 import type { SearchHit } from "../../../contracts/catalog";
 import { Layout, type Shell } from "../layout";
-import { clock } from "./transcript";
+import { clock } from "../format";
 
 export type { SearchHit };
 

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import { Layout, type Shell } from "../layout";
-import { clock } from "./transcript";
+import { clock } from "../format";
 
 export interface Clip {
   index: number;

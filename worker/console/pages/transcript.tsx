@@ -3,6 +3,7 @@
 import { ActionsHeader, Csrf, Layout, PostButton, StatusBadge, when, type Shell } from "../layout";
 import type { TranscriptRecord } from "../../../contracts/client/types";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
+import { clock } from "../format";
 
 /** The transcript record as the API answers it (contracts/client/types.ts). */
 export type Transcript = TranscriptRecord;
@@ -10,13 +11,6 @@ export interface GlossaryTerm {
   termId: string;
   term: string;
   preferred: string;
-}
-
-/** 83.4 → "1:23.4" */
-export function clock(sec: number): string {
-  const m = Math.floor(sec / 60);
-  const s = sec - m * 60;
-  return `${m}:${s < 10 ? "0" : ""}${s.toFixed(1)}`;
 }
 
 export function TranscriptPage(props: {

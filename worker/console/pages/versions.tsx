@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import { Layout, StatusBadge, when, type Shell } from "../layout";
-import { clock } from "./transcript";
+import { clock } from "../format";
 
 /** A transcript's other versions: its translations (text) and its dubbings (media). */
 

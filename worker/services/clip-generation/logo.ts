@@ -3,7 +3,7 @@ import { type BrandLogoHandover, MAX_LOGO_BYTES, ProjectBrandingSchema } from ".
 import type { Job } from "../../../contracts/job";
 import { S3Client } from "../../../contracts/s3-client";
 import type { Env } from "../../env";
-import { projectStorageGrant } from "../../jobs/scratch";
+import { projectStorageGrant } from "../../storage/scratch";
 import { StorageConnectionInactive } from "../../storage/connections";
 import { b64encode } from "../../platform/crypto";
 import type { HandOverExtra } from "../shared/transcript-handover";

@@ -6,7 +6,8 @@ import { baseLanguage, languageKey } from "../../../contracts/translation-langua
 import type { Db } from "../../db/client";
 import { dubbings, translations } from "../../db/schema";
 import { notFound, validationError } from "../../errors";
-import { displayNameOf, requireSegmentedTranscript, type TranscriptRow } from "../../jobs/references";
+import { displayNameOf } from "../../storage/object-keys";
+import { requireSegmentedTranscript, type TranscriptRow } from "../../transcripts/lookup";
 import { resolvePresigned } from "../shared/presigned-input";
 import { resolveVideoSource } from "../shared/video-source";
 import { chooseSpeechModel } from "./speech-model";

@@ -8,7 +8,7 @@ import { CreatedVoiceSchema } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
 import { dubbings, translations, voices, workspaces } from "../../db/schema";
 import type { Env } from "../../env";
-import { charge, refund, type Charge } from "../../jobs/credits";
+import { charge, refund, type Charge } from "../../accounts/credits";
 import { loadSettings } from "../../platform/settings";
 import { ApiError } from "../../errors";
 import { nowIso } from "../../platform/clock";

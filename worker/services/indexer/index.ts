@@ -6,7 +6,7 @@ import {
   collectionName,
   IndexerResultSchema,
 } from "../../../contracts/catalog";
-import { requireSegmentedTranscript } from "../../jobs/references";
+import { requireSegmentedTranscript } from "../../transcripts/lookup";
 import { cutover, removeJobLeftovers, rollback, writeChunks, type Scope } from "../../catalog/index-writer";
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
 import { validatedSink } from "../shared/step-result";

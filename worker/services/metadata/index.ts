@@ -9,7 +9,7 @@ import { transcripts } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
-import { requireSegmentedTranscript } from "../../jobs/references";
+import { requireSegmentedTranscript } from "../../transcripts/lookup";
 import { ownedTranscript } from "../../transcripts/store";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService, type WorkerStepHandler } from "../types";

@@ -1,7 +1,7 @@
 import type { Job } from "../../../contracts/job";
 import { PRESIGNED_SOURCE_TYPE } from "../../../contracts/presigned";
 import { ApiError, type ErrorDetail } from "../../errors";
-import { scratchPrefix } from "../../jobs/scratch";
+import { scratchPrefix } from "../../storage/scratch";
 import { isUnderPrefix } from "../../storage/object-keys";
 
 /**

@@ -4,7 +4,7 @@ import { StepFailure } from "../../../contracts/step-failure";
 import type { Segment } from "../../../contracts/transcript";
 import { getDb } from "../../db/client";
 import { transcripts } from "../../db/schema";
-import { scratchPrefix, storageGrantFor } from "../../jobs/scratch";
+import { scratchPrefix, storageGrantFor } from "../../storage/scratch";
 import { isUnderPrefix } from "../../storage/object-keys";
 import { readLayer } from "../../transcripts/store";
 import type { Job } from "../../../contracts/job";

@@ -3,7 +3,8 @@ import type { Settings } from "../../../contracts/settings";
 import type { Db } from "../../db/client";
 import type { Env } from "../../env";
 import { validationError } from "../../errors";
-import { checkedSource, requireUsableConnection, type TranscriptRow } from "../../jobs/references";
+import { checkedSource, type TranscriptRow } from "../../transcripts/lookup";
+import { requireUsableConnection } from "../../storage/connections";
 import { connectionLocation } from "../../storage/connections";
 import { probeBucketSource } from "./source-probe";
 

@@ -10,7 +10,7 @@ import { jobs, summarizations } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound, validationError } from "../../errors";
 import { ok } from "../../http/envelope";
-import { findTranscript, type TranscriptRow } from "../../jobs/references";
+import { findTranscript, type TranscriptRow } from "../../transcripts/lookup";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService } from "../types";
 

@@ -1,5 +1,7 @@
 import type { InputOf } from "../../../contracts/services/index";
-import { displayNameOf, requireClipSource, thumbnailSize } from "../../jobs/references";
+import { displayNameOf } from "../../storage/object-keys";
+import { requireClipSource } from "../../transcripts/lookup";
+import { thumbnailSize } from "./size";
 import { requireOutputUrlCounts, resolvePresigned } from "../shared/presigned-input";
 import { resolveVideoSource } from "../shared/video-source";
 import type { CreateContext, Resolved } from "../types";

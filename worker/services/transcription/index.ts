@@ -2,7 +2,7 @@ import type { Job } from "../../../contracts/job";
 import { S3Client } from "../../../contracts/s3-client";
 import { TranscriptionResultSchema } from "../../../contracts/transcript";
 import type { Env } from "../../env";
-import { storageGrantFor } from "../../jobs/scratch";
+import { storageGrantFor } from "../../storage/scratch";
 import { reportedKeysRefusal } from "../../storage/object-keys";
 import { markTranscriptFailed, saveTranscription, TranscriptTooLargeError } from "../../transcripts/store";
 import { refused } from "../shared/result-checks";

@@ -1,5 +1,5 @@
 import type { InputOf } from "../../../contracts/services/index";
-import { requireSegmentedTranscript } from "../../jobs/references";
+import { requireSegmentedTranscript } from "../../transcripts/lookup";
 import type { CreateContext, Resolved } from "../types";
 import { planTranslation } from "./plan";
 

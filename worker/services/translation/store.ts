@@ -6,7 +6,7 @@ import type { Db } from "../../db/client";
 import { transcripts, translations } from "../../db/schema";
 import { ApiError } from "../../errors";
 import { nowIso } from "../../platform/clock";
-import { findTranscript } from "../../jobs/references";
+import { findTranscript } from "../../transcripts/lookup";
 import { requireJobsOwn } from "../shared/result-checks";
 import { translationFieldsOf, TranslationFieldsSchema } from "./plan";
 import { glossaryLayerOf, layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";

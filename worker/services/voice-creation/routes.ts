@@ -7,13 +7,13 @@ import { voices } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
-import { queryWith, readJson } from "../../http/validate";
-import { createJob } from "../../jobs/create";
+import { queryWith } from "../../http/validate";
 import { projectVoice, publicVoice } from "./store";
 
 /**
  * Voices (the spec names the `vce_` prefix and leaves the routes to us; docs/api.md):
- *   POST   /v1/voices             a voice from a sample in the bucket: a `voice_creation` job (202)
+ *   POST   /v1/voices             a voice from a sample in the bucket: a `voice_creation` job (202;
+ *                                  worker/routes/voices.ts, as it creates a job through the orchestrator)
  *   GET    /v1/voices             the project's voices, newest first (`?limit`, `?before`, `?origin`)
  *   GET    /v1/voices/{voiceId}
  *   DELETE /v1/voices/{voiceId}   gone at once; dubbings that used it keep their record and audio
@@ -26,13 +26,6 @@ export const ListQuery = z.strictObject({
 });
 
 export const voiceRoutes = new Hono<AppBindings>()
-  .post("/", async (c) => {
-    const p = principalOf(c);
-    const { value } = await readJson(c);
-    const job = await createJob(c.env, p, { serviceType: "voice_creation", input: value }, c.get("timing"));
-    const voice = await projectVoice(getDb(c.env.DB), projectOf(p), String(job.input["voiceId"]));
-    return ok(c, { ...(voice ? publicVoice(voice) : {}), job }, {}, 202);
-  })
   .get("/", async (c) => {
     const p = principalOf(c);
     const q = queryWith(c, ListQuery);

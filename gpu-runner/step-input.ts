@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { SettingsSchema, type Settings } from "../../../contracts/settings";
-import { StepFailure } from "../../handler";
+import { SettingsSchema, type Settings } from "../contracts/settings";
+import { StepFailure } from "../contracts/step-failure";
 
 /**
  * A step's stored input (or another document it reads) checked against its schema: a mismatch is

@@ -5,8 +5,8 @@ import { S3Client } from "../../contracts/s3-client";
 import { getDb } from "../db/client";
 import { storageConnections } from "../db/schema";
 import type { Env } from "../env";
-import { connectionLocation, StorageConnectionInactive } from "../storage/connections";
-import { isUnderPrefix } from "../storage/object-keys";
+import { connectionLocation, StorageConnectionInactive } from "./connections";
+import { isUnderPrefix } from "./object-keys";
 
 /**
  * Scratch space for artifacts one step hands to a later one (too large to pass through the JobDO):

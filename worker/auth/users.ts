@@ -85,7 +85,7 @@ export interface SignInAttempt {
 
 /**
  * The user behind an email and password, or 401 with one message for every failure. The attempt is
- * first admitted by the sign-in throttle (console/sign-in-throttle.ts) or refused with 429 before the
+ * first admitted by the sign-in throttle (auth/sign-in-throttle.ts) or refused with 429 before the
  * email is looked up, so the throttle answers a known and an unknown email alike. An unknown email
  * still runs PBKDF2 (against a dummy hash) so it takes as long as a wrong password.
  */

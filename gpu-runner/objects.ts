@@ -1,12 +1,12 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { S3Client, S3Error, S3KeyError, S3RedirectError } from "../../../contracts/s3-client";
-import { isStepFailure } from "../../../contracts/step-failure";
-import { StepFailure } from "../../handler";
-import { saveBody, type DownloadLimits } from "../../net/save-body";
+import { S3Client, S3Error, S3KeyError, S3RedirectError } from "../contracts/s3-client";
+import { isStepFailure } from "../contracts/step-failure";
+import { StepFailure } from "../contracts/step-failure";
+import { saveBody, type DownloadLimits } from "./net/save-body";
 
-export { saveBody, type DownloadLimits } from "../../net/save-body";
+export { saveBody, type DownloadLimits } from "./net/save-body";
 
 /**
  * Reading sources from and writing results to the customer's bucket, with the failure codes every
