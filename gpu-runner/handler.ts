@@ -22,8 +22,15 @@ export interface StageReporter<Stage extends string = string> {
   event(entry: Omit<ProgressEntry, "at"> & { stage: Stage }): Promise<void>;
 }
 
-export interface HandlerContext<Stage extends string = string> {
+/** Earlier steps' outputs by step name, as a step reads them (`OutputsOf<service>` in the contracts). */
+export type StepOutputs = Readonly<Record<string, Record<string, unknown> | undefined>>;
+
+export interface HandlerContext<Stage extends string = string, Input = Record<string, unknown>, Outputs = StepOutputs> {
   task: LeasedTask;
+  /** The job's stored input, parsed once by the contract's `stored` schema before the handler runs. */
+  input: Input;
+  /** Earlier steps' outputs, each parsed by its step's `output` schema. */
+  outputs: Outputs;
   /** Typed by the step's contract: a handler can only report the stages its step declares. */
   report: StageReporter<Stage>;
   /** A fresh directory for this task; the runner deletes it afterwards, whatever happens. */
@@ -64,4 +71,6 @@ export class CancelledError extends Error {
 }
 
 /** A step handler returns the step's result, sent to the server as `result` on complete. */
-export type StepHandler<Stage extends string = string> = (ctx: HandlerContext<Stage>) => Promise<Record<string, unknown>>;
+export type StepHandler<Stage extends string = string, Input = Record<string, unknown>, Outputs = StepOutputs> = (
+  ctx: HandlerContext<Stage, Input, Outputs>,
+) => Promise<Record<string, unknown>>;

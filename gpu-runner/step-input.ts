@@ -1,4 +1,7 @@
 import type { z } from "zod";
+import type { LeasedTask } from "../contracts/runner-protocol";
+import { SERVICE_CONTRACTS } from "../contracts/services/index";
+import type { ServiceContract } from "../contracts/services/types";
 import { SettingsSchema, type Settings } from "../contracts/settings";
 import { StepFailure } from "../contracts/step-failure";
 
@@ -35,3 +38,26 @@ export function parseStepSettings<K extends keyof Settings>(raw: Record<string, 
 
 /** Figures in stage details and records: milliseconds (three decimals) are plenty. */
 export const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+function contractOf(service: string): ServiceContract {
+  if (!Object.hasOwn(SERVICE_CONTRACTS, service)) throw new StepFailure("invalid_input", `no contract for service ${service}`, false);
+  return SERVICE_CONTRACTS[service as keyof typeof SERVICE_CONTRACTS];
+}
+
+/**
+ * A task's stored input and earlier outputs, parsed once by its service's contract (the `stored`
+ * schema, each step's `output` schema): what a handler sees as `ctx.input` and `ctx.outputs`.
+ */
+export function parseTaskData(task: Pick<LeasedTask, "step" | "input" | "outputs">): {
+  input: Record<string, unknown>;
+  outputs: Record<string, Record<string, unknown>>;
+} {
+  const contract = contractOf(task.step.service);
+  const input = parseStepInput(contract.stored, task.input, `${task.step.service} input`);
+  const outputs: Record<string, Record<string, unknown>> = {};
+  for (const [name, raw] of Object.entries(task.outputs)) {
+    const schema = contract.steps.find((s) => s.name === name)?.output;
+    outputs[name] = schema ? parseStepInput(schema, raw, `the output of step ${name}`) : raw;
+  }
+  return { input, outputs };
+}

@@ -13,6 +13,7 @@ import { TaskStageReporter, isCancelled, type TaskControl } from "./stage-report
 import { taskPlatform } from "./task-platform";
 import { runInTask, TaskScope } from "./task-scope";
 import { taskDirPrefix } from "./work-dirs";
+import { parseTaskData } from "./step-input";
 
 /**
  * Runs one leased task, start to finish:
@@ -170,6 +171,7 @@ export class TaskRun {
 
     const ctx: HandlerContext = {
       task: this.task,
+      ...parseTaskData(this.task),
       report: new TaskStageReporter(this.deps.client, this.control),
       workDir: this.workDir,
       signal: this.abort.signal,

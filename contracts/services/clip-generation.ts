@@ -3,6 +3,7 @@ import { Id, OutputPrefixSchema, s3Source } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlListSchema, PresignedUrlSchema } from "../presigned";
 import { CLIP_LAYOUTS, ClipGenerationResultSchema, FILL_STYLES } from "../clips";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
+import { TranscriptHandoverOutputSchema } from "../transcript-handover";
 
 /**
  * Clip generation: short MP4 clips of a video's best moments, from its completed transcript. Two
@@ -75,6 +76,7 @@ export const fetchClipTranscriptStep = defineStep({
     segmentCount: z.number().int(),
     artifacts: z.array(z.string()),
   }),
+  output: TranscriptHandoverOutputSchema,
 });
 
 export const renderClipsStep = defineStep({
@@ -91,6 +93,7 @@ const FINAL_CODES = ["source_not_found", "source_access_denied", "no_moments", O
 export const clipGenerationService = defineService({
   serviceType: "clip_generation",
   input: ClipGenerationInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: CLIP_STAGES,
   steps: [fetchClipTranscriptStep, renderClipsStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, ...FINAL_CODES, ...SAFETY_FINAL_CODES],

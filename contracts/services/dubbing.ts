@@ -185,6 +185,7 @@ const FINAL_CODES = [
 export const dubbingService = defineService({
   serviceType: "dubbing",
   input: DubbingInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: DUBBING_STAGES,
   steps: [dubStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -10,6 +10,7 @@ import { transcriptionService } from "./transcription";
 import { translationService } from "./translation";
 import { voiceCreationService } from "./voice-creation";
 import type { ServiceContract, ServiceName } from "./types";
+import type { z } from "zod";
 
 /**
  * Every service's contract, one line each. `satisfies` makes the compiler name a service type
@@ -30,6 +31,17 @@ export const SERVICE_CONTRACTS = {
 
 export type ServiceContracts = typeof SERVICE_CONTRACTS;
 export type InputOf<T extends ServiceType> = ServiceContracts[T]["input"]["_output"];
+
+/** The input a job of this service stores, as a step reads it (after the contract's schema parsed it). */
+export type StoredOf<T extends ServiceName> = z.output<ServiceContracts[T]["stored"]>;
+/** What the Worker's `resolve()` hands the job to store (before defaults the schema fills). */
+export type StoredInputOf<T extends ServiceName> = z.input<ServiceContracts[T]["stored"]>;
+
+type StepsOf<T extends ServiceName> = ServiceContracts[T]["steps"][number];
+/** Earlier steps' outputs by step name, for the steps of this service that keep one. */
+export type OutputsOf<T extends ServiceName> = {
+  [S in StepsOf<T> as S extends { output: z.ZodType } ? S["name"] : never]?: S extends { output: z.ZodType<infer O> } ? O : never;
+};
 
 /** Every failure code that must not be retried, across services. */
 export const NON_RETRYABLE_CODES: ReadonlySet<string> = new Set(Object.values(SERVICE_CONTRACTS).flatMap((c) => [...c.nonRetryableCodes]));

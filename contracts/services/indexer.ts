@@ -35,6 +35,7 @@ const FINAL_CODES = ["index_rollback", "source_not_found", "no_segments"];
 export const indexerService = defineService({
   serviceType: "indexer",
   input: IndexerInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: INDEXER_STAGES,
   steps: [indexStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -59,6 +59,7 @@ const FINAL_CODES = ["source_not_found", "no_segments"];
 export const metadataService = defineService({
   serviceType: "metadata",
   input: MetadataInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: ["load_transcription", "generate_metadata", "save_metadata"],
   steps: [generateMetadataStep, saveMetadataStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

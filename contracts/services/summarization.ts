@@ -37,6 +37,7 @@ const FINAL_CODES = ["source_not_found", "no_segments"];
 export const summarizationService = defineService({
   serviceType: "summarization",
   input: SummarizationInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: ["synthesis"],
   steps: [synthesisStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

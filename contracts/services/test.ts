@@ -37,6 +37,7 @@ export const testWorkerStep = defineStep({
 export const testService = defineService({
   serviceType: "test",
   input: z.record(z.string(), z.unknown()),
+  stored: z.record(z.string(), z.unknown()),
   stages: TEST_STAGES,
   steps: [testRunnerStep, testWorkerStep],
   failureCodes: [...COMMON_FAILURE_CODES, "test_failure"],

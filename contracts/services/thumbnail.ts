@@ -3,6 +3,7 @@ import { custom, Id, OutputPrefixSchema, s3Source } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlListSchema, PresignedUrlSchema } from "../presigned";
 import { ThumbnailResultSchema } from "../thumbnails";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
+import { TranscriptHandoverOutputSchema } from "../transcript-handover";
 
 /**
  * Thumbnails: cover JPEGs (1–3, one credit each) and free frame picks (1–5) for a transcribed video,
@@ -78,6 +79,7 @@ export const fetchThumbnailTranscriptStep = defineStep({
   stages: ["fetch_transcription"],
   // No transcriptKey for an s3_presigned job: its runner step reads the transcript through HANDOVER_TRANSCRIPT_CALL.
   result: z.object({ transcriptKey: z.string().optional(), segmentCount: z.number().int(), artifacts: z.array(z.string()) }),
+  output: TranscriptHandoverOutputSchema,
 });
 
 export const thumbnailStep = defineStep({
@@ -97,6 +99,7 @@ const FINAL_CODES = ["source_not_found", "source_access_denied", "no_usable_fram
 export const thumbnailService = defineService({
   serviceType: "thumbnail",
   input: ThumbnailInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: THUMBNAIL_STAGES,
   steps: [fetchThumbnailTranscriptStep, thumbnailStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -84,6 +84,7 @@ const FINAL_CODES = [
 export const transcriptionService = defineService({
   serviceType: "transcription",
   input: TranscriptionInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: TRANSCRIPTION_STAGES,
   steps: [transcribeStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -113,6 +113,7 @@ const FINAL_CODES = ["source_not_found", "no_segments", "unsupported_language_pa
 export const translationService = defineService({
   serviceType: "translation",
   input: TranslationInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: TRANSLATION_STAGES,
   steps: [translateStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -22,12 +22,24 @@ export interface StepContract<Stage extends string = string> {
   readonly stages: readonly Stage[];
   /** What the step returns on success; the Worker validates it before storing anything. */
   readonly result: z.ZodType<Record<string, unknown>>;
+  /**
+   * What the step keeps for the steps after it (its sink's `output`, held by the JobDO, handed on as
+   * `task.outputs[name]`), when it keeps anything. A later runner step reads it typed (`ctx.outputs`).
+   */
+  readonly output?: z.ZodType<Record<string, unknown>>;
 }
 
 export interface ServiceContract {
   readonly serviceType: ServiceName;
   /** The `input` object of `POST /v1/jobs` for this service type (strict: unknown keys are 422). */
   readonly input: z.ZodType<Record<string, unknown>>;
+  /**
+   * The input as the job stores it: what the Worker's `resolve()` returns (defaults filled, ids and
+   * keys assigned) and what every step reads (`ctx.input` on the runner, parsed once per task). Jobs
+   * stored by an older version are read through the same schema: a field added later is optional
+   * here, or an older shape is upgraded by a union, never by a handler's comment.
+   */
+  readonly stored: z.ZodType<Record<string, unknown>>;
   /** Every progress stage of the service, from the spec's "Progress events" table. */
   readonly stages: readonly string[];
   /** The pipeline, in order. Empty: not built yet, so jobs are refused at create (`serviceNotAvailable`). */

@@ -72,6 +72,7 @@ const FINAL_CODES = [
 export const voiceCreationService = defineService({
   serviceType: "voice_creation",
   input: VoiceCreationInputSchema,
+  stored: z.record(z.string(), z.unknown()),
   stages: VOICE_CREATION_STAGES,
   steps: [createVoiceStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -11,6 +11,7 @@ import { toStepError } from "../../contracts/step-failure";
 import type { PresignedGrant } from "../../contracts/presigned";
 import { openObjectStore } from "../../gpu-runner/object-store";
 import { openStorage } from "../../gpu-runner/storage";
+import { parseTaskData } from "../../gpu-runner/step-input";
 
 /**
  * A HandlerContext for calling step handlers directly: a StageReporter that records every event in
@@ -155,8 +156,18 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
     ...(opts.presigned ? { presigned: opts.presigned } : {}),
     settings: opts.settings ?? {},
   };
+  // Parsed on first read, as the runner parses before the handler runs: a test of bad input sees
+  // the handler fail `invalid_input` having touched nothing, as a real task would.
+  let data: ReturnType<typeof parseTaskData> | undefined;
+  const parsed = () => (data ??= parseTaskData(task));
   return {
     task,
+    get input() {
+      return parsed().input;
+    },
+    get outputs() {
+      return parsed().outputs;
+    },
     report: new RecordingReporter(),
     workDir,
     signal: abort.signal,

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import type { Job, JobError } from "../../contracts/job";
 import type { StepSpec } from "../../contracts/pipelines";
-import type { InputOf } from "../../contracts/services/index";
+import type { InputOf, StoredInputOf } from "../../contracts/services/index";
 import type { ServiceName } from "../../contracts/services/types";
 import type { Plan, ServiceType } from "../../contracts/service-types";
 import type { QuotaMeter, Settings } from "../../contracts/settings";
@@ -24,9 +24,9 @@ export interface CreateContext {
 }
 
 /** The outcome of a create's reference checks: what the job stores and what it costs. */
-export interface Resolved {
-  /** Input as stored on the job (defaults filled, ids assigned). */
-  input: Record<string, unknown>;
+export interface Resolved<Stored extends Record<string, unknown> = Record<string, unknown>> {
+  /** Input as stored on the job (defaults filled, ids assigned): the contract's `stored` schema. */
+  input: Stored;
   sourceDisplayName?: string;
   credits: number;
   /**
@@ -81,7 +81,7 @@ export interface WorkerService<T extends ServiceName = ServiceName> {
   /** Meters its runner calls charge while the job runs (the voices a dubbing makes), listed in the usage report after `meter`. */
   readonly runtimeMeters?: readonly QuotaMeter[];
   /** Reference checks of `POST /v1/jobs`, with the spec's messages; charge nothing. */
-  resolve(ctx: CreateContext, input: T extends ServiceType ? InputOf<T> : never): Promise<Resolved>;
+  resolve(ctx: CreateContext, input: T extends ServiceType ? InputOf<T> : never): Promise<Resolved<StoredInputOf<T>>>;
   /** The `GET /v1/jobs/policy` payload, for the service types the spec lists there. */
   policy?(settings: Settings): Record<string, unknown>;
   /** Result handling per step handler (`StepSpec.handler`). */

@@ -2,6 +2,7 @@ import { BodyTooLargeError, bytesText, readTextWithin } from "../../../contracts
 import { ClipTranscriptSchema, type ClipTranscript } from "../../../contracts/clips";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { StepFailure } from "../../../contracts/step-failure";
+import type { AfterTranscriptHandover } from "../../../contracts/transcript-handover";
 import type { HandlerContext } from "../../handler";
 import { parseStepInput } from "../../step-input";
 import { bucketFailure } from "../../objects";
@@ -17,9 +18,11 @@ export const MAX_HANDOVER_BYTES = 64 * 1024 * 1024;
  * scratch object in a bucket job's bucket, or, for an `s3_presigned` job (no bucket), the runner
  * call `handover.transcript`. Either way the current segments with their word timings.
  */
-export async function handedOverTranscript(ctx: HandlerContext): Promise<ClipTranscript> {
-  const key = ctx.task.outputs["fetch_transcription"]?.["transcriptKey"];
-  if (typeof key === "string") {
+export async function handedOverTranscript(
+  ctx: Pick<HandlerContext<string, unknown, AfterTranscriptHandover>, "outputs" | "openStorage" | "task" | "platform">,
+): Promise<ClipTranscript> {
+  const key = ctx.outputs.fetch_transcription?.transcriptKey;
+  if (key !== undefined) {
     const s3 = await ctx.openStorage();
     const bucket = ctx.task.storage?.bucket ?? "";
     let text: string;
