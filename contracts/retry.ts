@@ -80,13 +80,21 @@ export interface RetryDelayInput {
 }
 
 /**
+ * The one exponential step every backoff here uses: `base·2^(attempt−1)`, never above `max` (in
+ * whatever unit base and max share). Attempt 1 waits `base`.
+ */
+export function exponentialStep(attempt: number, base: number, max: number): number {
+  return Math.min(max, base * 2 ** Math.max(0, attempt - 1));
+}
+
+/**
  * The wait before retry number `attempt`: `baseMs·2^(attempt−1)` with jitter, never above `maxMs`.
  * A Retry-After the server sent is a lower bound (the server knows when it will have room), still
  * capped by `maxMs` so a hostile or confused header cannot park the caller past its deadline.
  */
 export function retryDelayMs(input: RetryDelayInput): number {
   const random = input.random ?? Math.random;
-  const step = Math.min(input.maxMs, input.baseMs * 2 ** Math.max(0, input.attempt - 1));
+  const step = exponentialStep(input.attempt, input.baseMs, input.maxMs);
   const jitter = input.jitter ?? "equal";
   const backoff = jitter === "none" ? step : jitter === "full" ? random() * step : step / 2 + random() * (step / 2);
   const fromServer = parseRetryAfter(input.retryAfter);

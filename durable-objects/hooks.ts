@@ -1,4 +1,5 @@
-import type { Job, JobError } from "../contracts/job";
+import type { Job } from "../contracts/job";
+import type { StepApplied } from "../contracts/step-kit";
 import type { StepSpec } from "../contracts/pipelines";
 import type { Settings } from "../contracts/settings";
 import type { WebhookMessage } from "./messages";
@@ -7,9 +8,6 @@ import type { WebhookMessage } from "./messages";
  * What the JobDO asks of the services, without knowing any of them: the Worker implements this
  * over its service modules (worker/jobs/job-hooks.ts) and hands it to the DO class it exports.
  */
-export type StepApplied =
-  { ok: true; summary: Record<string, unknown>; output?: Record<string, unknown>; artifacts?: string[] } | { ok: false; error: JobError };
-
 export interface JobHooks {
   settings(): Promise<Settings>;
   /** Validates and stores a step's result (the step's service sink). */

@@ -11,6 +11,7 @@ import type { JobHooks } from "./hooks";
 import { laneSignal } from "./lane-signal";
 import { insertJobRow, mirrorJobRow } from "./job-mirror";
 import { nextStatus, type Trigger } from "./job-state-machine";
+import { exponentialStep } from "../contracts/retry";
 
 const nowIso = (): string => new Date().toISOString();
 
@@ -536,7 +537,7 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       const delay =
         error.code === "runner_lost"
           ? settings.retry.runnerLostDelaySeconds
-          : Math.min(settings.retry.maxDelaySeconds, settings.retry.baseDelaySeconds * 2 ** (s.job.attemptCount - 1));
+          : exponentialStep(s.job.attemptCount, settings.retry.baseDelaySeconds, settings.retry.maxDelaySeconds);
       await this.transition("attemptFailedRetry");
       await this.enqueueCurrentStep(delay);
       return;
@@ -679,7 +680,7 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
           await this.giveUp(entry, `the webhook queue refused the event ${entry.tries} times; the last answer: ${entry.lastError}`);
           continue;
         }
-        entry.dueAt = Date.now() + Math.min(OUTBOX_RETRY_MAX_MS, OUTBOX_RETRY_BASE_MS * 2 ** (entry.tries - 1));
+        entry.dueAt = Date.now() + exponentialStep(entry.tries, OUTBOX_RETRY_BASE_MS, OUTBOX_RETRY_MAX_MS);
         console.error(
           JSON.stringify({
             level: "warn",

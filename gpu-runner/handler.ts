@@ -1,26 +1,11 @@
 import type { LeasedTask } from "../contracts/runner-protocol";
-import type { ProgressEntry } from "../contracts/job";
 import type { S3Client } from "../contracts/s3-client";
 import type { ObjectStore } from "./object-store";
 import type { TranscriptDocument } from "../contracts/runner-protocol";
 import type { z } from "zod";
+import type { StageReporter } from "../contracts/step-kit";
 
-/**
- * What a step handler on the runner sees. The runner loop owns leasing, heartbeats and reporting;
- * a handler only does the work and describes it through `stage()`.
- */
-export interface StageReporter<Stage extends string = string> {
-  /**
-   * Runs `fn` as one progress stage: reports `started`, then `completed` (with the details `fn`
-   * returns) or `failed`. After the stage ends, throws CancelledError if a cancel arrived, which
-   * is how a graceful cancel stops work "after the current pipeline stage".
-   */
-  stage<T>(name: Stage, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T>;
-  /** Reports a stage that did not run (`skipped`), with the reason in details. */
-  skip(name: Stage, reason: string): Promise<void>;
-  /** Reports a raw event (rarely needed; prefer stage/skip). */
-  event(entry: Omit<ProgressEntry, "at"> & { stage: Stage }): Promise<void>;
-}
+export type { StageReporter } from "../contracts/step-kit";
 
 /** Earlier steps' outputs by step name, as a step reads them (`OutputsOf<service>` in the contracts). */
 export type StepOutputs = Readonly<Record<string, Record<string, unknown> | undefined>>;
@@ -56,18 +41,11 @@ export interface HandlerContext<Stage extends string = string, Input = Record<st
 
 /**
  * What a step may ask the platform while it holds its lease. A transcript that is gone rejects with
- * a `source_not_found` StepFailure (not retryable); a lost lease with LeaseLostError.
+ * a `source_not_found` StepFailure (not retryable); a lost lease with LeaseLost.
  */
 export interface TaskPlatform {
   transcript(textSourceId: string): Promise<TranscriptDocument>;
   call<T>(name: string, body: unknown, schema: z.ZodType<T>): Promise<T>;
-}
-
-export class CancelledError extends Error {
-  constructor() {
-    super("cancel requested");
-    this.name = "CancelledError";
-  }
 }
 
 /** A step handler returns the step's result, sent to the server as `result` on complete. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { withRetry } from "../contracts/retry";
+import { LeaseLost } from "../contracts/step-kit";
 import {
   CompleteRequestSchema,
   EventsRequestSchema,
@@ -27,7 +28,7 @@ import {
  * `data` is parsed with the contract's zod schemas.
  *
  * Network errors, timeouts, 5xx and 429 are retried with capped exponential backoff, full jitter
- * and Retry-After (contracts/retry.ts); other 4xx are not (retrying cannot change them). A 409 `leaseLost` becomes a LeaseLostError,
+ * and Retry-After (contracts/retry.ts); other 4xx are not (retrying cannot change them). A 409 `leaseLost` becomes a LeaseLost,
  * and so does a 401 on a task's call (the runner's token was revoked): the task's work must stop and
  * nothing more may be reported for it.
  *
@@ -50,16 +51,6 @@ const DataEnvelopeSchema = z.object({ data: z.unknown(), metadata: z.unknown().o
 
 export type FailError = z.infer<typeof FailRequestSchema>["error"];
 export type ProgressEventInput = EventsRequest["events"][number];
-
-export class LeaseLostError extends Error {
-  constructor(
-    readonly taskId: string,
-    message = "lease lost",
-  ) {
-    super(`task ${taskId}: ${message}`);
-    this.name = "LeaseLostError";
-  }
-}
 
 /** A non-retryable answer (4xx other than leaseLost), or a retryable one after the last retry. */
 export class ProtocolError extends Error {
@@ -263,11 +254,11 @@ export class ProtocolClient {
       const env = ErrorEnvelopeSchema.safeParse(json);
       const code = env.success ? env.data.error.code : `http_${res.status}`;
       const message = env.success ? env.data.error.message : `POST ${path} answered ${res.status}`;
-      if (res.status === 409 && code === "leaseLost" && taskId !== undefined) throw new LeaseLostError(taskId, message);
+      if (res.status === 409 && code === "leaseLost" && taskId !== undefined) throw new LeaseLost(taskId, message);
       // The runner's token was revoked (or never valid): nothing it reports on the task will be
       // accepted any more, so its work stops now rather than at the final report; the lease runs out
       // and the attempt is retried on another runner.
-      if (res.status === 401 && taskId !== undefined) throw new LeaseLostError(taskId, `the runner token was refused: ${message}`);
+      if (res.status === 401 && taskId !== undefined) throw new LeaseLost(taskId, `the runner token was refused: ${message}`);
       if (res.status >= 500 || res.status === 429) {
         throw new RetryableStatus(res.status, code, message, res.headers.get("retry-after"));
       }

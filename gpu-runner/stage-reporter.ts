@@ -1,8 +1,8 @@
+import { CancelledError, LeaseLost, type StageReporter } from "../contracts/step-kit";
 import type { ProgressEntry } from "../contracts/job";
 import { untilAborted } from "../contracts/retry";
 import { toStepError } from "../contracts/step-failure";
-import { CancelledError, type StageReporter } from "./handler";
-import { LeaseLostError, type ProgressEventInput, type ProtocolClient } from "./protocol-client";
+import type { ProgressEventInput, ProtocolClient } from "./protocol-client";
 import { runInStage, timeoutFailure, watchDeadline, type TaskScope } from "./task-scope";
 
 /**
@@ -23,7 +23,7 @@ export interface TaskControl {
   /** A heartbeat or events answer said `cancelRequested`. */
   requestCancel(): void;
   /** Called when a report answers 409 leaseLost; aborts the work. */
-  onLeaseLost(err: LeaseLostError): void;
+  onLeaseLost(err: LeaseLost): void;
   /** A stage was stopped (its time limit, a cancel's grace): the handler is expected to unwind now. */
   onStageStopped(reason: unknown): void;
 }
@@ -123,7 +123,7 @@ export class TaskStageReporter implements StageReporter {
       });
       if (res.cancelRequested) this.control.requestCancel();
     } catch (err) {
-      if (err instanceof LeaseLostError) this.control.onLeaseLost(err);
+      if (err instanceof LeaseLost) this.control.onLeaseLost(err);
       throw err;
     }
   }

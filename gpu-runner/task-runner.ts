@@ -1,3 +1,4 @@
+import { CancelledError, LeaseLost } from "../contracts/step-kit";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import type { LeasedTask } from "../contracts/runner-protocol";
@@ -6,9 +7,8 @@ import type { HandlerContext, StepHandler } from "./handler";
 import type { Logger } from "./log";
 import { openObjectStore } from "./object-store";
 import { openStorage, type StorageGuard } from "./storage";
-import { LeaseLostError, ProtocolError, type CallOptions, type ProtocolClient } from "./protocol-client";
+import { ProtocolError, type CallOptions, type ProtocolClient } from "./protocol-client";
 import { toStepError } from "../contracts/step-failure";
-import { CancelledError } from "./handler";
 import { TaskStageReporter, isCancelled, type TaskControl } from "./stage-reporter";
 import { taskPlatform } from "./task-platform";
 import { runInTask, TaskScope } from "./task-scope";
@@ -132,7 +132,7 @@ export class TaskRun {
       await this.deps.client.release(this.task.taskId, this.task.leaseToken, { retries: 2 });
       this.log("released", {});
     } catch (err) {
-      if (err instanceof LeaseLostError) this.log("lease_lost", { during: "release" });
+      if (err instanceof LeaseLost) this.log("lease_lost", { during: "release" });
       else this.log("release_failed", { error: String(err) }, "error");
     }
   }
@@ -213,7 +213,7 @@ export class TaskRun {
       this.log(event, { ...fields, durationMs: Date.now() - this.startedAt });
       return outcome;
     } catch (err) {
-      if (err instanceof LeaseLostError) {
+      if (err instanceof LeaseLost) {
         this.leaseLost = true;
         this.log("lease_lost", { during: event });
         return "leaseLost";
@@ -257,7 +257,7 @@ export class TaskRun {
     this.unwindTimer.unref?.();
   }
 
-  private onLeaseLost(err: LeaseLostError): void {
+  private onLeaseLost(err: LeaseLost): void {
     if (this.leaseLost || this.finalizing || this.released) return;
     this.leaseLost = true;
     this.log("lease_lost", { message: err.message }, "warn");
@@ -281,7 +281,7 @@ export class TaskRun {
         if (res.cancelRequested) this.onCancelRequested();
       } catch (err) {
         if (stopper.signal.aborted) return;
-        if (err instanceof LeaseLostError) return this.onLeaseLost(err);
+        if (err instanceof LeaseLost) return this.onLeaseLost(err);
         // Transient: the next beat may get through well before the lease runs out.
         this.log("heartbeat_failed", { error: String(err) }, "warn");
       }

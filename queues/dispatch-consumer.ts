@@ -2,6 +2,7 @@ import type { StepSpec } from "../contracts/pipelines";
 import type { JobRpc } from "../durable-objects/job-do";
 import type { DispatchMessage } from "../durable-objects/messages";
 import { runWorkerStep, type InWorkerStep } from "./worker-steps";
+import { exponentialStep } from "../contracts/retry";
 
 /** What the consumer needs: the job's Durable Object, and the in-Worker handler of a step. */
 export interface DispatchDeps {
@@ -22,7 +23,7 @@ export async function handleDispatchBatch(batch: MessageBatch<DispatchMessage>, 
       msg.ack();
     } catch (err) {
       console.error(JSON.stringify({ level: "error", msg: "dispatch failed", jobId: msg.body.jobId, error: String(err) }));
-      msg.retry({ delaySeconds: Math.min(60, 2 ** msg.attempts) });
+      msg.retry({ delaySeconds: exponentialStep(msg.attempts, 2, 60) });
     }
   }
 }

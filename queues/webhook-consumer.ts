@@ -3,6 +3,7 @@ import { JobSchema, type Job } from "../contracts/job";
 import { webhookUrlRefusal } from "../contracts/outbound-address";
 import type { Settings } from "../contracts/settings";
 import type { WebhookMessage } from "../durable-objects/messages";
+import { exponentialStep } from "../contracts/retry";
 
 /** One delivery attempt as recorded (listable per job). */
 export interface DeliveryRecord {
@@ -67,7 +68,7 @@ export function signatures(secrets: readonly string[], eventId: string, at: Date
 }
 
 export function retryDelaySeconds(attempt: number, settings: Settings): number {
-  return Math.min(settings.webhooks.retryMaxDelaySeconds, settings.webhooks.retryBaseDelaySeconds * 2 ** Math.max(0, attempt - 1));
+  return exponentialStep(attempt, settings.webhooks.retryBaseDelaySeconds, settings.webhooks.retryMaxDelaySeconds);
 }
 
 type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };

@@ -1,6 +1,7 @@
 import type { Job, ProgressEntry } from "../contracts/job";
 import type { StepSpec } from "../contracts/pipelines";
 import { StepFailure, toStepError } from "../contracts/step-failure";
+import { LeaseLost } from "../contracts/step-kit";
 import type { JobRpc, StepStart } from "../durable-objects/job-do";
 
 /**
@@ -19,8 +20,6 @@ export interface InWorkerStepContext {
 }
 export type InWorkerStep = (ctx: InWorkerStepContext) => Promise<Record<string, unknown>>;
 
-class LeaseLost extends Error {}
-
 export async function runWorkerStep(
   stub: JobRpc,
   handler: InWorkerStep | null,
@@ -37,7 +36,8 @@ export async function runWorkerStep(
   let cancelled = false;
   const report = async (events: Array<Omit<ProgressEntry, "at">>) => {
     const r = await stub.recordEvents(out.taskId, out.token, events);
-    if (!r.ok) throw r.reason === "leaseLost" ? new LeaseLost(r.message) : new StepFailure("processing_failed", r.message, false);
+    if (!r.ok)
+      throw r.reason === "leaseLost" ? new LeaseLost(out.taskId, r.message) : new StepFailure("processing_failed", r.message, false);
     cancelled = r.value.cancelRequested;
   };
   const stage: InWorkerStepContext["stage"] = async (name, fn) => {

@@ -1,5 +1,6 @@
 import { errorFromResponse, MediaJobsError } from "./errors";
 import { fillPath, OPERATIONS, type OperationId, type ParamsOf } from "./operations";
+import { retryDelayMs } from "../retry";
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -140,7 +141,7 @@ export class Transport {
 
   private backoff(attempt: number, retryAfter: number | null): number {
     if (retryAfter !== null) return Math.min(retryAfter, this.retryMaxMs);
-    const base = this.retryBaseMs * 2 ** attempt;
-    return Math.round(base / 2 + Math.random() * (base / 2));
+    // Retry number attempt+1, with "equal" jitter: at least half the exponential step.
+    return Math.round(retryDelayMs({ attempt: attempt + 1, baseMs: this.retryBaseMs, maxMs: Number.POSITIVE_INFINITY }));
   }
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LeaseLostError, ProtocolClient, ProtocolError } from "../../gpu-runner/protocol-client";
+import { LeaseLost } from "../../contracts/step-kit";
+import { ProtocolClient, ProtocolError } from "../../gpu-runner/protocol-client";
 import { FakeRunnerApi } from "../support/fake-runner-api";
 import { testClient } from "../support/runner-harness";
 
@@ -46,21 +47,21 @@ describe("runner protocol client", () => {
     expect(api.calls).toHaveLength(1);
   });
 
-  it("turns 409 leaseLost into a LeaseLostError", async () => {
+  it("turns 409 leaseLost into a LeaseLost", async () => {
     const task = api.addTask();
     api.loseLease(task.taskId);
     const err = await testClient(api)
       .heartbeat(task.taskId, task.leaseToken)
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(LeaseLostError);
+    expect(err).toBeInstanceOf(LeaseLost);
     expect(api.calls).toHaveLength(1);
   });
 
-  it("a 401 on a task's call (the runner's token was revoked) is a LeaseLostError: the task's work stops at once", async () => {
+  it("a 401 on a task's call (the runner's token was revoked) is a LeaseLost: the task's work stops at once", async () => {
     const task = api.addTask();
     const revoked = new ProtocolClient({ baseUrl: api.url, token: "revoked", retryBaseMs: 1 });
     const err = await revoked.heartbeat(task.taskId, task.leaseToken).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(LeaseLostError);
+    expect(err).toBeInstanceOf(LeaseLost);
     expect(api.calls).toHaveLength(1);
   });
 

@@ -1,6 +1,7 @@
 import type { Job } from "../../contracts/job";
 import type { StepSpec } from "../../contracts/pipelines";
-import type { JobHooks, StepApplied } from "../../durable-objects/hooks";
+import type { StepApplied } from "../../contracts/step-kit";
+import type { JobHooks } from "../../durable-objects/hooks";
 import { getDb } from "../db/client";
 import type { Env } from "../env";
 import { loadSettings } from "../platform/settings";

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
-import type { Job, JobError } from "../../contracts/job";
+import type { Job } from "../../contracts/job";
+import type { StepApplied } from "../../contracts/step-kit";
 import type { StepSpec } from "../../contracts/pipelines";
 import type { InputOf, StoredInputOf } from "../../contracts/services/index";
 import type { ServiceName } from "../../contracts/services/types";
@@ -38,13 +39,6 @@ export interface Resolved<Stored extends Record<string, unknown> = Record<string
   record?: { insert(jobId: string, now: string): Promise<void>; remove(): Promise<void> };
 }
 
-/**
- * A step's result, validated and stored: its part of the job's `resultSummary`, its output for later
- * steps (small JSON, kept by the JobDO), and the scratch objects it wrote (deleted when the job ends).
- */
-export type Applied =
-  { ok: true; summary: Record<string, unknown>; output?: Record<string, unknown>; artifacts?: string[] } | { ok: false; error: JobError };
-
 export interface StepResultContext {
   env: Env;
   db: Db;
@@ -52,7 +46,7 @@ export interface StepResultContext {
   step: StepSpec;
 }
 
-export type ResultSink = (ctx: StepResultContext, result: Record<string, unknown>) => Promise<Applied>;
+export type ResultSink = (ctx: StepResultContext, result: Record<string, unknown>) => Promise<StepApplied>;
 
 /**
  * What a runner's result must satisfy before it is accepted: object keys in the job's own prefixes,

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { Applied, ResultSink, StepResultContext } from "../types";
+import type { StepApplied } from "../../../contracts/step-kit";
+import type { ResultSink, StepResultContext } from "../types";
 
 /**
  * A sink that validates a step's result with its contract schema first: a result that does not
@@ -9,7 +10,7 @@ import type { Applied, ResultSink, StepResultContext } from "../types";
 export function validatedSink<T>(
   schema: z.ZodType<T>,
   what: string,
-  apply: (ctx: StepResultContext, result: T) => Promise<Applied>,
+  apply: (ctx: StepResultContext, result: T) => Promise<StepApplied>,
 ): ResultSink {
   return async (ctx, raw) => {
     const parsed = schema.safeParse(raw);
