@@ -133,6 +133,7 @@ export type JobRpc = Pick<
   | "failStep"
   | "ackCancelled"
   | "release"
+  | "dispatchDeadLettered"
 >;
 
 const STATE_KEY = "state";
@@ -268,6 +269,31 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       seconds: settings.runner.leaseSeconds,
     });
     return { action: "run_in_worker", taskId, token, step, job: s.job, attempt, outputs: s.outputs };
+  }
+
+  /**
+   * The dispatch queue dead-lettered "run step `stepIndex` of attempt `attempt`" after `deliveries`
+   * tries. If the job still waits on exactly that message (same attempt and step, no lease), nothing
+   * else would start the step: a runner step is put in its lane from here (what the dispatch would
+   * have done; idempotent), an in-Worker step cannot run without the queue, so the job fails
+   * `processing_failed`. A stale or repeated message changes nothing.
+   */
+  async dispatchDeadLettered(attempt: number, stepIndex: number, deliveries: number): Promise<{ outcome: "stale" | "laned" | "failed" }> {
+    const s = this.state;
+    if (!s || attempt !== s.job.attemptCount || stepIndex !== s.stepIndex || s.lease) return { outcome: "stale" };
+    if (s.job.status !== "pending" && s.job.status !== "queued" && s.job.status !== "cancelling") return { outcome: "stale" };
+    const step = s.steps[stepIndex];
+    if (step?.executor === "runner" && s.job.status !== "cancelling") {
+      if (s.job.status === "pending") await this.transition("enqueued");
+      await this.putInLane(step);
+      return { outcome: "laned" };
+    }
+    const message = `step ${stepIndex + 1} could not be started: its dispatch message was given up after ${deliveries} deliveries`;
+    s.job.lastError = { at: nowIso(), message };
+    if (s.job.status !== "cancelling") s.job.error = { code: "processing_failed", message };
+    await dropAvailableTasks(this.env.DB, s.job.jobId);
+    await this.transition("dispatchAbandoned");
+    return { outcome: "failed" };
   }
 
   // ---- runner lease protocol -------------------------------------------------------------------

@@ -15,7 +15,8 @@ export type Trigger =
   | "lastStepSucceeded"
   | "attemptFailedRetry"
   | "attemptFailedFinal"
-  | "released";
+  | "released"
+  | "dispatchAbandoned";
 
 export const TRANSITIONS: Record<Trigger, Partial<Record<JobStatus, JobStatus>>> = {
   enqueued: { pending: "queued" },
@@ -30,6 +31,9 @@ export const TRANSITIONS: Record<Trigger, Partial<Record<JobStatus, JobStatus>>>
   attemptFailedFinal: { processing: "failed", cancelling: "cancelled" },
   // A runner gave its lease back (shutdown): the work returns to its lane without a failed attempt.
   released: { processing: "queued", cancelling: "cancelled" },
+  // The dispatch queue gave up on starting the job's current step (its dead-letter queue): nothing
+  // else would ever start it, so the waiting job fails instead of waiting for ever.
+  dispatchAbandoned: { pending: "failed", queued: "failed", cancelling: "cancelled" },
 };
 
 export function nextStatus(from: JobStatus, trigger: Trigger): JobStatus | null {

@@ -2,6 +2,7 @@ import { JobDurableObject } from "../durable-objects/job-do";
 import type { JobHooks } from "../durable-objects/hooks";
 import { handleDispatchBatch } from "../queues/dispatch-consumer";
 import type { DispatchMessage, WebhookMessage } from "../durable-objects/messages";
+import { handleDeadLetterBatch, isDeadLetterQueue } from "../queues/dlq-consumer";
 import { handleWebhookBatch } from "../queues/webhook-consumer";
 import { buildApp } from "./app";
 import type { Env } from "./env";
@@ -24,13 +25,20 @@ const app = buildApp();
 export default {
   fetch: app.fetch,
   async queue(batch, env, _ctx) {
-    if (batch.queue.startsWith("media-jobs-dispatch")) {
+    // Dead-letter queues first: their names begin with their source queue's name.
+    if (isDeadLetterQueue(batch.queue)) {
+      await handleDeadLetterBatch(batch, {
+        job: (id) => jobStub(env, id),
+        webhookUndeliverable: (message, reason) => jobHooks(env).webhookUndeliverable(message, reason),
+      });
+    } else if (batch.queue.startsWith("media-jobs-dispatch")) {
       await handleDispatchBatch(batch as MessageBatch<DispatchMessage>, {
         job: (id) => jobStub(env, id),
         workerStep: (step) => workerStepHandler(step, env),
       });
     } else if (batch.queue.startsWith("media-jobs-webhooks"))
       await handleWebhookBatch(batch as MessageBatch<WebhookMessage>, webhookDeps(env));
-    else for (const m of batch.messages) m.ack();
+    // A queue bound by mistake: its messages are retried (then dead-lettered), never acked unread.
+    else throw new Error(`no consumer for queue ${batch.queue}`);
   },
 } satisfies ExportedHandler<Env, DispatchMessage | WebhookMessage>;
