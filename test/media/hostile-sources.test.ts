@@ -90,10 +90,14 @@ async function run(service: Service, sourceKey: string, settings: Record<string,
       ctx = await makeHandlerContext({
         ...base,
         input: {
+          textSourceId: "txt_test",
           sourceType: "s3_direct",
+          connectionId: "stc_test",
           bucket: BUCKET,
           sourceKey,
+          resolvedOutputPrefix: "out/",
           resolvedOutputKeys: { fullText: "out/t.txt", segments: "out/t.json", srt: "out/t.srt", vtt: "out/t.vtt" },
+          options: { preprocessing: { extract: true, denoise: true, separateVocals: false } },
         },
       });
       handler = createTranscriptionHandler() as StepHandler;
