@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { S3Client } from "../contracts/s3-client";
 import { TranscriptionResultSchema } from "../contracts/transcript";
+import type { StepHandler } from "../gpu-runner/handler";
 import { createTranscriptionHandler } from "../gpu-runner/services/transcription/handler";
 import { extractAudio } from "../gpu-runner/media/ffmpeg";
 import { wordErrorRate } from "../gpu-runner/services/transcription/wer";
@@ -53,9 +54,15 @@ interface ChildReport {
 async function child(job: ChildJob): Promise<void> {
   const s3 = { endpoint: job.endpoint, region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
   const ctx = await makeHandlerContext({
+    // As create stores a bucket job's input (worker/services/transcription/resolve.ts).
     input: {
+      textSourceId: "txt_bench",
+      sourceType: "s3_direct",
+      connectionId: "stc_bench",
       bucket: BUCKET,
       sourceKey: job.key,
+      resolvedOutputPrefix: "out/",
+      options: { preprocessing: { extract: true, denoise: true, separateVocals: false } },
       resolvedOutputKeys: {
         fullText: `out/${job.key}.txt`,
         segments: `out/${job.key}.json`,
@@ -69,7 +76,7 @@ async function child(job: ChildJob): Promise<void> {
   });
   const started = performance.now();
   try {
-    const result = TranscriptionResultSchema.parse(await createTranscriptionHandler()(ctx));
+    const result = TranscriptionResultSchema.parse(await (createTranscriptionHandler() as StepHandler)(ctx));
     const report: ChildReport = {
       wallMs: performance.now() - started,
       text: result.segments.map((s) => s.text).join(" "),

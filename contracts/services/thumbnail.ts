@@ -57,6 +57,47 @@ export const ThumbnailInputSchema = z.discriminatedUnion("sourceType", [Thumbnai
   message: "sourceType must be s3_direct or s3_presigned",
 });
 
+const ThumbnailStoredOptionsSchema = z.object({
+  thumbnailCount: z.number().int().min(1).max(3),
+  nonAiThumbnailCount: z.number().int().min(1).max(5),
+  /** The shape the size was computed from: the request's, or the plan's default (worker/services/thumbnail/resolve.ts). */
+  ratioWidth: z.number().int().positive(),
+  ratioHeight: z.number().int().positive(),
+  resolution: z.number().int().positive(),
+});
+
+/** What every thumbnail job stores, bucket or presigned: the counts and shape filled in, the size and the plan's model. */
+const thumbnailStoredFields = {
+  textSourceId: z.string().min(1),
+  options: ThumbnailStoredOptionsSchema,
+  size: z.object({ width: z.number().int().positive(), height: z.number().int().positive() }),
+  /** The plan's image model; null: the engine's default. */
+  imageModel: z.string().nullable(),
+};
+
+/** A bucket job: the source resolved from the transcription's job when the request named none, and the prefix defaulted. */
+const ThumbnailBucketStoredSchema = z.object({
+  ...thumbnailStoredFields,
+  sourceType: z.literal("s3_direct"),
+  connectionId: z.string().min(1),
+  bucket: z.string().min(1),
+  sourceKey: z.string().min(1),
+  outputPrefix: z.string().optional(),
+  resolvedOutputPrefix: z.string(),
+});
+
+/** An `s3_presigned` job: its URLs redacted (the full ones travel in the task's presigned grant). */
+const ThumbnailPresignedStoredSchema = z.object({
+  ...thumbnailStoredFields,
+  sourceType: z.literal("s3_presigned"),
+  sourceUrl: z.string(),
+  outputUrls: z.object({ cover: z.array(z.string()), frames: z.array(z.string()) }),
+});
+
+/** The input a thumbnail job stores: what `resolveThumbnail` returns and the runner step reads as `ctx.input`. */
+export const ThumbnailStoredSchema = z.discriminatedUnion("sourceType", [ThumbnailBucketStoredSchema, ThumbnailPresignedStoredSchema]);
+export type ThumbnailStored = z.infer<typeof ThumbnailStoredSchema>;
+
 export const THUMBNAIL_STAGES = [
   "download",
   "fetch_transcription",
@@ -99,7 +140,7 @@ const FINAL_CODES = ["source_not_found", "source_access_denied", "no_usable_fram
 export const thumbnailService = defineService({
   serviceType: "thumbnail",
   input: ThumbnailInputSchema,
-  stored: z.record(z.string(), z.unknown()),
+  stored: ThumbnailStoredSchema,
   stages: THUMBNAIL_STAGES,
   steps: [fetchThumbnailTranscriptStep, thumbnailStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, ...FINAL_CODES, ...SAFETY_FINAL_CODES],

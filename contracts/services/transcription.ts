@@ -44,6 +44,50 @@ export const TranscriptionInputSchema = z.discriminatedUnion(
   },
 );
 
+const TranscriptionFilesSchema = z.object({
+  fullText: z.string().min(1),
+  segments: z.string().min(1),
+  srt: z.string().min(1),
+  vtt: z.string().min(1),
+});
+
+/** What every transcription job stores: the new transcript's id, and the options with the platform's preprocessing. */
+const transcriptionStoredFields = {
+  textSourceId: z.string().min(1),
+  options: z.object({
+    language: z.string().min(1).optional(),
+    /** The platform settings at create, for the record; the runner reads the current settings. */
+    preprocessing: z.object({ extract: z.boolean(), denoise: z.boolean(), separateVocals: z.boolean() }),
+  }),
+};
+
+/** A bucket job: its source as sent, and the output prefix and the four files' keys resolved under it. */
+const TranscriptionBucketStoredSchema = z.object({
+  ...transcriptionStoredFields,
+  sourceType: z.literal("s3_direct"),
+  connectionId: z.string().min(1),
+  bucket: z.string().min(1),
+  sourceKey: z.string().min(1),
+  outputPrefix: z.string().optional(),
+  resolvedOutputPrefix: z.string(),
+  resolvedOutputKeys: TranscriptionFilesSchema,
+});
+
+/** An `s3_presigned` job: its URLs redacted (the full ones travel in the task's presigned grant), no keys. */
+const TranscriptionPresignedStoredSchema = z.object({
+  ...transcriptionStoredFields,
+  sourceType: z.literal("s3_presigned"),
+  sourceUrl: z.string(),
+  outputUrls: TranscriptionFilesSchema,
+});
+
+/** The input a transcription job stores: what `resolveTranscription` returns and the runner step reads as `ctx.input`. */
+export const TranscriptionStoredSchema = z.discriminatedUnion("sourceType", [
+  TranscriptionBucketStoredSchema,
+  TranscriptionPresignedStoredSchema,
+]);
+export type TranscriptionStored = z.infer<typeof TranscriptionStoredSchema>;
+
 export const TRANSCRIPTION_STAGES = [
   "download",
   "probe",
@@ -84,7 +128,7 @@ const FINAL_CODES = [
 export const transcriptionService = defineService({
   serviceType: "transcription",
   input: TranscriptionInputSchema,
-  stored: z.record(z.string(), z.unknown()),
+  stored: TranscriptionStoredSchema,
   stages: TRANSCRIPTION_STAGES,
   steps: [transcribeStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, ...FINAL_CODES, ...SAFETY_FINAL_CODES],

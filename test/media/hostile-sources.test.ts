@@ -90,10 +90,14 @@ async function run(service: Service, sourceKey: string, settings: Record<string,
       ctx = await makeHandlerContext({
         ...base,
         input: {
+          textSourceId: "txt_test",
           sourceType: "s3_direct",
+          connectionId: "stc_test",
           bucket: BUCKET,
           sourceKey,
+          resolvedOutputPrefix: "out/",
           resolvedOutputKeys: { fullText: "out/t.txt", segments: "out/t.json", srt: "out/t.srt", vtt: "out/t.vtt" },
+          options: { preprocessing: { extract: true, denoise: true, separateVocals: false } },
         },
       });
       handler = createTranscriptionHandler() as StepHandler;
@@ -129,10 +133,12 @@ async function run(service: Service, sourceKey: string, settings: Record<string,
         settings: { thumbnails: { vision: false, maxCandidates: 4 }, ...settings },
         input: {
           textSourceId: "txt_test",
+          sourceType: "s3_direct",
+          connectionId: "stc_test",
           bucket: BUCKET,
           sourceKey,
           resolvedOutputPrefix: "out/thumbs/",
-          options: { thumbnailCount: 1, nonAiThumbnailCount: 1 },
+          options: { thumbnailCount: 1, nonAiThumbnailCount: 1, ratioWidth: 16, ratioHeight: 9, resolution: 180 },
           size: { width: 320, height: 180 },
           imageModel: null,
         },

@@ -10,6 +10,7 @@ import type { S3Client } from "../../contracts/s3-client";
 import { thumbnailStep } from "../../contracts/services/thumbnail";
 import { stepSpec } from "../../contracts/services/types";
 import { ThumbnailResultSchema, type ThumbnailResult } from "../../contracts/thumbnails";
+import type { StepHandler } from "../../gpu-runner/handler";
 import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { hashDistance } from "../../gpu-runner/services/thumbnail/frames";
 import { createThumbnailHandler } from "../../gpu-runner/services/thumbnail/handler";
@@ -25,6 +26,8 @@ import { faceVideo } from "../support/media-fixtures";
 
 const BUCKET = "thumbs-test";
 const SIZE = { width: 1536, height: 1024 };
+/** The shape SIZE was computed from, as create stores it beside the counts. */
+const SHAPE = { ratioWidth: 3, ratioHeight: 2, resolution: 1024 };
 const TRANSCRIPT: ClipTranscript = {
   textSourceId: "txt_test",
   language: "en",
@@ -35,6 +38,9 @@ const TRANSCRIPT: ClipTranscript = {
     { start: 12.5, end: 18, text: "Researchers record the songs with underwater microphones." },
   ],
 };
+
+/** The handler, typed for any task: the context reads its input through the contract's schema, as the runner does. */
+const thumbnails = (ctx: TestContext) => (createThumbnailHandler() as StepHandler)(ctx);
 
 let s3: LocalS3;
 let client: S3Client;
@@ -69,10 +75,12 @@ async function runThumbnails(
   const ctx = await makeHandlerContext({
     input: {
       textSourceId: "txt_test",
+      sourceType: "s3_direct",
+      connectionId: "stc_test",
       bucket: BUCKET,
       sourceKey,
       resolvedOutputPrefix: `out/${sourceKey.replace(/\W/g, "-")}/`,
-      options,
+      options: { ...SHAPE, ...options },
       size: SIZE,
       imageModel: null,
     },
@@ -82,7 +90,7 @@ async function runThumbnails(
     settings: { thumbnails: { maxCandidates: 12 } },
   });
   try {
-    return { ctx, result: ThumbnailResultSchema.parse(await createThumbnailHandler()(ctx)) };
+    return { ctx, result: ThumbnailResultSchema.parse(await thumbnails(ctx)) };
   } catch (error) {
     return { ctx, error };
   } finally {
@@ -192,7 +200,18 @@ describe("thumbnails of an s3_presigned job", () => {
     const calls: string[] = [];
     const put = (key: string) => presign(s3, "PUT", BUCKET, key);
     const ctx = await makeHandlerContext({
-      input: { textSourceId: "txt_test", sourceType: "s3_presigned", options: { thumbnailCount: 1, nonAiThumbnailCount: 2 }, size: SIZE },
+      input: {
+        textSourceId: "txt_test",
+        sourceType: "s3_presigned",
+        sourceUrl: "https://s3.test/thumbs-test/src/interview.mp4?…redacted",
+        outputUrls: {
+          cover: ["https://s3.test/cover-a.jpg?…redacted"],
+          frames: ["https://s3.test/frame-a.jpg?…redacted", "https://s3.test/frame-b.jpg?…redacted"],
+        },
+        options: { ...SHAPE, thumbnailCount: 1, nonAiThumbnailCount: 2 },
+        size: SIZE,
+        imageModel: null,
+      },
       step: stepSpec("thumbnail", thumbnailStep),
       outputs: { fetch_transcription: { segmentCount: TRANSCRIPT.segments.length } },
       storage: null,
@@ -207,7 +226,7 @@ describe("thumbnails of an s3_presigned job", () => {
       platform: { ...NO_PLATFORM, call: async (name, _body, schema) => (calls.push(name), schema.parse(TRANSCRIPT)) },
     });
     try {
-      const result = ThumbnailResultSchema.parse(await createThumbnailHandler()(ctx));
+      const result = ThumbnailResultSchema.parse(await thumbnails(ctx));
       expect(calls).toEqual([HANDOVER_TRANSCRIPT_CALL]);
       expect(result.thumbnails.map((t) => t.key)).toEqual([
         expect.stringMatching(/\/presigned\/cover-a\.jpg\?…redacted$/),

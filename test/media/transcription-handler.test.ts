@@ -5,6 +5,7 @@ import { S3Client } from "../../contracts/s3-client";
 import { TranscriptionResultSchema, type TranscriptionResult, type Word } from "../../contracts/transcript";
 import { StepFailure } from "../../contracts/step-failure";
 import type { EngineTranscript, SpeechEngine, TranscribeOptions } from "../../gpu-runner/engines/speech/interface";
+import type { StepHandler } from "../../gpu-runner/handler";
 import { createTranscriptionHandler, type TranscriptionHandlerDeps } from "../../gpu-runner/services/transcription/handler";
 import { makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
@@ -19,6 +20,23 @@ const OUTPUT_KEYS = {
   srt: "out/transcripts/transcript.srt",
   vtt: "out/transcripts/transcript.vtt",
 };
+
+/** A bucket job's input as create stores it (worker/services/transcription/resolve.ts). */
+function storedInput(sourceKey: string, outputKeys: Record<string, string>, language?: string): Record<string, unknown> {
+  return {
+    textSourceId: "txt_test",
+    sourceType: "s3_direct",
+    connectionId: "stc_test",
+    bucket: BUCKET,
+    sourceKey,
+    resolvedOutputPrefix: "out/transcripts/",
+    resolvedOutputKeys: outputKeys,
+    options: { ...(language ? { language } : {}), preprocessing: { extract: true, denoise: true, separateVocals: false } },
+  };
+}
+
+/** The handler, typed for any task: the context reads its input through the contract's schema, as the runner does. */
+const transcribe = (ctx: TestContext, deps: TranscriptionHandlerDeps = {}) => (createTranscriptionHandler(deps) as StepHandler)(ctx);
 
 let s3: LocalS3;
 let client: S3Client;
@@ -102,20 +120,14 @@ interface RunOutcome {
 async function runHandler(opts: RunOptions = {}): Promise<RunOutcome> {
   const grant = storageGrant(s3, BUCKET);
   const ctx = await makeHandlerContext({
-    input: {
-      sourceType: "s3_direct",
-      bucket: BUCKET,
-      sourceKey: opts.sourceKey ?? "src/speech.mp4",
-      resolvedOutputKeys: opts.outputKeys ?? OUTPUT_KEYS,
-      ...(opts.language ? { options: { language: opts.language } } : {}),
-    },
+    input: storedInput(opts.sourceKey ?? "src/speech.mp4", opts.outputKeys ?? OUTPUT_KEYS, opts.language),
     storage: opts.storage === "wrong-secret" ? { ...grant, secretAccessKey: "wrong" } : grant,
     settings: { transcription: opts.settings ?? {} },
     cores: opts.cores ?? 2,
   });
   const deps: TranscriptionHandlerDeps = opts.engine ? { createEngine: () => opts.engine! } : {};
   try {
-    const result = TranscriptionResultSchema.parse(await createTranscriptionHandler(deps)(ctx));
+    const result = TranscriptionResultSchema.parse(await transcribe(ctx, deps));
     return { ctx, result };
   } catch (error) {
     return { ctx, error };
@@ -369,7 +381,7 @@ describe("transcription handler failures", () => {
 
   it("rejects invalid input without touching storage", async () => {
     const ctx = await makeHandlerContext({ input: { bucket: BUCKET }, storage: storageGrant(s3, BUCKET) });
-    const err = await createTranscriptionHandler({ createEngine: () => new ScriptedEngine() })(ctx).catch((e: unknown) => e);
+    const err = await transcribe(ctx, { createEngine: () => new ScriptedEngine() }).catch((e: unknown) => e);
     await ctx.dispose();
     expect(err).toMatchObject({ code: "invalid_input", retryable: false });
     expect(ctx.report.events).toEqual([]);
@@ -377,11 +389,11 @@ describe("transcription handler failures", () => {
 
   it("stops when the task's signal is aborted mid-transcription", async () => {
     const ctx = await makeHandlerContext({
-      input: { bucket: BUCKET, sourceKey: "src/speech.mp4", resolvedOutputKeys: OUTPUT_KEYS },
+      input: storedInput("src/speech.mp4", OUTPUT_KEYS),
       storage: storageGrant(s3, BUCKET),
     });
     const started = Date.now();
-    const run = createTranscriptionHandler()(ctx);
+    const run = transcribe(ctx);
     const poll = setInterval(() => {
       if (ctx.report.timeline().includes("transcribe_file:started")) ctx.abort.abort(new Error("lease lost"));
     }, 20);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BodyTooLargeError, readAllWithin, readAtMost } from "../../contracts/bounded-read";
+import { thumbnailStep } from "../../contracts/services/thumbnail";
+import { stepSpec } from "../../contracts/services/types";
 import { StepFailure } from "../../contracts/step-failure";
 import { handedOverTranscript, MAX_HANDOVER_BYTES } from "../../gpu-runner/services/shared/handover";
 import { makeHandlerContext, storageGrant } from "../support/handler-context";
@@ -62,7 +64,18 @@ describe("read at most N bytes", () => {
 /** A clip or thumbnail step whose transcript hand-over lies in `store`'s bucket. */
 const handoverContext = (store: HostileServer) =>
   makeHandlerContext({
-    input: {},
+    input: {
+      textSourceId: "txt_test",
+      sourceType: "s3_direct",
+      connectionId: "stc_test",
+      bucket: "media",
+      sourceKey: "talk.mp4",
+      resolvedOutputPrefix: "out/",
+      options: { thumbnailCount: 1, nonAiThumbnailCount: 1, ratioWidth: 3, ratioHeight: 2, resolution: 1024 },
+      size: { width: 1536, height: 1024 },
+      imageModel: null,
+    },
+    step: stepSpec("thumbnail", thumbnailStep),
     storage: storageGrant({ endpoint: store.url, region: "us-east-1", accessKeyId: "k", secretAccessKey: "s" }, "media"),
     outputs: { fetch_transcription: { transcriptKey: "_media-jobs/scratch/job_test/transcript.json" } },
   });

@@ -6,9 +6,11 @@ import type { AppBindings } from "../../env";
 import { ok } from "../../http/envelope";
 import { ownedTranscript } from "../../transcripts/store";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
+import { ThumbnailStoredSchema } from "../../../contracts/services/thumbnail";
 import { fetchTranscription, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
-import { inputString, isPresigned, refused, requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
-import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
+import { refused, requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
+import { validatedSink } from "../shared/step-result";
+import { defineWorkerService, runnerBase, type ResultCheck } from "../types";
 import { DEFAULT_THUMBNAIL_SIZE, resolveThumbnail } from "./resolve";
 import { reportedKeysRefusal } from "../../storage/object-keys";
 
@@ -34,23 +36,13 @@ const thumbnailRoutes = new Hono<AppBindings>().get("/:transcriptionId", async (
  * that does nothing when an entry with its id is already there, all in one batch: a redelivered
  * result adds nothing, and two jobs finishing at once both land (no read-modify-write).
  */
-const saveThumbnails: ResultSink = async ({ env, job }, raw) => {
-  const parsed = ThumbnailResultSchema.safeParse(raw);
-  if (!parsed.success)
-    return {
-      ok: false,
-      error: {
-        code: "processing_failed",
-        message: `runner returned an invalid thumbnail result: ${parsed.error.issues[0]?.message ?? "invalid"}`,
-      },
-    };
-  const r = parsed.data;
+const saveThumbnails = validatedSink(ThumbnailResultSchema, "thumbnail", async ({ env, job }, r) => {
   const refused = reportedKeysRefusal(
     "thumbnail",
     r.thumbnails.map((th, i) => [`thumbnails.${i}.key`, th.key] as const),
   );
   if (refused) return { ok: false, error: refused };
-  const textSourceId = String(job.input["textSourceId"]);
+  const { textSourceId } = ThumbnailStoredSchema.parse(job.input);
   const append = env.DB.prepare(
     `UPDATE transcripts SET thumbnails = json_insert(thumbnails, '$[#]', json(?1))
      WHERE id = ?2 AND NOT EXISTS (SELECT 1 FROM json_each(transcripts.thumbnails) WHERE json_extract(value, '$.thumbnailId') = ?3)`,
@@ -74,7 +66,7 @@ const saveThumbnails: ResultSink = async ({ env, job }, raw) => {
       keys: r.thumbnails.map((t) => t.key),
     },
   };
-};
+});
 
 /**
  * Each thumbnail is the job's own: its id and job, its bucket, and its key under `{prefix}{jobId}/`
@@ -84,8 +76,9 @@ const saveThumbnails: ResultSink = async ({ env, job }, raw) => {
 const checkThumbnails: ResultCheck = ({ job }, raw) => {
   const parsed = ThumbnailResultSchema.safeParse(raw);
   if (!parsed.success) return;
-  const prefix = `${inputString(job, "resolvedOutputPrefix")}${job.jobId}/`;
-  const bucket = isPresigned(job) ? "" : inputString(job, "bucket");
+  const input = ThumbnailStoredSchema.parse(job.input);
+  const prefix = `${input.sourceType === "s3_direct" ? input.resolvedOutputPrefix : ""}${job.jobId}/`;
+  const bucket = input.sourceType === "s3_direct" ? input.bucket : "";
   parsed.data.thumbnails.forEach((th, i) => {
     const path = `result.thumbnails.${i}`;
     requireJobsOwn(th.jobId, job.jobId, `${path}.jobId`);

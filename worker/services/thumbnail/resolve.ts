@@ -1,4 +1,5 @@
-import type { InputOf } from "../../../contracts/services/index";
+import { redactUrl } from "../../../contracts/presigned";
+import type { InputOf, StoredInputOf } from "../../../contracts/services/index";
 import { displayNameOf } from "../../storage/object-keys";
 import { requireClipSource } from "../../transcripts/lookup";
 import { thumbnailSize } from "./size";
@@ -20,7 +21,7 @@ export const DEFAULT_THUMBNAIL_SIZE = {
  * transcription's job when omitted) and the output prefix, probed after the quota check; or, for
  * `s3_presigned`, the URLs (a list per kind as long as its count). One credit per cover; frame picks are free.
  */
-export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumbnail">): Promise<Resolved> {
+export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumbnail">): Promise<Resolved<StoredInputOf<"thumbnail">>> {
   const { db, projectId, plan, settings } = ctx;
   const t = await requireClipSource(db, projectId, input.textSourceId);
   const policy = plan === "enterprise" ? settings.policy.thumbnail.enterprise : settings.policy.thumbnail.free;
@@ -42,8 +43,10 @@ export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumb
       frames: { count: nonAiThumbnailCount, limit: "nonAiThumbnailCount" },
     });
     const presigned = resolvePresigned(ctx, input);
+    // Redacted as resolvePresigned redacts them, list by list, so the stored lists keep their kinds' names.
+    const outputUrls = { cover: input.outputUrls.cover.map(redactUrl), frames: input.outputUrls.frames.map(redactUrl) };
     return {
-      input: { ...input, ...presigned.redacted, options, size, imageModel },
+      input: { ...input, sourceUrl: redactUrl(input.sourceUrl), outputUrls, options, size, imageModel },
       sourceDisplayName: displayNameOf(presigned.sourcePath ?? ""),
       credits: thumbnailCount,
       probe: presigned.probe,
@@ -54,6 +57,7 @@ export async function resolveThumbnail(ctx: CreateContext, input: InputOf<"thumb
   return {
     input: {
       ...source,
+      sourceType: "s3_direct",
       resolvedOutputPrefix: prefix,
       options,
       size,

@@ -1,12 +1,14 @@
 import type { Job } from "../../../contracts/job";
 import { S3Client } from "../../../contracts/s3-client";
+import { TranscriptionStoredSchema } from "../../../contracts/services/transcription";
 import { TranscriptionResultSchema } from "../../../contracts/transcript";
 import type { Env } from "../../env";
 import { storageGrantFor } from "../../storage/scratch";
 import { reportedKeysRefusal } from "../../storage/object-keys";
 import { markTranscriptFailed, saveTranscription, TranscriptTooLargeError } from "../../transcripts/store";
 import { refused } from "../shared/result-checks";
-import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
+import { validatedSink } from "../shared/step-result";
+import { defineWorkerService, runnerBase, type ResultCheck } from "../types";
 import { resolveTranscription } from "./resolve";
 import { glossaryRoutes, transcriptRoutes } from "./routes";
 
@@ -16,41 +18,25 @@ const TEXT_PREVIEW_CHARS = 200;
  * Puts the empty objects of create's writability probes back at the output keys. Best effort: a
  * failure is logged (the job's outcome stands), and the keys then hold whatever the runner wrote.
  */
-async function resetOutputs(env: Env, job: Job): Promise<void> {
-  const keys = job.input["resolvedOutputKeys"];
-  if (!keys || typeof keys !== "object") return;
+async function resetOutputs(env: Env, job: Job, keys: Readonly<Record<string, string>>): Promise<void> {
   try {
     const grant = await storageGrantFor(env, job);
     if (!grant) return;
     const s3 = new S3Client(grant, 10_000);
-    await Promise.all(
-      Object.values(keys as Record<string, string>).map((key) =>
-        s3.putObject(grant.bucket, key, new Uint8Array(0), "application/octet-stream", 0),
-      ),
-    );
+    await Promise.all(Object.values(keys).map((key) => s3.putObject(grant.bucket, key, new Uint8Array(0), "application/octet-stream", 0)));
   } catch (err) {
     console.error(JSON.stringify({ level: "warn", msg: "could not reset transcription outputs", jobId: job.jobId, error: String(err) }));
   }
 }
 
 /** The runner's transcript becomes the transcript record (raw, glossary and segments layers). */
-const saveTranscript: ResultSink = async ({ db, job }, raw) => {
-  const parsed = TranscriptionResultSchema.safeParse(raw);
-  if (!parsed.success)
-    return {
-      ok: false,
-      error: {
-        code: "processing_failed",
-        message: `runner returned an invalid transcription result: ${parsed.error.issues[0]?.message ?? "invalid"}`,
-      },
-    };
-  const r = parsed.data;
+const saveTranscript = validatedSink(TranscriptionResultSchema, "transcription", async ({ db, job }, r) => {
   const refused = reportedKeysRefusal(
     "transcription",
     Object.entries(r.outputKeys).map(([name, key]) => [`outputKeys.${name}`, key] as const),
   );
   if (refused) return { ok: false, error: refused };
-  const textSourceId = String(job.input["textSourceId"]);
+  const { textSourceId } = TranscriptionStoredSchema.parse(job.input);
   try {
     await saveTranscription(db, { id: textSourceId, projectId: job.projectId, ...r, outputKeys: r.outputKeys });
   } catch (err) {
@@ -65,13 +51,14 @@ const saveTranscript: ResultSink = async ({ db, job }, raw) => {
     ok: true,
     summary: { textSourceId, textPreview: text.slice(0, TEXT_PREVIEW_CHARS), segmentCount: r.segments.length, durationSec: r.durationSec },
   };
-};
+});
 
 /** The four output files are where the job said they would be: its resolved keys, or its presigned URLs. */
 const checkTranscript: ResultCheck = ({ job }, raw) => {
   const parsed = TranscriptionResultSchema.safeParse(raw);
   if (!parsed.success) return;
-  const expected = (job.input["resolvedOutputKeys"] ?? job.input["outputUrls"] ?? {}) as Record<string, unknown>;
+  const input = TranscriptionStoredSchema.parse(job.input);
+  const expected: Readonly<Record<string, string>> = input.sourceType === "s3_direct" ? input.resolvedOutputKeys : input.outputUrls;
   for (const [name, key] of Object.entries(parsed.data.outputKeys)) {
     const own = Object.hasOwn(expected, name) ? expected[name] : undefined;
     if (key !== own)
@@ -100,8 +87,11 @@ export const transcriptionWorker = defineWorkerService<"transcription">({
   // job keeps no URL after it ends (worker/jobs/job-hooks.ts), so its outputs are left as the runner wrote them.
   onEnded: async ({ env, db }, job) => {
     if (job.status === "completed") return;
-    if (typeof job.input["textSourceId"] === "string") await markTranscriptFailed(db, job.input["textSourceId"]);
-    await resetOutputs(env, job);
+    // Read leniently: an input that is not a transcription's names no transcript or outputs to close, and ending must not throw.
+    const input = TranscriptionStoredSchema.safeParse(job.input);
+    if (!input.success) return;
+    await markTranscriptFailed(db, input.data.textSourceId);
+    if (input.data.sourceType === "s3_direct") await resetOutputs(env, job, input.data.resolvedOutputKeys);
   },
   runnerSettings: (s) => ({ ...runnerBase(s), transcription: s.transcription }),
   routes: { "/transcriptions": transcriptRoutes, "/glossary": glossaryRoutes },

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { newId } from "../../../contracts/ids";
-import type { InputOf } from "../../../contracts/services/index";
+import { redactUrl } from "../../../contracts/presigned";
+import type { InputOf, StoredInputOf } from "../../../contracts/services/index";
 import { S3Client } from "../../../contracts/s3-client";
 import { transcripts } from "../../db/schema";
 import { validationError } from "../../errors";
@@ -20,6 +21,7 @@ export const TRANSCRIPT_FILES = {
 } as const;
 
 type TranscriptionInput = InputOf<"transcription">;
+type ResolvedTranscription = Resolved<StoredInputOf<"transcription">>;
 
 function checkExtension(ctx: CreateContext, name: string, path: string, field: string): void {
   const allowed = ctx.settings.transcription.allowedExtensions;
@@ -52,11 +54,14 @@ const preprocessingOf = (ctx: CreateContext) => ({
  * the extension and language hint, then (after the quota check) a ranged GET of the source and an
  * empty PUT at each of the four outputs.
  */
-export async function resolveTranscription(ctx: CreateContext, input: TranscriptionInput): Promise<Resolved> {
+export async function resolveTranscription(ctx: CreateContext, input: TranscriptionInput): Promise<ResolvedTranscription> {
   return input.sourceType === "s3_presigned" ? resolvePresignedTranscription(ctx, input) : resolveBucket(ctx, input);
 }
 
-async function resolveBucket(ctx: CreateContext, input: Extract<TranscriptionInput, { sourceType: "s3_direct" }>): Promise<Resolved> {
+async function resolveBucket(
+  ctx: CreateContext,
+  input: Extract<TranscriptionInput, { sourceType: "s3_direct" }>,
+): Promise<ResolvedTranscription> {
   const { db, projectId } = ctx;
   const conn = await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
   checkExtension(ctx, input.sourceKey, "input.sourceKey", "sourceKey");
@@ -113,7 +118,7 @@ async function resolveBucket(ctx: CreateContext, input: Extract<TranscriptionInp
 async function resolvePresignedTranscription(
   ctx: CreateContext,
   input: Extract<TranscriptionInput, { sourceType: "s3_presigned" }>,
-): Promise<Resolved> {
+): Promise<ResolvedTranscription> {
   const { db, projectId } = ctx;
   const presigned = resolvePresigned(ctx, input);
   const sourcePath = presigned.sourcePath ?? "";
@@ -121,11 +126,14 @@ async function resolvePresignedTranscription(
   checkLanguage(ctx, input);
 
   const textSourceId = newId("transcript");
-  const redactedOutputs = presigned.redacted.outputUrls as Record<string, string>;
+  // Redacted as resolvePresigned redacts them, file by file, so the stored URLs keep their names.
+  const { fullText, segments, srt, vtt } = input.outputUrls;
+  const redactedOutputs = { fullText: redactUrl(fullText), segments: redactUrl(segments), srt: redactUrl(srt), vtt: redactUrl(vtt) };
   return {
     input: {
       ...input,
-      ...presigned.redacted,
+      sourceUrl: redactUrl(input.sourceUrl),
+      outputUrls: redactedOutputs,
       textSourceId,
       options: { ...(input.options ?? {}), preprocessing: preprocessingOf(ctx) },
     },
