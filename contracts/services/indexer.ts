@@ -20,6 +20,10 @@ export const IndexerInputSchema = z.strictObject({
     .max(INDEXER_MAX_IDS, { message: `textSourceIds takes at most ${INDEXER_MAX_IDS} ids` }),
 });
 
+/** An indexer job's stored input: the request's ids, each named once, in the request's order. */
+export const IndexerStoredSchema = z.object({ textSourceIds: z.array(z.string().min(1)).min(1) });
+export type IndexerStored = z.infer<typeof IndexerStoredSchema>;
+
 export const INDEXER_STAGES = ["fetch_transcription", "chunk", "embed_sparse", "embed_dense", "index", "cutover", "rollback"] as const;
 
 export const indexStep = defineStep({
@@ -35,7 +39,7 @@ const FINAL_CODES = ["index_rollback", "source_not_found", "no_segments"];
 export const indexerService = defineService({
   serviceType: "indexer",
   input: IndexerInputSchema,
-  stored: z.record(z.string(), z.unknown()),
+  stored: IndexerStoredSchema,
   stages: INDEXER_STAGES,
   steps: [indexStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

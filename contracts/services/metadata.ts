@@ -10,6 +10,10 @@ import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAF
 
 export const MetadataInputSchema = z.strictObject({ textSourceId: Id("txt_") });
 
+/** A metadata job's stored input: the request and the `mdt_` id its save step writes the record under. */
+export const MetadataStoredSchema = z.object({ textSourceId: z.string().min(1), metadataId: z.string().min(1) });
+export type MetadataStored = z.infer<typeof MetadataStoredSchema>;
+
 /**
  * What the runner hands the Worker: the draft, who made it, and the transcript state it describes.
  * Chapters are checked against that state: the first at 0, strictly in order, each inside the
@@ -43,6 +47,8 @@ export const generateMetadataStep = defineStep({
   handler: "metadata",
   stages: ["load_transcription", "generate_metadata"],
   result: MetadataStepResultSchema,
+  /** The draft, for the save step (in the Worker) to store. */
+  output: MetadataStepResultSchema,
 });
 
 export const saveMetadataStep = defineStep({
@@ -59,7 +65,7 @@ const FINAL_CODES = ["source_not_found", "no_segments"];
 export const metadataService = defineService({
   serviceType: "metadata",
   input: MetadataInputSchema,
-  stored: z.record(z.string(), z.unknown()),
+  stored: MetadataStoredSchema,
   stages: ["load_transcription", "generate_metadata", "save_metadata"],
   steps: [generateMetadataStep, saveMetadataStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

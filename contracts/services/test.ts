@@ -34,10 +34,16 @@ export const testWorkerStep = defineStep({
   result: TestResultSchema,
 });
 
+/**
+ * Any record, on purpose: a test pipeline runs the test steps in place of another service type's,
+ * on the input that type's `resolve()` stored (a transcription's, an indexer's, …), and echoes it.
+ */
+const TestStoredSchema = z.record(z.string(), z.unknown());
+
 export const testService = defineService({
   serviceType: "test",
   input: z.record(z.string(), z.unknown()),
-  stored: z.record(z.string(), z.unknown()),
+  stored: TestStoredSchema,
   stages: TEST_STAGES,
   steps: [testRunnerStep, testWorkerStep],
   failureCodes: [...COMMON_FAILURE_CODES, "test_failure"],

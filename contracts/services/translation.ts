@@ -38,6 +38,41 @@ export const TranslationInputSchema = z.discriminatedUnion("sourceType", [Transl
   message: "sourceType must be s3_direct or s3_presigned",
 });
 
+/**
+ * A translation planned at create (worker/services/translation/plan.ts), by a translation job or by
+ * a dubbing job that translates first: the pair (the source inferred from the transcript when the
+ * request leaves it out), the subtitle keys next to the transcript's own, the `trl_` record's id and
+ * the engine. A translation job stores these at the top of its input, a dubbing job under
+ * `input.translation`; the Worker's calls and the runner's step read the same fields.
+ */
+export const TranslationPlanSchema = z.object({
+  textSourceId: z.string().min(1),
+  translationId: z.string().min(1),
+  sourceLanguage: z.string().min(1),
+  sourceLanguageInferred: z.boolean(),
+  targetLanguage: z.string().min(1),
+  languageKey: z.string().min(1),
+  sourceLayer: z.enum(SOURCE_LAYERS),
+  /** Null for an `s3_presigned` translation: its files go to the request's URLs. */
+  connectionId: z.string().nullable(),
+  bucket: z.string().min(1).nullable(),
+  /** The keys in the bucket, or for `s3_presigned` the URLs redacted (the full ones are sealed with the job). */
+  resolvedOutputKeys: z.object({ srt: z.string().min(1), vtt: z.string().min(1) }),
+  /** The engine as configured at create: a settings change does not alter a queued job. */
+  engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable(), pair: z.string() }),
+});
+export type TranslationPlan = z.infer<typeof TranslationPlanSchema>;
+
+/**
+ * A translation job's stored input: the plan, with the request's `sourceType`; an `s3_presigned`
+ * job also keeps `outputUrls`, redacted (the same values as its `resolvedOutputKeys`).
+ */
+export const TranslationStoredSchema = TranslationPlanSchema.extend({
+  sourceType: z.enum(["s3_direct", "s3_presigned"]).optional(),
+  outputUrls: z.object({ srt: z.string(), vtt: z.string() }).optional(),
+});
+export type TranslationStored = z.infer<typeof TranslationStoredSchema>;
+
 export const TranslatedSegmentSchema = z.object({
   id: z.number().int().nonnegative(),
   start: z.number().nonnegative(),
@@ -113,7 +148,7 @@ const FINAL_CODES = ["source_not_found", "no_segments", "unsupported_language_pa
 export const translationService = defineService({
   serviceType: "translation",
   input: TranslationInputSchema,
-  stored: z.record(z.string(), z.unknown()),
+  stored: TranslationStoredSchema,
   stages: TRANSLATION_STAGES,
   steps: [translateStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -74,15 +74,19 @@ async function dub(o: RunOptions = {}) {
       targetLanguage: "es",
       languageKey: "es",
       translation: {
+        textSourceId: "txt_dub",
         translationId: "trl_dub",
         sourceLanguage: "en",
+        sourceLanguageInferred: false,
         targetLanguage: "es",
         languageKey: "es",
+        sourceLayer: "current",
+        connectionId: o.presigned ? null : "stc_test",
         bucket: o.presigned ? null : BUCKET,
         resolvedOutputKeys: o.presigned
           ? { srt: redactUrl(o.presigned.outputUrls["srt"]!), vtt: redactUrl(o.presigned.outputUrls["vtt"]!) }
           : { srt: "out/txt_dub/transcripts/transcript.es.srt", vtt: "out/txt_dub/transcripts/transcript.es.vtt" },
-        engine: { backend: "apertium", model: null },
+        engine: { backend: "apertium", model: null, pair: "eng-spa" },
       },
       ...(o.presigned
         ? { sourceType: "s3_presigned", sourceUrl: redactUrl(o.presigned.sourceUrl!) }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redactUrl, type PresignedGrant } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
-import { translateStep, type TranslationSave, type TranslationSource } from "../../contracts/services/translation";
+import { translateStep, TranslationStoredSchema, type TranslationSave, type TranslationSource } from "../../contracts/services/translation";
 import { stepSpec } from "../../contracts/services/types";
 import { ApertiumCliEngine } from "../../gpu-runner/engines/translation/apertium-cli";
 import { createTranslationHandler } from "../../gpu-runner/services/translation/handler";
@@ -51,13 +51,16 @@ async function run(source = SOURCE, presigned?: PresignedGrant) {
     "translation.source": () => source,
     "translation.save": (b) => ({ translationId: "trl_a", segmentCount: (b as TranslationSave).segments.length }),
   };
-  ctx = await makeHandlerContext({
+  const c = await makeHandlerContext({
     input: {
       textSourceId: "txt_a",
       translationId: "trl_a",
       sourceLanguage: "en",
+      sourceLanguageInferred: false,
       targetLanguage: "es",
       languageKey: "es",
+      sourceLayer: "current",
+      connectionId: presigned ? null : "stc_test",
       bucket: presigned ? null : BUCKET,
       resolvedOutputKeys: presigned ? { srt: redactUrl(presigned.outputUrls["srt"]!), vtt: redactUrl(presigned.outputUrls["vtt"]!) } : KEYS,
       engine: { backend: "apertium", model: null, pair: "eng-spa" },
@@ -66,9 +69,11 @@ async function run(source = SOURCE, presigned?: PresignedGrant) {
     ...(presigned ? { presigned } : {}),
     platform,
     step: stepSpec("translation", translateStep),
+    stored: TranslationStoredSchema,
   });
-  const result = await createTranslationHandler({ createEngine: () => new ApertiumCliEngine() })(ctx);
-  return { result, platform, save: platform.callsOf("translation.save")[0] as TranslationSave, report: ctx.report };
+  ctx = c;
+  const result = await createTranslationHandler({ createEngine: () => new ApertiumCliEngine() })(c);
+  return { result, platform, save: platform.callsOf("translation.save")[0] as TranslationSave, report: c.report };
 }
 
 describe("translation handler", () => {

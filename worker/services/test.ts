@@ -1,4 +1,6 @@
+import { testRunnerStep } from "../../contracts/services/test";
 import { StepFailure } from "../../contracts/step-failure";
+import { validatedSink } from "./shared/step-result";
 import { requireScratchKeys } from "./shared/result-checks";
 import { defineWorkerService, runnerBase, type WorkerStepHandler } from "./types";
 
@@ -34,7 +36,7 @@ export const testWorker = defineWorkerService<"test">({
   },
   sinks: {
     // The echo is the step's output for later steps; the summary keeps the last step's echo under `test`.
-    "test.work": async (_ctx, raw) => {
+    "test.work": validatedSink(testRunnerStep.result, "test.work", async (_ctx, raw) => {
       const { artifacts, ...rest } = raw;
       return {
         ok: true,
@@ -42,7 +44,7 @@ export const testWorker = defineWorkerService<"test">({
         output: rest,
         ...(Array.isArray(artifacts) ? { artifacts: artifacts.filter((k): k is string => typeof k === "string") } : {}),
       };
-    },
+    }),
   },
   // Scratch objects named as artifacts are deleted when the job ends: only the job's own.
   resultChecks: {

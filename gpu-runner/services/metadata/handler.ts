@@ -1,9 +1,7 @@
-import { z } from "zod";
 import type { generateMetadataStep, MetadataStepResult } from "../../../contracts/services/metadata";
-import type { StageOf } from "../../../contracts/services/types";
-import type { StepHandler } from "../../handler";
 import type { EngineEnv } from "../../engines/text/interface";
-import { parseStepInput, parseStepSettings } from "../../step-input";
+import { parseStepSettings } from "../../step-input";
+import type { ServiceStepHandler } from "../types";
 import { defaultTextEngine, readTranscript, transcriptDetails, type MakeTextEngine } from "../shared/text-document";
 
 /**
@@ -11,20 +9,15 @@ import { defaultTextEngine, readTranscript, transcriptDetails, type MakeTextEngi
  * platform, `generate_metadata` has the text engine write title, description, IAB categories,
  * chapters and keywords. The Worker's `save_metadata` step stores the result on the transcript.
  */
-type Stage = StageOf<typeof generateMetadataStep>;
-
-const InputSchema = z.object({ textSourceId: z.string().min(1) });
-
 export interface TextHandlerDeps {
   createEngine?: MakeTextEngine;
   env?: EngineEnv;
 }
 
-export function createMetadataHandler(deps: TextHandlerDeps = {}): StepHandler<Stage> {
+export function createMetadataHandler(deps: TextHandlerDeps = {}): ServiceStepHandler<"metadata", typeof generateMetadataStep> {
   const makeEngine = deps.createEngine ?? defaultTextEngine;
   return async (ctx) => {
-    const { report, signal, task } = ctx;
-    const input = parseStepInput(InputSchema, task.input, "metadata input");
+    const { report, signal, task, input } = ctx;
     const settings = parseStepSettings(task.settings, ["understanding"]).understanding;
     const doc = await report.stage("load_transcription", () => readTranscript(ctx, input.textSourceId), transcriptDetails);
     const engine = makeEngine(settings, deps.env ?? process.env);

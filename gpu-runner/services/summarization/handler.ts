@@ -1,9 +1,7 @@
-import { z } from "zod";
 import type { SummarizationStepResult, synthesisStep } from "../../../contracts/services/summarization";
-import type { StageOf } from "../../../contracts/services/types";
-import type { StepHandler } from "../../handler";
 import type { TextHandlerDeps } from "../metadata/handler";
-import { parseStepInput, parseStepSettings } from "../../step-input";
+import { parseStepSettings } from "../../step-input";
+import type { ServiceStepHandler } from "../types";
 import { defaultTextEngine, readTranscript } from "../shared/text-document";
 
 /**
@@ -11,15 +9,10 @@ import { defaultTextEngine, readTranscript } from "../shared/text-document";
  * segments and the visual chunks its transcription stored, written up by the text engine. The record
  * says which visual chunks the summary drew on.
  */
-type Stage = StageOf<typeof synthesisStep>;
-
-const InputSchema = z.object({ textSourceId: z.string().min(1), summarizationId: z.string().min(1) });
-
-export function createSummarizationHandler(deps: TextHandlerDeps = {}): StepHandler<Stage> {
+export function createSummarizationHandler(deps: TextHandlerDeps = {}): ServiceStepHandler<"summarization", typeof synthesisStep> {
   const makeEngine = deps.createEngine ?? defaultTextEngine;
   return async (ctx) => {
-    const { report, signal, task } = ctx;
-    const input = parseStepInput(InputSchema, task.input, "summarization input");
+    const { report, signal, task, input } = ctx;
     const settings = parseStepSettings(task.settings, ["understanding"]).understanding;
     const engine = makeEngine(settings, deps.env ?? process.env);
     return report.stage(

@@ -20,7 +20,7 @@ import type { StepHandler } from "../../handler";
  *    result (`artifactKey`, `artifacts`), as a real step hands a large artifact to a later one.
  * Each stage writes a small file into the work directory, so cleanup is observable. Every artifact
  * named by an earlier step's output is read back from the bucket (`readArtifacts`).
- * Result: `{ echo: task.input, attempt: task.attempt, runnerId }`, plus `sawOutputs` and
+ * Result: `{ echo: ctx.input, attempt: task.attempt, runnerId }`, plus `sawOutputs` and
  * `readArtifacts` when earlier steps handed it outputs.
  */
 
@@ -29,7 +29,7 @@ const bool = (v: unknown, def: boolean): boolean => (typeof v === "boolean" ? v 
 const str = (v: unknown, def: string): string => (typeof v === "string" && v !== "" ? v : def);
 
 export function createTestHandler(opts: { runnerId: string }): StepHandler {
-  return async ({ task, report, workDir, signal, openStorage }) => {
+  return async ({ task, input, outputs, report, workDir, signal, openStorage }) => {
     const p = task.step.params;
     const stageMs = num(p.stageMs, 50);
     const failAttempts = num(p.failAttempts, 0);
@@ -55,13 +55,13 @@ export function createTestHandler(opts: { runnerId: string }): StepHandler {
     }
     const s3 = task.storage ? await openStorage() : null;
     const readArtifacts: Record<string, string> = {};
-    for (const output of Object.values(task.outputs)) {
-      const key = output["artifactKey"];
+    for (const output of Object.values(outputs)) {
+      const key = output?.["artifactKey"];
       if (typeof key === "string" && s3 && task.storage) readArtifacts[key] = await (await s3.getObject(task.storage.bucket, key)).text();
     }
-    const earlier = Object.keys(task.outputs);
+    const earlier = Object.keys(outputs);
     const result = {
-      echo: task.input,
+      echo: input,
       attempt: task.attempt,
       runnerId: opts.runnerId,
       ...(earlier.length > 0 ? { sawOutputs: earlier, readArtifacts } : {}),

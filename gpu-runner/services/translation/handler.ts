@@ -1,9 +1,6 @@
-import { z } from "zod";
 import { TranslationResultSchema, type translateStep, type TranslationResult } from "../../../contracts/services/translation";
-import type { StageOf } from "../../../contracts/services/types";
 import type { EngineEnv } from "../../engines/config";
-import type { StepHandler } from "../../handler";
-import { parseStepInput } from "../../step-input";
+import type { ServiceStepHandler } from "../types";
 import {
   defaultTranslationEngine,
   loadTranslationSource,
@@ -11,7 +8,6 @@ import {
   sourceDetails,
   translateSource,
   translationSave,
-  TranslationPlanSchema,
   uploadSubtitles,
   type MakeTranslationEngine,
 } from "./run";
@@ -21,20 +17,15 @@ import {
  * asked for and the project glossary), `translate`, `upload_subtitles` (SRT and VTT, one cue per
  * segment, next to the transcript's own files), `save_translation` (the Worker stores it).
  */
-type Stage = StageOf<typeof translateStep>;
-
-const InputSchema = TranslationPlanSchema.extend({ textSourceId: z.string().min(1) });
-
 export interface TranslationHandlerDeps {
   createEngine?: MakeTranslationEngine;
   env?: EngineEnv;
 }
 
-export function createTranslationHandler(deps: TranslationHandlerDeps = {}): StepHandler<Stage> {
+export function createTranslationHandler(deps: TranslationHandlerDeps = {}): ServiceStepHandler<"translation", typeof translateStep> {
   const makeEngine = deps.createEngine ?? defaultTranslationEngine;
   return async (ctx) => {
-    const { report, signal, task } = ctx;
-    const plan = parseStepInput(InputSchema, task.input, "translation input");
+    const { report, signal, input: plan } = ctx;
     const source = await report.stage("load_transcription", () => loadTranslationSource(ctx), sourceDetails);
     const engine = makeEngine(plan.engine, deps.env ?? process.env);
     const translated = await report.stage(

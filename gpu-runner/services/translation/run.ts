@@ -1,11 +1,12 @@
 import { z } from "zod";
 import {
+  TranslationPlanSchema,
   TranslationSourceSchema,
   type TranslatedSegment,
+  type TranslationPlan,
   type TranslationSave,
   type TranslationSource,
 } from "../../../contracts/services/translation";
-import { TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
 import type { EngineEnv } from "../../engines/config";
 import { createTranslationEngine } from "../../engines/translation/factory";
 import type { TranslationEngine } from "../../engines/translation/interface";
@@ -24,18 +25,8 @@ import { recordSourceDuration } from "../../task-scope";
  * (call `translation.save`). The translation service reports each part; dubbing reports them as one.
  */
 
-/** The translation fields a job carries (worker/services/translation/plan.ts), as the runner needs them. */
-export const TranslationPlanSchema = z.object({
-  translationId: z.string().min(1),
-  sourceLanguage: z.string().min(1),
-  targetLanguage: z.string().min(1),
-  languageKey: z.string().min(1),
-  /** Null for an s3_presigned job, whose subtitles go to the task's presigned URLs (`srt`, `vtt`). */
-  bucket: z.string().min(1).nullable().optional(),
-  resolvedOutputKeys: z.object({ srt: z.string().min(1), vtt: z.string().min(1) }),
-  engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable() }),
-});
-export type TranslationPlan = z.infer<typeof TranslationPlanSchema>;
+// Dubbing's runner step reads a dubbing job's `input.translation` through these names.
+export { TranslationPlanSchema, type TranslationPlan };
 
 export type MakeTranslationEngine = (choice: TranslationPlan["engine"], env: EngineEnv) => TranslationEngine;
 

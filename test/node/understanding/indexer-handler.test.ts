@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { CatalogWrite } from "../../../contracts/catalog";
 import type { EmbeddingEngine } from "../../../contracts/embeddings/interface";
-import { INDEXER_STAGES } from "../../../contracts/services/indexer";
+import { INDEXER_STAGES, IndexerStoredSchema } from "../../../contracts/services/indexer";
 import { StepFailure } from "../../../contracts/step-failure";
 import { createIndexerHandler } from "../../../gpu-runner/services/indexer/handler";
 import { FakePlatform, transcriptDoc } from "../../support/fake-platform";
@@ -44,14 +44,16 @@ function platform(): FakePlatform {
 }
 
 async function run(p: FakePlatform, ids: string[]) {
-  ctx = await makeHandlerContext({
+  const c = await makeHandlerContext({
     input: { textSourceIds: ids },
     storage: null,
     platform: p,
     settings: { catalog: { embeddingEngine: "openai-compatible" } },
     step: { service: "indexer", name: "index", executor: "runner", handler: "indexer", stages: [...INDEXER_STAGES], params: {} },
+    stored: IndexerStoredSchema,
   });
-  return createIndexerHandler({ createEngine: () => fakeEngine })(ctx);
+  ctx = c;
+  return createIndexerHandler({ createEngine: () => fakeEngine })(c);
 }
 
 describe("indexer handler", () => {
@@ -109,15 +111,17 @@ describe("indexer handler", () => {
       },
     };
     const p = platform();
-    ctx = await makeHandlerContext({
+    const c = await makeHandlerContext({
       input: { textSourceIds: ["txt_a", "txt_b"] },
       storage: null,
       platform: p,
       step: { service: "indexer", name: "index", executor: "runner", handler: "indexer", stages: [...INDEXER_STAGES], params: {} },
+      stored: IndexerStoredSchema,
     });
-    const err = await rejectionOf(createIndexerHandler({ createEngine: () => flaky })(ctx), StepFailure);
+    ctx = c;
+    const err = await rejectionOf(createIndexerHandler({ createEngine: () => flaky })(c), StepFailure);
     expect(err).toMatchObject({ code: "index_rollback" });
-    expect(ctx.report.timeline()).toContain("embed_dense:failed");
+    expect(c.report.timeline()).toContain("embed_dense:failed");
     expect(p.callsOf("catalog.rollback")).toHaveLength(1);
   });
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { generateMetadataStep } from "../../../contracts/services/metadata";
-import { synthesisStep } from "../../../contracts/services/summarization";
+import { generateMetadataStep, MetadataStoredSchema } from "../../../contracts/services/metadata";
+import { SummarizationStoredSchema, synthesisStep } from "../../../contracts/services/summarization";
 import { stepSpec } from "../../../contracts/services/types";
 import { MetadataDraftSchema, SummaryDraftSchema } from "../../../contracts/understanding";
 import { StepFailure } from "../../../contracts/step-failure";
@@ -50,21 +50,43 @@ class RecordingEngine implements TextEngine {
   }
 }
 
-async function context(step: Parameters<typeof stepSpec>[1], service: "metadata" | "summarization", platform: FakePlatform) {
-  ctx = await makeHandlerContext({
-    input: { textSourceId: "txt_bread", summarizationId: "sum_1" },
+const settings = { understanding: { textEngine: "local-extractive" } };
+
+async function metadataContext(platform: FakePlatform) {
+  const c = await makeHandlerContext({
+    input: { textSourceId: "txt_bread", metadataId: "mdt_1" },
     storage: null,
     platform,
-    settings: { understanding: { textEngine: "local-extractive" } },
-    step: stepSpec(service, step),
+    settings,
+    step: stepSpec("metadata", generateMetadataStep),
+    stored: MetadataStoredSchema,
   });
-  return ctx;
+  ctx = c;
+  return c;
+}
+
+async function summarizationContext(platform: FakePlatform) {
+  const c = await makeHandlerContext({
+    input: {
+      textSourceJobId: "txt_bread",
+      textSourceId: "txt_bread",
+      summarizationId: "sum_1",
+      config: { textEngine: "local-extractive", textModel: null, visualChunks: true },
+    },
+    storage: null,
+    platform,
+    settings,
+    step: stepSpec("summarization", synthesisStep),
+    stored: SummarizationStoredSchema,
+  });
+  ctx = c;
+  return c;
 }
 
 describe("metadata handler", () => {
   it("reports load_transcription then generate_metadata, and returns a valid draft with its provenance", async () => {
     const engine = new RecordingEngine();
-    const c = await context(generateMetadataStep, "metadata", new FakePlatform({ txt_bread: DOC }));
+    const c = await metadataContext(new FakePlatform({ txt_bread: DOC }));
     const result = await createMetadataHandler({ createEngine: () => engine })(c);
     expect(c.report.timeline()).toEqual([
       "load_transcription:started",
@@ -79,7 +101,7 @@ describe("metadata handler", () => {
 
   it("a transcript with no words fails with no_segments before the engine is asked", async () => {
     const engine = new RecordingEngine();
-    const c = await context(generateMetadataStep, "metadata", new FakePlatform({ txt_bread: transcriptDoc("txt_bread", ["", " "]) }));
+    const c = await metadataContext(new FakePlatform({ txt_bread: transcriptDoc("txt_bread", ["", " "]) }));
     expect(await rejectionOf(createMetadataHandler({ createEngine: () => engine })(c), StepFailure)).toMatchObject({
       code: "no_segments",
       retryable: false,
@@ -97,7 +119,7 @@ describe("metadata handler", () => {
         throw new Error("not asked");
       },
     };
-    const c = await context(generateMetadataStep, "metadata", new FakePlatform({ txt_bread: DOC }));
+    const c = await metadataContext(new FakePlatform({ txt_bread: DOC }));
     expect(await rejectionOf(createMetadataHandler({ createEngine: () => broken })(c), StepFailure)).toMatchObject({
       code: "processing_failed",
       retryable: true,
@@ -106,7 +128,7 @@ describe("metadata handler", () => {
   });
 
   it("a transcript that is gone fails with source_not_found", async () => {
-    const c = await context(generateMetadataStep, "metadata", new FakePlatform({}));
+    const c = await metadataContext(new FakePlatform({}));
     expect(await rejectionOf(createMetadataHandler()(c), StepFailure)).toMatchObject({ code: "source_not_found" });
   });
 });
@@ -114,7 +136,7 @@ describe("metadata handler", () => {
 describe("summarization handler", () => {
   it("reports synthesis once, passes the visual chunks to the engine, and returns a valid draft", async () => {
     const engine = new RecordingEngine();
-    const c = await context(synthesisStep, "summarization", new FakePlatform({ txt_bread: DOC }));
+    const c = await summarizationContext(new FakePlatform({ txt_bread: DOC }));
     const result = await createSummarizationHandler({ createEngine: () => engine })(c);
     expect(c.report.timeline()).toEqual(["synthesis:started", "synthesis:completed"]);
     expect((engine.asked[0] as SummaryRequest).visualChunks).toEqual(DOC.visualChunks);

@@ -6,6 +6,7 @@ import {
   collectionName,
   IndexerResultSchema,
 } from "../../../contracts/catalog";
+import { IndexerStoredSchema } from "../../../contracts/services/indexer";
 import { requireSegmentedTranscript } from "../../transcripts/lookup";
 import { cutover, removeJobLeftovers, rollback, writeChunks, type Scope } from "../../catalog/index-writer";
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
@@ -47,8 +48,6 @@ function catalogCall<S extends z.ZodType>(
     return run({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId, attempt }, body);
   });
 }
-
-const ids = (input: Record<string, unknown>) => (input["textSourceIds"] as string[] | undefined) ?? [];
 
 export const indexerWorker = defineWorkerService<"indexer">({
   meter: "indexing_credits",
@@ -95,7 +94,8 @@ export const indexerWorker = defineWorkerService<"indexer">({
   // half-written generation behind; live ones, including those it cut over, stay.
   onEnded: async ({ env, db }, job) => {
     if (job.status === "completed") return;
-    await removeJobLeftovers({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId }, ids(job.input));
+    const { textSourceIds } = IndexerStoredSchema.parse(job.input);
+    await removeJobLeftovers({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId }, textSourceIds);
   },
   runnerSettings: (s) => ({ runner: s.runner, catalog: s.catalog }),
   routes: { "/catalog": catalogRoutes },

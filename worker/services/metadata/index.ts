@@ -1,7 +1,12 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { newId } from "../../../contracts/ids";
-import { MetadataStepResultSchema, type MetadataStepResult } from "../../../contracts/services/metadata";
+import {
+  MetadataStepResultSchema,
+  MetadataStoredSchema,
+  saveMetadataStep,
+  type MetadataStepResult,
+} from "../../../contracts/services/metadata";
 import { StepFailure } from "../../../contracts/step-failure";
 import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
@@ -32,9 +37,9 @@ export interface MetadataRecord extends Omit<MetadataStepResult, "segmentCount" 
 
 const save: WorkerStepHandler = async ({ env, job, outputs, stage }) => {
   const draft = MetadataStepResultSchema.parse(outputs["generate"]);
-  const textSourceId = String(job.input["textSourceId"]);
+  const { textSourceId, metadataId } = MetadataStoredSchema.parse(job.input);
   const record: MetadataRecord = {
-    metadataId: String(job.input["metadataId"]),
+    metadataId,
     textSourceId,
     jobId: job.jobId,
     title: draft.title,
@@ -84,7 +89,7 @@ export const metadataWorker = defineWorkerService<"metadata">({
   sinks: {
     // The draft goes to the save step as its input; the summary comes from the save.
     metadata: validatedSink(MetadataStepResultSchema, "metadata", async (_ctx, draft) => ({ ok: true, summary: {}, output: draft })),
-    "metadata.save": async (_ctx, raw) => ({ ok: true, summary: raw }),
+    "metadata.save": validatedSink(saveMetadataStep.result, "metadata.save", async (_ctx, saved) => ({ ok: true, summary: saved })),
   },
   workerSteps: { "metadata.save": save },
   runnerSettings: (s) => ({ runner: s.runner, understanding: s.understanding }),

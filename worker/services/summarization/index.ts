@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { newId } from "../../../contracts/ids";
-import { SummarizationStepResultSchema } from "../../../contracts/services/summarization";
+import { SummarizationStepResultSchema, SummarizationStoredSchema } from "../../../contracts/services/summarization";
 import type { Settings } from "../../../contracts/settings";
 import { SHORT_SYNOPSIS_PREVIEW_CHARS } from "../../../contracts/understanding";
 import { principalOf, projectOf } from "../../auth/middleware";
@@ -26,7 +26,7 @@ function synthesisConfig(s: Settings) {
 }
 
 const saveSummary = validatedSink(SummarizationStepResultSchema, "summarization", async ({ db, job }, r) => {
-  const id = String(job.input["summarizationId"]);
+  const id = SummarizationStoredSchema.parse(job.input).summarizationId;
   await db
     .update(summarizations)
     .set({ status: "completed", result: r, updatedAt: new Date().toISOString() })
@@ -121,7 +121,7 @@ export const summarizationWorker = defineWorkerService<"summarization">({
     await db
       .update(summarizations)
       .set({ status: "failed", updatedAt: new Date().toISOString() })
-      .where(and(eq(summarizations.id, String(job.input["summarizationId"])), eq(summarizations.status, "pending")));
+      .where(and(eq(summarizations.id, SummarizationStoredSchema.parse(job.input).summarizationId), eq(summarizations.status, "pending")));
   },
   runnerSettings: (s) => ({ runner: s.runner, understanding: s.understanding }),
   routes: { "/summarizations": summarizationRoutes },

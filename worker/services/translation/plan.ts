@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
-import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
-import { SOURCE_LAYERS } from "../../../contracts/request-fields";
-import { baseLanguage, languageKey, resolvePair, TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
+import type { SOURCE_LAYERS } from "../../../contracts/request-fields";
+import { TranslationPlanSchema, type TranslationPlan } from "../../../contracts/services/translation";
+import { baseLanguage, languageKey, resolvePair } from "../../../contracts/translation-languages";
 import { translations } from "../../db/schema";
 import { ApiError, validationError } from "../../errors";
 import { requireUsableConnection } from "../../storage/connections";
@@ -16,30 +16,14 @@ import type { CreateContext } from "../types";
  * A translation planned at create, by a translation job or by a dubbing job that translates first:
  * the pair (source inferred from the transcript when omitted) against the plan's targets and the
  * configured engine, the subtitle keys next to the transcript's own, the `trl_` record. Everything
- * that can refuse runs before the charge.
+ * that can refuse runs before the charge. What it plans is the contract's `TranslationPlanSchema`,
+ * the fields the runner's step reads too.
  */
-export const TranslationFieldsSchema = z.object({
-  textSourceId: z.string(),
-  translationId: z.string(),
-  sourceLanguage: z.string(),
-  sourceLanguageInferred: z.boolean(),
-  targetLanguage: z.string(),
-  languageKey: z.string(),
-  sourceLayer: z.enum(SOURCE_LAYERS),
-  /** Null for an `s3_presigned` translation: its files go to the request's URLs. */
-  connectionId: z.string().nullable(),
-  bucket: z.string().nullable(),
-  /** The keys in the bucket, or for `s3_presigned` the URLs redacted (the full ones are sealed with the job). */
-  resolvedOutputKeys: z.object({ srt: z.string(), vtt: z.string() }),
-  /** The engine as configured at create: a settings change does not alter a queued job. */
-  engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable(), pair: z.string() }),
-});
-export type TranslationFields = z.infer<typeof TranslationFieldsSchema>;
 
 /** A translation job keeps the fields at the top of its input; a dubbing job under `input.translation`. */
-export function translationFieldsOf(job: Job): TranslationFields {
+export function translationFieldsOf(job: Job): TranslationPlan {
   const raw = job.input["translation"] ?? job.input;
-  const parsed = TranslationFieldsSchema.safeParse(raw);
+  const parsed = TranslationPlanSchema.safeParse(raw);
   if (!parsed.success) throw new ApiError("protocolError", `job ${job.jobId} plans no translation`);
   return parsed.data;
 }
@@ -53,7 +37,7 @@ export interface TranslationRequest {
 }
 
 export interface PlannedTranslation {
-  fields: TranslationFields;
+  fields: TranslationPlan;
   probe(): Promise<void>;
   insert(jobId: string, now: string): Promise<void>;
   remove(): Promise<void>;
@@ -105,7 +89,7 @@ export async function planTranslation(
     );
   const presigned = req.outputUrls ? resolvePresigned(ctx, { outputUrls: req.outputUrls }) : null;
   const location = presigned || sealedOutputs ? null : await bucketLocation(ctx, t, transcriptPath);
-  const fields: TranslationFields = {
+  const fields: TranslationPlan = {
     textSourceId: t.id,
     translationId: newId("translation"),
     sourceLanguage: source,

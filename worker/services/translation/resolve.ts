@@ -1,4 +1,4 @@
-import type { InputOf } from "../../../contracts/services/index";
+import type { InputOf, StoredInputOf } from "../../../contracts/services/index";
 import { requireSegmentedTranscript } from "../../transcripts/lookup";
 import type { CreateContext, Resolved } from "../types";
 import { planTranslation } from "./plan";
@@ -7,7 +7,10 @@ import { planTranslation } from "./plan";
  * A translation's create: the transcript (completed, with segments), then the translation's plan
  * (plan.ts: keys next to the transcript's own files, or the request's presigned URLs). One credit.
  */
-export async function resolveTranslation(ctx: CreateContext, input: InputOf<"translation">): Promise<Resolved> {
+export async function resolveTranslation(
+  ctx: CreateContext,
+  input: InputOf<"translation">,
+): Promise<Resolved<StoredInputOf<"translation">>> {
   const t = await requireSegmentedTranscript(ctx.db, ctx.projectId, input.textSourceId, "input.textSourceId");
   const planned = await planTranslation(ctx, t, input, "input", "input.textSourceId");
   return {

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Job } from "../../../contracts/job";
-import type { TranslationSave, TranslationSource } from "../../../contracts/services/translation";
+import { TranslationPlanSchema, type TranslationSave, type TranslationSource } from "../../../contracts/services/translation";
 import type { Segment } from "../../../contracts/transcript";
 import type { Db } from "../../db/client";
 import { transcripts, translations } from "../../db/schema";
@@ -8,7 +8,7 @@ import { ApiError } from "../../errors";
 import { nowIso } from "../../platform/clock";
 import { findTranscript } from "../../transcripts/lookup";
 import { requireJobsOwn } from "../shared/result-checks";
-import { translationFieldsOf, TranslationFieldsSchema } from "./plan";
+import { translationFieldsOf } from "./plan";
 import { glossaryLayerOf, layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
 
 /**
@@ -115,7 +115,7 @@ export async function saveTranslation(db: Db, job: Job, save: TranslationSave): 
 
 /** A job that ended without completing leaves its record `failed` (a completed save is never undone). */
 export async function failPendingTranslation(db: Db, job: Job): Promise<void> {
-  const id = TranslationFieldsSchema.safeParse(job.input["translation"] ?? job.input).data?.translationId;
+  const id = TranslationPlanSchema.safeParse(job.input["translation"] ?? job.input).data?.translationId;
   if (!id) return;
   await db
     .update(translations)
