@@ -1,7 +1,7 @@
 import type { Job, ProgressEntry } from "../contracts/job";
 import type { StepSpec } from "../contracts/pipelines";
 import { StepFailure, toStepError } from "../contracts/step-failure";
-import { LeaseLost } from "../contracts/step-kit";
+import { CancelledError, LeaseLost, type StageReporter } from "../contracts/step-kit";
 import type { JobRpc, StepStart } from "../durable-objects/job-do";
 
 /**
@@ -15,10 +15,61 @@ export interface InWorkerStepContext {
   attempt: number;
   /** Outputs of the steps before this one, by step name. */
   outputs: Record<string, Record<string, unknown>>;
-  /** Runs one progress stage; returns false when a cancel arrived (stop after this stage). */
-  stage: (name: string, fn: () => Promise<Record<string, unknown> | void>) => Promise<boolean>;
+  /**
+   * Progress stages, as on the runner (contracts/step-kit.ts): after a stage, a cancel that arrived
+   * throws CancelledError, which this executor answers with the cancel's acknowledgement.
+   */
+  report: StageReporter;
 }
 export type InWorkerStep = (ctx: InWorkerStepContext) => Promise<Record<string, unknown>>;
+
+/** Reports through the JobDO's lease methods, one event at a time; learns of a cancel from each answer. */
+class WorkerStageReporter implements StageReporter {
+  private cancelled = false;
+
+  constructor(
+    private readonly stub: JobRpc,
+    private readonly taskId: string,
+    private readonly token: string,
+  ) {}
+
+  async stage<T>(name: string, fn: () => Promise<T>, details?: (result: T) => Record<string, unknown>): Promise<T> {
+    this.throwIfCancelled();
+    await this.post({ stage: name, event: "started" });
+    let result: T;
+    try {
+      result = await fn();
+    } catch (err) {
+      if (!(err instanceof LeaseLost)) {
+        const { code, message } = toStepError(err);
+        await this.post({ stage: name, event: "failed", error: { code, message } }).catch(() => undefined);
+      }
+      throw err;
+    }
+    await this.post({ stage: name, event: "completed", ...(details ? { details: details(result) } : {}) });
+    this.throwIfCancelled();
+    return result;
+  }
+
+  async skip(name: string, reason: string): Promise<void> {
+    await this.post({ stage: name, event: "skipped", details: { reason } });
+  }
+
+  async event(entry: Omit<ProgressEntry, "at">): Promise<void> {
+    await this.post(entry);
+  }
+
+  private throwIfCancelled(): void {
+    if (this.cancelled) throw new CancelledError();
+  }
+
+  private async post(event: Omit<ProgressEntry, "at">): Promise<void> {
+    const r = await this.stub.recordEvents(this.taskId, this.token, [event]);
+    if (!r.ok)
+      throw r.reason === "leaseLost" ? new LeaseLost(this.taskId, r.message) : new StepFailure("processing_failed", r.message, false);
+    if (r.value.cancelRequested) this.cancelled = true;
+  }
+}
 
 export async function runWorkerStep(
   stub: JobRpc,
@@ -33,33 +84,13 @@ export async function runWorkerStep(
     });
     return;
   }
-  let cancelled = false;
-  const report = async (events: Array<Omit<ProgressEntry, "at">>) => {
-    const r = await stub.recordEvents(out.taskId, out.token, events);
-    if (!r.ok)
-      throw r.reason === "leaseLost" ? new LeaseLost(out.taskId, r.message) : new StepFailure("processing_failed", r.message, false);
-    cancelled = r.value.cancelRequested;
-  };
-  const stage: InWorkerStepContext["stage"] = async (name, fn) => {
-    await report([{ stage: name, event: "started" }]);
-    try {
-      const details = await fn();
-      await report([{ stage: name, event: "completed", ...(details ? { details } : {}) }]);
-    } catch (err) {
-      if (!(err instanceof LeaseLost)) {
-        const { code, message } = toStepError(err);
-        await report([{ stage: name, event: "failed", error: { code, message } }]).catch(() => undefined);
-      }
-      throw err;
-    }
-    return !cancelled;
-  };
+  const report = new WorkerStageReporter(stub, out.taskId, out.token);
   try {
-    const result = await handler({ job: out.job, step: out.step, attempt: out.attempt, outputs: out.outputs, stage });
-    if (cancelled) await stub.ackCancelled(out.taskId, out.token);
-    else await stub.completeStep(out.taskId, out.token, result);
+    const result = await handler({ job: out.job, step: out.step, attempt: out.attempt, outputs: out.outputs, report });
+    await stub.completeStep(out.taskId, out.token, result);
   } catch (err) {
     if (err instanceof LeaseLost) return;
-    await stub.failStep(out.taskId, out.token, toStepError(err));
+    if (err instanceof CancelledError) await stub.ackCancelled(out.taskId, out.token);
+    else await stub.failStep(out.taskId, out.token, toStepError(err));
   }
 }

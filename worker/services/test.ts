@@ -11,10 +11,10 @@ import { defineWorkerService, runnerBase, type WorkerStepHandler } from "./types
  */
 
 /** Walks the step's stages, failing while attempt < failAttempts; echoes what it saw. */
-const work: WorkerStepHandler = async ({ job, step, attempt, outputs, stage }) => {
+const work: WorkerStepHandler = async ({ job, step, attempt, outputs, report }) => {
   const failAttempts = Number(step.params["failAttempts"] ?? 0);
   for (const name of step.stages) {
-    const goOn = await stage(name, async () => {
+    await report.stage(name, async () => {
       if (attempt < failAttempts) {
         throw new StepFailure(
           String(step.params["failCode"] ?? "processing_failed"),
@@ -23,7 +23,6 @@ const work: WorkerStepHandler = async ({ job, step, attempt, outputs, stage }) =
         );
       }
     });
-    if (!goOn) return { cancelled: true };
   }
   const earlier = Object.keys(outputs);
   return { echo: job.input, attempt, executor: "worker", ...(earlier.length > 0 ? { sawOutputs: earlier } : {}) };

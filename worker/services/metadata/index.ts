@@ -35,7 +35,7 @@ export interface MetadataRecord extends Omit<MetadataStepResult, "segmentCount" 
   createdAt: string;
 }
 
-const save: WorkerStepHandler = async ({ env, job, outputs, stage }) => {
+const save: WorkerStepHandler = async ({ env, job, outputs, report }) => {
   const draft = MetadataStepResultSchema.parse(outputs["generate"]);
   const { textSourceId, metadataId } = MetadataStoredSchema.parse(job.input);
   const record: MetadataRecord = {
@@ -51,16 +51,19 @@ const save: WorkerStepHandler = async ({ env, job, outputs, stage }) => {
     transcriptRevision: draft.transcriptRevision,
     createdAt: new Date().toISOString(),
   };
-  const goOn = await stage("save_metadata", async () => {
-    const updated = await getDb(env.DB)
-      .update(transcripts)
-      .set({ metadata: { ...record }, updatedAt: record.createdAt })
-      .where(eq(transcripts.id, textSourceId))
-      .returning({ id: transcripts.id });
-    if (updated.length === 0) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
-    return { metadataId: record.metadataId, chapters: record.chapters.length, categories: record.categories.length };
-  });
-  if (!goOn) return { cancelled: true };
+  await report.stage(
+    "save_metadata",
+    async () => {
+      const updated = await getDb(env.DB)
+        .update(transcripts)
+        .set({ metadata: { ...record }, updatedAt: record.createdAt })
+        .where(eq(transcripts.id, textSourceId))
+        .returning({ id: transcripts.id });
+      if (updated.length === 0) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
+      return { metadataId: record.metadataId, chapters: record.chapters.length, categories: record.categories.length };
+    },
+    (details) => details,
+  );
   return {
     textSourceId,
     metadataId: record.metadataId,

@@ -45,35 +45,40 @@ export type HandOverExtra = (ctx: {
  * object in the job's bucket, because a long transcript is far larger than a step output may be.
  */
 export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler {
-  return async ({ env, job, stage }) => {
+  return async ({ env, job, report }) => {
     const db = getDb(env.DB);
     const textSourceId = String(job.input["textSourceId"]);
     let out: Record<string, unknown> | undefined;
-    const goOn = await stage("fetch_transcription", async () => {
-      const doc = await handoverDocument(db, textSourceId);
-      const { segments } = doc;
-      const words = segments.reduce((n, s) => n + (s.words?.length ?? 0), 0);
-      if (job.input["sourceType"] === PRESIGNED_SOURCE_TYPE) {
-        out = { segmentCount: segments.length, artifacts: [] };
-        return { segments: segments.length, words, handover: `runner call ${HANDOVER_TRANSCRIPT_CALL} (the job has no bucket)` };
-      }
-      const grant = await storageGrantFor(env, job);
-      if (!grant) throw new StepFailure("source_access_denied", "the job's storage connection is gone", false);
-      const scratch = scratchPrefix(job.jobId);
-      const key = `${scratch}transcript.json`;
-      const body = JSON.stringify(doc);
-      const s3 = new S3Client(grant, 30_000);
-      await s3.putObject(grant.bucket, key, body, "application/json");
-      const more = extra ? await extra({ env, job, s3, bucket: grant.bucket, scratch }) : { keys: {}, details: {} };
-      out = { transcriptKey: key, ...more.keys, segmentCount: segments.length, artifacts: [key, ...Object.values(more.keys)] };
-      return {
-        segments: segments.length,
-        words,
-        bytes: body.length,
-        ...more.details,
-      };
-    });
-    if (!goOn || !out) return { cancelled: true };
+    await report.stage(
+      "fetch_transcription",
+      async () => {
+        const doc = await handoverDocument(db, textSourceId);
+        const { segments } = doc;
+        const words = segments.reduce((n, s) => n + (s.words?.length ?? 0), 0);
+        if (job.input["sourceType"] === PRESIGNED_SOURCE_TYPE) {
+          out = { segmentCount: segments.length, artifacts: [] };
+          return { segments: segments.length, words, handover: `runner call ${HANDOVER_TRANSCRIPT_CALL} (the job has no bucket)` };
+        }
+        const grant = await storageGrantFor(env, job);
+        if (!grant) throw new StepFailure("source_access_denied", "the job's storage connection is gone", false);
+        const scratch = scratchPrefix(job.jobId);
+        const key = `${scratch}transcript.json`;
+        const body = JSON.stringify(doc);
+        const s3 = new S3Client(grant, 30_000);
+        await s3.putObject(grant.bucket, key, body, "application/json");
+        const more = extra ? await extra({ env, job, s3, bucket: grant.bucket, scratch }) : { keys: {}, details: {} };
+        out = { transcriptKey: key, ...more.keys, segmentCount: segments.length, artifacts: [key, ...Object.values(more.keys)] };
+        return {
+          segments: segments.length,
+          words,
+          bytes: body.length,
+          ...more.details,
+        };
+      },
+      (details) => details,
+    );
+    // Set by the stage, which either ran to its end or threw.
+    if (!out) throw new StepFailure("processing_failed", "the transcript was not handed over", true);
     return out;
   };
 }
