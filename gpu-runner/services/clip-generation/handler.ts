@@ -1,20 +1,10 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
 import { BRAND_LOGO_CALL, BrandLogoHandoverSchema, MAX_LOGO_BYTES } from "../../../contracts/branding";
-import {
-  CLIP_LAYOUTS,
-  FILL_STYLES,
-  LAYOUT_SIZE,
-  type FillStyle,
-  type Clip,
-  type ClipLayout,
-  type ClipTranscript,
-} from "../../../contracts/clips";
+import { LAYOUT_SIZE, type FillStyle, type Clip, type ClipLayout, type ClipTranscript } from "../../../contracts/clips";
 import type { ClipGenerationResult } from "../../../contracts/clips";
 import { listedOutput } from "../../../contracts/presigned";
 import { renderClipsStep } from "../../../contracts/services/clip-generation";
-import type { StageOf } from "../../../contracts/services/types";
 import type { Settings } from "../../../contracts/settings";
 import { createCategoryEngine } from "../../engines/category/factory";
 import type { CategoryEngine, VisualSummary } from "../../engines/category/interface";
@@ -22,9 +12,9 @@ import type { EngineEnv } from "../../engines/config";
 import { createVisionEngine } from "../../engines/vision/factory";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
 import { StepFailure } from "../../../contracts/step-failure";
-import type { HandlerContext, StepHandler } from "../../handler";
+import type { ServiceStepHandler } from "../types";
 import { SOURCE } from "../../object-store";
-import { parseStepInput, parseStepSettings, round3 } from "../../step-input";
+import { parseStepSettings, round3 } from "../../step-input";
 import { mapLimit } from "../shared/map-limit";
 import { handedOverTranscript } from "../shared/handover";
 import { downloadObject, toolStep } from "../../objects";
@@ -46,31 +36,7 @@ import { buildSentences, wordsOf, type Timeline } from "./timeline";
  * Worker's `fetch_transcription` step as a scratch object) to rendered, uploaded clips.
  */
 
-type Stage = StageOf<typeof renderClipsStep>;
-
-const InputSchema = z.object({
-  clipGenerationId: z.string(),
-  textSourceId: z.string(),
-  // A bucket job's; an s3_presigned job has its URLs in the task's presigned grant instead.
-  bucket: z.string().optional(),
-  sourceKey: z.string().optional(),
-  resolvedOutputPrefix: z.string().optional(),
-  options: z.object({
-    maxClips: z.number().int().positive(),
-    layout: z.enum(CLIP_LAYOUTS).nullable(),
-    allowAutoLayout: z.boolean(),
-    fillStyle: z.enum(FILL_STYLES).nullable(),
-    captions: z.boolean(),
-    categoryOverride: z.string().optional(),
-    supportedCategories: z.array(z.string()),
-    // Optional: jobs created before the plan's lists were stored on the job.
-    supportedLayouts: z.array(z.enum(CLIP_LAYOUTS)).optional(),
-    supportedFillStyles: z.array(z.enum(FILL_STYLES)).optional(),
-    maxClipsRequested: z.number().optional(),
-  }),
-  analysis: z.object({ vision: z.boolean(), category: z.boolean() }),
-  branding: z.object({ color: z.string().nullable() }).passthrough().nullable().optional(),
-});
+type ClipHandler = ServiceStepHandler<"clip_generation", typeof renderClipsStep>;
 
 export interface ClipHandlerDeps {
   createVision?: (settings: Settings["clips"], env: EngineEnv) => VisionEngine;
@@ -94,15 +60,17 @@ const DENSE_MARGIN_SEC = 1;
 const SCENE_THRESHOLD = 10;
 export const RENDERER = "ffmpeg libx264 (H.264 High) + AAC, libass captions, loudnorm −14 LUFS";
 
-export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHandler<Stage> {
+export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): ClipHandler {
   const makeVision = deps.createVision ?? ((s, env) => createVisionEngine(s.visionEngine, env));
   const makeCategory = deps.createCategory ?? ((s) => createCategoryEngine(s.categoryEngine, deps.env ?? process.env));
   return async (ctx) => {
     const { report, signal, task } = ctx;
-    const input = parseStepInput(InputSchema, task.input, "clip generation input");
+    const { input } = ctx;
+    // A bucket job's; an s3_presigned job has its URLs in the task's presigned grant instead.
+    const bucketJob = input.sourceType === "s3_direct" ? input : null;
     const settings = parseStepSettings(task.settings, ["clips", "runner"]);
     const cs = settings.clips;
-    const objects = await ctx.openObjects({ [SOURCE]: input.sourceKey ?? "" });
+    const objects = await ctx.openObjects({ [SOURCE]: bucketJob?.sourceKey ?? "" });
     await mkdir(ctx.workDir, { recursive: true });
     const engines: VisionEngine[] = [];
     try {
@@ -117,7 +85,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
       await report.stage(
         "download",
         () => objects.download(SOURCE, sourcePath, signal),
-        (bytes) => ({ bytes, ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}) }),
+        (bytes) => ({ bytes, ...(bucketJob ? { sourceKey: bucketJob.sourceKey } : {}) }),
       );
 
       const framesDir = join(ctx.workDir, "frames");
@@ -293,7 +261,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         () =>
           toolStep(signal, async () => {
             if (fillStyle === "branding") {
-              const prepared = await prepareLogo(ctx, input.bucket ?? "", join(ctx.workDir, "logo"), logoBox(info.width, info.height));
+              const prepared = await prepareLogo(ctx, bucketJob?.bucket ?? "", join(ctx.workDir, "logo"), logoBox(info.width, info.height));
               if (prepared && "note" in prepared) brand.logoNote = prepared.note;
               else if (prepared) brand.logo = prepared;
             }
@@ -387,7 +355,7 @@ export function createClipGenerationHandler(deps: ClipHandlerDeps = {}): StepHan
         }),
       );
 
-      const base = `${input.resolvedOutputPrefix ?? ""}${input.clipGenerationId}/`;
+      const base = `${bucketJob?.resolvedOutputPrefix ?? ""}${input.clipGenerationId}/`;
       // A bucket job names its files by key; a presigned one by its lists' entries (video.0, poster.0, …).
       const presigned = task.presigned != null;
       const clips = await report.stage(
@@ -550,15 +518,15 @@ type BrandLogo = { path: string; width: number; height: number };
  * `clip_generation.logo`. Null when there is none to draw; a note when one was set but left out.
  */
 async function prepareLogo(
-  ctx: HandlerContext,
+  ctx: Parameters<ClipHandler>[0],
   bucket: string,
   dir: string,
   box: { maxWidth: number; maxHeight: number },
 ): Promise<BrandLogo | { note: string } | null> {
   await mkdir(dir, { recursive: true });
   const original = join(dir, "logo-original");
-  const logoKey = ctx.task.outputs["fetch_transcription"]?.["logoKey"];
-  if (typeof logoKey === "string")
+  const logoKey = ctx.outputs.fetch_transcription?.logoKey;
+  if (logoKey !== undefined)
     await downloadObject(await ctx.openStorage(), bucket, logoKey, original, ctx.signal, {
       maxBytes: MAX_LOGO_BYTES,
       minFreeDiskBytes: 0,
@@ -619,4 +587,4 @@ function visualSummary(obs: readonly FrameObservation[], targets: readonly Targe
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 const round = round3;
 
-export const clipGenerationHandler: StepHandler<Stage> = createClipGenerationHandler();
+export const clipGenerationHandler: ClipHandler = createClipGenerationHandler();
