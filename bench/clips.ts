@@ -30,6 +30,7 @@ import { cropXAt, planCrop, targetsOf, type CropPiece, type Target } from "../gp
 import { cropSize, renderClip } from "../gpu-runner/services/clip-generation/render";
 import { startLocalS3 } from "../scripts/lib/local-s3";
 import { buildFaceReel, buildSpeechWav, buildVideo } from "../scripts/make-sample-media";
+import { clipContext } from "../test/support/clip-context";
 import { makeHandlerContext, storageGrant, type RecordedEvent } from "../test/support/handler-context";
 import { fmt, machineInfo, table } from "./lib";
 
@@ -372,6 +373,8 @@ async function wholeJobChild(job: WholeJobChildArgs): Promise<void> {
     input: {
       clipGenerationId: "clp_bench",
       textSourceId: "txt_bench",
+      sourceType: "s3_direct",
+      connectionId: "stc_test",
       bucket: WHOLE_JOB_BUCKET,
       sourceKey: job.sourceKey,
       resolvedOutputPrefix: "out/clips/",
@@ -394,7 +397,7 @@ async function wholeJobChild(job: WholeJobChildArgs): Promise<void> {
   try {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(ctx));
+    const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(clipContext(ctx)));
     const wallSec = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const report: WholeJobReport = {

@@ -14,6 +14,7 @@ import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import { createClipGenerationHandler } from "../../gpu-runner/services/clip-generation/handler";
 import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
+import { clipContext } from "../support/clip-context";
 import { makeHandlerContext, NO_PLATFORM, storageGrant, type TestContext } from "../support/handler-context";
 import { presign } from "../support/presign";
 import { faceVideo, speechWav } from "../support/media-fixtures";
@@ -69,6 +70,8 @@ async function runClips(opts: RunOptions = {}): Promise<{ ctx: TestContext; resu
     input: {
       clipGenerationId: "clp_test",
       textSourceId: "txt_test",
+      sourceType: "s3_direct",
+      connectionId: "stc_test",
       bucket: BUCKET,
       sourceKey: opts.sourceKey ?? "src/moving.mp4",
       resolvedOutputPrefix: "out/clips/",
@@ -89,7 +92,7 @@ async function runClips(opts: RunOptions = {}): Promise<{ ctx: TestContext; resu
     settings: { clips: { ...CLIP_SETTINGS, ...opts.clips } },
   });
   try {
-    const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(ctx));
+    const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(clipContext(ctx)));
     return { ctx, result };
   } finally {
     await ctx.dispose();
@@ -265,6 +268,12 @@ describe("clips of an s3_presigned job", () => {
         clipGenerationId: `clp_${name}`,
         textSourceId: "txt_test",
         sourceType: "s3_presigned",
+        // As create stores them: query strings cut off (the full URLs are the task's presigned grant).
+        sourceUrl: "http://s3.test/clips/src/moving.mp4?…redacted",
+        outputUrls: {
+          video: [`http://s3.test/clips/presigned/${name}.mp4?…redacted`],
+          poster: [`http://s3.test/clips/presigned/${name}.jpg?…redacted`],
+        },
         options: {
           maxClips: 1,
           allowAutoLayout: false,
@@ -299,7 +308,7 @@ describe("clips of an s3_presigned job", () => {
       calls,
     );
     try {
-      const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(ctx));
+      const result = ClipGenerationResultSchema.parse(await createClipGenerationHandler()(clipContext(ctx)));
       expect(calls).toEqual([HANDOVER_TRANSCRIPT_CALL]);
       expect(result.clips.map((c) => [c.videoKey, c.posterKey])).toEqual([
         [expect.stringMatching(/\/presigned\/first\.mp4\?…redacted$/), expect.stringMatching(/\/presigned\/first\.jpg\?…redacted$/)],
@@ -320,7 +329,7 @@ describe("clips of an s3_presigned job", () => {
     const answers = { [HANDOVER_TRANSCRIPT_CALL]: transcript, [BRAND_LOGO_CALL]: { logo, note: null } };
     const ctx = await presignedJob("branded", { layout: "horizontal_in_vertical", fillStyle: "branding" }, answers, calls);
     try {
-      await createClipGenerationHandler()(ctx);
+      await createClipGenerationHandler()(clipContext(ctx));
       expect(calls).toContain(BRAND_LOGO_CALL);
       const branding = ctx.report.eventsOf("render_clips").at(-1)?.details?.["branding"] as { logo: string };
       expect(branding.logo).toMatch(/^\d+×\d+$/);

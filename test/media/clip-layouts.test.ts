@@ -13,6 +13,7 @@ import { LOUDNESS, measureLoudness } from "../../gpu-runner/services/clip-genera
 import type { CropPiece } from "../../gpu-runner/services/clip-generation/reframe";
 import { cropSize, letterbox, renderClip } from "../../gpu-runner/services/clip-generation/render";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
+import { clipContext } from "../support/clip-context";
 import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
 import type { AcceptedSource } from "../../gpu-runner/media/source";
 import { acceptedVideo, faceVideo } from "../support/media-fixtures";
@@ -303,6 +304,8 @@ async function runHandler(opts: {
     input: {
       clipGenerationId: "clp_handler",
       textSourceId: "txt_test",
+      sourceType: "s3_direct",
+      connectionId: "stc_test",
       bucket: HANDLER_BUCKET,
       sourceKey: "src/moving.mp4",
       resolvedOutputPrefix: "out/clips/",
@@ -323,7 +326,7 @@ async function runHandler(opts: {
     settings: { clips: { minClipSec: 5, maxClipSec: 8, x264Preset: "ultrafast", ...opts.clips } },
   });
   try {
-    return { ctx, result: ClipGenerationResultSchema.parse(await createClipGenerationHandler(opts.deps)(ctx)) };
+    return { ctx, result: ClipGenerationResultSchema.parse(await createClipGenerationHandler(opts.deps)(clipContext(ctx))) };
   } finally {
     await ctx.dispose();
   }

@@ -109,6 +109,8 @@ async function run(service: Service, sourceKey: string, settings: Record<string,
         input: {
           clipGenerationId: "clp_hostile",
           textSourceId: "txt_test",
+          sourceType: "s3_direct",
+          connectionId: "stc_test",
           bucket: BUCKET,
           sourceKey,
           resolvedOutputPrefix: "out/clips/",

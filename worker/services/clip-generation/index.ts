@@ -1,6 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { ClipGenerationResultSchema } from "../../../contracts/clips";
+import type { Job } from "../../../contracts/job";
+import { ClipGenerationStoredSchema } from "../../../contracts/services/clip-generation";
 import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import { clipGenerations } from "../../db/schema";
@@ -12,8 +14,9 @@ import { BRAND_LOGO_CALL } from "../../../contracts/branding";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
 import { fetchTranscriptionStep, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
 import { brandLogoCall, copyBrandLogo } from "./logo";
-import { inputString, requireOwnOutput } from "../shared/result-checks";
-import { defineWorkerService, runnerBase, type ResultCheck, type ResultSink } from "../types";
+import { requireOwnOutput } from "../shared/result-checks";
+import { validatedSink } from "../shared/step-result";
+import { defineWorkerService, runnerBase, type ResultCheck } from "../types";
 import { resolveClipGeneration } from "./resolve";
 
 /**
@@ -23,17 +26,10 @@ import { resolveClipGeneration } from "./resolve";
 
 const PREVIEW_CHARS = 200;
 
-const saveClips: ResultSink = async ({ db, job }, raw) => {
-  const parsed = ClipGenerationResultSchema.safeParse(raw);
-  if (!parsed.success)
-    return {
-      ok: false,
-      error: {
-        code: "processing_failed",
-        message: `runner returned an invalid clip result: ${parsed.error.issues[0]?.message ?? "invalid"}`,
-      },
-    };
-  const r = parsed.data;
+/** The job's stored input, typed (resolve.ts wrote it through the same schema). */
+const storedOf = (job: Job) => ClipGenerationStoredSchema.parse(job.input);
+
+const saveClips = validatedSink(ClipGenerationResultSchema, "clip", async ({ db, job }, r) => {
   const refused = reportedKeysRefusal(
     "clip",
     r.clips.flatMap(
@@ -45,7 +41,7 @@ const saveClips: ResultSink = async ({ db, job }, raw) => {
     ),
   );
   if (refused) return { ok: false, error: refused };
-  const id = String(job.input["clipGenerationId"]);
+  const id = storedOf(job).clipGenerationId;
   await db
     .update(clipGenerations)
     .set({ status: "completed", result: r, updatedAt: new Date().toISOString() })
@@ -63,13 +59,15 @@ const saveClips: ResultSink = async ({ db, job }, raw) => {
       transcriptPreview: text.slice(0, PREVIEW_CHARS),
     },
   };
-};
+});
 
 /** Each clip's video and poster are the job's own: under `{prefix}{clipGenerationId}/`, or its presigned URLs. */
 const checkClips: ResultCheck = ({ job }, raw) => {
   const parsed = ClipGenerationResultSchema.safeParse(raw);
   if (!parsed.success) return;
-  const prefix = `${inputString(job, "resolvedOutputPrefix")}${inputString(job, "clipGenerationId")}/`;
+  const stored = storedOf(job);
+  // An s3_presigned job has no prefix: its clips must be its URLs.
+  const prefix = `${stored.sourceType === "s3_direct" ? stored.resolvedOutputPrefix : ""}${stored.clipGenerationId}/`;
   parsed.data.clips.forEach((clip, i) => {
     requireOwnOutput(job, clip.videoKey, { prefix, outputName: "video" }, `result.clips.${i}.videoKey`);
     requireOwnOutput(job, clip.posterKey, { prefix, outputName: "poster" }, `result.clips.${i}.posterKey`);
@@ -138,7 +136,7 @@ export const clipGenerationWorker = defineWorkerService<"clip_generation">({
     await db
       .update(clipGenerations)
       .set({ status: "failed", updatedAt: new Date().toISOString() })
-      .where(and(eq(clipGenerations.id, String(job.input["clipGenerationId"])), eq(clipGenerations.status, "pending")));
+      .where(and(eq(clipGenerations.id, storedOf(job).clipGenerationId), eq(clipGenerations.status, "pending")));
   },
   runnerSettings: (s) => ({ ...runnerBase(s), clips: s.clips }),
   routes: { "/clip-generations": clipRoutes },

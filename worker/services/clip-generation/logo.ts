@@ -1,5 +1,6 @@
 import { BodyTooLargeError, readAllWithin } from "../../../contracts/bounded-read";
-import { type BrandLogoHandover, MAX_LOGO_BYTES, ProjectBrandingSchema } from "../../../contracts/branding";
+import { type BrandLogoHandover, MAX_LOGO_BYTES } from "../../../contracts/branding";
+import { ClipGenerationStoredSchema } from "../../../contracts/services/clip-generation";
 import type { Job } from "../../../contracts/job";
 import { S3Client } from "../../../contracts/s3-client";
 import type { Env } from "../../env";
@@ -21,9 +22,8 @@ import type { RunnerCall } from "../types";
 type LogoRead = { bytes: Uint8Array; contentType: string; bucket: string; key: string } | { skip: string } | null;
 
 async function readBrandLogo(env: Env, job: Job): Promise<LogoRead> {
-  const branding = ProjectBrandingSchema.nullable().safeParse(job.input["branding"] ?? null);
-  const options = (job.input["options"] ?? {}) as { fillStyle?: unknown };
-  const logo = branding.success ? branding.data?.logo : null;
+  const { branding, options } = ClipGenerationStoredSchema.parse(job.input);
+  const logo = branding?.logo;
   if (!logo || options.fillStyle !== "branding") return null;
   let grant: Awaited<ReturnType<typeof projectStorageGrant>>;
   try {

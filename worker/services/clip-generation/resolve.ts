@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { newId } from "../../../contracts/ids";
-import type { InputOf } from "../../../contracts/services/index";
+import type { InputOf, StoredInputOf } from "../../../contracts/services/index";
 import { clipGenerations, projects } from "../../db/schema";
 import { validationError } from "../../errors";
 import { displayNameOf } from "../../storage/object-keys";
@@ -15,7 +15,10 @@ import type { CreateContext, Resolved } from "../types";
  * the transcription's job when omitted; probes in shared/video-source.ts) or, for `s3_presigned`, the
  * URLs (each list as long as the effective maxClips). One credit per clip the job may make.
  */
-export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"clip_generation">): Promise<Resolved> {
+export async function resolveClipGeneration(
+  ctx: CreateContext,
+  input: InputOf<"clip_generation">,
+): Promise<Resolved<StoredInputOf<"clip_generation">>> {
   const { db, projectId, plan, settings } = ctx;
   const t = await requireClipSource(db, projectId, input.textSourceId);
   const policy = plan === "enterprise" ? settings.policy.clip_generation.enterprise : settings.policy.clip_generation.free;
@@ -90,6 +93,7 @@ export async function resolveClipGeneration(ctx: CreateContext, input: InputOf<"
   return {
     input: {
       ...source,
+      sourceType: "s3_direct",
       clipGenerationId,
       resolvedOutputPrefix: prefix,
       options,
