@@ -2,6 +2,7 @@ import { z } from "zod";
 import { replicatePrediction } from "../../contracts/model-refs";
 import { sleep, withRetry } from "../../contracts/retry";
 import { EngineHttpClient, type RetryPolicy } from "./http";
+import { fetchOutputBytes, outputFileUrl, type OutputFileFetch } from "./output-files";
 
 /**
  * Replicate's predictions API as every Replicate backend uses it: create (holding the request open
@@ -144,4 +145,20 @@ export class ReplicatePredictions {
       .json(`/predictions/${encodeURIComponent(id)}/cancel`, { method: "POST", signal: AbortSignal.timeout(5_000), attempts: 1 })
       .catch(() => undefined);
   }
+}
+
+/**
+ * A prediction's output file as bytes: a `data:` URI of the expected media type inline, or a URL on
+ * the provider's delivery hosts (output-files.ts), read within `maxBytes`. No output fails at once.
+ */
+export async function replicateOutputBytes(
+  ref: string | undefined,
+  media: "image" | "audio",
+  outputs: OutputFileFetch,
+  opts: { signal: AbortSignal; maxBytes: number },
+): Promise<Buffer> {
+  if (ref === undefined) throw outputs.fail("prediction succeeded without an output file");
+  const data = new RegExp(`^data:${media}/[\\w.+-]+;base64,(.*)$`, "s").exec(ref);
+  if (data) return Buffer.from(data[1]!, "base64");
+  return fetchOutputBytes(outputFileUrl(ref, outputs), outputs, { signal: opts.signal, accept: `${media}/*`, maxBytes: opts.maxBytes });
 }

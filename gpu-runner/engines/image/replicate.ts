@@ -1,6 +1,6 @@
 import type { RetryPolicy } from "../http";
-import { fetchOutputBytes, outputFetchOf, outputFileUrl, type OutputFileFetch, type OutputFileHosts } from "../output-files";
-import { ReplicatePredictions } from "../replicate-predictions";
+import { outputFetchOf, type OutputFileFetch, type OutputFileHosts } from "../output-files";
+import { ReplicatePredictions, replicateOutputBytes } from "../replicate-predictions";
 import { NetworkImageEngine } from "./network";
 import { type Cover, type CoverRequest } from "./interface";
 import { exactJpeg, MAX_IMAGE_BYTES } from "./jpeg";
@@ -64,17 +64,12 @@ export class ReplicateImageEngine extends NetworkImageEngine<ReplicateImageConfi
     const aspectRatio = nearestAspectRatio(req.width, req.height);
     const input = { prompt: req.prompt, aspect_ratio: aspectRatio, num_outputs: 1, output_format: "jpg", output_quality: 90, seed };
     const prediction = await this.predictions.run(input, req.signal);
-    const image = await this.download(firstOutput(prediction.output), req.signal);
+    const image = await replicateOutputBytes(firstOutput(prediction.output), "image", this.outputs(), {
+      signal: req.signal,
+      maxBytes: MAX_IMAGE_BYTES,
+    });
     const { jpeg, source } = await exactJpeg(image, req, req.signal, (m) => this.http.failure(m));
     return { jpeg, details: { seed, aspectRatio, variant: req.variant, prediction: prediction.id, generated: source } };
-  }
-
-  private async download(ref: string | undefined, signal: AbortSignal): Promise<Uint8Array> {
-    if (ref === undefined) throw this.http.failure("prediction succeeded without an output file");
-    const data = /^data:image\/[\w.+-]+;base64,(.*)$/s.exec(ref);
-    if (data) return Buffer.from(data[1]!, "base64");
-    const outputs = this.outputs();
-    return fetchOutputBytes(outputFileUrl(ref, outputs), outputs, { signal, accept: "image/*", maxBytes: MAX_IMAGE_BYTES });
   }
 
   private outputs(): OutputFileFetch {

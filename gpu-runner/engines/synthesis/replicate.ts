@@ -3,8 +3,8 @@ import { baseLanguage } from "../../../contracts/translation-languages";
 import { StepFailure } from "../../../contracts/step-failure";
 import { runToolOk } from "../../media/spawn";
 import type { EngineHttpClient, RetryPolicy } from "../http";
-import { fetchOutputBytes, outputFileUrl, type OutputFileHosts, outputFetchOf } from "../output-files";
-import { replicateClient, type ReplicatePredictions } from "../replicate-predictions";
+import { type OutputFileHosts, outputFetchOf } from "../output-files";
+import { replicateClient, replicateOutputBytes, type ReplicatePredictions } from "../replicate-predictions";
 import { wavInfo } from "./audio";
 import type { CloneVoiceSpec, CreateVoiceRequest, SynthesisEngine, SynthesizeRequest, Synthesized, VoiceSpec } from "./interface";
 import { XTTS_LANGUAGES } from "./openai-compatible";
@@ -114,14 +114,11 @@ export class ReplicateSynthesisEngine implements SynthesisEngine {
     return voice;
   }
 
-  private async download(ref: string | undefined, signal: AbortSignal): Promise<Buffer> {
-    if (ref === undefined) throw this.http.failure("prediction succeeded without an output file");
-    const data = /^data:audio\/[\w.+-]+;base64,(.*)$/s.exec(ref);
-    if (data) return Buffer.from(data[1]!, "base64");
+  private download(ref: string | undefined, signal: AbortSignal): Promise<Buffer> {
     const outputs = outputFetchOf(
       { engine: this.engine, model: this.model, retry: this.config.retry, files: this.config.files },
       this.http,
     );
-    return fetchOutputBytes(outputFileUrl(ref, outputs), outputs, { signal, accept: "audio/*", maxBytes: MAX_AUDIO_BYTES });
+    return replicateOutputBytes(ref, "audio", outputs, { signal, maxBytes: MAX_AUDIO_BYTES });
   }
 }
