@@ -28,7 +28,7 @@ const dir = await mkdtemp(path.join(os.tmpdir(), "media-jobs-bench-vision-"));
 const engine = createVisionEngine("local-human", process.env);
 try {
   console.log(machineInfo());
-  console.log(`engine ${engine.name}, model ${engine.model}; ${SAMPLES.length} photos x ${rounds} rounds per width\n`);
+  console.log(`engine ${engine.engine}, model ${engine.model}; ${SAMPLES.length} photos x ${rounds} rounds per width\n`);
   const frames = new Map<number, string[]>();
   for (const w of WIDTHS) {
     const files: string[] = [];

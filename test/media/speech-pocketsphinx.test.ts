@@ -9,7 +9,7 @@ const engine = () => createSpeechEngine(DEFAULT_SETTINGS.transcription, {});
 
 describe("local PocketSphinx engine", () => {
   it("is the default engine", () => {
-    expect(engine()).toMatchObject({ name: "local-pocketsphinx", inputFormat: "wav", detectsLanguage: false, languages: ["en"] });
+    expect(engine()).toMatchObject({ engine: "local-pocketsphinx", inputFormat: "wav", detectsLanguage: false, languages: ["en"] });
   });
 
   it("gives every word a posterior confidence and keeps within the recording", async () => {

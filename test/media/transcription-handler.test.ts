@@ -65,7 +65,7 @@ afterAll(async () => {
 
 /** A stand-in engine that "hears" a fixed sentence per file; records what it was given. */
 class ScriptedEngine implements SpeechEngine {
-  readonly name = "scripted";
+  readonly engine = "scripted";
   readonly model = "scripted-1";
   readonly maxConcurrency = 8;
   readonly reducesNoise: boolean = false;

@@ -33,7 +33,7 @@ export interface CategoryResult {
 }
 
 export interface CategoryEngine {
-  readonly name: string;
+  readonly engine: string;
   readonly model: string;
   classify(req: CategoryRequest): Promise<CategoryResult>;
 }

@@ -87,7 +87,7 @@ function visualEvidence(category: string, v: CategoryRequest["visual"]): number 
 }
 
 export class LocalLexiconCategoryEngine implements CategoryEngine {
-  readonly name = "local-lexicon";
+  readonly engine = "local-lexicon";
   readonly model = "media-jobs category lexicon v1 (keywords + visual cues)";
 
   async classify(req: CategoryRequest): Promise<CategoryResult> {

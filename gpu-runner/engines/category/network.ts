@@ -11,7 +11,7 @@ import { ANSWER_MAX_TOKENS, categoryMessages, readCategoryAnswer } from "./promp
  * parsed, or an UnreadableAnswer.
  */
 export abstract class NetworkCategoryEngine<C extends { model: string; retry: RetryPolicy }> implements CategoryEngine {
-  abstract readonly name: string;
+  abstract readonly engine: string;
 
   constructor(protected readonly config: C) {}
 
@@ -21,18 +21,18 @@ export abstract class NetworkCategoryEngine<C extends { model: string; retry: Re
 
   /** The shared HTTP client (engines/http.ts), naming this engine and model in its errors. */
   protected httpClient(baseUrl: string, headers: Record<string, string> = {}): EngineHttpClient {
-    return new EngineHttpClient({ engine: this.name, model: this.model, baseUrl, headers, policy: this.config.retry });
+    return new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl, headers, policy: this.config.retry });
   }
 
   async classify(req: CategoryRequest): Promise<CategoryResult> {
     if (req.categories.length === 0)
       throw new StepFailure(
         "processing_failed",
-        `${this.name} (${this.model}): no categories to choose from (supportedCategories is empty)`,
+        `${this.engine} (${this.model}): no categories to choose from (supportedCategories is empty)`,
         false,
       );
     const said = await this.complete(categoryMessages(req), { maxTokens: ANSWER_MAX_TOKENS, signal: req.signal });
-    return readCategoryAnswer(said, req.categories, (m) => new EngineRequestError(`${this.name} (${this.model}): ${m}`, true, undefined));
+    return readCategoryAnswer(said, req.categories, (m) => new EngineRequestError(`${this.engine} (${this.model}): ${m}`, true, undefined));
   }
 
   /** Sends the conversation; resolves with the model's answer (its text, the object JSON mode gave, or an UnreadableAnswer). */

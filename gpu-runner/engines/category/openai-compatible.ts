@@ -18,7 +18,7 @@ export interface OpenAICompatibleCategoryConfig {
 export const OPENAI_COMPATIBLE_CATEGORY_DEFAULT_MODEL = "gpt-4o-mini";
 
 export class OpenAICompatibleCategoryEngine extends NetworkCategoryEngine<OpenAICompatibleCategoryConfig> {
-  readonly name = "openai-compatible";
+  readonly engine = "openai-compatible";
   private readonly chat = new OpenAICompatibleChat(
     this.httpClient(this.config.baseUrl, this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}),
   );

@@ -20,7 +20,7 @@ export interface WorkersAICategoryConfig {
 export const WORKERS_AI_CATEGORY_DEFAULT_MODEL = "@cf/meta/llama-3.1-8b-instruct";
 
 export class WorkersAICategoryEngine extends NetworkCategoryEngine<WorkersAICategoryConfig> {
-  readonly name = "workers-ai";
+  readonly engine = "workers-ai";
   private readonly chat = new WorkersAIChat(
     this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` }),
     this.config.accountId,

@@ -30,7 +30,7 @@ export interface Cover {
 }
 
 export interface ImageEngine {
-  readonly name: string;
+  readonly engine: string;
   readonly model: string;
   /** `generative` for text-to-image models; `compositor` for the local designed cover. */
   readonly kind: "generative" | "compositor";

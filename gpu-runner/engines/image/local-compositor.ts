@@ -158,7 +158,7 @@ function ellipsize(line: string, fits: (s: string) => boolean, always: boolean):
 }
 
 export class LocalCompositorEngine implements ImageEngine {
-  readonly name = "local-compositor";
+  readonly engine = "local-compositor";
   readonly kind = "compositor";
   readonly model: string;
 
@@ -172,7 +172,7 @@ export class LocalCompositorEngine implements ImageEngine {
   }
 
   private fail(message: string, retryable = true): StepFailure {
-    return new StepFailure("processing_failed", `${this.name} (${this.model}): ${message}`, retryable);
+    return new StepFailure("processing_failed", `${this.engine} (${this.model}): ${message}`, retryable);
   }
 
   private registerFont(): void {
@@ -181,11 +181,11 @@ export class LocalCompositorEngine implements ImageEngine {
     if (!existsSync(this.config.fontPath))
       throw new StepFailure(
         "engine_unavailable",
-        `${this.name} (${this.model}): ${missing} is missing; install the Debian package fonts-noto-core (or set COMPOSITOR_FONT)`,
+        `${this.engine} (${this.model}): ${missing} is missing; install the Debian package fonts-noto-core (or set COMPOSITOR_FONT)`,
         true,
       );
     if (!GlobalFonts.registerFromPath(this.config.fontPath, FONT_FAMILY))
-      throw new StepFailure("engine_unavailable", `${this.name} (${this.model}): ${missing} cannot be loaded as a font`, true);
+      throw new StepFailure("engine_unavailable", `${this.engine} (${this.model}): ${missing} cannot be loaded as a font`, true);
   }
 
   private async compose(req: CoverRequest): Promise<Cover> {

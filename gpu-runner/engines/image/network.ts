@@ -3,7 +3,7 @@ import type { Cover, CoverRequest, ImageEngine } from "./interface";
 
 /** The common shape of hosted text-to-image models: model and HTTP policy from their configuration. */
 export abstract class NetworkImageEngine<C extends { model: string; retry: RetryPolicy }> implements ImageEngine {
-  abstract readonly name: string;
+  abstract readonly engine: string;
   readonly kind = "generative";
 
   constructor(protected readonly config: C) {}
@@ -14,7 +14,7 @@ export abstract class NetworkImageEngine<C extends { model: string; retry: Retry
 
   /** The shared HTTP client (engines/http.ts), naming this engine and model in its errors. */
   protected httpClient(baseUrl: string, headers: Record<string, string> = {}): EngineHttpClient {
-    return new EngineHttpClient({ engine: this.name, model: this.model, baseUrl, headers, policy: this.config.retry });
+    return new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl, headers, policy: this.config.retry });
   }
 
   abstract generate(req: CoverRequest): Promise<Cover>;

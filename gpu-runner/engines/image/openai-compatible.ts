@@ -53,7 +53,7 @@ const ResponseSchema = z.object({
 });
 
 export class OpenAICompatibleImageEngine extends NetworkImageEngine<OpenAICompatibleImageConfig> {
-  readonly name = "openai-compatible";
+  readonly engine = "openai-compatible";
   private readonly http = this.httpClient(this.config.baseUrl, this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {});
 
   async generate(req: CoverRequest): Promise<Cover> {

@@ -55,7 +55,7 @@ export function coverSeed(prompt: string, variant: number): number {
 }
 
 export class ReplicateImageEngine extends NetworkImageEngine<ReplicateImageConfig> {
-  readonly name = "replicate";
+  readonly engine = "replicate";
   private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
   private readonly predictions = new ReplicatePredictions(this.http, this.config);
 
@@ -73,7 +73,7 @@ export class ReplicateImageEngine extends NetworkImageEngine<ReplicateImageConfi
   }
 
   private outputs(): OutputFileFetch {
-    return outputFetchOf({ engine: this.name, model: this.model, retry: this.config.retry, files: this.config.files }, this.http);
+    return outputFetchOf({ engine: this.engine, model: this.model, retry: this.config.retry, files: this.config.files }, this.http);
   }
 }
 

@@ -38,7 +38,7 @@ const ResponseSchema = z.object({
 });
 
 export class WorkersAIImageEngine extends NetworkImageEngine<WorkersAIImageConfig> {
-  readonly name = "workers-ai";
+  readonly engine = "workers-ai";
   private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
 
   async generate(req: CoverRequest): Promise<Cover> {

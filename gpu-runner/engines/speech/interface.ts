@@ -30,7 +30,7 @@ export interface TranscribeOptions {
 }
 
 export interface SpeechEngine {
-  readonly name: string;
+  readonly engine: string;
   readonly model: string;
   /** Format of the audio handed to `transcribe`: `wav` for local engines, a compressed one for network engines. */
   readonly inputFormat: "wav" | CompressedFormat;

@@ -54,7 +54,7 @@ export function parsePocketSphinxTimes(output: string): Word[] {
 }
 
 export class LocalPocketSphinxEngine implements SpeechEngine {
-  readonly name = "local-pocketsphinx";
+  readonly engine = "local-pocketsphinx";
   readonly model: string;
   readonly inputFormat = "wav";
   /** CPU bound and single threaded per process: the runner's cores are the real cap. */
@@ -77,7 +77,7 @@ export class LocalPocketSphinxEngine implements SpeechEngine {
     if (opts.language !== undefined && !this.supportsLanguage(opts.language)) {
       throw new StepFailure(
         "unsupported_language",
-        `language ${opts.language} is not supported by the configured engine ${this.name} (supported: ${this.languages.join(", ")})`,
+        `language ${opts.language} is not supported by the configured engine ${this.engine} (supported: ${this.languages.join(", ")})`,
         false,
       );
     }
@@ -110,7 +110,7 @@ export class LocalPocketSphinxEngine implements SpeechEngine {
       const why = res.stderrTail.slice(-2).join(" | ") || "no output";
       throw new StepFailure(
         "processing_failed",
-        `${this.name} (${this.model}): pocketsphinx_continuous exited with ${res.code}: ${why}`,
+        `${this.engine} (${this.model}): pocketsphinx_continuous exited with ${res.code}: ${why}`,
         true,
       );
     }

@@ -10,7 +10,7 @@ import type { EngineTranscript, SpeechEngine, TranscribeOptions } from "./interf
 export abstract class NetworkSpeechEngine<
   C extends { model: string; maxConcurrency: number; inputFormat: "wav" | CompressedFormat; retry: RetryPolicy },
 > implements SpeechEngine {
-  abstract readonly name: string;
+  abstract readonly engine: string;
   readonly detectsLanguage = true;
   readonly reducesNoise = false;
   readonly languages = null;
@@ -33,7 +33,7 @@ export abstract class NetworkSpeechEngine<
 
   /** The shared HTTP client (engines/http.ts), naming this engine and model in its errors. */
   protected httpClient(baseUrl: string, headers: Record<string, string> = {}): EngineHttpClient {
-    return new EngineHttpClient({ engine: this.name, model: this.model, baseUrl, headers, policy: this.config.retry });
+    return new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl, headers, policy: this.config.retry });
   }
 
   abstract transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript>;

@@ -61,7 +61,7 @@ export function parseVerboseJson(body: unknown, fallbackLanguage: string, fail: 
 }
 
 export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatibleConfig> {
-  readonly name = "openai-compatible";
+  readonly engine = "openai-compatible";
   private readonly http = this.httpClient(this.config.baseUrl, this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {});
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {

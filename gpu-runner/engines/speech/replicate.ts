@@ -69,7 +69,7 @@ export function parseReplicateOutput(output: unknown, fallbackLanguage: string, 
 }
 
 export class ReplicateEngine extends NetworkSpeechEngine<ReplicateConfig> {
-  readonly name = "replicate";
+  readonly engine = "replicate";
   private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
   private readonly predictions = new ReplicatePredictions(this.http, this.config);
 

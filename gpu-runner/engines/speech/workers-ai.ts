@@ -78,7 +78,7 @@ function toWord(w: z.infer<typeof WordSchema>): Word | null {
 }
 
 export class WorkersAIEngine extends NetworkSpeechEngine<WorkersAIConfig> {
-  readonly name = "workers-ai";
+  readonly engine = "workers-ai";
   private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {

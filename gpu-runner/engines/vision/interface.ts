@@ -72,7 +72,7 @@ export interface AnalyzeOptions {
 }
 
 export interface VisionEngine {
-  readonly name: string;
+  readonly engine: string;
   /** The models that made the observations, recorded on the result (e.g. `blazeface+facemesh`). */
   readonly model: string;
   /**

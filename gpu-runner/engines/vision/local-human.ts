@@ -406,7 +406,7 @@ function humanVersion(humanDir: string): string {
 }
 
 export class LocalHumanEngine implements VisionEngine {
-  readonly name = "local-human";
+  readonly engine = "local-human";
   readonly model: string;
   private runtime: Runtime | null = null;
   private closed = false;

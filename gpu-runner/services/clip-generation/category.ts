@@ -71,7 +71,7 @@ export async function detectCategory(report: StageReporter<typeof STAGE>, opts: 
     details: {
       category: category.category,
       confidence: category.confidence,
-      engine: engine.name,
+      engine: engine.engine,
       model: engine.model,
       scores: category.scores,
     },

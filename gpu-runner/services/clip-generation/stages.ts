@@ -192,7 +192,7 @@ export const VISION_OFF = "vision analysis disabled in platform settings";
 export const analysisDetails = (run: ClipRun, ing: Ingested, sparse: NonNullable<Ingested["sparse"]>) => (obs: FrameObservation[]) => {
   const dense = ing.sampling.stride > 1;
   return {
-    engine: sparse.engine.name,
+    engine: sparse.engine.engine,
     model: sparse.engine.model,
     frames: obs.length,
     ...(dense ? { sampledEvery: round(ing.sampling.stride / run.cs.visionFps), denseAroundMoments: true } : {}),
@@ -411,8 +411,8 @@ export function clipResult(
     sourceDurationSec: round(r.ing.info.durationSec),
     candidateCount: r.found.candidates,
     engines: {
-      vision: vision ? { engine: vision.name, model: vision.model } : null,
-      category: categoryEngine ? { engine: categoryEngine.name, model: categoryEngine.model } : null,
+      vision: vision ? { engine: vision.engine, model: vision.model } : null,
+      category: categoryEngine ? { engine: categoryEngine.engine, model: categoryEngine.model } : null,
       renderer: RENDERER,
     },
     clips: r.clips,

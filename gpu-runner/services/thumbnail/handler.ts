@@ -99,7 +99,7 @@ export function createThumbnailHandler(deps: ThumbnailHandlerDeps = {}): Thumbna
       await report.event({
         stage: "thumbnail_pipeline",
         event: "completed",
-        details: { covers: covers.length, frames: merged.frames.length, engine: image.name, kind: image.kind },
+        details: { covers: covers.length, frames: merged.frames.length, engine: image.engine, kind: image.kind },
       });
       return result;
     } catch (err) {

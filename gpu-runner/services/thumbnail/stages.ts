@@ -134,7 +134,7 @@ export async function analyzeStills(run: ThumbnailRun, stills: readonly Still[],
       small.push({ t: s.t, path });
     }
     const engine = makeVision();
-    vision = { engine: engine.name, model: engine.model };
+    vision = { engine: engine.engine, model: engine.model };
     try {
       observations = await engine.analyze(small, { signal: run.signal });
     } finally {
@@ -262,7 +262,7 @@ export async function generateCovers(
 }
 
 export const generateDetails = (image: ImageEngine, topic: Topic) => (r: MadeCover[]) => ({
-  engine: image.name,
+  engine: image.engine,
   model: image.model,
   kind: image.kind,
   covers: r.length,
@@ -306,7 +306,7 @@ export async function uploadCover(run: ThumbnailRun, plan: UploadPlan, made: Mad
     ...input.size,
     bytes: made.cover.jpeg.byteLength,
     frameTimeSec: Number.isFinite(frameTime) ? frameTime : null,
-    engine: image.name,
+    engine: image.engine,
     model: image.model,
     engineKind: image.kind,
     prompt: image.kind === "generative" ? made.prompt : null,
@@ -355,7 +355,7 @@ export function thumbnailResult(
     candidateCount: analysed.candidates.length,
     title: plan.topic.title,
     keywords: plan.topic.keywords,
-    engines: { image: { engine: plan.image.name, model: plan.image.model, kind: plan.image.kind }, vision: analysed.vision },
+    engines: { image: { engine: plan.image.engine, model: plan.image.model, kind: plan.image.kind }, vision: analysed.vision },
     thumbnails: [...thumbnails].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === "cover" ? -1 : 1)),
   };
 }

@@ -82,7 +82,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       doc = {
         language: detected,
         durationSec: round3(media.durationSec),
-        engine: engine.name,
+        engine: engine.engine,
         model: engine.model,
         segments: transcript.segments,
       };

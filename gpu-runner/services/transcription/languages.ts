@@ -13,7 +13,7 @@ type TranscriptionSettings = Settings["transcription"];
 function unsupportedLanguage(lang: string, engine: SpeechEngine): StepFailure {
   return new StepFailure(
     "unsupported_language",
-    `language ${lang} is not supported by the configured engine ${engine.name} (supported: ${engine.languages?.join(", ") ?? "any"})`,
+    `language ${lang} is not supported by the configured engine ${engine.engine} (supported: ${engine.languages?.join(", ") ?? "any"})`,
     false,
   );
 }
@@ -40,7 +40,7 @@ export function checkLanguageHint(hint: string | undefined, t: TranscriptionSett
   if (!engine.detectsLanguage && engine.languages && !engine.languages.some((l) => allowed.includes(l))) {
     throw new StepFailure(
       "unsupported_language",
-      `the configured engine ${engine.name} only recognises ${engine.languages.join(", ")}, none of which is a supported source language`,
+      `the configured engine ${engine.engine} only recognises ${engine.languages.join(", ")}, none of which is a supported source language`,
       false,
     );
   }

@@ -170,7 +170,7 @@ export function transcribeAudio(run: TranscriptionRun, audio: string, media: Acc
 }
 
 export const transcribeDetails = (run: TranscriptionRun, media: AcceptedSource) => (r: Transcript) => ({
-  engine: run.engine.name,
+  engine: run.engine.engine,
   model: run.engine.model,
   language: r.language,
   segments: r.segments.length,
@@ -237,7 +237,7 @@ async function transcribeChunked(run: TranscriptionRun, audio: string, media: Ac
       () => ({ chunks: chunks.length, format }),
     );
   } else {
-    await report.skip("compress_chunk", `engine ${engine.name} reads local WAV files`);
+    await report.skip("compress_chunk", `engine ${engine.engine} reads local WAV files`);
   }
 
   // Chunks finish out of order under concurrency: `fraction` counts finished ones, so a client's

@@ -9,7 +9,7 @@ const emitted = (sec: number, rate: { num: number; den: number }) => Math.floor(
 function recordingEngine(opts: { failOn?: number; delayMs?: number } = {}) {
   const calls: Array<{ frames: SampledFrame[]; options: AnalyzeOptions }> = [];
   const engine: VisionEngine = {
-    name: "recording",
+    engine: "recording",
     model: "none",
     async analyze(frames, options) {
       calls.push({ frames: [...frames], options });
@@ -69,7 +69,7 @@ describe("frames analysed as they are produced", () => {
     let running = 0;
     let most = 0;
     const engine: VisionEngine = {
-      name: "slow",
+      engine: "slow",
       model: "none",
       async analyze(frames) {
         most = Math.max(most, ++running);
@@ -92,7 +92,7 @@ describe("frames analysed as they are produced", () => {
     let running = 0;
     let most = 0;
     const engine: VisionEngine = {
-      name: "parallel",
+      engine: "parallel",
       model: "none",
       parallelism: 2,
       async analyze(frames) {

@@ -119,7 +119,7 @@ describe("detect_category skipped for the request or the settings", () => {
 
   it("an error that is not the service's (a bug, a plan with no categories) still fails the stage", async () => {
     const report = new RecordingReporter();
-    const broken = { name: "broken", model: "none", classify: () => Promise.reject(new StepFailure("processing_failed", "boom", false)) };
+    const broken = { engine: "broken", model: "none", classify: () => Promise.reject(new StepFailure("processing_failed", "boom", false)) };
     await expect(
       detectCategory(report, { override: undefined, enabled: true, makeEngine: () => broken, request: request() }),
     ).rejects.toThrow("boom");

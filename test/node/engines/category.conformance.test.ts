@@ -139,8 +139,8 @@ describe.each(HOSTED_CATEGORY_BACKENDS)("$name category engine over HTTP", (back
 
 describe("createCategoryEngine", () => {
   it("makes the local lexicon when no engine is named, needing no environment", () => {
-    expect(createCategoryEngine(undefined)).toMatchObject({ name: "local-lexicon" });
-    expect(createCategoryEngine("local-lexicon", {})).toMatchObject({ name: "local-lexicon" });
+    expect(createCategoryEngine(undefined)).toMatchObject({ engine: "local-lexicon" });
+    expect(createCategoryEngine("local-lexicon", {})).toMatchObject({ engine: "local-lexicon" });
   });
 
   it("is unavailable for an engine it does not know, listing the ones it does", () => {

@@ -66,7 +66,7 @@ describe.each(HOSTED_IMAGE_BACKENDS)("$name image engine over HTTP", (backend) =
 
 describe("createImageEngine", () => {
   it("makes the local compositor when no engine is named", () => {
-    expect(createImageEngine(undefined, {})).toMatchObject({ name: "local-compositor", kind: "compositor" });
+    expect(createImageEngine(undefined, {})).toMatchObject({ engine: "local-compositor", kind: "compositor" });
   });
 
   it("is unavailable for an engine it does not know, listing the ones it does", () => {

@@ -67,7 +67,7 @@ afterAll(async () => {
 
 describe("local-human vision engine", () => {
   it("records the human version and the models it runs", () => {
-    expect(engine.name).toBe("local-human");
+    expect(engine.engine).toBe("local-human");
     expect(engine.model).toBe("human-3.3.6 blazeface+facemesh+iris+movenet-lightning");
   });
 
