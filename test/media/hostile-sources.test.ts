@@ -189,7 +189,16 @@ async function run(service: Service, sourceKey: string, settings: Record<string,
       ctx = await makeHandlerContext({
         ...base,
         settings: { dubbing: { speechEngine: "local" }, ...settings },
-        input: { voiceId: "vce_h", bucket: BUCKET, sourceKey, language: "es", outputPrefix: "voices/vce_h/" },
+        input: {
+          voiceId: "vce_h",
+          name: "Speaker",
+          sourceType: "s3_direct",
+          connectionId: "stc_test",
+          bucket: BUCKET,
+          sourceKey,
+          language: "es",
+          outputPrefix: "voices/vce_h/",
+        },
         step: stepSpec("voice_creation", createVoiceStep),
       });
       handler = createVoiceCreationHandler() as StepHandler;

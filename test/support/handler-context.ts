@@ -11,7 +11,8 @@ import { toStepError } from "../../contracts/step-failure";
 import type { PresignedGrant } from "../../contracts/presigned";
 import { openObjectStore } from "../../gpu-runner/object-store";
 import { openStorage } from "../../gpu-runner/storage";
-import { parseTaskData } from "../../gpu-runner/step-input";
+import { parseStepInput, parseTaskData } from "../../gpu-runner/step-input";
+import type { z } from "zod";
 
 /**
  * A HandlerContext for calling step handlers directly: a StageReporter that records every event in
@@ -78,7 +79,7 @@ export class RecordingReporter implements StageReporter {
   }
 }
 
-export interface TestContext extends HandlerContext {
+export interface TestContext<Input extends Record<string, unknown> = Record<string, unknown>> extends HandlerContext<string, Input> {
   report: RecordingReporter;
   abort: AbortController;
   /** Removes the work directory. */
@@ -130,7 +131,15 @@ export function localS3Client(s3: { endpoint: string; region: string; accessKeyI
   return new S3Client({ endpoint, region, forcePathStyle: true, accessKeyId, secretAccessKey });
 }
 
-export async function makeHandlerContext(opts: TestContextOptions): Promise<TestContext> {
+/**
+ * With `stored` (the contract's stored schema of the step's service), `ctx.input` is typed as that
+ * service's handler reads it, so a handler typed by its contract takes the context as it is.
+ */
+export async function makeHandlerContext(opts: TestContextOptions): Promise<TestContext>;
+export async function makeHandlerContext<Input extends Record<string, unknown>>(
+  opts: TestContextOptions & { stored: z.ZodType<Input> },
+): Promise<TestContext<Input>>;
+export async function makeHandlerContext(opts: TestContextOptions & { stored?: z.ZodType<Record<string, unknown>> }): Promise<TestContext> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), "handler-test-"));
   const abort = new AbortController();
   const task: LeasedTask = {
@@ -160,10 +169,12 @@ export async function makeHandlerContext(opts: TestContextOptions): Promise<Test
   // the handler fail `invalid_input` having touched nothing, as a real task would.
   let data: ReturnType<typeof parseTaskData> | undefined;
   const parsed = () => (data ??= parseTaskData(task));
+  let typed: Record<string, unknown> | undefined;
   return {
     task,
     get input() {
-      return parsed().input;
+      // `stored` is the schema parseTaskData took from the contract of `step.service`: the same parse, typed.
+      return opts.stored ? (typed ??= parseStepInput(opts.stored, task.input, `${task.step.service} input`)) : parsed().input;
     },
     get outputs() {
       return parsed().outputs;
