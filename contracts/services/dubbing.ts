@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { custom, Id, LanguageCodeSchema, SOURCE_LAYERS } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
+import { DIARIZATION_ENGINES, SEPARATION_ENGINES } from "../settings";
 import { TRANSLATION_BACKENDS } from "../translation-languages";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
@@ -69,6 +70,87 @@ const DubbingPresignedInputSchema = z.strictObject({
 export const DubbingInputSchema = z.discriminatedUnion("sourceType", [DubbingBucketInputSchema, DubbingPresignedInputSchema], {
   message: "sourceType must be s3_direct or s3_presigned",
 });
+
+/**
+ * The translation a dubbing that translates first plans at create (worker/services/translation/plan.ts
+ * `planTranslation`), kept under `translation`: what `translation.source`/`translation.save` and the
+ * runner's translate stage read. #22: this copy of the Worker's `TranslationFieldsSchema` gives way to
+ * the translation contract's one plan schema.
+ */
+const DubbingTranslationSchema = z.object({
+  textSourceId: z.string(),
+  translationId: z.string().min(1),
+  sourceLanguage: z.string().min(1),
+  sourceLanguageInferred: z.boolean(),
+  targetLanguage: z.string().min(1),
+  languageKey: z.string().min(1),
+  sourceLayer: z.enum(SOURCE_LAYERS),
+  connectionId: z.string().nullable(),
+  /** Null for an s3_presigned job, whose subtitles go to the task's presigned URLs (`srt`, `vtt`). */
+  bucket: z.string().min(1).nullable(),
+  resolvedOutputKeys: z.object({ srt: z.string().min(1), vtt: z.string().min(1) }),
+  engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable(), pair: z.string() }),
+});
+
+/** The request's voice from `options.voiceAssignments`, as create found it (ready, the project's): the runner needs no lookup. */
+const AssignedVoiceSchema = z.object({ voiceId: z.string(), spec: z.unknown(), referenceKey: z.string().nullable() });
+
+const dubStored = {
+  dubbingId: z.string().min(1),
+  transcriptionId: z.string().min(1),
+  /** The given translation, or the one this job makes first (`translation`). */
+  translationId: z.string().min(1),
+  sourceLanguage: z.string().min(1),
+  targetLanguage: z.string().min(1),
+  languageKey: z.string().min(1),
+  sourceLayer: z.enum(SOURCE_LAYERS),
+  /** The request's options with every default filled in. */
+  options: z.object({
+    diarization: z.object({ enabled: z.boolean(), minSpeakers: z.number().int().nullable(), maxSpeakers: z.number().int().nullable() }),
+    voiceAssignments: z.record(z.string(), z.string()),
+    voiceCloning: z.object({ enabled: z.boolean() }),
+    tts: z.object({ enabled: z.boolean(), modelId: z.string().nullable() }),
+  }),
+  /** Set when the job translates first (no `translationId` in the request). */
+  translation: DubbingTranslationSchema.optional(),
+  assignedVoices: z.record(z.string(), AssignedVoiceSchema),
+  /** The engines as configured at create: a settings change does not alter a queued job. */
+  engines: z.object({
+    speech: z.string(),
+    speechModel: z.string().nullable(),
+    diarization: z.enum(DIARIZATION_ENGINES),
+    diarizationModel: z.string().nullable(),
+    // Jobs queued before separation became a choice (the Separation engines commit, cb432e9) carry
+    // neither: they separate as they always did.
+    separation: z.enum(SEPARATION_ENGINES).default("local-filters"),
+    separationModel: z.string().nullable().default(null),
+    mixLoudnessLufs: z.number(),
+    duckDb: z.number(),
+  }),
+};
+
+/** A bucket job: the transcription's source video, the artifacts under the dubbing's own prefix. */
+const DubbingBucketStoredSchema = z.object({
+  ...dubStored,
+  sourceType: z.literal("s3_direct"),
+  connectionId: z.string().min(1),
+  bucket: z.string().min(1),
+  sourceKey: z.string().min(1),
+  resolvedOutputPrefix: z.string().min(1),
+});
+
+/** An s3_presigned job: its URLs redacted (the full ones reach the runner in the task's presigned grant). */
+const DubbingPresignedStoredSchema = z.object({
+  ...dubStored,
+  sourceType: z.literal("s3_presigned"),
+  /** Its path names the container the dub keeps. */
+  sourceUrl: z.string(),
+  outputUrls: z.record(z.string(), z.string()),
+});
+
+/** The input as a dubbing job stores it (worker/services/dubbing/resolve.ts) and the runner reads it. */
+export const DubbingStoredSchema = z.discriminatedUnion("sourceType", [DubbingBucketStoredSchema, DubbingPresignedStoredSchema]);
+export type DubbingStored = z.infer<typeof DubbingStoredSchema>;
 
 /** Why a segment has the speech it has (or none). */
 export const SEGMENT_SPEECH = ["spoken", "no_voice", "tts_disabled", "empty"] as const;
@@ -185,7 +267,7 @@ const FINAL_CODES = [
 export const dubbingService = defineService({
   serviceType: "dubbing",
   input: DubbingInputSchema,
-  stored: z.record(z.string(), z.unknown()),
+  stored: DubbingStoredSchema,
   stages: DUBBING_STAGES,
   steps: [dubStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -45,6 +45,35 @@ export const VoiceCreationInputSchema = z.discriminatedUnion(
   { message: "sourceType must be s3_direct or s3_presigned" },
 );
 
+const voiceStored = {
+  ...voice,
+  /** The pending `vce_` record create made; the runner's voice completes it. */
+  voiceId: z.string().min(1),
+};
+
+/** A bucket job: the sample in the connection's bucket; a cloning engine's reference clip goes under `outputPrefix`. */
+const VoiceCreationBucketStoredSchema = z.object({
+  ...voiceStored,
+  sourceType: z.literal("s3_direct").optional(),
+  connectionId: z.string(),
+  bucket: z.string().min(1),
+  sourceKey: z.string().min(1),
+  outputPrefix: z.string().min(1),
+});
+
+/** An s3_presigned job: its URLs redacted (the full ones reach the runner in the task's presigned grant). */
+const VoiceCreationPresignedStoredSchema = z.object({
+  ...voiceStored,
+  sourceType: z.literal("s3_presigned"),
+  sourceUrl: z.string(),
+  /** `reference` when the request gave a URL for the clip; empty otherwise. */
+  outputUrls: z.record(z.string(), z.string()),
+});
+
+/** The input as a voice_creation job stores it (worker/services/voice-creation/index.ts) and the runner reads it. */
+export const VoiceCreationStoredSchema = z.union([VoiceCreationBucketStoredSchema, VoiceCreationPresignedStoredSchema]);
+export type VoiceCreationStored = z.infer<typeof VoiceCreationStoredSchema>;
+
 export const VoiceCreationResultSchema = CreatedVoiceSchema.extend({ voiceId: z.string() });
 
 export const VOICE_CREATION_STAGES = ["download", "extract_audio", "create_voice", "upload_reference"] as const;
@@ -72,7 +101,7 @@ const FINAL_CODES = [
 export const voiceCreationService = defineService({
   serviceType: "voice_creation",
   input: VoiceCreationInputSchema,
-  stored: z.record(z.string(), z.unknown()),
+  stored: VoiceCreationStoredSchema,
   stages: VOICE_CREATION_STAGES,
   steps: [createVoiceStep],
   failureCodes: [...COMMON_FAILURE_CODES, INSUFFICIENT_DISK, "engine_unavailable", ...FINAL_CODES, ...SAFETY_FINAL_CODES],

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redactUrl, type PresignedGrant } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
-import { dubStep, type DubbingSave } from "../../contracts/services/dubbing";
+import { dubStep, DubbingStoredSchema, type DubbingSave } from "../../contracts/services/dubbing";
 import type { TranslationSave } from "../../contracts/services/translation";
 import { stepSpec } from "../../contracts/services/types";
 import { ApertiumCliEngine } from "../../gpu-runner/engines/translation/apertium-cli";
@@ -65,7 +65,7 @@ async function dub(o: RunOptions = {}) {
         : { voiceId: null, reason: "free plan limit reached for dubbing_voices: 20 of 20 used this billing period" },
     "dubbing.save": () => ({ dubbingId: "dub_a" }),
   };
-  ctx = await makeHandlerContext({
+  const c = await makeHandlerContext({
     input: {
       dubbingId: "dub_a",
       transcriptionId: "txt_dub",
@@ -88,11 +88,17 @@ async function dub(o: RunOptions = {}) {
           : { srt: "out/txt_dub/transcripts/transcript.es.srt", vtt: "out/txt_dub/transcripts/transcript.es.vtt" },
         engine: { backend: "apertium", model: null, pair: "eng-spa" },
       },
+      sourceLayer: "current",
       ...(o.presigned
-        ? { sourceType: "s3_presigned", sourceUrl: redactUrl(o.presigned.sourceUrl!) }
-        : { bucket: BUCKET, sourceKey: "src/talk.mp4", resolvedOutputPrefix: PREFIX }),
+        ? {
+            sourceType: "s3_presigned",
+            sourceUrl: redactUrl(o.presigned.sourceUrl!),
+            outputUrls: Object.fromEntries(Object.entries(o.presigned.outputUrls).map(([name, url]) => [name, redactUrl(url)])),
+          }
+        : { sourceType: "s3_direct", connectionId: "stc_test", bucket: BUCKET, sourceKey: "src/talk.mp4", resolvedOutputPrefix: PREFIX }),
       options: {
         diarization: { enabled: o.diarization ?? true, minSpeakers: null, maxSpeakers: null },
+        voiceAssignments: Object.fromEntries(Object.entries(o.assigned ?? {}).map(([label, v]) => [label, v.voiceId])),
         voiceCloning: { enabled: o.cloning ?? true },
         tts: { enabled: o.tts ?? true, modelId: null },
       },
@@ -103,8 +109,10 @@ async function dub(o: RunOptions = {}) {
     ...(o.presigned ? { presigned: o.presigned } : {}),
     platform,
     step: stepSpec("dubbing", dubStep),
+    stored: DubbingStoredSchema,
   });
-  const result = await createDubbingHandler({ createTranslation: () => new ApertiumCliEngine() })(ctx);
+  ctx = c;
+  const result = await createDubbingHandler({ createTranslation: () => new ApertiumCliEngine() })(c);
   return { result, platform, save: platform.callsOf("dubbing.save")[0] as DubbingSave, report: ctx.report };
 }
 

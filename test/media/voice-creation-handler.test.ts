@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { redactUrl } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
-import { createVoiceStep, VoiceCreationResultSchema } from "../../contracts/services/voice-creation";
+import { createVoiceStep, VoiceCreationResultSchema, VoiceCreationStoredSchema } from "../../contracts/services/voice-creation";
 import { stepSpec } from "../../contracts/services/types";
 import { createVoiceCreationHandler } from "../../gpu-runner/services/voice-creation/handler";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
@@ -29,13 +30,25 @@ afterEach(async () => {
 });
 
 async function create(sourceKey: string, range: { startSec?: number; endSec?: number } = {}) {
-  ctx = await makeHandlerContext({
-    input: { voiceId: "vce_a", bucket: BUCKET, sourceKey, language: "es", outputPrefix: "voices/vce_a/", ...range },
+  const c = await makeHandlerContext({
+    input: {
+      voiceId: "vce_a",
+      name: "Speaker",
+      sourceType: "s3_direct",
+      connectionId: "stc_test",
+      bucket: BUCKET,
+      sourceKey,
+      language: "es",
+      outputPrefix: "voices/vce_a/",
+      ...range,
+    },
     storage: storageGrant(s3, BUCKET),
     settings: { dubbing: { speechEngine: "local" } },
     step: stepSpec("voice_creation", createVoiceStep),
+    stored: VoiceCreationStoredSchema,
   });
-  return createVoiceCreationHandler()(ctx);
+  ctx = c;
+  return createVoiceCreationHandler()(c);
 }
 
 describe("voice creation handler", () => {
@@ -65,14 +78,26 @@ describe("voice creation handler", () => {
 describe("voice creation of an s3_presigned job", () => {
   it("reads the sample through its GET URL, with no bucket", async () => {
     const first = (await twoVoiceSample()).truth[0]!;
-    ctx = await makeHandlerContext({
-      input: { voiceId: "vce_p", sourceType: "s3_presigned", language: "es", startSec: first.start, endSec: first.end },
+    const sourceUrl = await presign(s3, "GET", BUCKET, "samples/talk.wav");
+    const c = await makeHandlerContext({
+      input: {
+        voiceId: "vce_p",
+        name: "Speaker",
+        sourceType: "s3_presigned",
+        sourceUrl: redactUrl(sourceUrl),
+        outputUrls: {},
+        language: "es",
+        startSec: first.start,
+        endSec: first.end,
+      },
       storage: null,
-      presigned: { sourceUrl: await presign(s3, "GET", BUCKET, "samples/talk.wav"), outputUrls: {} },
+      presigned: { sourceUrl, outputUrls: {} },
       settings: { dubbing: { speechEngine: "local" } },
       step: stepSpec("voice_creation", createVoiceStep),
+      stored: VoiceCreationStoredSchema,
     });
-    const result = VoiceCreationResultSchema.parse(await createVoiceCreationHandler()(ctx));
+    ctx = c;
+    const result = VoiceCreationResultSchema.parse(await createVoiceCreationHandler()(c));
     expect(result.spec).toMatchObject({ kind: "profile", language: "es" });
     expect(ctx.report.eventsOf("download").at(-1)).toMatchObject({ event: "completed", details: { bytes: expect.any(Number) } });
   });

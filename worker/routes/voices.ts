@@ -5,7 +5,7 @@ import type { AppBindings } from "../env";
 import { ok } from "../http/envelope";
 import { readJson } from "../http/validate";
 import { createJob } from "../jobs/create";
-import { projectVoice, publicVoice } from "../services/voice-creation/store";
+import { projectVoice, publicVoice, storedVoiceCreation } from "../services/voice-creation/store";
 
 /**
  * `POST /v1/voices`: a voice from a sample in the bucket, made by a `voice_creation` job (202). It
@@ -16,6 +16,6 @@ export const voiceCreateRoutes = new Hono<AppBindings>().post("/", async (c) => 
   const p = principalOf(c);
   const { value } = await readJson(c);
   const job = await createJob(c.env, p, { serviceType: "voice_creation", input: value }, c.get("timing"));
-  const voice = await projectVoice(getDb(c.env.DB), projectOf(p), String(job.input["voiceId"]));
+  const voice = await projectVoice(getDb(c.env.DB), projectOf(p), storedVoiceCreation(job).voiceId);
   return ok(c, { ...(voice ? publicVoice(voice) : {}), job }, {}, 202);
 });

@@ -9,7 +9,7 @@ import { requireJobsOwn } from "../shared/result-checks";
 import { defineWorkerService, type ResultCheck } from "../types";
 import { resolveDubbing } from "./resolve";
 import { dubbingRecordRoutes, transcriptDubbingRoutes } from "./routes";
-import { createSpeakerVoice, failPendingDubbing, givenTranslation, saveDubbing, VoiceCreateCallSchema } from "./store";
+import { createSpeakerVoice, failPendingDubbing, givenTranslation, saveDubbing, storedDubbing, VoiceCreateCallSchema } from "./store";
 
 /**
  * Dubbing, the Worker's side: create checks and records (resolve.ts), the runner calls of its one
@@ -20,8 +20,9 @@ import { createSpeakerVoice, failPendingDubbing, givenTranslation, saveDubbing, 
 const checkDubbing: ResultCheck = ({ job }, raw) => {
   const parsed = DubbingResultSchema.safeParse(raw);
   if (!parsed.success) return;
+  const stored = storedDubbing(job);
   for (const field of ["dubbingId", "transcriptionId", "translationId", "sourceLanguage", "targetLanguage", "languageKey"] as const)
-    requireJobsOwn(parsed.data[field], job.input[field], `result.${field}`);
+    requireJobsOwn(parsed.data[field], stored[field], `result.${field}`);
 };
 
 export const dubbingWorker = defineWorkerService<"dubbing">({

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { newId } from "../../../contracts/ids";
-import type { InputOf } from "../../../contracts/services/index";
+import { flattenOutputUrls, redactUrl } from "../../../contracts/presigned";
+import type { InputOf, StoredInputOf } from "../../../contracts/services/index";
 import { speaksLanguage } from "../../../contracts/synthesis-languages";
 import { baseLanguage, languageKey } from "../../../contracts/translation-languages";
 import type { Db } from "../../db/client";
@@ -46,7 +47,7 @@ async function existingTranslation(db: Db, projectId: string, t: TranscriptRow, 
   return row;
 }
 
-export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing">): Promise<Resolved> {
+export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing">): Promise<Resolved<StoredInputOf<"dubbing">>> {
   const { db, env, projectId, settings } = ctx;
   const t = await requireSegmentedTranscript(db, projectId, input.transcriptionId, "input.transcriptionId");
   const target = languageKey(input.targetLanguage);
@@ -68,7 +69,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
     translation = { translationId: row.id, sourceLanguage: row.sourceLanguage };
   } else {
     const { outputUrls: _urls, ...request } = input.sourceType === "s3_presigned" ? input : { ...input, outputUrls: undefined };
-    const subtitles = presigned?.redacted.outputUrls as { srt: string; vtt: string } | undefined;
+    const subtitles = presigned?.subtitles;
     planned = await planTranslation(ctx, t, request, "input", "input.transcriptionId", subtitles);
     translation = { translationId: planned.fields.translationId, sourceLanguage: planned.fields.sourceLanguage };
   }
@@ -89,6 +90,9 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
   const bucket = presigned ? null : await resolveVideoSource(db, env, projectId, {}, t, "dubbing", settings.runner);
   // An s3_presigned job writes to its URLs: no prefix (the record shows "").
   const prefix = bucket ? `${bucket.prefix}${dubbingId}/` : "";
+  const location = bucket ? { sourceType: "s3_direct" as const, ...bucket.source, resolvedOutputPrefix: prefix } : presigned?.stored;
+  // Narrows the types only: a dubbing is either a bucket job or an s3_presigned one.
+  if (!location) throw new Error("unreachable");
   const options = {
     diarization: {
       enabled: o.diarization?.enabled ?? true,
@@ -113,7 +117,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       // Set when this job translates first (translation.source / translation.save read it).
       ...(planned ? { translation: planned.fields } : {}),
       assignedVoices: assigned,
-      ...(bucket ? { ...bucket.source, resolvedOutputPrefix: prefix } : presigned?.redacted),
+      ...location,
       // The engines as configured at create: a settings change does not alter a queued job.
       engines: {
         speech: cfg.speechEngine,
@@ -126,15 +130,15 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
         duckDb: cfg.duckDb,
       },
     },
-    sourceDisplayName: displayNameOf(bucket ? bucket.source.sourceKey : (presigned?.sourcePath ?? "")),
+    sourceDisplayName: displayNameOf(bucket ? bucket.source.sourceKey : (presigned?.grant.sourcePath ?? "")),
     credits: 1,
     probe: async () => {
-      await (presigned ?? bucket)?.probe();
+      await (presigned?.grant ?? bucket)?.probe();
       await planned?.probe();
     },
     record: {
       insert: async (jobId, now) => {
-        await presigned?.record.insert(jobId, now);
+        await presigned?.grant.record.insert(jobId, now);
         await planned?.insert(jobId, now);
         await db.insert(dubbings).values({
           id: dubbingId,
@@ -156,7 +160,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       remove: async () => {
         await db.delete(dubbings).where(eq(dubbings.id, dubbingId));
         await planned?.remove();
-        await presigned?.record.remove();
+        await presigned?.grant.record.remove();
       },
     },
   };
@@ -179,5 +183,14 @@ function presignedDubbing(ctx: CreateContext, input: Extract<InputOf<"dubbing">,
       ]);
   }
   const outputUrls = Object.fromEntries(Object.entries(input.outputUrls).filter((e): e is [string, string] => e[1] !== undefined));
-  return resolvePresigned(ctx, { sourceUrl: input.sourceUrl, outputUrls });
+  const grant = resolvePresigned(ctx, { sourceUrl: input.sourceUrl, outputUrls });
+  // Every URL of a dubbing is a single one: flattening only types the redacted map as the job stores it.
+  const redacted = flattenOutputUrls(grant.redacted.outputUrls);
+  const { srt, vtt } = redacted;
+  return {
+    grant,
+    stored: { sourceType: "s3_presigned" as const, sourceUrl: redactUrl(input.sourceUrl), outputUrls: redacted },
+    // The whole map, as the translation's resolvedOutputKeys have always shown it for a presigned dubbing.
+    subtitles: srt !== undefined && vtt !== undefined ? { ...redacted, srt, vtt } : undefined,
+  };
 }

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
-import type { DubbingSave } from "../../../contracts/services/dubbing";
+import { DubbingStoredSchema, type DubbingSave, type DubbingStored } from "../../../contracts/services/dubbing";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
 import { CreatedVoiceSchema } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
@@ -15,24 +15,26 @@ import { nowIso } from "../../platform/clock";
 import { readLayer } from "../../transcripts/store";
 import { translationLayer } from "../translation/store";
 import { readyFields } from "../voice-creation/store";
-import { isPresigned, refused, requireOwnOutput } from "../shared/result-checks";
+import { refused, requireOwnOutput } from "../shared/result-checks";
 
 /** The dubbing record and the voices a dubbing makes for its speakers. */
 
-const str = (job: Job, name: string): string => {
-  const v = job.input[name];
-  if (typeof v !== "string") throw new ApiError("protocolError", `job ${job.jobId} has no ${name}`);
-  return v;
-};
+/** The job's input as create stored it (the contract's stored schema); anything else is not a dubbing job's. */
+export function storedDubbing(job: Job): DubbingStored {
+  const parsed = DubbingStoredSchema.safeParse(job.input);
+  if (!parsed.success) throw new ApiError("protocolError", `job ${job.jobId} has no dubbing input: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
 
 /** `dubbing.translation`: the given translation's segments and what made it (a job that translates itself saves its own). */
 export async function givenTranslation(
   db: Db,
   job: Job,
 ): Promise<{ translationId: string; translationBackend: string; model: string; segments: TranslatedSegment[] }> {
-  const id = str(job, "translationId");
+  const stored = storedDubbing(job);
+  const id = stored.translationId;
   const row = await db.select().from(translations).where(eq(translations.id, id)).get();
-  const segments = await readLayer<TranslatedSegment[]>(db, str(job, "transcriptionId"), translationLayer(str(job, "languageKey")));
+  const segments = await readLayer<TranslatedSegment[]>(db, stored.transcriptionId, translationLayer(stored.languageKey));
   if (!row || !segments) throw new ApiError("notFound", `translation ${id} has no segments any more`);
   return { translationId: id, translationBackend: row.translationBackend, model: row.model, segments };
 }
@@ -52,15 +54,16 @@ export async function createSpeakerVoice(
   job: Job,
   body: z.infer<typeof VoiceCreateCallSchema>,
 ): Promise<{ voiceId: string | null; reason?: string }> {
+  const stored = storedDubbing(job);
   // A clone's reference clip lies under the dubbing's own prefix; a presigned job has no place for one.
   const ref = body.created.referenceKey;
   if (ref !== null) {
-    if (isPresigned(job))
+    if (stored.sourceType === "s3_presigned")
       throw refused("body.created.referenceKey: an s3_presigned dubbing keeps no reference clip", {
         path: "body.created.referenceKey",
         issue: "notJobOutput",
       });
-    requireOwnOutput(job, ref, { prefix: `${str(job, "resolvedOutputPrefix")}voices/`, outputName: "" }, "body.created.referenceKey");
+    requireOwnOutput(job, ref, { prefix: `${stored.resolvedOutputPrefix}voices/`, outputName: "" }, "body.created.referenceKey");
   }
   const saved = () =>
     db
@@ -86,12 +89,12 @@ export async function createSpeakerVoice(
     .values({
       id: newId("voice"),
       projectId: job.projectId,
-      name: `${body.label} of ${str(job, "dubbingId")}`,
+      name: `${body.label} of ${stored.dubbingId}`,
       origin: "dubbing",
       jobId: job.jobId,
       speakerLabel: body.label,
-      language: str(job, "targetLanguage"),
-      sample: { transcriptionId: str(job, "transcriptionId"), speakerLabel: body.label },
+      language: stored.targetLanguage,
+      sample: { transcriptionId: stored.transcriptionId, speakerLabel: body.label },
       createdAt: now,
       ...readyFields(body.created),
     })
@@ -106,10 +109,11 @@ export async function createSpeakerVoice(
 
 /** `dubbing.save`: the whole record; a redelivered save writes the same row. */
 export async function saveDubbing(db: Db, job: Job, save: DubbingSave): Promise<{ dubbingId: string }> {
-  const dubbingId = str(job, "dubbingId");
-  if (save.translationId !== str(job, "translationId"))
+  const stored = storedDubbing(job);
+  const { dubbingId } = stored;
+  if (save.translationId !== stored.translationId)
     throw new ApiError("protocolError", "dubbing.save names a translation other than the job's");
-  await requireOwnArtifacts(db, job, save);
+  await requireOwnArtifacts(db, job, stored, save);
   const now = nowIso();
   await db.update(dubbings).set({ status: "completed", result: save, updatedAt: now, completedAt: now }).where(eq(dubbings.id, dubbingId));
   return { dubbingId };
@@ -119,13 +123,11 @@ export async function saveDubbing(db: Db, job: Job, save: DubbingSave): Promise<
  * The record's files are the job's own (under its prefix, or its presigned URLs by name: the console
  * streams these keys), and every speaker's voice is one the request assigned or this job made.
  */
-async function requireOwnArtifacts(db: Db, job: Job, save: DubbingSave): Promise<void> {
-  const prefix = isPresigned(job) ? "" : str(job, "resolvedOutputPrefix");
+async function requireOwnArtifacts(db: Db, job: Job, stored: DubbingStored, save: DubbingSave): Promise<void> {
+  const prefix = stored.sourceType === "s3_presigned" ? "" : stored.resolvedOutputPrefix;
   for (const [name, key] of Object.entries(save.artifacts))
     requireOwnOutput(job, key, { prefix, outputName: name }, `body.artifacts.${name}`);
-  const assigned = new Set(
-    Object.values((job.input["assignedVoices"] ?? {}) as Record<string, { voiceId?: unknown }>).map((v) => v.voiceId),
-  );
+  const assigned = new Set(Object.values(stored.assignedVoices).map((v) => v.voiceId));
   const named = save.speakers.flatMap((s, i) => (s.voiceId !== null && !assigned.has(s.voiceId) ? [{ id: s.voiceId, i }] : []));
   if (named.length === 0) return;
   const made = await db
@@ -155,5 +157,5 @@ export async function failPendingDubbing(db: Db, job: Job): Promise<void> {
   await db
     .update(dubbings)
     .set({ status: "failed", updatedAt: nowIso() })
-    .where(and(eq(dubbings.id, String(job.input["dubbingId"])), eq(dubbings.status, "pending")));
+    .where(and(eq(dubbings.id, storedDubbing(job).dubbingId), eq(dubbings.status, "pending")));
 }

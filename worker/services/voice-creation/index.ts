@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { newId } from "../../../contracts/ids";
+import { flattenOutputUrls, redactUrl } from "../../../contracts/presigned";
 import { VoiceCreationResultSchema } from "../../../contracts/services/voice-creation";
 import { S3Client } from "../../../contracts/s3-client";
 import { voices } from "../../db/schema";
@@ -12,11 +13,11 @@ import { reportedKeysRefusal } from "../../storage/object-keys";
 import { resolvePresigned, withRecord } from "../shared/presigned-input";
 import { probeBucketSource } from "../shared/source-probe";
 import { validatedSink } from "../shared/step-result";
-import { inputString, requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
+import { requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
 import { defineWorkerService, type CreateContext, type Resolved, type ResultCheck } from "../types";
-import type { InputOf } from "../../../contracts/services/index";
+import type { InputOf, StoredInputOf } from "../../../contracts/services/index";
 import { voiceRoutes } from "./routes";
-import { completeVoice, failPendingVoice } from "./store";
+import { completeVoice, failPendingVoice, storedVoiceCreation } from "./store";
 
 /**
  * Voice creation, the Worker's side: create checks (connection, bucket, a media extension, the
@@ -31,10 +32,11 @@ export const VOICE_SAMPLE_EXTENSIONS = ["wav", "mp3", "m4a", "aac", "flac", "ogg
 const checkVoice: ResultCheck = ({ job }, raw) => {
   const parsed = VoiceCreationResultSchema.safeParse(raw);
   if (!parsed.success) return;
-  requireJobsOwn(parsed.data.voiceId, job.input["voiceId"], "result.voiceId");
+  const stored = storedVoiceCreation(job);
+  requireJobsOwn(parsed.data.voiceId, stored.voiceId, "result.voiceId");
   const ref = parsed.data.referenceKey;
-  if (ref !== null)
-    requireOwnOutput(job, ref, { prefix: inputString(job, "outputPrefix"), outputName: "reference" }, "result.referenceKey");
+  const prefix = stored.sourceType === "s3_presigned" ? "" : stored.outputPrefix;
+  if (ref !== null) requireOwnOutput(job, ref, { prefix, outputName: "reference" }, "result.referenceKey");
 };
 
 export const voiceCreationWorker = defineWorkerService<"voice_creation">({
@@ -44,7 +46,7 @@ export const voiceCreationWorker = defineWorkerService<"voice_creation">({
     voice_creation: validatedSink(VoiceCreationResultSchema, "voice creation", async ({ db, job }, r) => {
       const refused = reportedKeysRefusal("voice creation", r.referenceKey ? [["referenceKey", r.referenceKey] as const] : []);
       if (refused) return { ok: false, error: refused };
-      await completeVoice(db, String(job.input["voiceId"]), r);
+      await completeVoice(db, storedVoiceCreation(job).voiceId, r);
       return {
         ok: true,
         summary: { voiceId: r.voiceId, kind: r.spec.kind, engine: r.spec.engine, model: r.model, sampleSpeechSec: r.sampleSpeechSec },
@@ -53,7 +55,7 @@ export const voiceCreationWorker = defineWorkerService<"voice_creation">({
   },
   resultChecks: { voice_creation: checkVoice },
   onEnded: async ({ db }, job) => {
-    if (job.status !== "completed") await failPendingVoice(db, String(job.input["voiceId"]));
+    if (job.status !== "completed") await failPendingVoice(db, storedVoiceCreation(job).voiceId);
   },
   runnerSettings: (s) => ({ runner: s.runner, dubbing: s.dubbing }),
   routes: { "/voices": voiceRoutes },
@@ -63,11 +65,15 @@ export const voiceCreationWorker = defineWorkerService<"voice_creation">({
  * The create of a voice: the sample (a bucket's object, probed with a ranged GET, or a presigned
  * GET URL checked and probed as every presigned URL is), its range and language, the pending record.
  */
-async function resolveVoiceCreation(ctx: CreateContext, input: InputOf<"voice_creation">): Promise<Resolved> {
+async function resolveVoiceCreation(
+  ctx: CreateContext,
+  input: InputOf<"voice_creation">,
+): Promise<Resolved<StoredInputOf<"voice_creation">>> {
   const { db, projectId } = ctx;
-  const presigned = input.sourceType === "s3_presigned" ? resolvePresigned(ctx, { ...input, outputUrls: input.outputUrls ?? {} }) : null;
+  const presigned =
+    input.sourceType === "s3_presigned" ? { input, grant: resolvePresigned(ctx, { ...input, outputUrls: input.outputUrls ?? {} }) } : null;
   const conn = input.sourceType === "s3_presigned" ? null : await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
-  const samplePath = input.sourceType === "s3_presigned" ? (presigned?.sourcePath ?? "") : input.sourceKey;
+  const samplePath = input.sourceType === "s3_presigned" ? (presigned?.grant.sourcePath ?? "") : input.sourceKey;
   const field = presigned ? "sourceUrl" : "sourceKey";
   const ext = extensionOf(samplePath);
   if (!VOICE_SAMPLE_EXTENSIONS.includes(ext))
@@ -107,15 +113,19 @@ async function resolveVoiceCreation(ctx: CreateContext, input: InputOf<"voice_cr
     },
   });
 
-  if (presigned)
+  if (presigned) {
+    const { grant } = presigned;
+    // A voice's URLs are single ones: flattening only types the redacted map as the job stores it.
+    const redacted = { sourceUrl: redactUrl(presigned.input.sourceUrl), outputUrls: flattenOutputUrls(grant.redacted.outputUrls) };
     return {
-      input: { ...input, ...presigned.redacted, voiceId },
+      input: { ...presigned.input, ...redacted, voiceId },
       sourceDisplayName: displayNameOf(samplePath),
       credits: 1,
-      probe: presigned.probe,
+      probe: grant.probe,
       // The voice shows its sample's URL redacted, as the job does.
-      record: withRecord(presigned, record({ sourceUrl: presigned.redacted.sourceUrl, ...range })),
+      record: withRecord(grant, record({ sourceUrl: grant.redacted.sourceUrl, ...range })),
     };
+  }
   // Narrows the types only: a presigned voice returned above, and a bucket one has its connection.
   if (input.sourceType === "s3_presigned" || !conn) throw new Error("unreachable");
   return {

@@ -1,12 +1,24 @@
 import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Job } from "../../../contracts/job";
+import { VoiceCreationStoredSchema, type VoiceCreationStored } from "../../../contracts/services/voice-creation";
 import type { CreatedVoice } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
 import { voices } from "../../db/schema";
+import { ApiError } from "../../errors";
 import { nowIso } from "../../platform/clock";
 
 /** Voice rows: written pending at create (API) or whole by a dubbing; completed once, idempotently. */
 
 export type VoiceRow = typeof voices.$inferSelect;
+
+/** A voice_creation job's input as create stored it (the contract's stored schema). */
+export function storedVoiceCreation(job: Job): VoiceCreationStored {
+  const parsed = VoiceCreationStoredSchema.safeParse(job.input);
+  if (!parsed.success)
+    throw new ApiError("protocolError", `job ${job.jobId} has no voice_creation input: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
 
 export function publicVoice(v: VoiceRow) {
   return {
