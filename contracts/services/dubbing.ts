@@ -4,6 +4,7 @@ import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from 
 import { DIARIZATION_ENGINES, SEPARATION_ENGINES } from "../settings";
 import { TRANSLATION_BACKENDS } from "../translation-languages";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
+import { TranslationPlanSchema } from "./translation";
 
 /**
  * Dubbing: a transcript's translation spoken by a voice per speaker, mixed over the source's
@@ -71,27 +72,6 @@ export const DubbingInputSchema = z.discriminatedUnion("sourceType", [DubbingBuc
   message: "sourceType must be s3_direct or s3_presigned",
 });
 
-/**
- * The translation a dubbing that translates first plans at create (worker/services/translation/plan.ts
- * `planTranslation`), kept under `translation`: what `translation.source`/`translation.save` and the
- * runner's translate stage read. #22: this copy of the Worker's `TranslationFieldsSchema` gives way to
- * the translation contract's one plan schema.
- */
-const DubbingTranslationSchema = z.object({
-  textSourceId: z.string(),
-  translationId: z.string().min(1),
-  sourceLanguage: z.string().min(1),
-  sourceLanguageInferred: z.boolean(),
-  targetLanguage: z.string().min(1),
-  languageKey: z.string().min(1),
-  sourceLayer: z.enum(SOURCE_LAYERS),
-  connectionId: z.string().nullable(),
-  /** Null for an s3_presigned job, whose subtitles go to the task's presigned URLs (`srt`, `vtt`). */
-  bucket: z.string().min(1).nullable(),
-  resolvedOutputKeys: z.object({ srt: z.string().min(1), vtt: z.string().min(1) }),
-  engine: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string().nullable(), pair: z.string() }),
-});
-
 /** The request's voice from `options.voiceAssignments`, as create found it (ready, the project's): the runner needs no lookup. */
 const AssignedVoiceSchema = z.object({ voiceId: z.string(), spec: z.unknown(), referenceKey: z.string().nullable() });
 
@@ -112,7 +92,7 @@ const dubStored = {
     tts: z.object({ enabled: z.boolean(), modelId: z.string().nullable() }),
   }),
   /** Set when the job translates first (no `translationId` in the request). */
-  translation: DubbingTranslationSchema.optional(),
+  translation: TranslationPlanSchema.optional(),
   assignedVoices: z.record(z.string(), AssignedVoiceSchema),
   /** The engines as configured at create: a settings change does not alter a queued job. */
   engines: z.object({

@@ -20,7 +20,7 @@ export interface ApertiumBaseConfig {
 }
 
 export abstract class ApertiumEngine implements TranslationEngine {
-  readonly backend = "apertium" as const;
+  readonly engine = "apertium" as const;
   /** `apy` or `cli`: which transport, for logs and benchmarks. */
   abstract readonly transport: "apy" | "cli";
   /** Characters per run (texts joined); a longer text goes alone. */

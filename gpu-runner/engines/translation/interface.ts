@@ -35,7 +35,7 @@ export interface TranslationRequest {
 }
 
 export interface TranslationEngine {
-  readonly backend: TranslationBackendName;
+  readonly engine: TranslationBackendName;
   /** What translates a request: `apertium:eng-spa`, `@cf/meta/m2m100-1.2b`, the chat model id. */
   modelFor(source: string, target: string): string;
   translate(req: TranslationRequest): Promise<string[]>;

@@ -47,7 +47,7 @@ interface Reading {
 }
 
 export abstract class LanguageModelTranslationEngine<C extends LanguageModelTranslationConfig> implements TranslationEngine {
-  abstract readonly backend: "replicate" | "openai-compatible";
+  abstract readonly engine: "replicate" | "openai-compatible";
 
   constructor(protected readonly config: C) {}
 
@@ -61,7 +61,7 @@ export abstract class LanguageModelTranslationEngine<C extends LanguageModelTran
   }
 
   protected httpClient(baseUrl: string, headers: Record<string, string> = {}): EngineHttpClient {
-    return new EngineHttpClient({ engine: this.backend, model: this.model, baseUrl, headers, policy: this.config.retry });
+    return new EngineHttpClient({ engine: this.engine, model: this.model, baseUrl, headers, policy: this.config.retry });
   }
 
   /** Sends the conversation; resolves with what the model said (its text, a parsed object, or an UnreadableAnswer). */
@@ -86,7 +86,7 @@ export abstract class LanguageModelTranslationEngine<C extends LanguageModelTran
   private pair(source: string, target: string): void {
     // With no operator list, any pair: the model decides what it can do.
     const languages = this.config.languages?.length ? this.config.languages : [source, target];
-    pairOrFail(this.backend, this.backend, this.model, source, target, languages);
+    pairOrFail(this.engine, this.engine, this.model, source, target, languages);
   }
 
   private async chunk(req: TranslationRequest, texts: string[], indexes: number[]): Promise<string[]> {
@@ -98,14 +98,14 @@ export abstract class LanguageModelTranslationEngine<C extends LanguageModelTran
     let reading = firstReading;
     if (reading.issues.length > 0 || reading.drops.length > 0) {
       const issues = [...reading.issues, ...glossaryIssues(reading.drops)];
-      this.config.log?.("info", "translation_answer_retried", { engine: this.backend, model: this.model, issues });
+      this.config.log?.("info", "translation_answer_retried", { engine: this.engine, model: this.model, issues });
       const second = await this.complete(retryMessages(messages, saidText(first), issues), opts);
       reading = this.read(second, texts, prot, req.glossary);
       // A first answer that only lost glossary terms is still better than a second one that is no answer.
       if (!reading.translations && firstReading.translations) reading = firstReading;
       if (!reading.translations)
         throw new EngineRequestError(
-          `${this.backend} (${this.model}): answered no valid translations in 2 requests: ${reading.issues[0]}`,
+          `${this.engine} (${this.model}): answered no valid translations in 2 requests: ${reading.issues[0]}`,
           true,
           undefined,
         );

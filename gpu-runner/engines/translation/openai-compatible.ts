@@ -18,7 +18,7 @@ export interface OpenAICompatibleTranslationConfig extends LanguageModelTranslat
 export const OPENAI_COMPATIBLE_TRANSLATION_DEFAULT_MODEL = "llama3.1:8b";
 
 export class OpenAICompatibleTranslationEngine extends LanguageModelTranslationEngine<OpenAICompatibleTranslationConfig> {
-  readonly backend = "openai-compatible" as const;
+  readonly engine = "openai-compatible" as const;
   private readonly chat = new OpenAICompatibleChat(
     this.httpClient(this.config.baseUrl, this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}),
   );

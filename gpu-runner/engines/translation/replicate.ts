@@ -23,7 +23,7 @@ export const REPLICATE_TRANSLATION_DEFAULT_MODEL = "meta/meta-llama-3-8b-instruc
 const OutputSchema = z.union([z.array(z.string()), z.string()]);
 
 export class ReplicateTranslationEngine extends LanguageModelTranslationEngine<ReplicateTranslationConfig> {
-  readonly backend = "replicate" as const;
+  readonly engine = "replicate" as const;
   private readonly http = this.httpClient(this.config.baseUrl, { authorization: `Bearer ${this.config.apiToken}` });
   private readonly predictions = new ReplicatePredictions(this.http, this.config);
 

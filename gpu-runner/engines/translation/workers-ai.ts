@@ -33,7 +33,7 @@ export const TRANSLATION_CONCURRENCY = 4;
 const ResponseSchema = z.object({ result: z.object({ translated_text: z.string() }).loose() });
 
 export class WorkersAITranslationEngine implements TranslationEngine {
-  readonly backend = "workers-ai" as const;
+  readonly engine = "workers-ai" as const;
   private readonly http: EngineHttpClient;
 
   constructor(private readonly config: WorkersAITranslationConfig) {

@@ -41,9 +41,9 @@ async function speakTranslation(ctx: Parameters<Handler>[0], deps: DubbingHandle
   const plan = input.translation;
   const source = await report.stage("load_transcription", () => loadTranslationSource(ctx), details.transcriptDetails);
   const engine = translationEngine(deps, plan);
-  const translated = details.translateDetails(plan.translationId, engine.backend);
+  const translated = details.translateDetails(plan.translationId, engine.engine);
   const t = await report.stage("translate", () => stages.translate(ctx, plan, engine, source), translated);
-  return { segments: t.segments, engine: { backend: engine.backend, model: t.model } };
+  return { segments: t.segments, engine: { backend: engine.engine, model: t.model } };
 }
 
 export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {

@@ -32,7 +32,7 @@ export function createTranslationHandler(deps: TranslationHandlerDeps = {}): Ser
       "translate",
       () => translateSource(engine, plan, source, signal),
       (t) => ({
-        translationBackend: engine.backend,
+        translationBackend: engine.engine,
         model: t.model,
         segments: t.segments.length,
         seconds: Math.round(t.translateSec * 1000) / 1000,
@@ -58,7 +58,7 @@ export function createTranslationHandler(deps: TranslationHandlerDeps = {}): Ser
       sourceLayer: source.sourceLayer,
       segmentCount: translated.segments.length,
       durationSec: source.durationSec,
-      translationBackend: engine.backend,
+      translationBackend: engine.engine,
       model: translated.model,
     };
     return TranslationResultSchema.parse(result);

@@ -74,7 +74,7 @@ export async function translateSource(
   if (texts.length !== source.segments.length)
     throw new StepFailure(
       "processing_failed",
-      `the ${engine.backend} engine returned ${texts.length} translations for ${source.segments.length} segments`,
+      `the ${engine.engine} engine returned ${texts.length} translations for ${source.segments.length} segments`,
       true,
     );
   return {
@@ -113,7 +113,7 @@ export function translationSave(
   t: Translated,
 ): TranslationSave {
   return {
-    translationBackend: engine.backend,
+    translationBackend: engine.engine,
     model: t.model,
     sourceLanguage: plan.sourceLanguage,
     targetLanguage: plan.targetLanguage,

@@ -173,7 +173,7 @@ describe.each(LANGUAGE_MODEL_TRANSLATORS)("$label language model", (backend) => 
 
 describe("createTranslationEngine", () => {
   it("makes Apertium through its command when no engine is named and APERTIUM_APY_URL is not set", () => {
-    expect(createTranslationEngine(undefined, {})).toMatchObject({ backend: "apertium", transport: "cli" });
+    expect(createTranslationEngine(undefined, {})).toMatchObject({ engine: "apertium", transport: "cli" });
   });
 
   it("makes Apertium through apertium-apy when APERTIUM_APY_URL is set", () => {
