@@ -122,3 +122,16 @@ export const s3Source = {
   bucket: z.string().min(1).max(255).optional(),
   sourceKey: ObjectKeySchema.optional(),
 };
+
+/**
+ * A bucket job's source and output prefix as the job stores them (the services' `stored` schemas):
+ * the connection, bucket and key it reads, the prefix as sent and the one create resolved.
+ */
+export const storedBucketSource = {
+  sourceType: z.literal("s3_direct"),
+  connectionId: z.string().min(1),
+  bucket: z.string().min(1),
+  sourceKey: z.string().min(1),
+  outputPrefix: z.string().optional(),
+  resolvedOutputPrefix: z.string(),
+};

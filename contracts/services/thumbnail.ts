@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { custom, Id, OutputPrefixSchema, s3Source } from "../request-fields";
+import { custom, Id, OutputPrefixSchema, s3Source, storedBucketSource } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlListSchema, PresignedUrlSchema } from "../presigned";
 import { ThumbnailResultSchema } from "../thumbnails";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
@@ -78,12 +78,7 @@ const thumbnailStoredFields = {
 /** A bucket job: the source resolved from the transcription's job when the request named none, and the prefix defaulted. */
 const ThumbnailBucketStoredSchema = z.object({
   ...thumbnailStoredFields,
-  sourceType: z.literal("s3_direct"),
-  connectionId: z.string().min(1),
-  bucket: z.string().min(1),
-  sourceKey: z.string().min(1),
-  outputPrefix: z.string().optional(),
-  resolvedOutputPrefix: z.string(),
+  ...storedBucketSource,
 });
 
 /** An `s3_presigned` job: its URLs redacted (the full ones travel in the task's presigned grant). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
-import { LanguageCodeSchema, ObjectKeySchema, OutputPrefixSchema } from "../request-fields";
+import { LanguageCodeSchema, ObjectKeySchema, OutputPrefixSchema, storedBucketSource } from "../request-fields";
 import { TranscriptionResultSchema } from "../transcript";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
@@ -64,12 +64,7 @@ const transcriptionStoredFields = {
 /** A bucket job: its source as sent, and the output prefix and the four files' keys resolved under it. */
 const TranscriptionBucketStoredSchema = z.object({
   ...transcriptionStoredFields,
-  sourceType: z.literal("s3_direct"),
-  connectionId: z.string().min(1),
-  bucket: z.string().min(1),
-  sourceKey: z.string().min(1),
-  outputPrefix: z.string().optional(),
-  resolvedOutputPrefix: z.string(),
+  ...storedBucketSource,
   resolvedOutputKeys: TranscriptionFilesSchema,
 });
 

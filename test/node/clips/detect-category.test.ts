@@ -45,7 +45,7 @@ describe.each(HOSTED_CATEGORY_BACKENDS)("detect_category with the $name engine",
     const report = new RecordingReporter();
     const out = await detectCategory(report, options(h()));
     expect(out).toMatchObject({ source: "detected", category: { category: "interview", confidence: STANDIN_CONFIDENCE } });
-    expect(out.engine).toMatchObject({ name: backend.name, model: backend.model });
+    expect(out.engine).toMatchObject({ engine: backend.name, model: backend.model });
     expect(report.timeline()).toEqual(["detect_category:started", "detect_category:completed"]);
     expect(report.eventsOf("detect_category")[1]?.details).toMatchObject({ category: "interview", engine: backend.name });
   });

@@ -25,7 +25,7 @@ describe.each(CATEGORY_BACKENDS)("$name category engine", (backend) => {
   const h = useFixture(backend.start);
 
   it("names its engine and model", () => {
-    expect(h().engine()).toMatchObject({ name: backend.name, model: backend.model });
+    expect(h().engine()).toMatchObject({ engine: backend.name, model: backend.model });
   });
 
   it("answers one of the allowed categories, with its confidence (0..1) recorded in scores", async () => {

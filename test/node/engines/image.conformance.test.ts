@@ -24,7 +24,7 @@ describe.each(IMAGE_BACKENDS)("$name image engine", (backend) => {
   const h = useFixture(backend.start);
 
   it("names its engine, model and kind", () => {
-    expect(h().engine()).toMatchObject({ name: backend.name, model: backend.model, kind: backend.kind });
+    expect(h().engine()).toMatchObject({ engine: backend.name, model: backend.model, kind: backend.kind });
   });
 
   it.each(SIZES)("returns a JPEG of exactly %i×%i", async (width, height) => {

@@ -17,7 +17,7 @@ describe.each(SPEECH_BACKENDS)("$name speech engine", (backend) => {
 
   it("transcribes words with ordered times, and names its engine and model", async () => {
     const engine = h().engine();
-    expect(engine).toMatchObject({ name: backend.name, model: backend.model });
+    expect(engine).toMatchObject({ engine: backend.name, model: backend.model });
     const r = await transcribe(engine, h().audio);
     expect(r.words.map((w) => w.word).join(" ")).toMatch(h().expectedText);
     expect(r.language).toBe("en");

@@ -178,7 +178,7 @@ describe("createTranslationEngine", () => {
 
   it("makes Apertium through apertium-apy when APERTIUM_APY_URL is set", () => {
     expect(createTranslationEngine("apertium", { APERTIUM_APY_URL: "http://127.0.0.1:2737" })).toMatchObject({
-      backend: "apertium",
+      engine: "apertium",
       transport: "apy",
     });
   });
