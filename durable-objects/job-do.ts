@@ -178,6 +178,12 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    * `timings` are its parts in ms, for the create's Server-Timing header.
    */
   async create(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<CreateOutcome> {
+    // No other call runs until the job is stored and queued: a runner woken by the lane waits for
+    // this answer, which is therefore the job as it entered the queue (queued, or pending).
+    return this.ctx.blockConcurrencyWhile(() => this.createJob(job, steps, search));
+  }
+
+  private async createJob(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<CreateOutcome> {
     if (this.state) return { job: this.state.job, timings: {} };
     const timings: Record<string, number> = {};
     const timed = async (name: string, work: () => Promise<void>) => {
@@ -205,7 +211,7 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     await timed("put", () => this.ctx.storage.put(STATE_KEY, state));
     await timed("insert", () => insertJobRow(this.env.DB, job, 1, search));
     await timed("enqueue", () => this.enqueueCurrentStep(0));
-    return { job: this.state.job, timings };
+    return { job: structuredClone(this.state.job), timings };
   }
 
   async get(): Promise<Job | null> {

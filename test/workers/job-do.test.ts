@@ -4,6 +4,7 @@ import worker from "../../worker/index";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import type { DispatchMessage } from "../../durable-objects/messages";
+import type { LeasedTask } from "../../contracts/runner-protocol";
 import { jobStub } from "../../worker/jobs/stubs";
 import { call, runnerCall } from "./helpers/api";
 import {
@@ -103,6 +104,18 @@ describe("JobDO leases and at-least-once delivery", () => {
     const second = await getJob(t, job.jobId);
     expect(second.resultSummary).toEqual({ test: { n: 1 } });
     expect(second.updatedAt).toBe(first.updatedAt);
+  });
+
+  it("the create answers the job as it entered the queue, even when a waiting runner leases it at once", async () => {
+    const waiting = runnerCall<{ task: LeasedTask | null }>("/lease", {
+      runnerId: "runner-waiting",
+      handlers: ["test.work"],
+      waitSeconds: 5,
+    });
+    const job = await submitTranscription(t);
+    expect(job.status).toMatch(/^(pending|queued)$/);
+    const leased = (await waiting).body.data.task;
+    expect(leased?.jobId).toBe(job.jobId);
   });
 
   it("a duplicated dispatch message creates one runner task", async () => {
