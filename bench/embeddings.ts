@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { cosine } from "../contracts/embeddings/interface";
+import { cosine } from "../contracts/embeddings/vectors";
 import { embeddingEngineForWorker } from "../contracts/embeddings/worker-factory";
 import {
   embedText,

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { cosine } from "../contracts/embeddings/interface";
+import { cosine } from "../contracts/embeddings/vectors";
 import { LocalWinkEmbeddingEngine } from "../gpu-runner/engines/embeddings/local-wink";
 import { LocalWinkRerankEngine, POOLED_WEIGHT } from "../gpu-runner/engines/rerank/local-wink";
 import { chunkSegments } from "../gpu-runner/services/indexer/chunk";

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { removeStopwords } from "stopword";
 import { collectionName } from "../contracts/catalog";
-import { bytesToVector, normalize, vectorToBytes } from "../contracts/embeddings/interface";
+import { bytesToVector, normalize, vectorToBytes } from "../contracts/embeddings/vectors";
 import { embeddingEngineForWorker } from "../contracts/embeddings/worker-factory";
 import { DEFAULT_SETTINGS } from "../contracts/settings";
 import type { Segment } from "../contracts/transcript";

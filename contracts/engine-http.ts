@@ -215,3 +215,15 @@ function describeError(err: unknown): string {
   const cause = (err as Error & { cause?: unknown }).cause;
   return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
 }
+
+/** A failed call. `status` is the last HTTP status, absent when no answer came (network, timeout). */
+export class EngineRequestError extends StepFailure {
+  constructor(
+    message: string,
+    retryable: boolean,
+    readonly status: number | undefined = undefined,
+  ) {
+    super("processing_failed", message, retryable);
+    this.name = "EngineRequestError";
+  }
+}

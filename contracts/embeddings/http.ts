@@ -1,5 +1,4 @@
-import { callEngine, readJson, type RetryPolicy } from "../engine-http";
-import { StepFailure } from "../step-failure";
+import { callEngine, EngineRequestError, readJson, type RetryPolicy } from "../engine-http";
 
 /**
  * The JSON POST of the hosted embedding clients, fetch only so it runs in the Worker too, on the
@@ -12,17 +11,6 @@ import { StepFailure } from "../step-failure";
 export type EmbeddingHttpPolicy = RetryPolicy;
 
 export const DEFAULT_EMBEDDING_HTTP: EmbeddingHttpPolicy = { attempts: 4, baseDelayMs: 1000, maxDelayMs: 20_000, timeoutMs: 30_000 };
-
-/** A failed embedding call. `status` is the last HTTP status, absent when no answer came. */
-export class EmbeddingRequestError extends StepFailure {
-  constructor(
-    message: string,
-    retryable: boolean,
-    readonly status?: number,
-  ) {
-    super("processing_failed", message, retryable);
-  }
-}
 
 export interface PostJsonOptions {
   engine: string;
@@ -40,7 +28,7 @@ export async function postJson(opts: PostJsonOptions): Promise<unknown> {
   const payload = JSON.stringify(opts.body);
   const call = {
     ...opts,
-    error: (message: string, retryable: boolean, status?: number) => new EmbeddingRequestError(message, retryable, status),
+    error: (message: string, retryable: boolean, status?: number) => new EngineRequestError(message, retryable, status),
   };
   return callEngine(
     opts.url,

@@ -1,6 +1,8 @@
-import { describeFailure } from "../engine-http";
-import { DEFAULT_EMBEDDING_HTTP, EmbeddingRequestError, postJson, type EmbeddingHttpPolicy } from "./http";
-import { embedInBatches, MAX_BATCH, normalize, type EmbeddingEngine } from "./interface";
+import { describeFailure, EngineRequestError } from "../engine-http";
+import { DEFAULT_EMBEDDING_HTTP, postJson, type EmbeddingHttpPolicy } from "./http";
+import { MAX_BATCH, type EmbeddingEngine } from "./interface";
+import { embedInBatches } from "./batches";
+import { normalize } from "./vectors";
 
 /**
  * An OpenAI-compatible embeddings endpoint, as OpenAI documents it and Hugging Face TEI, vLLM and
@@ -91,7 +93,7 @@ export class OpenAICompatibleEmbeddingEngine implements EmbeddingEngine {
 
   private read(body: unknown, count: number): Float32Array[] {
     const fail = (message: string, retryable = true) =>
-      new EmbeddingRequestError(describeFailure(this.engine, this.model, message), retryable);
+      new EngineRequestError(describeFailure(this.engine, this.model, message), retryable);
     const o = (body ?? {}) as { data?: unknown; model?: unknown };
     if (!Array.isArray(o.data)) throw fail("answered without a data list of embeddings");
     if (this.opts.requireModel && o.model !== this.model) throw fail(`answered with model ${JSON.stringify(o.model)}`, false);

@@ -1,9 +1,11 @@
-import { describeFailure, short } from "../engine-http";
+import { describeFailure, short, EngineRequestError } from "../engine-http";
 import { workersAiRunPath } from "../model-refs";
 import { untilAborted, withRetry } from "../retry";
 import { StepFailure } from "../step-failure";
-import { DEFAULT_EMBEDDING_HTTP, EmbeddingRequestError, postJson, type EmbeddingHttpPolicy } from "./http";
-import { embedInBatches, MAX_BATCH, normalize, type EmbeddingEngine } from "./interface";
+import { DEFAULT_EMBEDDING_HTTP, postJson, type EmbeddingHttpPolicy } from "./http";
+import { MAX_BATCH, type EmbeddingEngine } from "./interface";
+import { embedInBatches } from "./batches";
+import { normalize } from "./vectors";
 
 /**
  * Cloudflare Workers AI's BAAI general embedding models, through the Worker's AI binding or the REST
@@ -76,7 +78,7 @@ export class WorkersAiEmbeddingEngine implements EmbeddingEngine {
   private async request(text: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
     const output = await this.opts.run(this.model, { text, pooling: "mean" }, signal);
     const fail = (message: string, retryable = true) =>
-      new EmbeddingRequestError(describeFailure(this.engine, this.model, message), retryable);
+      new EngineRequestError(describeFailure(this.engine, this.model, message), retryable);
     const { data, shape } = (output ?? {}) as { data?: unknown; shape?: unknown };
     if (!Array.isArray(data)) throw fail(`answered without embeddings: ${short(JSON.stringify(output) ?? "undefined")}`);
     if (data.length !== text.length) throw fail(`answered ${data.length} embeddings for ${text.length} texts`);
@@ -157,7 +159,7 @@ export function workersAiBindingRun(
       const message = err instanceof Error ? err.message : String(err);
       const transient = bindingErrorIsTransient(err);
       const what = transient ? `failed after ${made} attempt${made === 1 ? "" : "s"}` : "rejected the request";
-      throw new EmbeddingRequestError(describeFailure(ENGINE, model, `${what}: ${short(message)}`), transient);
+      throw new EngineRequestError(describeFailure(ENGINE, model, `${what}: ${short(message)}`), transient);
     }
   };
 }
@@ -194,10 +196,7 @@ export function workersAiRest(opts: WorkersAiRestOptions): WorkersAiEmbeddingEng
     const envelope = (body ?? {}) as { result?: unknown; success?: unknown; errors?: unknown };
     if (envelope.success === false || envelope.result === undefined || envelope.result === null) {
       const errors = Array.isArray(envelope.errors) ? envelope.errors.map((e: { message?: unknown }) => e?.message).filter(Boolean) : [];
-      throw new EmbeddingRequestError(
-        describeFailure(ENGINE, model, `answered without a result: ${errors.join("; ") || "no result"}`),
-        true,
-      );
+      throw new EngineRequestError(describeFailure(ENGINE, model, `answered without a result: ${errors.join("; ") || "no result"}`), true);
     }
     return envelope.result;
   };

@@ -1,6 +1,7 @@
-import { describeFailure } from "../engine-http";
-import { DEFAULT_EMBEDDING_HTTP, EmbeddingRequestError, postJson, type EmbeddingHttpPolicy } from "../embeddings/http";
-import { rerankInBatches, RERANK_MAX_TEXTS, scoresByIndex, type RerankEngine } from "./interface";
+import { describeFailure, EngineRequestError } from "../engine-http";
+import { DEFAULT_EMBEDDING_HTTP, postJson, type EmbeddingHttpPolicy } from "../embeddings/http";
+import { RERANK_MAX_TEXTS, type RerankEngine } from "./interface";
+import { rerankInBatches, scoresByIndex } from "./batches";
 
 /**
  * Hugging Face text-embeddings-inference's rerank endpoint (its OpenAPI document, `POST /rerank`), as
@@ -55,7 +56,7 @@ export class TeiRerankEngine implements RerankEngine {
       texts.length,
       "index",
       "score",
-      (m) => new EmbeddingRequestError(describeFailure(this.engine, this.model, m), true),
+      (m) => new EngineRequestError(describeFailure(this.engine, this.model, m), true),
     );
   }
 }

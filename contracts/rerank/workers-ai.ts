@@ -1,8 +1,8 @@
-import { describeFailure } from "../engine-http";
-import { EmbeddingRequestError } from "../embeddings/http";
+import { describeFailure, EngineRequestError } from "../engine-http";
 import { workersAiBindingRun, type AiBinding, type WorkersAiBindingOptions } from "../embeddings/workers-ai";
 import { StepFailure } from "../step-failure";
-import { rerankInBatches, RERANK_MAX_TEXTS, scoresByIndex, type RerankEngine } from "./interface";
+import { RERANK_MAX_TEXTS, type RerankEngine } from "./interface";
+import { rerankInBatches, scoresByIndex } from "./batches";
 
 /**
  * Cloudflare Workers AI's cross-encoder reranker through the Worker's AI binding. Format, from
@@ -57,7 +57,7 @@ export class WorkersAiRerankEngine implements RerankEngine {
       contexts.length,
       "id",
       "score",
-      (m) => new EmbeddingRequestError(describeFailure(this.engine, this.model, m), true),
+      (m) => new EngineRequestError(describeFailure(this.engine, this.model, m), true),
     );
     sent.forEach((i, k) => (scores[i] = answered[k]!));
     return scores;

@@ -1,5 +1,11 @@
-import { callEngine, describeFailure, readJson, type EngineCallOptions, type RetryPolicy } from "../../contracts/engine-http";
-import { StepFailure } from "../../contracts/step-failure";
+import {
+  callEngine,
+  describeFailure,
+  EngineRequestError,
+  readJson,
+  type EngineCallOptions,
+  type RetryPolicy,
+} from "../../contracts/engine-http";
 
 /**
  * The one HTTP client of engines reached over the network (OpenAI-compatible servers, Workers AI,
@@ -15,18 +21,6 @@ import { StepFailure } from "../../contracts/step-failure";
 export type { RetryPolicy } from "../../contracts/engine-http";
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 1000, maxDelayMs: 20_000, timeoutMs: 45_000 };
-
-/** A failed call. `status` is the last HTTP status, absent when no answer came (network, timeout). */
-export class EngineRequestError extends StepFailure {
-  constructor(
-    message: string,
-    retryable: boolean,
-    readonly status: number | undefined,
-  ) {
-    super("processing_failed", message, retryable);
-    this.name = "EngineRequestError";
-  }
-}
 
 export interface EngineHttpOptions {
   /** Engine and model, as recorded on results: both appear in every error. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { vectorToBytes } from "../../contracts/embeddings/interface";
+import { vectorToBytes } from "../../contracts/embeddings/vectors";
 import { countWords, LocalWinkEmbeddingEngine, loadWinkModel, winkLoadStats } from "../../gpu-runner/engines/embeddings/local-wink";
 import { LocalWinkRerankEngine } from "../../gpu-runner/engines/rerank/local-wink";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bytesToVector, cosine, normalize, sameSpace, vectorToBytes } from "../../contracts/embeddings/interface";
+import { sameSpace } from "../../contracts/embeddings/batches";
+import { bytesToVector, cosine, normalize, vectorToBytes } from "../../contracts/embeddings/vectors";
 
 /** The vector helpers shared by the indexer and the search route (contracts/embeddings/interface.ts). */
 describe("normalize", () => {

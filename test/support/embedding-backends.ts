@@ -1,5 +1,6 @@
 import type { EmbeddingEngine, EmbeddingEngineName } from "../../contracts/embeddings/interface";
-import { MAX_BATCH, normalize } from "../../contracts/embeddings/interface";
+import { MAX_BATCH } from "../../contracts/embeddings/interface";
+import { normalize } from "../../contracts/embeddings/vectors";
 import { LOCAL_WINK_DIMENSIONS, LOCAL_WINK_MODEL } from "../../contracts/embeddings/local-wink";
 import { OPENAI_COMPATIBLE_EMBEDDING_DEFAULT_MODEL } from "../../contracts/embeddings/openai-compatible";
 import { embeddingEngineForWorker } from "../../contracts/embeddings/worker-factory";

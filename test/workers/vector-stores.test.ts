@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { normalize } from "../../contracts/embeddings/interface";
+import { normalize } from "../../contracts/embeddings/vectors";
 import { D1VectorStore } from "../../worker/catalog/vector-store/d1";
 import type { VectorStore } from "../../worker/catalog/vector-store/interface";
 import { VECTORIZE_MAX_TOP_K, VectorizeStore } from "../../worker/catalog/vector-store/vectorize";

@@ -1,7 +1,7 @@
 import { and, eq, gte, lt, ne, sql } from "drizzle-orm";
 import type { CatalogCutover, CatalogWrite } from "../../contracts/catalog";
 import { collectionName, SPARSE_ENGINE } from "../../contracts/catalog";
-import { normalize } from "../../contracts/embeddings/interface";
+import { normalize } from "../../contracts/embeddings/vectors";
 import type { Db } from "../db/client";
 import { catalogChunks, catalogEntries } from "../db/schema";
 import { ApiError } from "../errors";

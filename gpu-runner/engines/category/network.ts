@@ -1,6 +1,7 @@
 import { StepFailure } from "../../../contracts/step-failure";
 import type { ChatMessage, ChatOptions } from "../chat/interface";
-import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../http";
+import { EngineRequestError } from "../../../contracts/engine-http";
+import { EngineHttpClient, type RetryPolicy } from "../http";
 import type { CategoryEngine, CategoryRequest, CategoryResult } from "./interface";
 import { ANSWER_MAX_TOKENS, categoryMessages, readCategoryAnswer } from "./prompt";
 

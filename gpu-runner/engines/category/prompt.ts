@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StepFailure } from "../../../contracts/step-failure";
-import { UnreadableAnswer, type ChatMessage } from "../chat/interface";
+import { type ChatMessage } from "../chat/interface";
+import { UnreadableAnswer } from "../chat/unreadable-answer";
 import { answerExcerpt as excerpt, jsonObjectIn } from "../json-answer";
 import type { CategoryRequest, CategoryResult, VisualSummary } from "./interface";
 

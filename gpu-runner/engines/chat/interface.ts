@@ -16,12 +16,3 @@ export interface ChatOptions {
   /** The answer's JSON Schema, for a provider that holds decoding to one (Workers AI's JSON mode); absent, the model is not held to one. */
   jsonSchema?: Record<string, unknown>;
 }
-
-/** An answer that never arrived as text or JSON (an empty message, Workers AI's "JSON Mode couldn't be met"). */
-export class UnreadableAnswer {
-  constructor(
-    readonly reason: string,
-    /** Why the model stopped, when the provider says (OpenAI's `finish_reason`). */
-    readonly finishReason?: string | null,
-  ) {}
-}

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { EngineHttpClient } from "../http";
-import { UnreadableAnswer, type ChatMessage, type ChatOptions } from "./interface";
+import { type ChatMessage, type ChatOptions } from "./interface";
+import { UnreadableAnswer } from "./unreadable-answer";
 
 /**
  * An OpenAI-compatible `/v1/chat/completions` endpoint: a language model on the GPU box (Ollama,

@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { EngineRequestError, type EngineHttpClient } from "../http";
-import { UnreadableAnswer, type ChatMessage, type ChatOptions } from "./interface";
+import { EngineRequestError } from "../../../contracts/engine-http";
+import type { EngineHttpClient } from "../http";
+import { type ChatMessage, type ChatOptions } from "./interface";
+import { UnreadableAnswer } from "./unreadable-answer";
 import { workersAiRunPath } from "../../../contracts/model-refs";
 
 /**

@@ -16,7 +16,7 @@ import {
   type MetadataDraft,
   type SummaryDraft,
 } from "../../../contracts/understanding";
-import { UnreadableAnswer } from "../chat/interface";
+import { UnreadableAnswer } from "../chat/unreadable-answer";
 import { answerExcerpt, isJsonObject, jsonObjectIn } from "../json-answer";
 import type { IabLookup } from "./iab-ids";
 import { cutAtWord, type Shown } from "./prompt";

@@ -2,7 +2,8 @@ import type { GeneratedBy, MetadataDraft, SummaryDraft } from "../../../contract
 import { StepFailure } from "../../../contracts/step-failure";
 import type { Logger } from "../../log";
 import type { ChatMessage, ChatOptions } from "../chat/interface";
-import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../http";
+import { EngineRequestError } from "../../../contracts/engine-http";
+import { EngineHttpClient, type RetryPolicy } from "../http";
 import {
   metadataJsonSchema,
   readMetadataAnswer,

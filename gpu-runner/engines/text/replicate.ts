@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { UnreadableAnswer, type ChatMessage } from "../chat/interface";
+import { type ChatMessage } from "../chat/interface";
+import { UnreadableAnswer } from "../chat/unreadable-answer";
 import { ReplicatePredictions } from "../replicate-predictions";
 import { NetworkTextEngine, type CompletionOptions, type NetworkTextConfig } from "./network";
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isStepFailure } from "../../../contracts/step-failure";
 import { spawnChild, stopReason } from "../../child-process";
-import { EngineRequestError } from "../http";
+import { EngineRequestError } from "../../../contracts/engine-http";
 import { ApertiumEngine, type ApertiumBaseConfig } from "./apertium";
 import { scratchRoot } from "../../task-scope";
 

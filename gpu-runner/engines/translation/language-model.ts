@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { languageKey } from "../../../contracts/translation-languages";
 import type { Logger } from "../../log";
-import { UnreadableAnswer, type ChatMessage, type ChatOptions } from "../chat/interface";
-import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../http";
+import { type ChatMessage, type ChatOptions } from "../chat/interface";
+import { UnreadableAnswer } from "../chat/unreadable-answer";
+import { EngineRequestError } from "../../../contracts/engine-http";
+import { EngineHttpClient, type RetryPolicy } from "../http";
 import { answerExcerpt, isJsonObject, jsonObjectIn } from "../json-answer";
 import { retryMessages } from "../text/prompt";
 import { flatText } from "./apertium-batch";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { UnreadableAnswer, type ChatMessage, type ChatOptions } from "../chat/interface";
+import { type ChatMessage, type ChatOptions } from "../chat/interface";
+import { UnreadableAnswer } from "../chat/unreadable-answer";
 import { ReplicatePredictions } from "../replicate-predictions";
 import { promptInput } from "../text/replicate";
 import { LanguageModelTranslationEngine, type LanguageModelTranslationConfig } from "./language-model";

@@ -1,7 +1,7 @@
 import type { ClipGenerationResult } from "../../../contracts/clips";
 import { isStepFailure, toStepError } from "../../../contracts/step-failure";
 import type { CategoryEngine, CategoryRequest, CategoryResult } from "../../engines/category/interface";
-import { EngineRequestError } from "../../engines/http";
+import { EngineRequestError } from "../../../contracts/engine-http";
 import type { StageReporter } from "../../handler";
 
 /**

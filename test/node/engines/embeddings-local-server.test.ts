@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bytesToVector } from "../../../contracts/embeddings/interface";
+import { bytesToVector } from "../../../contracts/embeddings/vectors";
 import { embeddingEngineForWorker } from "../../../contracts/embeddings/worker-factory";
 import { createEmbeddingEngine } from "../../../gpu-runner/engines/embeddings/factory";
 import { startEmbeddingsServer, type EmbeddingsServer } from "../../../scripts/local-engines/embeddings-server";

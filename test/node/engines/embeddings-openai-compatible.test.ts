@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalize } from "../../../contracts/embeddings/interface";
+import { normalize } from "../../../contracts/embeddings/vectors";
 import { OpenAICompatibleEmbeddingEngine } from "../../../contracts/embeddings/openai-compatible";
 import { embeddingEngineForWorker } from "../../../contracts/embeddings/worker-factory";
 import { StepFailure } from "../../../contracts/step-failure";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalize } from "../../../contracts/embeddings/interface";
+import { normalize } from "../../../contracts/embeddings/vectors";
 import { workersAiBinding, workersAiRest } from "../../../contracts/embeddings/workers-ai";
 import { createEmbeddingEngine } from "../../../gpu-runner/engines/embeddings/factory";
 import { StepFailure } from "../../../contracts/step-failure";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cosine, type EmbeddingEngine } from "../../../contracts/embeddings/interface";
+import { type EmbeddingEngine } from "../../../contracts/embeddings/interface";
+import { cosine } from "../../../contracts/embeddings/vectors";
 import { LOCAL_WINK_MODEL } from "../../../contracts/embeddings/local-wink";
 import { embeddingEngineForWorker } from "../../../contracts/embeddings/worker-factory";
 import { createEmbeddingEngine } from "../../../gpu-runner/engines/embeddings/factory";

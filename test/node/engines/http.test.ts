@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_JSON_ANSWER_BYTES } from "../../../contracts/engine-http";
-import { EngineHttpClient, EngineRequestError, type RetryPolicy } from "../../../gpu-runner/engines/http";
+import { EngineRequestError } from "../../../contracts/engine-http";
+import { EngineHttpClient, type RetryPolicy } from "../../../gpu-runner/engines/http";
 import { HostileServer } from "../../support/hostile-server";
 import { useFixture } from "../../support/engine-conformance";
 import { FakeHttpServer } from "../../support/fakes/fake-http";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Segment } from "../../../contracts/transcript";
-import { UnreadableAnswer } from "../../../gpu-runner/engines/chat/interface";
+import { UnreadableAnswer } from "../../../gpu-runner/engines/chat/unreadable-answer";
 import { readMetadataAnswer, readSummaryAnswer, type ReadContext } from "../../../gpu-runner/engines/text/answer";
 import { loadIabIds } from "../../../gpu-runner/engines/text/iab-ids";
 import type { TextDocument } from "../../../gpu-runner/engines/text/interface";

@@ -1,4 +1,4 @@
-import { bytesToVector, vectorToBytes } from "../../../contracts/embeddings/interface";
+import { bytesToVector, vectorToBytes } from "../../../contracts/embeddings/vectors";
 import type { VectorMatch, VectorPoint, VectorQuery, VectorStore } from "./interface";
 
 /**
