@@ -6,6 +6,9 @@ bash scripts/setup.sh --deps-only
 npm run -s format:check
 npm run -s typecheck
 npm run -s lint
+# The bindings' generated types (worker-configuration.d.ts, `npm run types:bindings`) match
+# wrangler.toml; test/node/bindings.test.ts checks worker/env.ts declares every one of them.
+npx wrangler types worker-configuration.d.ts --include-runtime=false --env-interface WorkerBindings --check >/dev/null
 # Catches broken bindings before any test runs (bundles only; uploads nothing).
 npx wrangler deploy --dry-run --env production --outdir .wrangler/dry-run >/dev/null
 mkdir -p .local
