@@ -12,8 +12,7 @@ import { laneSignal } from "./lane-signal";
 import { insertJobRow, mirrorJobRow } from "./job-mirror";
 import { nextStatus, type Trigger } from "./job-state-machine";
 import { exponentialStep } from "../contracts/retry";
-
-const nowIso = (): string => new Date().toISOString();
+import { nowIso } from "../contracts/clock";
 
 /**
  * JobDO — one instance per job, the authority for that job.

@@ -1,5 +1,6 @@
 import { newId } from "../contracts/ids";
 import type { Priority } from "../contracts/service-types";
+import { nowIso } from "../contracts/clock";
 
 /**
  * The runner lane: the `runner_tasks` table, one function per operation (as graphile-worker does).
@@ -16,14 +17,13 @@ export interface ClaimedTask {
 }
 
 const LANE_RANK: Record<Priority, number> = { high: 0, normal: 1, low: 2 };
-const now = () => new Date().toISOString();
 
 /** Puts a step in its lane. Idempotent on (job, attempt, step); a released (dead, once leased) row becomes available again. */
 export async function enqueueTask(
   db: D1Database,
   t: { jobId: string; attempt: number; stepIndex: number; handler: string; lane: Priority },
 ): Promise<string> {
-  const at = now();
+  const at = nowIso();
   const row = await db
     .prepare(
       `INSERT INTO runner_tasks (id, job_id, attempt, step_index, handler, lane, lane_rank, state, created_at, updated_at)
@@ -71,7 +71,7 @@ export async function claimTask(
        ) AND state = 'available'
        RETURNING id, job_id, attempt, step_index`,
     )
-    .bind(c.token, c.runnerId, c.runnerTokenId, now(), ...c.handlers, ...c.lanes, ...(c.workspaces ?? []))
+    .bind(c.token, c.runnerId, c.runnerTokenId, nowIso(), ...c.handlers, ...c.lanes, ...(c.workspaces ?? []))
     .first<ClaimedTask>();
 }
 
@@ -79,17 +79,17 @@ export async function claimTask(
 export async function extendTask(db: D1Database, taskId: string, leaseUntil: string): Promise<void> {
   await db
     .prepare("UPDATE runner_tasks SET lease_until = ?, updated_at = ? WHERE id = ? AND state = 'leased'")
-    .bind(leaseUntil, now(), taskId)
+    .bind(leaseUntil, nowIso(), taskId)
     .run();
 }
 
 export async function completeTask(db: D1Database, taskId: string): Promise<void> {
-  await db.prepare("UPDATE runner_tasks SET state = 'done', updated_at = ? WHERE id = ?").bind(now(), taskId).run();
+  await db.prepare("UPDATE runner_tasks SET state = 'done', updated_at = ? WHERE id = ?").bind(nowIso(), taskId).run();
 }
 
 /** The task ended without success (failed, cancelled, stale at claim): never leased again. */
 export async function failTask(db: D1Database, taskId: string): Promise<void> {
-  await db.prepare("UPDATE runner_tasks SET state = 'dead', updated_at = ? WHERE id = ?").bind(now(), taskId).run();
+  await db.prepare("UPDATE runner_tasks SET state = 'dead', updated_at = ? WHERE id = ?").bind(nowIso(), taskId).run();
 }
 
 /** Given back by a runner shutting down; `enqueueTask` for the same attempt and step makes it available again. */
@@ -102,7 +102,7 @@ export const expireTask = failTask;
 export async function dropAvailableTasks(db: D1Database, jobId: string): Promise<void> {
   await db
     .prepare("UPDATE runner_tasks SET state = 'dead', updated_at = ? WHERE job_id = ? AND state = 'available'")
-    .bind(now(), jobId)
+    .bind(nowIso(), jobId)
     .run();
 }
 

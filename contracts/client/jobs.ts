@@ -1,10 +1,11 @@
 import type { CreateJobRequest, Job, JobStatus } from "./types";
 import { MediaJobsError, WaitTimeoutError } from "./errors";
 import type { Transport } from "./transport";
+import { isTerminal } from "../service-types";
 import type { JobFilters, JobPage, JobProgressView, PageRequest, Pagination, WebhookDelivery } from "./types";
 
-const TERMINAL: readonly JobStatus[] = ["completed", "failed", "cancelled"];
-export const isTerminalStatus = (s: JobStatus): boolean => TERMINAL.includes(s);
+/** The SDK's name for the one rule (contracts/service-types.ts): a job in this status changes no more. */
+export const isTerminalStatus = (s: JobStatus): boolean => isTerminal(s);
 
 export interface CreateOptions {
   /** Sent as `Idempotency-Key`. Default: a fresh `crypto.randomUUID()` per `create` call, reused by its retries. */

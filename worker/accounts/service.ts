@@ -5,8 +5,8 @@ import { mintSecret, type KeyKind } from "../auth/keys";
 import { PROJECT_PERMISSIONS, WORKSPACE_PERMISSIONS } from "../auth/permissions";
 import type { Db } from "../db/client";
 import { apiKeys, projects, workspaces } from "../db/schema";
-import { nowIso } from "../platform/clock";
 import { SEAL_PURPOSES, seal, unseal } from "../platform/crypto";
+import { nowIso } from "../../contracts/clock";
 
 /** Account operations shared by the public routes and the operator's admin routes. */
 

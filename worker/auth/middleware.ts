@@ -10,6 +10,7 @@ import { KEY_PREFIX, looksLikeKey } from "./keys";
 import { grants, type Permission } from "./permissions";
 import type { Principal } from "./principal";
 import type { RouteRule } from "./route-access";
+import { nowIso } from "../../contracts/clock";
 
 const MISSING = "missing Authorization header; send `Authorization: Bearer <API_KEY>`";
 
@@ -49,7 +50,7 @@ export async function resolvePrincipal(c: Context<AppBindings>): Promise<Princip
   if (!row || !safeEqual(row.key.secretHash, hash))
     throw unauthorized(header ? "invalid API key" : "console session is not valid; sign in again");
   if (row.key.revokedAt) throw unauthorized(header ? "API key has been revoked" : "console session has ended; sign in again");
-  const now = new Date().toISOString();
+  const now = nowIso();
   if (row.key.expiresAt && row.key.expiresAt < now) throw unauthorized("console session has expired");
   if (row.key.idleExpiresAt && row.key.idleExpiresAt < now) throw unauthorized("console session has expired after a period of inactivity");
   if (!header) await checkCsrf(c, row.key.csrfHash);

@@ -10,6 +10,7 @@ import { runnerTokens, workspaces } from "../db/schema";
 import type { AppBindings } from "../env";
 import { notFound, unauthorized } from "../errors";
 import { safeEqual, sha256Hex } from "../platform/crypto";
+import { nowIso } from "../../contracts/clock";
 
 /**
  * Runner tokens: each gpu-runner's own credential for `/runner/v1/*`, minted by the operator
@@ -76,7 +77,7 @@ export async function createRunnerToken(db: Db, req: CreateRunnerToken): Promise
     secretHash: await sha256Hex(secret),
     lanes: req.lanes ?? null,
     workspaces: req.workspaces ?? null,
-    createdAt: new Date().toISOString(),
+    createdAt: nowIso(),
     lastUsedAt: null,
     revokedAt: null,
   };
@@ -94,7 +95,7 @@ export async function revokeRunnerToken(db: Db, id: string): Promise<PublicRunne
   const row = await db.select().from(runnerTokens).where(eq(runnerTokens.id, id)).get();
   if (!row) throw notFound(`runner token not found: ${id}`, [{ path: "runnerTokenId", issue: `notFound:${id}` }]);
   if (row.revokedAt) return publicRunnerToken(row);
-  const revokedAt = new Date().toISOString();
+  const revokedAt = nowIso();
   await db.update(runnerTokens).set({ revokedAt }).where(eq(runnerTokens.id, id));
   return publicRunnerToken({ ...row, revokedAt });
 }

@@ -4,11 +4,11 @@ import { newId, randomToken } from "../../contracts/ids";
 import type { Db } from "../db/client";
 import { apiKeys, userInvitations, users } from "../db/schema";
 import { ApiError, conflict, notFound, unauthorized } from "../errors";
-import { nowIso } from "../platform/clock";
 import { sha256Hex } from "../platform/crypto";
 import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from "../platform/password";
 import { admitAttempt, forgetAttempts, refundAttempt } from "../platform/rate-limit";
 import { signInKeys } from "./sign-in-throttle";
+import { nowIso } from "../../contracts/clock";
 
 /** Console users (`usr_`) of a workspace, their invitations and the credential check behind sign-in. */
 

@@ -6,6 +6,7 @@ import type { Db } from "../db/client";
 import { catalogChunks, catalogEntries } from "../db/schema";
 import { ApiError } from "../errors";
 import type { VectorStore } from "./vector-store/interface";
+import { nowIso } from "../../contracts/clock";
 
 /**
  * Writing the catalog, for the indexer's runner calls. A run writes its chunks as a new generation
@@ -110,7 +111,7 @@ export async function cutover(s: Scope, body: CatalogCutover): Promise<{ removed
     denseModel: body.dense.model,
     dimensions: body.dense.dimensions,
     sparseEngine: SPARSE_ENGINE,
-    indexedAt: new Date().toISOString(),
+    indexedAt: nowIso(),
   };
   await s.db
     .insert(catalogEntries)

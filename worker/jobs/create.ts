@@ -9,7 +9,6 @@ import { getDb } from "../db/client";
 import type { Env } from "../env";
 import { ApiError, validationError, zodDetails, zodMessage } from "../errors";
 import { ServerTiming } from "../http/server-timing";
-import { nowIso } from "../platform/clock";
 import { loadSettings } from "../platform/settings";
 import { refusalDetail, webhookUrlRefusal } from "../platform/outbound-url";
 import { workerService } from "../services/index";
@@ -17,6 +16,7 @@ import { pipelineFor } from "../services/pipelines";
 import { refuseUnwiredPresigned } from "../services/shared/presigned-checks";
 import { assertQuotaLeft, charge, refund } from "../accounts/credits";
 import { jobStub } from "./stubs";
+import { nowIso } from "../../contracts/clock";
 
 /** Summarization's detail path is `textSourceJobId` (no `input.` prefix), as the spec writes it. */
 function specPath(path: string): string {

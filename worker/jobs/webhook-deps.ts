@@ -7,6 +7,7 @@ import { getDb } from "../db/client";
 import { jobs, webhookDeliveries } from "../db/schema";
 import type { Env } from "../env";
 import { loadSettings } from "../platform/settings";
+import { nowIso } from "../../contracts/clock";
 
 /** The webhook consumer's view of the Worker (queues/webhook-consumer.ts): settings, secrets, the delivery log. */
 export function webhookDeps(env: Env): WebhookDeps {
@@ -37,7 +38,7 @@ export function webhookDeps(env: Env): WebhookDeps {
           errorMessage: r.errorMessage,
           durationMs: r.durationMs,
           nextRetryAt: r.nextRetryAt,
-          at: new Date().toISOString(),
+          at: nowIso(),
         })
         .onConflictDoNothing();
     },

@@ -1,5 +1,3 @@
-export const nowIso = (): string => new Date().toISOString();
-
 /** Billing period key: calendar month in UTC (`2026-11`). */
 export function billingPeriod(at = new Date()): string {
   return at.toISOString().slice(0, 7);

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { SettingsSchema, type Settings } from "../../contracts/settings";
 import type { Db } from "../db/client";
 import { platformSettings } from "../db/schema";
-import { nowIso } from "./clock";
+import { nowIso } from "../../contracts/clock";
 
 const SETTINGS_ROW = 1;
 

@@ -36,6 +36,7 @@ import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { clientAddressKey } from "../platform/client-address";
 import { PASSWORD_MAX_LENGTH, PasswordSchema } from "../platform/password";
+import { nowIso } from "../../contracts/clock";
 
 /**
  * Console sign-in for people (issue 10): email and password → an HttpOnly session cookie plus a CSRF
@@ -187,7 +188,7 @@ export const consoleUserRoutes = new Hono<AppBindings>()
     const p = principalOf(c);
     await getDb(c.env.DB)
       .update(apiKeys)
-      .set({ revokedAt: new Date().toISOString() })
+      .set({ revokedAt: nowIso() })
       .where(and(eq(apiKeys.id, p.keyId), isNull(apiKeys.revokedAt)));
     clearSessionCookie(c);
     return ok(c, { signedOut: true });

@@ -6,7 +6,7 @@ import { actorOf } from "../auth/principal";
 import { getDb } from "../db/client";
 import { jobs, webhookDeliveries } from "../db/schema";
 import type { AppBindings, Env } from "../env";
-import { conflict, notFound } from "../errors";
+import { ApiError, conflict, errorBody, notFound } from "../errors";
 import { ok } from "../http/envelope";
 import { queryWith, readJson } from "../http/validate";
 import { createJob } from "../jobs/create";
@@ -60,10 +60,9 @@ export const jobRoutes = new Hono<AppBindings>()
       job = await createJob(c.env, p, value, timing, begun);
     } catch (err) {
       // Client errors are final answers and are replayed; anything else frees the key for a retry.
-      const status = (err as { status?: number }).status;
-      if (typeof status === "number" && status >= 400 && status < 500 && status !== 409 && status !== 429) {
-        const e = err as { code: string; message: string; details: unknown[] };
-        await begun.finish(status, { data: null, error: { code: e.code, message: e.message, details: e.details }, metadata: {} });
+      const final = err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409 && err.status !== 429;
+      if (final) {
+        await begun.finish(err.status, errorBody(err.code, err.message, err.details, err.metadata));
       } else {
         await begun.abandon();
       }

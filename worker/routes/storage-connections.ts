@@ -10,10 +10,10 @@ import type { AppBindings } from "../env";
 import { notFound, validationError } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
-import { nowIso } from "../platform/clock";
 import { seal } from "../platform/crypto";
 import { refusalDetail, storageEndpointRefusal } from "../platform/outbound-url";
 import { connectionLocation, connectionSecretSeal, publicConnection } from "../storage/connections";
+import { nowIso } from "../../contracts/clock";
 
 export const CreateConnectionSchema = z.strictObject({
   name: z.string().min(1).max(120),

@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { glossaryTerms, transcriptLayers, transcripts, type TranscriptLayerName } from "../db/schema";
 import { notFound } from "../errors";
 import { applyGlossary, glossaryStamp, type GlossaryTerm } from "./glossary";
+import { nowIso } from "../../contracts/clock";
 
 export type Layer = TranscriptLayerName;
 
@@ -82,7 +83,7 @@ export async function saveTranscription(
 ): Promise<void> {
   const glossary = await currentGlossary(db, t.projectId);
   const glossaryLayer = applyGlossary(t.segments, glossary.terms);
-  const now = new Date().toISOString();
+  const now = nowIso();
   const finish = db
     .update(transcripts)
     .set({
@@ -112,7 +113,7 @@ export async function saveTranscription(
 export async function markTranscriptFailed(db: Db, id: string): Promise<void> {
   await db
     .update(transcripts)
-    .set({ status: "failed", updatedAt: new Date().toISOString() })
+    .set({ status: "failed", updatedAt: nowIso() })
     .where(and(eq(transcripts.id, id), eq(transcripts.status, "pending")));
 }
 
@@ -200,7 +201,7 @@ export async function replaceSegments(db: Db, transcriptId: string, expectedRevi
       .prepare(
         "UPDATE transcripts SET revision = revision + 1, segment_count = ?, updated_at = ?, edit_nonce = ? WHERE id = ? AND revision = ?",
       )
-      .bind(segments.length, new Date().toISOString(), nonce, transcriptId, expectedRevision),
+      .bind(segments.length, nowIso(), nonce, transcriptId, expectedRevision),
     d1
       .prepare(`DELETE FROM transcript_layers WHERE transcript_id = ? AND layer = 'segments' AND ${won}`)
       .bind(transcriptId, transcriptId, nonce),

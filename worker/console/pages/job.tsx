@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import type { AttemptHistoryEntry, Job, ProgressEntry } from "../../../contracts/job";
+import { isTerminal } from "../../../contracts/service-types";
 import { ActionsHeader, Csrf, Layout, PostButton, seconds, StatusBadge, when, type Shell } from "../layout";
 
 export interface Progress {
@@ -33,9 +34,6 @@ export interface StageRow {
   details?: Record<string, unknown>;
   error?: { code: string; message: string };
 }
-
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
-export const isTerminal = (status: string) => TERMINAL.has(status);
 
 /**
  * Progress entries → stage rows. A stage may run more than once (chunks); each `started` opens a row

@@ -18,6 +18,7 @@ import { requireOwnOutput } from "../shared/result-checks";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService, runnerBase, type ResultCheck } from "../types";
 import { resolveClipGeneration } from "./resolve";
+import { nowIso } from "../../../contracts/clock";
 
 /**
  * Clip generation, the Worker's side: create checks (resolve.ts), the in-Worker step that hands the
@@ -42,10 +43,7 @@ const saveClips = validatedSink(ClipGenerationResultSchema, "clip", async ({ db,
   );
   if (refused) return { ok: false, error: refused };
   const id = storedOf(job).clipGenerationId;
-  await db
-    .update(clipGenerations)
-    .set({ status: "completed", result: r, updatedAt: new Date().toISOString() })
-    .where(eq(clipGenerations.id, id));
+  await db.update(clipGenerations).set({ status: "completed", result: r, updatedAt: nowIso() }).where(eq(clipGenerations.id, id));
   const text = r.clips
     .map((c) => c.text)
     .join(" ")
@@ -135,7 +133,7 @@ export const clipGenerationWorker = defineWorkerService<"clip_generation">({
     if (job.status === "completed") return;
     await db
       .update(clipGenerations)
-      .set({ status: "failed", updatedAt: new Date().toISOString() })
+      .set({ status: "failed", updatedAt: nowIso() })
       .where(and(eq(clipGenerations.id, storedOf(job).clipGenerationId), eq(clipGenerations.status, "pending")));
   },
   runnerSettings: (s) => ({ ...runnerBase(s), clips: s.clips }),

@@ -11,11 +11,11 @@ import type { Env } from "../../env";
 import { charge, refund, type Charge } from "../../accounts/credits";
 import { loadSettings } from "../../platform/settings";
 import { ApiError } from "../../errors";
-import { nowIso } from "../../platform/clock";
 import { readLayer } from "../../transcripts/store";
 import { translationLayer } from "../translation/store";
 import { readyFields } from "../voice-creation/store";
 import { refused, requireOwnOutput } from "../shared/result-checks";
+import { nowIso } from "../../../contracts/clock";
 
 /** The dubbing record and the voices a dubbing makes for its speakers. */
 

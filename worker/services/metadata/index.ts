@@ -18,6 +18,7 @@ import { requireSegmentedTranscript } from "../../transcripts/lookup";
 import { ownedTranscript } from "../../transcripts/store";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService, type WorkerStepHandler } from "../types";
+import { nowIso } from "../../../contracts/clock";
 
 /**
  * Metadata, the Worker's side: create checks, saving the runner's draft on the transcript
@@ -49,7 +50,7 @@ const save: WorkerStepHandler = async ({ env, job, outputs, report }) => {
     chapters: draft.chapters,
     generatedBy: draft.generatedBy,
     transcriptRevision: draft.transcriptRevision,
-    createdAt: new Date().toISOString(),
+    createdAt: nowIso(),
   };
   await report.stage(
     "save_metadata",

@@ -13,6 +13,7 @@ import { ok } from "../../http/envelope";
 import { findTranscript, type TranscriptRow } from "../../transcripts/lookup";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService } from "../types";
+import { nowIso } from "../../../contracts/clock";
 
 /**
  * Summarization, the Worker's side: `textSourceJobId` resolved from a `job_` or a `txt_` with the
@@ -27,10 +28,7 @@ function synthesisConfig(s: Settings) {
 
 const saveSummary = validatedSink(SummarizationStepResultSchema, "summarization", async ({ db, job }, r) => {
   const id = SummarizationStoredSchema.parse(job.input).summarizationId;
-  await db
-    .update(summarizations)
-    .set({ status: "completed", result: r, updatedAt: new Date().toISOString() })
-    .where(eq(summarizations.id, id));
+  await db.update(summarizations).set({ status: "completed", result: r, updatedAt: nowIso() }).where(eq(summarizations.id, id));
   return { ok: true, summary: { summarizationId: id, shortSynopsisPreview: r.shortSynopsis.slice(0, SHORT_SYNOPSIS_PREVIEW_CHARS) } };
 });
 
@@ -120,7 +118,7 @@ export const summarizationWorker = defineWorkerService<"summarization">({
     if (job.status === "completed") return;
     await db
       .update(summarizations)
-      .set({ status: "failed", updatedAt: new Date().toISOString() })
+      .set({ status: "failed", updatedAt: nowIso() })
       .where(and(eq(summarizations.id, SummarizationStoredSchema.parse(job.input).summarizationId), eq(summarizations.status, "pending")));
   },
   runnerSettings: (s) => ({ runner: s.runner, understanding: s.understanding }),

@@ -11,7 +11,6 @@ import { conflict, notFound, validationError } from "../../errors";
 import { ok } from "../../http/envelope";
 import { csvListOf } from "../../http/query-lists";
 import { jsonBody, queryWith } from "../../http/validate";
-import { nowIso } from "../../platform/clock";
 import { GLOSSARY_MAX_TERMS, GLOSSARY_REBUILDS_PER_REQUEST, GLOSSARY_TERM_MAX_CHARS } from "../../transcripts/glossary";
 import {
   currentGlossary,
@@ -25,6 +24,7 @@ import {
   TranscriptTooLargeError,
   type Layer,
 } from "../../transcripts/store";
+import { nowIso } from "../../../contracts/clock";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 

@@ -5,11 +5,11 @@ import type { Segment } from "../../../contracts/transcript";
 import type { Db } from "../../db/client";
 import { transcripts, translations } from "../../db/schema";
 import { ApiError } from "../../errors";
-import { nowIso } from "../../platform/clock";
 import { findTranscript } from "../../transcripts/lookup";
 import { requireJobsOwn } from "../shared/result-checks";
 import { translationFieldsOf } from "./plan";
 import { glossaryLayerOf, layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
+import { nowIso } from "../../../contracts/clock";
 
 /**
  * Where a translation lives: the segments as the transcript's `translation.<languageKey>` layer (one

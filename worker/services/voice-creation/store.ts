@@ -6,7 +6,7 @@ import type { CreatedVoice } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
 import { voices } from "../../db/schema";
 import { ApiError } from "../../errors";
-import { nowIso } from "../../platform/clock";
+import { nowIso } from "../../../contracts/clock";
 
 /** Voice rows: written pending at create (API) or whole by a dubbing; completed once, idempotently. */
 
