@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { z } from "zod";
 import { S3Client } from "../../../contracts/s3-client";
 import { StepFailure } from "../../../contracts/step-failure";
 import type { Segment } from "../../../contracts/transcript";
@@ -20,6 +21,9 @@ import type { ResultSink, RunnerCall, WorkerStepHandler } from "../types";
  * through the call `handover.transcript` instead (`HANDOVER_TRANSCRIPT_CALL`).
  */
 
+/** What the hand-over reads of a clip or thumbnail job's stored input (both contracts store these). */
+const HandoverStoredSchema = z.object({ textSourceId: z.string().min(1), sourceType: z.string().optional() });
+
 /** The transcript as the runner step reads it: the current segments with their words. */
 async function handoverDocument(db: Db, textSourceId: string) {
   const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
@@ -29,7 +33,7 @@ async function handoverDocument(db: Db, textSourceId: string) {
 }
 
 /** `handover.transcript`: the job's own transcript (the one its input names), as the scratch object would hold it. */
-export const handoverTranscriptCall: RunnerCall = ({ db, job }) => handoverDocument(db, String(job.input["textSourceId"]));
+export const handoverTranscriptCall: RunnerCall = ({ db, job }) => handoverDocument(db, HandoverStoredSchema.parse(job.input).textSourceId);
 
 /** Further scratch objects a service hands over with the transcript (e.g. a brand logo), by output name. */
 export type HandOverExtra = (ctx: {
@@ -47,7 +51,7 @@ export type HandOverExtra = (ctx: {
 export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler {
   return async ({ env, job, report }) => {
     const db = getDb(env.DB);
-    const textSourceId = String(job.input["textSourceId"]);
+    const { textSourceId, sourceType } = HandoverStoredSchema.parse(job.input);
     let out: Record<string, unknown> | undefined;
     await report.stage(
       "fetch_transcription",
@@ -55,7 +59,7 @@ export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler
         const doc = await handoverDocument(db, textSourceId);
         const { segments } = doc;
         const words = segments.reduce((n, s) => n + (s.words?.length ?? 0), 0);
-        if (job.input["sourceType"] === PRESIGNED_SOURCE_TYPE) {
+        if (sourceType === PRESIGNED_SOURCE_TYPE) {
           out = { segmentCount: segments.length, artifacts: [] };
           return { segments: segments.length, words, handover: `runner call ${HANDOVER_TRANSCRIPT_CALL} (the job has no bucket)` };
         }

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
+import { z } from "zod";
 import { newId } from "../../../contracts/ids";
 import { SummarizationStepResultSchema, SummarizationStoredSchema } from "../../../contracts/services/summarization";
 import type { Settings } from "../../../contracts/settings";
@@ -65,6 +66,9 @@ const summarizationRoutes = new Hono<AppBindings>().get("/:summarizationId", asy
   });
 });
 
+/** The part of a transcription job's record (its `data` column) a summary by job id reads: the transcript it made. */
+const TranscriptionJobData = z.object({ input: z.object({ textSourceId: z.string().min(1) }) });
+
 export const summarizationWorker = defineWorkerService<"summarization">({
   meter: "summarization_credits",
   resolve: async ({ db, projectId, settings }, input) => {
@@ -78,7 +82,7 @@ export const summarizationWorker = defineWorkerService<"summarization">({
         .from(jobs)
         .where(and(eq(jobs.id, ref), eq(jobs.projectId, projectId), eq(jobs.serviceType, "transcription")))
         .get();
-      const txt = job ? ((job.input["input"] as Record<string, unknown> | undefined)?.["textSourceId"] as string | undefined) : undefined;
+      const txt = job ? TranscriptionJobData.safeParse(job.input).data?.input.textSourceId : undefined;
       t = txt ? await findTranscript(db, projectId, txt) : undefined;
       if (!t) throw notFound(`transcription not found for job: ${ref}`, [{ path, issue: "notFound" }]);
     } else {
