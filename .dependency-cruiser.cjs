@@ -48,6 +48,13 @@ module.exports = {
     ...upwardRules("worker", WORKER),
     ...upwardRules("gpu-runner", RUNNER),
     {
+      name: "the-client-is-fetch-only",
+      comment: "the customer's typed client runs in Node, browsers and Workers: contracts only, no runner or Worker code",
+      severity: "error",
+      from: { path: "^sdk/client/" },
+      to: { path: "^(gpu-runner|worker|durable-objects|queues|scripts|sdk/cli)/" },
+    },
+    {
       name: "runner-never-imports-the-worker-side",
       comment: "the runner shares only contracts/ with the Worker, the job authority and the consumers",
       severity: "error",

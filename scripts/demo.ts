@@ -118,13 +118,13 @@ async function main(): Promise<void> {
 }
 
 /**
- * Runs the `media-jobs` command-line tool (scripts/cli) against the demo's stack: "capture" answers
+ * Runs the `media-jobs` command-line tool (sdk/cli) against the demo's stack: "capture" answers
  * its stdout, "inherit" shows its output (the live progress line) and answers its exit code.
  */
 function cliRunner(apiBaseUrl: string, key: string) {
   return (args: string[], mode: "capture" | "inherit"): Promise<string> => {
     out(`\n$ media-jobs ${args.join(" ")}`);
-    const child = spawn(process.execPath, [path.join(ROOT, "scripts/cli/bin.mjs"), ...args], {
+    const child = spawn(process.execPath, [path.join(ROOT, "sdk/cli/bin.mjs"), ...args], {
       env: { ...process.env, MEDIA_JOBS_URL: apiBaseUrl, MEDIA_JOBS_KEY: key },
       stdio: ["ignore", mode === "capture" ? "pipe" : "inherit", "inherit"],
     });

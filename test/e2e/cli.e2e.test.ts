@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MediaJobs, type TranscriptRecord } from "../../contracts/client";
+import { MediaJobs, type TranscriptRecord } from "../../sdk/client";
 import { JobSchema, type Job } from "../../contracts/job";
 import { startE2E, type E2E } from "../support/e2e-stack";
 import { speechVideo } from "../support/media-fixtures";
@@ -26,7 +26,7 @@ afterAll(async () => {
   if (configHome) await rm(configHome, { recursive: true, force: true });
 });
 
-const BIN = path.join(import.meta.dirname, "../../scripts/cli/bin.mjs");
+const BIN = path.join(import.meta.dirname, "../../sdk/cli/bin.mjs");
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

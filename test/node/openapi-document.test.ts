@@ -254,7 +254,7 @@ describe("the typed client against the document", () => {
   const operationOf = (doc: Doc, method: string, path: string) => doc.paths[path]?.[method.toLowerCase()];
 
   it("every route the client calls is an operation of the document, with the same success status", async () => {
-    const { OPERATIONS } = await import("../../contracts/client");
+    const { OPERATIONS } = await import("../../sdk/client");
     const doc = build() as unknown as Doc;
     for (const [id, op] of Object.entries(OPERATIONS)) {
       const described = operationOf(doc, op.method, op.path);
@@ -264,7 +264,7 @@ describe("the typed client against the document", () => {
   });
 
   it("every query parameter the client sends is one the document lists for that operation", async () => {
-    const { OPERATIONS } = await import("../../contracts/client");
+    const { OPERATIONS } = await import("../../sdk/client");
     const doc = build() as unknown as Doc;
     for (const [id, op] of Object.entries(OPERATIONS)) {
       const listed = (operationOf(doc, op.method, op.path)?.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);

@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Job } from "../../../contracts/client";
+import type { Job } from "../../../sdk/client";
 import { apiError, jobFixture, jobStates, ok, startFakeApi, type FakeApi } from "../../support/fake-media-jobs-api";
 import { runCli, tempConfigHome } from "./helpers";
 

@@ -1,7 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { run } from "../../../scripts/cli/main";
+import { run } from "../../../sdk/cli/main";
 
 export interface CliResult {
   code: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatElapsed, progressBar, stageFraction } from "../../../scripts/cli/progress";
+import { formatElapsed, progressBar, stageFraction } from "../../../sdk/cli/progress";
 
 describe("progress display parts", () => {
   it("elapsed time reads mm:ss under an hour and h:mm:ss above", () => {

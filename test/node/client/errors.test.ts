@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MediaJobs, MediaJobsError } from "../../../contracts/client";
+import { MediaJobs, MediaJobsError } from "../../../sdk/client";
 import { apiError, type FakeApi } from "../../support/fake-media-jobs-api";
 import { clientWithFake } from "./helpers";
 

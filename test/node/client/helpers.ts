@@ -1,4 +1,4 @@
-import { MediaJobs, type MediaJobsOptions } from "../../../contracts/client";
+import { MediaJobs, type MediaJobsOptions } from "../../../sdk/client";
 import { startFakeApi, type FakeApi } from "../../support/fake-media-jobs-api";
 
 /** A client against a fresh fake API whose waits are recorded instead of slept. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fillPath, OPERATIONS } from "../../../contracts/client";
+import { fillPath, OPERATIONS } from "../../../sdk/client";
 
 describe("the operation table", () => {
   it("every operation is a /v1/ route with its path parameters in {braces}", () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MediaJobsError } from "../../../contracts/client";
+import { MediaJobsError } from "../../../sdk/client";
 import { apiError, jobFixture, ok, type FakeApi } from "../../support/fake-media-jobs-api";
 import { clientWithFake } from "./helpers";
 

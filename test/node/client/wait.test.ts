@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MediaJobs, WaitTimeoutError, type Job } from "../../../contracts/client";
+import { MediaJobs, WaitTimeoutError, type Job } from "../../../sdk/client";
 import { apiError, jobStates, ok, type FakeApi } from "../../support/fake-media-jobs-api";
 import { clientWithFake } from "./helpers";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { verifyWebhook, WebhookVerificationError } from "../../../contracts/client";
+import { verifyWebhook, WebhookVerificationError } from "../../../sdk/client";
 
 /**
  * The Worker's own signer. Imported by a computed specifier: the module runs in Node, but it also

@@ -1,11 +1,11 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import { ActionsHeader, Csrf, Layout, PostButton, StatusBadge, when, type Shell } from "../layout";
-import type { TranscriptRecord } from "../../../contracts/client/types";
+import type { TranscriptRecord } from "../../../sdk/client/types";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 import { clock } from "../format";
 
-/** The transcript record as the API answers it (contracts/client/types.ts). */
+/** The transcript record as the API answers it (sdk/client/types.ts). */
 export type Transcript = TranscriptRecord;
 export interface GlossaryTerm {
   termId: string;

@@ -1,4 +1,4 @@
-import type { Job, SearchResponse } from "../../contracts/client";
+import type { Job, SearchResponse } from "../client";
 import type { OutStream } from "./progress";
 
 /** Human-readable renderings; `--json` bypasses all of these. */

@@ -1,7 +1,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { MediaJobsError } from "../../contracts/client";
+import { MediaJobsError } from "../client";
 
 /**
  * Where `media-jobs login` keeps the API URL and key: `$XDG_CONFIG_HOME/media-jobs/config.json`, else

@@ -1,6 +1,6 @@
 import { Command, Option } from "commander";
 import { readFile } from "node:fs/promises";
-import type { CreateJobRequest, Job, JobFilters, JobStatus, MediaJobs, ServiceType } from "../../../contracts/client";
+import type { CreateJobRequest, Job, JobFilters, JobStatus, MediaJobs, ServiceType } from "../../client";
 import { JOB_STATUSES, SERVICE_TYPES } from "../../../contracts/service-types";
 import { client, csvOf, jsonOption, positiveInt, readAll, seconds, type Ctx } from "../context";
 import { exitForJob, UsageError } from "../exit-codes";

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { MediaJobs, MediaJobsError } from "../../../contracts/client";
+import { MediaJobs, MediaJobsError } from "../../client";
 import { readConfigFile, writeConfigFile } from "../config";
 import { jsonOption, readLine, type Ctx } from "../context";
 import { UsageError } from "../exit-codes";

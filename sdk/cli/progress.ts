@@ -1,4 +1,4 @@
-import type { Job, JobProgressView } from "../../contracts/client";
+import type { Job, JobProgressView } from "../client";
 
 /** What the display writes to: a stream that may be a terminal. */
 export interface OutStream {

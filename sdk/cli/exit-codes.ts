@@ -1,4 +1,4 @@
-import type { Job } from "../../contracts/client";
+import type { Job } from "../client";
 
 /** The tool's exit codes; `--help` and docs/api.md list them. */
 export const EXIT = {

@@ -1,6 +1,6 @@
 import { Command, Option } from "commander";
 import { writeFile } from "node:fs/promises";
-import { MediaJobsError } from "../../../contracts/client";
+import { MediaJobsError } from "../../client";
 import { toFullText, toSrt, toVtt } from "../../../gpu-runner/services/transcription/subtitles";
 import { client, jsonOption, type Ctx } from "../context";
 import { writeJson } from "../output";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import { downloadOutputs } from "../../../contracts/client";
+import { downloadOutputs } from "../../client";
 import { S3Client } from "../../../contracts/s3-client";
 import { client, jsonOption, type CliIo, type Ctx } from "../context";
 import { UsageError } from "../exit-codes";

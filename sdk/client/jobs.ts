@@ -1,7 +1,7 @@
 import type { CreateJobRequest, Job, JobStatus } from "./types";
 import { MediaJobsError, WaitTimeoutError } from "./errors";
 import type { Transport } from "./transport";
-import { isTerminal } from "../service-types";
+import { isTerminal } from "../../contracts/service-types";
 import type { JobFilters, JobPage, JobProgressView, PageRequest, Pagination, WebhookDelivery } from "./types";
 
 /** The SDK's name for the one rule (contracts/service-types.ts): a job in this status changes no more. */

@@ -1,4 +1,4 @@
-import type { S3Client } from "../s3-client";
+import type { S3Client } from "../../contracts/s3-client";
 import type { ClipGenerationRecord, Job, TranscriptOutputKeys, TranscriptRecord } from "./types";
 
 /**

@@ -1,4 +1,4 @@
-import type { Job } from "../job";
+import type { Job } from "../../contracts/job";
 
 /** One entry of the envelope's `error.details[]`: where in the request, and a machine-readable token. */
 export interface ErrorDetail {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from "commander";
-import { MediaJobs, type Sleep } from "../../contracts/client";
+import { MediaJobs, type Sleep } from "../client";
 import { resolveConfig } from "./config";
 import type { ExitCode } from "./exit-codes";
 import type { OutStream } from "./progress";

@@ -1,11 +1,11 @@
 import type { z } from "zod";
-import type { SearchGroup, SearchHit, SearchRequestSchema } from "../catalog";
-import type { Clip, ClipGenerationResult } from "../clips";
-import type { Job, JobProgressView } from "../job";
-import type { CreateJobRequest, CreateJobRequestOf } from "../job-requests";
-import type { JobStatus, ServiceType } from "../service-types";
-import type { Thumbnail } from "../thumbnails";
-import type { Segment, VisualChunk } from "../transcript";
+import type { SearchGroup, SearchHit, SearchRequestSchema } from "../../contracts/catalog";
+import type { Clip, ClipGenerationResult } from "../../contracts/clips";
+import type { Job, JobProgressView } from "../../contracts/job";
+import type { CreateJobRequest, CreateJobRequestOf } from "../../contracts/job-requests";
+import type { JobStatus, ServiceType } from "../../contracts/service-types";
+import type { Thumbnail } from "../../contracts/thumbnails";
+import type { Segment, VisualChunk } from "../../contracts/transcript";
 
 /**
  * The types the client speaks, derived from the contracts' zod schemas wherever a schema exists

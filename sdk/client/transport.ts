@@ -1,6 +1,6 @@
 import { errorFromResponse, MediaJobsError } from "./errors";
 import { fillPath, OPERATIONS, type OperationId, type ParamsOf } from "./operations";
-import { retryDelayMs } from "../retry";
+import { retryDelayMs } from "../../contracts/retry";
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { MediaJobsError, WaitTimeoutError } from "../../contracts/client";
+import { MediaJobsError, WaitTimeoutError } from "../client";
 import { clipsCommand } from "./commands/clips";
 import { jobsCommand } from "./commands/jobs";
 import { loginCommand } from "./commands/login";
@@ -11,7 +11,7 @@ import { EXIT, EXIT_CODES_HELP, UsageError, type ExitCode } from "./exit-codes";
 import { writeJson } from "./output";
 
 /**
- * `media-jobs`, the command-line tool over the client in contracts/client. `run` takes its streams,
+ * `media-jobs`, the command-line tool over the client in sdk/client. `run` takes its streams,
  * environment and fetch as arguments so tests drive it in-process; bin.mjs passes the real ones.
  */
 export type { CliIo } from "./context";
