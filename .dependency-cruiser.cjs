@@ -48,11 +48,18 @@ module.exports = {
     ...upwardRules("worker", WORKER),
     ...upwardRules("gpu-runner", RUNNER),
     {
+      name: "the-sdk-is-the-customers",
+      comment: "the typed client and the CLI run on customers' machines (the client also in browsers and Workers): contracts only",
+      severity: "error",
+      from: { path: "^sdk/" },
+      to: { path: "^(gpu-runner|worker|durable-objects|queues|scripts|bench)/" },
+    },
+    {
       name: "the-client-is-fetch-only",
-      comment: "the customer's typed client runs in Node, browsers and Workers: contracts only, no runner or Worker code",
+      comment: "the typed client runs in Node, browsers and Workers: it never imports the CLI",
       severity: "error",
       from: { path: "^sdk/client/" },
-      to: { path: "^(gpu-runner|worker|durable-objects|queues|scripts|sdk/cli)/" },
+      to: { path: "^sdk/cli/" },
     },
     {
       name: "runner-never-imports-the-worker-side",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { columns, endsSentence, joinWords, lineUnits } from "../../gpu-runner/text/words";
+import { columns, endsSentence, joinWords, lineUnits } from "../../contracts/text-words";
 
 describe("joining transcript words", () => {
   it("puts one space between words of scripts that space their words", () => {

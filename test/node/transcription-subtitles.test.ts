@@ -3,17 +3,8 @@ import { parseSync, type NodeCue } from "subtitle";
 import { describe, expect, it } from "vitest";
 import type { Segment, Word } from "../../contracts/transcript";
 import { buildSegments } from "../../gpu-runner/services/transcription/merge";
-import { columns } from "../../gpu-runner/text/words";
-import {
-  buildCues,
-  formatTimestamp,
-  segmentCues,
-  toFullText,
-  toSegmentsJson,
-  toSrt,
-  toVtt,
-  wrapLines,
-} from "../../gpu-runner/services/transcription/subtitles";
+import { columns } from "../../contracts/text-words";
+import { buildCues, formatTimestamp, segmentCues, toFullText, toSegmentsJson, toSrt, toVtt, wrapLines } from "../../contracts/subtitles";
 
 /** Words of `text`, `wordSec` long each, separated by `gapSec`, starting at `start`. */
 function timedWords(text: string, start = 0, wordSec = 0.3, gapSec = 0.05): Word[] {

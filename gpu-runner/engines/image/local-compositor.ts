@@ -5,7 +5,7 @@ import type { Metadata } from "sharp";
 import { openImage } from "../../media/images";
 import { untilAborted } from "../../../contracts/retry";
 import { StepFailure } from "../../../contracts/step-failure";
-import { lineUnits } from "../../text/words";
+import { lineUnits } from "../../../contracts/text-words";
 import type { EngineEnv } from "../config";
 import type { Cover, CoverRequest, ImageEngine } from "./interface";
 import { COVER_JPEG_QUALITY } from "./jpeg";

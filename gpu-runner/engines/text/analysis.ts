@@ -2,7 +2,7 @@ import * as stopword from "stopword";
 import winkNLP, { type ItsFunction, type PartOfSpeech } from "wink-nlp";
 import model from "wink-eng-lite-web-model";
 import type { Segment } from "../../../contracts/transcript";
-import { isKanaOnly, segmenterLocale } from "../../text/words";
+import { isKanaOnly, segmenterLocale } from "../../../contracts/text-words";
 
 /**
  * One pass over a transcript that everything else in the local text engine reads: the normalised

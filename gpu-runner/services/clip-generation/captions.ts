@@ -1,4 +1,4 @@
-import { columns, endsSentence, joinWords, spaceBetween } from "../../text/words";
+import { columns, endsSentence, joinWords, spaceBetween } from "../../../contracts/text-words";
 import type { TimedWord } from "./timeline";
 
 /**

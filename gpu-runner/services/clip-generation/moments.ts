@@ -1,4 +1,4 @@
-import { columns, joinWords } from "../../text/words";
+import { columns, joinWords } from "../../../contracts/text-words";
 import { countIn, meanEnergy, type Sentence, type Timeline } from "./timeline";
 
 /**

@@ -17,7 +17,7 @@ import { openSource, type AcceptedSource } from "../../media/source";
 import { SOURCE, type ObjectStore } from "../../object-store";
 import { toolStep } from "../../objects";
 import { parseStepSettings, round3 as round } from "../../step-input";
-import { joinWords } from "../../text/words";
+import { joinWords } from "../../../contracts/text-words";
 import { analysisSampling, analyzeAsProduced, type AnalysisSampling, type FrameStream } from "./analysis";
 import { prepareLogo } from "./brand-logo";
 import { detectCategory, type CategoryOutcome } from "./category";

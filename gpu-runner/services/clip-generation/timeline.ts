@@ -1,5 +1,5 @@
 import type { ClipTranscript } from "../../../contracts/clips";
-import { endsSentence, joinWords } from "../../text/words";
+import { endsSentence, joinWords } from "../../../contracts/text-words";
 
 /**
  * One timeline for the moment finder: words, sentences, pauses, loudness, scene cuts and speaker

@@ -1,6 +1,6 @@
 import * as stopword from "stopword";
 import type { ClipTranscript } from "../../../contracts/clips";
-import { columns, isKanaOnly, segmenterLocale } from "../../text/words";
+import { columns, isKanaOnly, segmenterLocale } from "../../../contracts/text-words";
 
 /**
  * What a cover says and what a text-to-image model is asked for, from the transcript alone: the

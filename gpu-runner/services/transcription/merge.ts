@@ -1,4 +1,4 @@
-import { endsSentence, joinWords as joinText } from "../../text/words";
+import { isSentenceEnd, joinWords } from "../../../contracts/subtitles";
 import type { Segment, Word } from "../../../contracts/transcript";
 
 /**
@@ -65,11 +65,6 @@ export interface SegmentOptions {
   maxSegmentSec?: number;
 }
 
-/** A segment also ends at an ellipsis, where a caption line does not. */
-export function isSentenceEnd(word: string): boolean {
-  return endsSentence(word) || /…["'”’)\]」』）]*$/u.test(word);
-}
-
 /** Splits words into segments at sentence ends and pauses; ids are 0..n-1 in time order. */
 export function buildSegments(words: readonly Word[], opts: SegmentOptions = {}): Segment[] {
   const maxPause = opts.maxPauseSec ?? 0.7;
@@ -100,14 +95,6 @@ function toSegment(id: number, words: Word[]): Segment {
   };
   if (confidences.length) segment.confidence = round3(confidences.reduce((a, b) => a + b, 0) / confidences.length);
   return segment;
-}
-
-/**
- * Joins tokens as the language writes them: single spaces, none between words of scripts written
- * without spaces (Chinese, Japanese, Thai…); Whisper-style tokens that carry their own leading space are trimmed first.
- */
-export function joinWords(words: readonly Word[]): string {
-  return joinText(words.map((w) => w.word));
 }
 
 function round3(x: number): number {

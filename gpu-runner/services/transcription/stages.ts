@@ -29,7 +29,7 @@ import { round3 } from "../../step-input";
 import { mapLimit } from "../shared/map-limit";
 import { majorityLanguage } from "./languages";
 import { buildSegments, mergeChunkWords } from "./merge";
-import { toFullText, toSegmentsJson, toSrt, toVtt } from "./subtitles";
+import { toFullText, toSegmentsJson, toSrt, toVtt } from "../../../contracts/subtitles";
 
 /**
  * The transcription step's stages (contracts/services/transcription.ts), one function each over a

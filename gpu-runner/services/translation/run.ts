@@ -14,7 +14,7 @@ import { StepFailure } from "../../../contracts/step-failure";
 import type { HandlerContext } from "../../handler";
 import { uploadObject } from "../../objects";
 import { round3 } from "../../step-input";
-import { segmentCues, srtFromCues, vttFromCues } from "../transcription/subtitles";
+import { segmentCues, srtFromCues, vttFromCues } from "../../../contracts/subtitles";
 import { glossaryReport } from "./glossary-report";
 import { recordSourceDuration } from "../../task-scope";
 

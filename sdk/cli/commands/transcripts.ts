@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
 import { writeFile } from "node:fs/promises";
 import { MediaJobsError } from "../../client";
-import { toFullText, toSrt, toVtt } from "../../../gpu-runner/services/transcription/subtitles";
+import { toFullText, toSrt, toVtt } from "../../../contracts/subtitles";
 import { client, jsonOption, type Ctx } from "../context";
 import { writeJson } from "../output";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildAss, captionStyleFor, escapeAss, groupCaptions } from "../../../gpu-runner/services/clip-generation/captions";
-import { columns } from "../../../gpu-runner/text/words";
+import { columns } from "../../../contracts/text-words";
 
 const words = "the quick brown fox jumps over the lazy dog and then it runs far away into the woods".split(" ").map((w, i) => ({
   word: w,

@@ -1,6 +1,5 @@
-import type { Segment, Word } from "../../../contracts/transcript";
-import { columns, lineUnits, type LineUnit } from "../../text/words";
-import { isSentenceEnd, joinWords } from "./merge";
+import type { Segment, Word } from "./transcript";
+import { columns, endsSentence, joinWords as joinText, lineUnits, type LineUnit } from "./text-words";
 
 /**
  * Transcript writers: SRT and WebVTT for players, plain text and segments JSON for people and
@@ -202,4 +201,17 @@ export interface SegmentsDocument {
 
 export function toSegmentsJson(doc: SegmentsDocument): string {
   return JSON.stringify(doc, null, 2) + "\n";
+}
+
+/** A segment also ends at an ellipsis, where a caption line does not. */
+export function isSentenceEnd(word: string): boolean {
+  return endsSentence(word) || /…["'”’)\]」』）]*$/u.test(word);
+}
+
+/**
+ * Joins tokens as the language writes them: single spaces, none between words of scripts written
+ * without spaces (Chinese, Japanese, Thai…); Whisper-style tokens that carry their own leading space are trimmed first.
+ */
+export function joinWords(words: readonly Word[]): string {
+  return joinText(words.map((w) => w.word));
 }
