@@ -60,6 +60,66 @@ export const JobSchema = z.object({
 });
 export type Job = z.infer<typeof JobSchema>;
 
+/** What a new job is made of: who made it, for what, and when; everything else starts empty. */
+export type NewJobFields = Pick<
+  Job,
+  | "jobId"
+  | "serviceType"
+  | "priority"
+  | "workspaceId"
+  | "projectId"
+  | "workspacePlan"
+  | "input"
+  | "webhookUrl"
+  | "createdByLabel"
+  | "createdByKind"
+  | "apiKeyLabel"
+  | "apiKeyId"
+  | "isConsoleKey"
+  | "createdAt"
+  | "userMetadata"
+> &
+  Partial<Pick<Job, "sourceDisplayName">>;
+
+/** A job as created (`pending`): the one place that lists the fields a job starts with. */
+export function newJob(f: NewJobFields): Job {
+  // In the Job's own field order (JobSchema): answers and webhook payloads list them so.
+  return {
+    jobId: f.jobId,
+    serviceType: f.serviceType,
+    status: "pending",
+    priority: f.priority,
+    workspaceId: f.workspaceId,
+    projectId: f.projectId,
+    workspacePlan: f.workspacePlan,
+    input: f.input,
+    resultSummary: null,
+    cancelRequestedAt: null,
+    cancelRequestedByLabel: null,
+    cancelRequestedByKind: null,
+    cancelRequestedByUserId: null,
+    cancelRequestedByApiKeyId: null,
+    cancelMode: null,
+    ...(f.sourceDisplayName !== undefined ? { sourceDisplayName: f.sourceDisplayName } : {}),
+    webhookUrl: f.webhookUrl,
+    currentStage: null,
+    attemptCount: 0,
+    lastError: null,
+    error: null,
+    createdByLabel: f.createdByLabel,
+    createdByKind: f.createdByKind,
+    apiKeyLabel: f.apiKeyLabel,
+    apiKeyId: f.apiKeyId,
+    isConsoleKey: f.isConsoleKey,
+    createdAt: f.createdAt,
+    updatedAt: f.createdAt,
+    startedAt: null,
+    completedAt: null,
+    userMetadata: f.userMetadata,
+    processingLeaseUntil: null,
+  };
+}
+
 export interface JobProgressView {
   progress: ProgressEntry[];
   currentStage: string | null;

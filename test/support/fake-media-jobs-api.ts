@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Job } from "../../contracts/job";
+import { newJob, type Job } from "../../contracts/job";
 
 /**
  * A small stand-in for the public API on 127.0.0.1, for the client and CLI tests: each route answers
@@ -85,40 +85,24 @@ export async function startFakeApi(): Promise<FakeApi> {
 
 /** A complete Job object as the API returns it, with the given fields changed. */
 export function jobFixture(overrides: Partial<Job> = {}): Job {
-  return {
+  const job = newJob({
     jobId: "job_test1",
     serviceType: "transcription",
-    status: "queued",
     priority: "normal",
     workspaceId: "wsp_1",
     projectId: "prj_1",
     workspacePlan: "pro",
     input: { sourceType: "s3_direct", connectionId: "stc_1", bucket: "media", sourceKey: "in/talk.mp4", textSourceId: "txt_1" },
-    resultSummary: null,
-    cancelRequestedAt: null,
-    cancelRequestedByLabel: null,
-    cancelRequestedByKind: null,
-    cancelRequestedByUserId: null,
-    cancelRequestedByApiKeyId: null,
-    cancelMode: null,
     webhookUrl: null,
-    currentStage: null,
-    attemptCount: 0,
-    lastError: null,
-    error: null,
     createdByLabel: "ci",
     createdByKind: "api_key",
     apiKeyLabel: "ci",
     apiKeyId: "pak_1",
     isConsoleKey: false,
     createdAt: "2026-11-20T10:00:00.000Z",
-    updatedAt: "2026-11-20T10:00:00.000Z",
-    startedAt: null,
-    completedAt: null,
     userMetadata: null,
-    processingLeaseUntil: null,
-    ...overrides,
-  };
+  });
+  return { ...job, status: "queued", ...overrides };
 }
 
 /** The same job moving through states, one `updatedAt` per step, for scripted polling. */

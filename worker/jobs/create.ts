@@ -1,5 +1,5 @@
 import { CreateJobSchema, type CreateJobRequest } from "../../contracts/job-requests";
-import type { Job } from "../../contracts/job";
+import { newJob, type Job } from "../../contracts/job";
 import { newId } from "../../contracts/ids";
 import { PRIORITY_BY_PLAN } from "../../contracts/service-types";
 import type { Settings } from "../../contracts/settings";
@@ -115,40 +115,24 @@ export async function createJob(
     if (idempotency) await timing.time("claim", () => idempotency.claim(jobId));
     const now = nowIso();
     const actor = actorOf(principal);
-    const job: Job = {
+    const job = newJob({
       jobId,
       serviceType: req.serviceType,
-      status: "pending",
       priority: PRIORITY_BY_PLAN[principal.plan],
       workspaceId: principal.workspaceId,
       projectId,
       workspacePlan: principal.plan,
       input: resolved.input,
-      resultSummary: null,
-      cancelRequestedAt: null,
-      cancelRequestedByLabel: null,
-      cancelRequestedByKind: null,
-      cancelRequestedByUserId: null,
-      cancelRequestedByApiKeyId: null,
-      cancelMode: null,
       ...(resolved.sourceDisplayName !== undefined ? { sourceDisplayName: resolved.sourceDisplayName } : {}),
       webhookUrl: req.webhookUrl ?? null,
-      currentStage: null,
-      attemptCount: 0,
-      lastError: null,
-      error: null,
       createdByLabel: actor.label,
       createdByKind: actor.kind,
       apiKeyLabel: principal.keyKind === "console" ? null : principal.keyName,
       apiKeyId: principal.keyId,
       isConsoleKey: actor.isConsole,
       createdAt: now,
-      updatedAt: now,
-      startedAt: null,
-      completedAt: null,
       userMetadata: req.userMetadata ?? null,
-      processingLeaseUntil: null,
-    };
+    });
     const record = resolved.record;
     if (record) await timing.time("record", () => record.insert(jobId, now));
     askedDurableObject = true;

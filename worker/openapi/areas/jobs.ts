@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JobSchema, ProgressEntrySchema, AttemptHistoryEntrySchema } from "../../../contracts/job";
+import { JobSchema, newJob, ProgressEntrySchema, AttemptHistoryEntrySchema } from "../../../contracts/job";
 import { JOB_STATUSES, SERVICE_TYPES } from "../../../contracts/service-types";
 import { CreateJobSchema } from "../../../contracts/job-requests";
 import { ListJobsQuerySchema } from "../../jobs/list";
@@ -12,52 +12,39 @@ const TAG = "Jobs";
 
 /** A transcription job just created from a bucket, as POST /v1/jobs answers it. */
 export const JOB_EXAMPLE = {
-  jobId: EXAMPLE_ID.job,
-  serviceType: "transcription",
-  status: "queued",
-  priority: "normal",
-  workspaceId: EXAMPLE_ID.workspace,
-  projectId: EXAMPLE_ID.project,
-  workspacePlan: "pro",
-  input: {
-    sourceType: "s3_direct",
-    connectionId: EXAMPLE_ID.storageConnection,
-    bucket: "media",
-    sourceKey: "interviews/2026-11-23.mp4",
-    textSourceId: EXAMPLE_ID.transcript,
-    resolvedOutputPrefix: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/`,
-    resolvedOutputKeys: {
-      fullText: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.txt`,
-      segments: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/segments.json`,
-      srt: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.srt`,
-      vtt: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.vtt`,
+  ...newJob({
+    jobId: EXAMPLE_ID.job,
+    serviceType: "transcription",
+    priority: "normal",
+    workspaceId: EXAMPLE_ID.workspace,
+    projectId: EXAMPLE_ID.project,
+    workspacePlan: "pro",
+    input: {
+      sourceType: "s3_direct",
+      connectionId: EXAMPLE_ID.storageConnection,
+      bucket: "media",
+      sourceKey: "interviews/2026-11-23.mp4",
+      textSourceId: EXAMPLE_ID.transcript,
+      resolvedOutputPrefix: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/`,
+      resolvedOutputKeys: {
+        fullText: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.txt`,
+        segments: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/segments.json`,
+        srt: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.srt`,
+        vtt: `svc-media-results/${EXAMPLE_ID.transcript}/transcripts/transcript.vtt`,
+      },
+      options: { preprocessing: { extract: true, denoise: true, separateVocals: false } },
     },
-    options: { preprocessing: { extract: true, denoise: true, separateVocals: false } },
-  },
-  resultSummary: null,
-  cancelRequestedAt: null,
-  cancelRequestedByLabel: null,
-  cancelRequestedByKind: null,
-  cancelRequestedByUserId: null,
-  cancelRequestedByApiKeyId: null,
-  cancelMode: null,
-  sourceDisplayName: "2026-11-23",
-  webhookUrl: null,
-  currentStage: null,
-  attemptCount: 0,
-  lastError: null,
-  error: null,
-  createdByLabel: "ci key",
-  createdByKind: "api_key",
-  apiKeyLabel: "ci key",
-  apiKeyId: EXAMPLE_ID.apiKey,
-  isConsoleKey: false,
-  createdAt: "2026-11-23T16:00:00.000Z",
-  updatedAt: "2026-11-23T16:00:00.000Z",
-  startedAt: null,
-  completedAt: null,
-  userMetadata: { customerJobRef: "episode-42" },
-  processingLeaseUntil: null,
+    sourceDisplayName: "2026-11-23",
+    webhookUrl: null,
+    createdByLabel: "ci key",
+    createdByKind: "api_key",
+    apiKeyLabel: "ci key",
+    apiKeyId: EXAMPLE_ID.apiKey,
+    isConsoleKey: false,
+    createdAt: "2026-11-23T16:00:00.000Z",
+    userMetadata: { customerJobRef: "episode-42" },
+  }),
+  status: "queued",
 };
 
 const ProgressViewSchema = z.object({
