@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { S3Client } from "../contracts/s3-client";
 import { TranscriptionResultSchema } from "../contracts/transcript";
-import type { StepHandler } from "../gpu-runner/handler";
+import { TranscriptionStoredSchema } from "../contracts/services/transcription";
+import { NO_OUTPUTS, typedContext } from "../test/support/typed-context";
 import { createTranscriptionHandler } from "../gpu-runner/services/transcription/handler";
 import { extractAudio } from "../gpu-runner/media/ffmpeg";
 import { wordErrorRate } from "../gpu-runner/services/transcription/wer";
@@ -76,7 +77,9 @@ async function child(job: ChildJob): Promise<void> {
   });
   const started = performance.now();
   try {
-    const result = TranscriptionResultSchema.parse(await (createTranscriptionHandler() as StepHandler)(ctx));
+    const result = TranscriptionResultSchema.parse(
+      await createTranscriptionHandler()(typedContext(ctx, { input: TranscriptionStoredSchema, outputs: NO_OUTPUTS })),
+    );
     const report: ChildReport = {
       wallMs: performance.now() - started,
       text: result.segments.map((s) => s.text).join(" "),

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClipTranscript } from "../../contracts/clips";
 import { flattenOutputUrls, HANDOVER_TRANSCRIPT_CALL } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
-import { thumbnailStep } from "../../contracts/services/thumbnail";
+import { ThumbnailStoredSchema, thumbnailStep } from "../../contracts/services/thumbnail";
 import { stepSpec } from "../../contracts/services/types";
 import { ThumbnailResultSchema, type ThumbnailResult } from "../../contracts/thumbnails";
-import type { StepHandler } from "../../gpu-runner/handler";
+import { AFTER_HANDOVER, typedContext } from "../support/typed-context";
 import { INPUT_GUARD, runToolOk } from "../../gpu-runner/media/spawn";
 import { hashDistance } from "../../gpu-runner/services/thumbnail/frames";
 import { createThumbnailHandler } from "../../gpu-runner/services/thumbnail/handler";
@@ -40,7 +40,8 @@ const TRANSCRIPT: ClipTranscript = {
 };
 
 /** The handler, typed for any task: the context reads its input through the contract's schema, as the runner does. */
-const thumbnails = (ctx: TestContext) => (createThumbnailHandler() as StepHandler)(ctx);
+const thumbnails = (ctx: TestContext) =>
+  createThumbnailHandler()(typedContext(ctx, { input: ThumbnailStoredSchema, outputs: AFTER_HANDOVER }));
 
 let s3: LocalS3;
 let client: S3Client;

@@ -5,7 +5,8 @@ import { S3Client } from "../../contracts/s3-client";
 import { TranscriptionResultSchema, type TranscriptionResult, type Word } from "../../contracts/transcript";
 import { StepFailure } from "../../contracts/step-failure";
 import type { EngineTranscript, SpeechEngine, TranscribeOptions } from "../../gpu-runner/engines/speech/interface";
-import type { StepHandler } from "../../gpu-runner/handler";
+import { TranscriptionStoredSchema } from "../../contracts/services/transcription";
+import { NO_OUTPUTS, typedContext } from "../support/typed-context";
 import { createTranscriptionHandler, type TranscriptionHandlerDeps } from "../../gpu-runner/services/transcription/handler";
 import { makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
@@ -36,7 +37,8 @@ function storedInput(sourceKey: string, outputKeys: Record<string, string>, lang
 }
 
 /** The handler, typed for any task: the context reads its input through the contract's schema, as the runner does. */
-const transcribe = (ctx: TestContext, deps: TranscriptionHandlerDeps = {}) => (createTranscriptionHandler(deps) as StepHandler)(ctx);
+const transcribe = (ctx: TestContext, deps: TranscriptionHandlerDeps = {}) =>
+  createTranscriptionHandler(deps)(typedContext(ctx, { input: TranscriptionStoredSchema, outputs: NO_OUTPUTS }));
 
 let s3: LocalS3;
 let client: S3Client;

@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import { z } from "zod";
+import { TranscriptHandoverOutputSchema } from "../../contracts/transcript-handover";
 import type { TestContext } from "./handler-context";
 
 /**
@@ -37,3 +38,8 @@ export function typedContext<Input, Outputs>(
     },
   };
 }
+
+/** Earlier outputs of a service with no step before its runner step (transcription, dubbing…). */
+export const NO_OUTPUTS = z.object({});
+/** Earlier outputs of a step after `fetch_transcription` (clips, thumbnails). */
+export const AFTER_HANDOVER = z.object({ fetch_transcription: TranscriptHandoverOutputSchema.optional() });
