@@ -87,7 +87,7 @@ export async function createJob(
   const projectId = principal.projectId as string;
   const service = workerService(req.serviceType);
   const resolved = await timing.time("references", () =>
-    service.resolve({ env, db, projectId, plan: principal.plan, settings }, req.input as never),
+    service.resolve({ env, db, projectId, plan: principal.plan, settings }, req.input),
   );
 
   const steps = pipelineFor(req.serviceType, settings, env);
