@@ -5,8 +5,6 @@ import type { TranscriptDocument } from "../contracts/runner-protocol";
 import type { z } from "zod";
 import type { StageReporter } from "../contracts/step-kit";
 
-export type { StageReporter } from "../contracts/step-kit";
-
 /** Earlier steps' outputs by step name, as a step reads them (`OutputsOf<service>` in the contracts). */
 export type StepOutputs = Readonly<Record<string, Record<string, unknown> | undefined>>;
 

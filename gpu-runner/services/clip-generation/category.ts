@@ -2,7 +2,7 @@ import type { ClipGenerationResult } from "../../../contracts/clips";
 import { isStepFailure, toStepError } from "../../../contracts/step-failure";
 import type { CategoryEngine, CategoryRequest, CategoryResult } from "../../engines/category/interface";
 import { EngineRequestError } from "../../../contracts/engine-http";
-import type { StageReporter } from "../../handler";
+import type { StageReporter } from "../../../contracts/step-kit";
 
 /**
  * The clip step's `detect_category` stage. A category only steers the automatic layout, so the spec

@@ -2,7 +2,7 @@ import type { DubbedSegment, DubbingResult, DubbingSave, DubbingStored } from ".
 import type { TranslatedSegment } from "../../../contracts/services/translation";
 import type { FitResult } from "../../engines/synthesis/fit";
 import type { VoiceSpec } from "../../engines/synthesis/interface";
-import type { StageReporter } from "../../handler";
+import type { StageReporter } from "../../../contracts/step-kit";
 import { round3 } from "../../step-input";
 import type { Slot } from "./slots";
 

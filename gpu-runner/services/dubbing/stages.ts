@@ -23,6 +23,7 @@ import { saveTranslationCall, translateSource, translationSave, uploadSubtitles,
 import { dubbedExtension, extractTracks, mix, render, writeSpeechTrack, type Loudness, type PlacedSpeech } from "./audio";
 import type { Speakers, SpeakerVoice } from "./record";
 import { rangesOf, slotsFor, speakerOf, speechStretches } from "./slots";
+import { mapLimit } from "../shared/map-limit";
 
 /**
  * The dubbing step's stages, one function each. The translation's two run on the handler's context
@@ -225,34 +226,27 @@ export async function synthesizeSpeech(
   speakers: Speakers,
   voiceOf: ReadonlyMap<string, SpeakerVoice>,
 ): Promise<Map<number, FitResult>> {
-  const fitted = new Map<number, FitResult>();
   const { slots, speakerBySlot } = speakers;
-  const todo = slots.filter((s) => s.text.trim() !== "" && voiceOf.get(speakerBySlot.get(s.id) ?? "")?.voice);
-  let next = 0;
-  const worker = async () => {
-    while (next < todo.length) {
-      const slot = todo[next++]!;
-      const v = voiceOf.get(speakerBySlot.get(slot.id)!)!;
-      const result = await fitToSlot({
-        synthesize: (rate, outPath) =>
-          synth.synthesize({
-            text: slot.text,
-            language: run.input.targetLanguage,
-            voice: v.voice!,
-            rate,
-            outPath,
-            signal: run.signal,
-            ...(v.referencePath ? { referencePath: v.referencePath } : {}),
-          }),
-        slotSec: slot.end - slot.start,
-        outPath: join(run.workDir, `seg-${slot.id}.wav`),
-        signal: run.signal,
-      });
-      fitted.set(slot.id, result);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(run.cores, 4)) }, worker));
-  return fitted;
+  const voiced = slots.filter((s) => s.text.trim() !== "" && voiceOf.get(speakerBySlot.get(s.id) ?? "")?.voice);
+  const results = await mapLimit(voiced, Math.max(1, Math.min(run.cores, 4)), run.signal, (slot, signal) => {
+    const v = voiceOf.get(speakerBySlot.get(slot.id)!)!;
+    return fitToSlot({
+      synthesize: (rate, outPath) =>
+        synth.synthesize({
+          text: slot.text,
+          language: run.input.targetLanguage,
+          voice: v.voice!,
+          rate,
+          outPath,
+          signal,
+          ...(v.referencePath ? { referencePath: v.referencePath } : {}),
+        }),
+      slotSec: slot.end - slot.start,
+      outPath: join(run.workDir, `seg-${slot.id}.wav`),
+      signal,
+    });
+  });
+  return new Map(voiced.map((slot, i) => [slot.id, results[i]!]));
 }
 
 export const mixAudio = (run: DubbingRun, speakers: Speakers, fitted: ReadonlyMap<number, FitResult>, durationSec: number) =>

@@ -7,7 +7,7 @@ import { StepFailure } from "../../../contracts/step-failure";
 import type { Segment, TranscriptionResult, VisualChunk, Word } from "../../../contracts/transcript";
 import type { EngineTranscript, SpeechEngine } from "../../engines/speech/interface";
 import { wordsFromSegments } from "../../engines/speech/segments";
-import type { StageReporter } from "../../handler";
+import type { StageReporter } from "../../../contracts/step-kit";
 import {
   analyseVideo,
   compressChunk,
