@@ -12,6 +12,8 @@ export interface Env extends JobEnv {
   ADMIN_SECRET: string;
   /** base64 of 32 bytes: AES-256-GCM key for secrets at rest. */
   ENCRYPTION_KEY: string;
+  /** The platform's own object storage (R2): bulk data kept out of D1 (worker/storage/blobs.ts). */
+  BLOBS: R2Bucket;
   /** `vectorize` (with the VECTORIZE binding) or `d1` (default): where catalog vectors live (worker/catalog/vector-store). */
   VECTOR_STORE?: string;
   VECTORIZE?: VectorizeIndex;
