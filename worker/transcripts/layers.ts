@@ -1,7 +1,7 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { transcriptLayers, transcripts, type TranscriptLayerName } from "../db/schema";
-import { blobKey, ownerPrefix, type BlobStore } from "../storage/blobs";
+import { blobKey, ownerPrefix, parseBlobKey, type BlobStore } from "../storage/blobs";
 
 /**
  * Where a transcript's layers live: each layer (`raw`, `glossary`, `segments`, `visual`,
@@ -137,4 +137,23 @@ export async function legacyLayerJson(db: Db, transcriptId: string, layer: Layer
     .orderBy(asc(transcriptLayers.part))
     .all();
   return rows.length === 0 ? null : rows.map((r) => r.data).join("");
+}
+
+/**
+ * For the orphan sweep: of `keys` (layer objects), those a transcript row points at, in one D1 query
+ * (the owners' ids parsed from the keys, the pointers read from their rows). A legacy row points at
+ * nothing in the bucket, so none of its objects exist to be kept.
+ */
+export async function referencedLayerKeys(db: Db, keys: readonly string[]): Promise<Set<string>> {
+  const owners = [...new Set(keys.map((k) => parseBlobKey(k)?.ownerId).filter((id): id is string => id !== undefined))];
+  if (owners.length === 0) return new Set();
+  // Two JSON arrays rather than one bound parameter per key: D1 binds at most 100 per statement.
+  const { results } = await db.$client
+    .prepare(
+      `SELECT p.value AS key FROM transcripts t, json_each(t.layers) p
+       WHERE t.id IN (SELECT value FROM json_each(?1)) AND p.value IN (SELECT value FROM json_each(?2))`,
+    )
+    .bind(JSON.stringify(owners), JSON.stringify(keys))
+    .all<{ key: string }>();
+  return new Set(results.map((r) => r.key));
 }
