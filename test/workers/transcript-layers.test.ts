@@ -15,6 +15,9 @@ import { currentGlossary, replaceSegments, saveTranscription } from "../../worke
 import { call } from "./helpers/api";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript } from "./helpers/transcripts";
+import { createJob } from "./helpers/understanding";
+import { fakeRunner, waitForStatus } from "./helpers/jobs";
+import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
 
 /**
  * Transcript layers live in the BLOBS bucket (worker/transcripts/layers.ts): the transcripts row holds
@@ -149,6 +152,60 @@ async function savedTranscriptInto(id: string, segments: Segment[], blobs = stor
     outputKeys: {},
   });
 }
+
+/** A translation of the transcript into `targetLanguage`, the test playing the runner: every source segment's text becomes `prefix` + it. */
+async function translated(textSourceId: string, targetLanguage: string, prefix: string): Promise<void> {
+  const job = await createJob(t, "translation", { textSourceId, targetLanguage });
+  const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
+  const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
+  const save: TranslationSave = {
+    translationBackend: "apertium",
+    model: "apertium:eng-spa",
+    sourceLanguage: String(job.input["sourceLanguage"]),
+    targetLanguage: String(job.input["targetLanguage"]),
+    transcriptRevision: source.revision,
+    durationSec: source.durationSec,
+    segments: source.segments.map((seg) => ({ ...seg, text: `${prefix}${seg.text}`, sourceText: seg.text })),
+    outputKeys: job.input["resolvedOutputKeys"] as TranslationSave["outputKeys"],
+    glossary: { termsProtected: 0, missing: [] },
+    timing: { translateSec: 0.01, segmentsPerSec: 300 },
+  };
+  expect((await fakeRunner.call(task, "translation.save", save)).status).toBe(200);
+  const summary = {
+    translationId: String(job.input["translationId"]),
+    textSourceId,
+    sourceLanguage: save.sourceLanguage,
+    targetLanguage: save.targetLanguage,
+    languageKey: String(job.input["languageKey"]),
+    sourceLayer: source.sourceLayer,
+    segmentCount: source.segments.length,
+    durationSec: source.durationSec,
+    translationBackend: save.translationBackend,
+    model: save.model,
+  };
+  expect((await fakeRunner.complete(task, summary)).status).toBe(200);
+  await waitForStatus(t, job.jobId, "completed");
+}
+
+describe("translation layers", () => {
+  it("a translation's segments are an object the transcript points at; a later one into the same language replaces it", async () => {
+    const { textSourceId } = await completedTranscript(t, ["good morning", "good night"]);
+    await translated(textSourceId, "es", "[1] ");
+    const first = (await rowOf(textSourceId)).layers?.["translation.es"];
+    await translated(textSourceId, "es", "[2] ");
+    const row = await rowOf(textSourceId);
+    const second = row.layers?.["translation.es"];
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    expect(await storedKeys(textSourceId)).toEqual(Object.values(row.layers ?? {}).sort());
+    expect(await legacyRowCount(textSourceId)).toBe(0);
+    clearBlobCache();
+    expect((await readLayer<Segment[]>(db(), store, row, "translation.es"))?.map((seg) => seg.text)).toEqual([
+      "[2] good morning",
+      "[2] good night",
+    ]);
+  });
+});
 
 describe("object before pointer", () => {
   it("a save whose object write fails leaves the transcript row as it was", async () => {
