@@ -8,6 +8,7 @@ import { buildApp } from "./app";
 import type { Env } from "./env";
 import { jobHooks } from "./jobs/job-hooks";
 import { jobStub } from "./jobs/stubs";
+import { runBlobSweep } from "./maintenance/blob-sweep-run";
 import { webhookDeps } from "./jobs/webhook-deps";
 import { workerStepHandler } from "./services/index";
 
@@ -40,5 +41,9 @@ export default {
       await handleWebhookBatch(batch as MessageBatch<WebhookMessage>, webhookDeps(env));
     // A queue bound by mistake: its messages are retried (then dead-lettered), never acked unread.
     else throw new Error(`no consumer for queue ${batch.queue}`);
+  },
+  // The Cron Trigger in wrangler.toml: one bounded run of the BLOBS orphan sweep.
+  async scheduled(controller, env, _ctx) {
+    await runBlobSweep(env, new Date(controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env, DispatchMessage | WebhookMessage>;

@@ -202,6 +202,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       "0",
       "--persist-to",
       wranglerState,
+      // Exposes the Cron Trigger's handler (the BLOBS orphan sweep) at /__scheduled: docs/deploy.md.
+      "--test-scheduled",
       "--show-interactive-dev-session=false",
       "--log-level",
       "warn",

@@ -4,6 +4,7 @@ import { newId } from "../../contracts/ids";
 import { getDb } from "../../worker/db/client";
 import { glossaryTerms, transcripts } from "../../worker/db/schema";
 import { GLOSSARY_MAX_TERMS, GLOSSARY_REBUILDS_PER_REQUEST, GLOSSARY_TERM_MAX_CHARS } from "../../worker/transcripts/glossary";
+import { blobStore } from "../../worker/storage/blobs";
 import { saveTranscription } from "../../worker/transcripts/store";
 import { call, expectError } from "./helpers/api";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
@@ -25,7 +26,7 @@ async function completedTranscripts(t: Tenant, n: number): Promise<string[]> {
     await db()
       .insert(transcripts)
       .values({ id, projectId: t.projectId, jobId: `job_${id}`, status: "pending", createdAt: now, updatedAt: now });
-    await saveTranscription(db(), {
+    await saveTranscription(db(), blobStore(env.BLOBS), {
       id,
       projectId: t.projectId,
       language: "en",
@@ -96,10 +97,10 @@ describe("glossary rebuilds", () => {
   it("a rebuild that fails part-way answers the change, and the transcript it missed is rebuilt when read, never served stale", async () => {
     const t = await createTenant({ withConnection: false });
     const [first, second] = await completedTranscripts(t, 2);
-    // Writing the second transcript's glossary layer fails once the change is made.
+    // Writing the second transcript's glossary layer (its pointer and stamp) fails once the change is made.
     const trigger = `fail_${unique("g").replace(/-/g, "_")}`;
     await env.DB.prepare(
-      `CREATE TRIGGER ${trigger} BEFORE INSERT ON transcript_layers WHEN NEW.transcript_id = '${second}' AND NEW.layer = 'glossary'
+      `CREATE TRIGGER ${trigger} BEFORE UPDATE OF glossary_stamp ON transcripts WHEN NEW.id = '${second}'
        BEGIN SELECT RAISE(ABORT, 'injected: layer write failed'); END`,
     ).run();
     let add: Awaited<ReturnType<typeof addTerm>>;

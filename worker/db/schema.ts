@@ -292,7 +292,7 @@ export const transcripts = sqliteTable(
     engine: text("engine"),
     model: text("model"),
     revision: integer("revision").notNull().default(0),
-    /** Set by the edit that won a revision, so only its layer write lands (see replaceSegments). */
+    /** Legacy: set by the previous version's revision-checked edit (layers in D1); no longer written. */
     editNonce: text("edit_nonce"),
     segmentCount: integer("segment_count").notNull().default(0),
     /**
@@ -310,6 +310,12 @@ export const transcripts = sqliteTable(
       .notNull()
       .default(sql`'{}'`),
     outputKeys: text("output_keys", { mode: "json" }).$type<Record<string, string>>(),
+    /**
+     * Where each layer lives: layer name → its object's key in the BLOBS bucket
+     * (worker/transcripts/layers.ts). A layer missing here was written by the previous version and is
+     * read from `transcript_layers` until `moveLegacyLayers` moves it.
+     */
+    layers: text("layers", { mode: "json" }).$type<Record<string, string>>(),
     bucket: text("bucket"),
     connectionId: text("connection_id"),
     sourceKey: text("source_key"),
@@ -320,8 +326,9 @@ export const transcripts = sqliteTable(
 );
 
 /**
- * Transcript layers (`raw`, `glossary`, `segments`, `visual`) as JSON split into parts, because a
- * long transcript with word timings outgrows one D1 row (2 MB).
+ * Legacy: transcript layers as the previous version stored them, JSON split into parts in D1. Layers
+ * now live in the BLOBS bucket (`transcripts.layers` points at them); these rows are only read for a
+ * layer without a pointer, and `moveLegacyLayers` (worker/transcripts/legacy-layers.ts) empties them.
  */
 export type TranscriptLayerName = "raw" | "glossary" | "segments" | "visual" | `translation.${string}`;
 

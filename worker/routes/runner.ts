@@ -22,6 +22,7 @@ import { ApiError, forbidden } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { taskGrants } from "../jobs/lease-grants";
+import { blobStore } from "../storage/blobs";
 import { scratchPrefix } from "../storage/scratch";
 import { jobStub } from "../jobs/stubs";
 import { loadSettings } from "../platform/settings";
@@ -172,7 +173,7 @@ export const runnerRoutes = new Hono<AppBindings>()
   .post("/tasks/:taskId/transcript", async (c) => {
     const body = await jsonBody(c, TranscriptRequestSchema);
     const { job } = await leaseHolder(c.env, c.get("runner"), c.req.param("taskId"), body.leaseToken);
-    return ok(c, await transcriptForRunner(getDb(c.env.DB), job, body.textSourceId));
+    return ok(c, await transcriptForRunner(getDb(c.env.DB), blobStore(c.env.BLOBS), job, body.textSourceId));
   })
   .post("/tasks/:taskId/calls/:name", async (c) => {
     const body = await jsonBody(c, ServiceCallRequestSchema);

@@ -57,6 +57,8 @@ const cache = new LRUCache<string, string>({ maxSize: CACHE_BYTES, sizeCalculati
 export interface BlobStore {
   /** Writes `value` as JSON under a key the caller made with `blobKey`; answers the stored bytes. */
   put(key: string, value: unknown): Promise<{ bytes: number }>;
+  /** As `put`, for a value its caller has already serialised (to check its size, say): `json` is stored as it is. */
+  putJson(key: string, json: string): Promise<{ bytes: number }>;
   /** The value under `key`, or null when there is none. */
   get<T>(key: string): Promise<T | null>;
   /** Removes the keys (missing ones are fine): R2 deletes up to 1,000 keys per call. */
@@ -64,14 +66,15 @@ export interface BlobStore {
 }
 
 export function blobStore(bucket: R2Bucket): BlobStore {
+  const putJson = async (key: string, text: string) => {
+    const body = await gzip(text);
+    await bucket.put(key, body, { httpMetadata: { contentType: "application/json", contentEncoding: "gzip" } });
+    cache.set(key, text);
+    return { bytes: body.byteLength };
+  };
   return {
-    async put(key, value) {
-      const text = JSON.stringify(value);
-      const body = await gzip(text);
-      await bucket.put(key, body, { httpMetadata: { contentType: "application/json", contentEncoding: "gzip" } });
-      cache.set(key, text);
-      return { bytes: body.byteLength };
-    },
+    put: (key, value) => putJson(key, JSON.stringify(value)),
+    putJson,
     async get<T>(key: string) {
       let text = cache.get(key);
       if (text === undefined) {

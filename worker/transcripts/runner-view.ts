@@ -4,7 +4,8 @@ import type { Segment, VisualChunk } from "../../contracts/transcript";
 import type { Db } from "../db/client";
 import { ApiError, notFound } from "../errors";
 import { findTranscript } from "./lookup";
-import { readLayer } from "./store";
+import type { BlobStore } from "../storage/blobs";
+import { readLayer } from "./layers";
 
 /** The transcript ids a job names in its input: the only ones its runner steps may read. */
 export function transcriptsNamedBy(job: Job): string[] {
@@ -21,13 +22,15 @@ export function transcriptsNamedBy(job: Job): string[] {
  * gets summarised and indexed) without word timings, which text services do not use and which make
  * a long transcript several times larger, plus the visual chunks of its transcription.
  */
-export async function transcriptForRunner(db: Db, job: Job, textSourceId: string): Promise<TranscriptDocument> {
+export async function transcriptForRunner(db: Db, blobs: BlobStore, job: Job, textSourceId: string): Promise<TranscriptDocument> {
   if (!transcriptsNamedBy(job).includes(textSourceId))
     throw new ApiError("protocolError", `job ${job.jobId} does not name transcript ${textSourceId}`);
   const t = await findTranscript(db, job.projectId, textSourceId);
   if (!t || t.status !== "completed") throw notFound(`transcription not found: ${textSourceId}`);
-  const segments = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
-  const visualChunks = (await readLayer<VisualChunk[]>(db, t.id, "visual")) ?? [];
+  const [segments, visualChunks] = await Promise.all([
+    readLayer<Segment[]>(db, blobs, t, "segments").then((s) => s ?? []),
+    readLayer<VisualChunk[]>(db, blobs, t, "visual").then((v) => v ?? []),
+  ]);
   return {
     textSourceId: t.id,
     language: t.language ?? "en",

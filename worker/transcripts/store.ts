@@ -1,52 +1,22 @@
-import { and, asc, count, eq, isNull, ne, or } from "drizzle-orm";
-import { randomToken } from "../../contracts/ids";
+import { and, asc, count, eq, isNull, ne, or, sql } from "drizzle-orm";
 import type { Segment, VisualChunk } from "../../contracts/transcript";
 import type { Db } from "../db/client";
-import { glossaryTerms, transcriptLayers, transcripts, type TranscriptLayerName } from "../db/schema";
+import { glossaryTerms, transcripts } from "../db/schema";
 import { notFound } from "../errors";
+import type { BlobStore } from "../storage/blobs";
 import { applyGlossary, glossaryStamp, type GlossaryTerm } from "./glossary";
 import { nowIso } from "../../contracts/clock";
+import { deleteQuietly, dropReplaced, layerJson, putLayers, readLayer, withPointers, type LayerOwner } from "./layers";
 
-export type Layer = TranscriptLayerName;
-
-/** Documented limit behind `transcript_too_large`: the JSON of one layer. */
-export const TRANSCRIPT_LAYER_MAX_BYTES = 8 * 1024 * 1024;
-const PART_CHARS = 512 * 1024;
-
-export class TranscriptTooLargeError extends Error {
-  constructor(readonly bytes: number) {
-    super(`transcript is ${bytes} bytes as JSON; the limit is ${TRANSCRIPT_LAYER_MAX_BYTES} bytes per layer`);
-  }
-}
-
-/** A layer as JSON split into row-sized parts; refuses one over the documented limit. */
-function layerParts(value: unknown): string[] {
-  const json = JSON.stringify(value);
-  const bytes = new TextEncoder().encode(json).length;
-  if (bytes > TRANSCRIPT_LAYER_MAX_BYTES) throw new TranscriptTooLargeError(bytes);
-  const parts: string[] = [];
-  for (let i = 0; i < json.length; i += PART_CHARS) parts.push(json.slice(i, i + PART_CHARS));
-  return parts.length === 0 ? ["[]"] : parts;
-}
-
-function layerStatements(db: Db, transcriptId: string, layer: Layer, value: unknown) {
-  const parts = layerParts(value);
-  return [
-    db.delete(transcriptLayers).where(and(eq(transcriptLayers.transcriptId, transcriptId), eq(transcriptLayers.layer, layer))),
-    ...parts.map((data, part) => db.insert(transcriptLayers).values({ transcriptId, layer, part, data })),
-  ];
-}
-
-export async function readLayer<T>(db: Db, transcriptId: string, layer: Layer): Promise<T | null> {
-  const rows = await db
-    .select({ data: transcriptLayers.data })
-    .from(transcriptLayers)
-    .where(and(eq(transcriptLayers.transcriptId, transcriptId), eq(transcriptLayers.layer, layer)))
-    .orderBy(asc(transcriptLayers.part))
-    .all();
-  if (rows.length === 0) return null;
-  return JSON.parse(rows.map((r) => r.data).join("")) as T;
-}
+export {
+  readLayer,
+  readLayerOf,
+  TRANSCRIPT_LAYER_MAX_BYTES,
+  TranscriptTooLargeError,
+  type Layer,
+  type LayerOwner,
+  type LayerPointers,
+} from "./layers";
 
 export async function projectGlossary(db: Db, projectId: string) {
   return db
@@ -64,11 +34,14 @@ export async function currentGlossary(db: Db, projectId: string): Promise<{ term
 
 /**
  * Stores a finished transcription: `raw` is the engine output, `glossary` the raw layer with the
- * project glossary applied, and `segments` (current, editable) starts as the glossary layer.
- * Idempotent: a repeated call rewrites the same rows.
+ * project glossary applied, and `segments` (current, editable) starts as the glossary layer. The four
+ * objects are written first (in parallel), then one D1 write completes the transcript and points at
+ * them. Idempotent: a repeated call writes new objects, moves the pointers to them and deletes the
+ * ones it replaced.
  */
 export async function saveTranscription(
   db: Db,
+  blobs: BlobStore,
   t: {
     id: string;
     projectId: string;
@@ -81,10 +54,18 @@ export async function saveTranscription(
     outputKeys: Record<string, string>;
   },
 ): Promise<void> {
-  const glossary = await currentGlossary(db, t.projectId);
-  const glossaryLayer = applyGlossary(t.segments, glossary.terms);
-  const now = nowIso();
-  const finish = db
+  const [glossary, before] = await Promise.all([
+    currentGlossary(db, t.projectId),
+    db.select({ layers: transcripts.layers }).from(transcripts).where(eq(transcripts.id, t.id)).get(),
+  ]);
+  const glossaryLayer = layerJson(applyGlossary(t.segments, glossary.terms));
+  const pointers = await putLayers(blobs, t, {
+    raw: layerJson(t.segments),
+    glossary: glossaryLayer,
+    segments: glossaryLayer,
+    visual: layerJson(t.visualChunks),
+  });
+  await db
     .update(transcripts)
     .set({
       status: "completed",
@@ -96,17 +77,12 @@ export async function saveTranscription(
       segmentCount: t.segments.length,
       glossaryStamp: glossary.stamp,
       outputKeys: t.outputKeys,
-      updatedAt: now,
+      layers: withPointers(pointers),
+      updatedAt: nowIso(),
     })
-    .where(eq(transcripts.id, t.id));
-  // One batch is one D1 transaction: the layers and the completed status land together.
-  await db.batch([
-    finish,
-    ...layerStatements(db, t.id, "raw", t.segments),
-    ...layerStatements(db, t.id, "glossary", glossaryLayer),
-    ...layerStatements(db, t.id, "segments", glossaryLayer),
-    ...layerStatements(db, t.id, "visual", t.visualChunks),
-  ]);
+    .where(eq(transcripts.id, t.id))
+    .run();
+  await dropReplaced(blobs, before?.layers ?? null, pointers);
 }
 
 /** A transcript whose job ended without completing: `failed`, so it never reads `pending` forever. */
@@ -130,21 +106,25 @@ export async function ownedTranscript(db: Db, projectId: string, id: string) {
 
 /**
  * Rebuilds the glossary layer from `raw` with `glossary` (the project's, read once by the caller);
- * `segments` keeps user edits. The layer and its stamp land in one batch, so a transcript's layer is
- * never half rebuilt, and its stamp always names the glossary it was built with.
+ * `segments` keeps user edits. The new object is written first, then its pointer and its stamp land
+ * in one D1 write, so a transcript's stamp always names the glossary its layer was built with.
  */
 export async function rebuildGlossaryLayer(
   db: Db,
-  transcriptId: string,
+  blobs: BlobStore,
+  t: LayerOwner,
   glossary: { terms: GlossaryTerm[]; stamp: string },
 ): Promise<Segment[] | null> {
-  const raw = await readLayer<Segment[]>(db, transcriptId, "raw");
+  const raw = await readLayer<Segment[]>(db, blobs, t, "raw");
   if (!raw) return null;
   const layer = applyGlossary(raw, glossary.terms);
-  await db.batch([
-    db.update(transcripts).set({ glossaryStamp: glossary.stamp }).where(eq(transcripts.id, transcriptId)),
-    ...layerStatements(db, transcriptId, "glossary", layer),
-  ]);
+  const pointers = await putLayers(blobs, t, { glossary: layerJson(layer) });
+  await db
+    .update(transcripts)
+    .set({ glossaryStamp: glossary.stamp, layers: withPointers(pointers) })
+    .where(eq(transcripts.id, t.id))
+    .run();
+  await dropReplaced(blobs, t.layers, pointers);
   return layer;
 }
 
@@ -155,11 +135,12 @@ export async function rebuildGlossaryLayer(
  */
 export async function glossaryLayerOf(
   db: Db,
-  t: { id: string; projectId: string; glossaryStamp: string | null },
+  blobs: BlobStore,
+  t: LayerOwner & { glossaryStamp: string | null },
 ): Promise<Segment[] | null> {
   const glossary = await currentGlossary(db, t.projectId);
-  if (t.glossaryStamp === glossary.stamp) return readLayer<Segment[]>(db, t.id, "glossary");
-  return rebuildGlossaryLayer(db, t.id, glossary);
+  if (t.glossaryStamp === glossary.stamp) return readLayer<Segment[]>(db, blobs, t, "glossary");
+  return rebuildGlossaryLayer(db, blobs, t, glossary);
 }
 
 /** How many completed transcripts of the project have a glossary layer built with another glossary than `stamp`. */
@@ -175,43 +156,44 @@ export async function staleGlossaryCount(db: Db, projectId: string, stamp: strin
 const staleAgainst = (stamp: string) => or(isNull(transcripts.glossaryStamp), ne(transcripts.glossaryStamp, stamp));
 
 /** Completed transcripts of the project whose glossary layer was built with another glossary than `stamp`, oldest first. */
-export async function staleGlossaryTranscripts(db: Db, projectId: string, stamp: string, limit: number): Promise<string[]> {
-  const rows = await db
-    .select({ id: transcripts.id })
+export async function staleGlossaryTranscripts(db: Db, projectId: string, stamp: string, limit: number): Promise<LayerOwner[]> {
+  return db
+    .select({ id: transcripts.id, projectId: transcripts.projectId, layers: transcripts.layers })
     .from(transcripts)
     .where(and(eq(transcripts.projectId, projectId), eq(transcripts.status, "completed"), staleAgainst(stamp)))
     .orderBy(asc(transcripts.createdAt))
     .limit(limit)
     .all();
-  return rows.map((r) => r.id);
 }
 
 /**
- * Replaces the current layer if the revision still matches, in one D1 batch (one transaction):
- * the conditional UPDATE bumps the revision and stamps a nonce, and the layer rows are replaced
- * only where that nonce stands, so a stale edit changes nothing and a winning one lands whole.
+ * Replaces the current layer if the revision still matches: the new object is written first, then
+ * one conditional UPDATE bumps the revision and moves the pointer only where the revision is still
+ * `expectedRevision`. A stale edit changes nothing in D1 and deletes the object it wrote; a winning
+ * one deletes the object the pointer left. `t` is the row read at `expectedRevision`.
  */
-export async function replaceSegments(db: Db, transcriptId: string, expectedRevision: number, segments: Segment[]): Promise<number | null> {
-  const parts = layerParts(segments);
-  const d1 = db.$client;
-  const nonce = randomToken(16);
-  const won = "(SELECT edit_nonce FROM transcripts WHERE id = ?) = ?";
-  const [bump] = await d1.batch([
-    d1
-      .prepare(
-        "UPDATE transcripts SET revision = revision + 1, segment_count = ?, updated_at = ?, edit_nonce = ? WHERE id = ? AND revision = ?",
-      )
-      .bind(segments.length, nowIso(), nonce, transcriptId, expectedRevision),
-    d1
-      .prepare(`DELETE FROM transcript_layers WHERE transcript_id = ? AND layer = 'segments' AND ${won}`)
-      .bind(transcriptId, transcriptId, nonce),
-    ...parts.map((data, part) =>
-      d1
-        .prepare(`INSERT INTO transcript_layers (transcript_id, layer, part, data) SELECT ?, 'segments', ?, ? WHERE ${won}`)
-        .bind(transcriptId, part, data, transcriptId, nonce),
-    ),
-  ]);
-  return bump && bump.meta.changes > 0 ? expectedRevision + 1 : null;
+export async function replaceSegments(
+  db: Db,
+  blobs: BlobStore,
+  t: LayerOwner,
+  expectedRevision: number,
+  segments: Segment[],
+): Promise<number | null> {
+  const pointers = await putLayers(blobs, t, { segments: layerJson(segments) });
+  const won = await db
+    .update(transcripts)
+    .set({
+      revision: sql`${transcripts.revision} + 1`,
+      segmentCount: segments.length,
+      layers: withPointers(pointers),
+      updatedAt: nowIso(),
+    })
+    .where(and(eq(transcripts.id, t.id), eq(transcripts.revision, expectedRevision)))
+    .run();
+  if (won.meta.changes === 0) {
+    await deleteQuietly(blobs, Object.values(pointers), "a losing edit's layer left to the sweep");
+    return null;
+  }
+  await dropReplaced(blobs, t.layers, pointers);
+  return expectedRevision + 1;
 }
-
-export { layerStatements };

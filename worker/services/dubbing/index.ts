@@ -10,6 +10,7 @@ import { defineWorkerService, type ResultCheck } from "../types";
 import { resolveDubbing } from "./resolve";
 import { dubbingRecordRoutes, transcriptDubbingRoutes } from "./routes";
 import { createSpeakerVoice, failPendingDubbing, givenTranslation, saveDubbing, storedDubbing, VoiceCreateCallSchema } from "./store";
+import { blobStore } from "../../storage/blobs";
 
 /**
  * Dubbing, the Worker's side: create checks and records (resolve.ts), the runner calls of its one
@@ -34,9 +35,11 @@ export const dubbingWorker = defineWorkerService<"dubbing">({
   },
   resultChecks: { dubbing: checkDubbing },
   runnerCalls: {
-    "translation.source": async ({ db, job }) => translationSource(db, job),
-    "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),
-    "dubbing.translation": async ({ db, job }) => givenTranslation(db, job),
+    "translation.source": async ({ env, db, job }) => translationSource(db, blobStore(env.BLOBS), job),
+    "translation.save": validatedCall(TranslationSaveSchema, async ({ env, db, job }, body) =>
+      saveTranslation(db, blobStore(env.BLOBS), job, body),
+    ),
+    "dubbing.translation": async ({ env, db, job }) => givenTranslation(db, blobStore(env.BLOBS), job),
     "voices.create": validatedCall(VoiceCreateCallSchema, async ({ env, db, job }, body) => createSpeakerVoice(env, db, job, body)),
     "dubbing.save": validatedCall(DubbingSaveSchema, async ({ db, job }, body) => {
       const refused = reportedKeysRefusal(

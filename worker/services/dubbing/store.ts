@@ -11,7 +11,8 @@ import type { Env } from "../../env";
 import { charge, refund, type Charge } from "../../accounts/credits";
 import { loadSettings } from "../../platform/settings";
 import { ApiError } from "../../errors";
-import { readLayer } from "../../transcripts/store";
+import type { BlobStore } from "../../storage/blobs";
+import { readLayerOf } from "../../transcripts/store";
 import { translationLayer } from "../translation/store";
 import { readyFields } from "../voice-creation/store";
 import { refused, requireOwnOutput } from "../shared/result-checks";
@@ -29,12 +30,13 @@ export function storedDubbing(job: Job): DubbingStored {
 /** `dubbing.translation`: the given translation's segments and what made it (a job that translates itself saves its own). */
 export async function givenTranslation(
   db: Db,
+  blobs: BlobStore,
   job: Job,
 ): Promise<{ translationId: string; translationBackend: string; model: string; segments: TranslatedSegment[] }> {
   const stored = storedDubbing(job);
   const id = stored.translationId;
   const row = await db.select().from(translations).where(eq(translations.id, id)).get();
-  const segments = await readLayer<TranslatedSegment[]>(db, stored.transcriptionId, translationLayer(stored.languageKey));
+  const segments = await readLayerOf<TranslatedSegment[]>(db, blobs, stored.transcriptionId, translationLayer(stored.languageKey));
   if (!row || !segments) throw new ApiError("notFound", `translation ${id} has no segments any more`);
   return { translationId: id, translationBackend: row.translationBackend, model: row.model, segments };
 }

@@ -7,6 +7,7 @@ import { getDb } from "../../db/client";
 import { transcripts } from "../../db/schema";
 import { scratchPrefix, storageGrantFor } from "../../storage/scratch";
 import { isUnderPrefix } from "../../storage/object-keys";
+import { blobStore } from "../../storage/blobs";
 import { readLayer } from "../../transcripts/store";
 import type { Job } from "../../../contracts/job";
 import type { Env } from "../../env";
@@ -25,15 +26,16 @@ import type { ResultSink, RunnerCall, WorkerStepHandler } from "../types";
 const HandoverStoredSchema = z.object({ textSourceId: z.string().min(1), sourceType: z.string().optional() });
 
 /** The transcript as the runner step reads it: the current segments with their words. */
-async function handoverDocument(db: Db, textSourceId: string) {
+async function handoverDocument(db: Db, bucket: R2Bucket, textSourceId: string) {
   const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
   if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
-  const segments = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
+  const segments = (await readLayer<Segment[]>(db, blobStore(bucket), t, "segments")) ?? [];
   return { textSourceId, language: t.language, durationSec: t.durationSec, segments };
 }
 
 /** `handover.transcript`: the job's own transcript (the one its input names), as the scratch object would hold it. */
-export const handoverTranscriptCall: RunnerCall = ({ db, job }) => handoverDocument(db, HandoverStoredSchema.parse(job.input).textSourceId);
+export const handoverTranscriptCall: RunnerCall = ({ env, db, job }) =>
+  handoverDocument(db, env.BLOBS, HandoverStoredSchema.parse(job.input).textSourceId);
 
 /** Further scratch objects a service hands over with the transcript (e.g. a brand logo), by output name. */
 export type HandOverExtra = (ctx: {
@@ -56,7 +58,7 @@ export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler
     await report.stage(
       "fetch_transcription",
       async () => {
-        const doc = await handoverDocument(db, textSourceId);
+        const doc = await handoverDocument(db, env.BLOBS, textSourceId);
         const { segments } = doc;
         const words = segments.reduce((n, s) => n + (s.words?.length ?? 0), 0);
         if (sourceType === PRESIGNED_SOURCE_TYPE) {

@@ -6,6 +6,7 @@ import type { Env } from "../../env";
 import { storageGrantFor } from "../../storage/scratch";
 import { reportedKeysRefusal } from "../../storage/object-keys";
 import { markTranscriptFailed, saveTranscription, TranscriptTooLargeError } from "../../transcripts/store";
+import { blobStore } from "../../storage/blobs";
 import { refused } from "../shared/result-checks";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService, runnerBase, type ResultCheck } from "../types";
@@ -30,7 +31,7 @@ async function resetOutputs(env: Env, job: Job, keys: Readonly<Record<string, st
 }
 
 /** The runner's transcript becomes the transcript record (raw, glossary and segments layers). */
-const saveTranscript = validatedSink(TranscriptionResultSchema, "transcription", async ({ db, job }, r) => {
+const saveTranscript = validatedSink(TranscriptionResultSchema, "transcription", async ({ env, db, job }, r) => {
   const refused = reportedKeysRefusal(
     "transcription",
     Object.entries(r.outputKeys).map(([name, key]) => [`outputKeys.${name}`, key] as const),
@@ -38,7 +39,7 @@ const saveTranscript = validatedSink(TranscriptionResultSchema, "transcription",
   if (refused) return { ok: false, error: refused };
   const { textSourceId } = TranscriptionStoredSchema.parse(job.input);
   try {
-    await saveTranscription(db, { id: textSourceId, projectId: job.projectId, ...r, outputKeys: r.outputKeys });
+    await saveTranscription(db, blobStore(env.BLOBS), { id: textSourceId, projectId: job.projectId, ...r, outputKeys: r.outputKeys });
   } catch (err) {
     if (err instanceof TranscriptTooLargeError) return { ok: false, error: { code: "transcript_too_large", message: err.message } };
     throw err;

@@ -11,6 +11,7 @@ import { conflict, notFound, validationError } from "../../errors";
 import { ok } from "../../http/envelope";
 import { csvListOf } from "../../http/query-lists";
 import { jsonBody, queryWith } from "../../http/validate";
+import { blobStore, type BlobStore } from "../../storage/blobs";
 import { GLOSSARY_MAX_TERMS, GLOSSARY_REBUILDS_PER_REQUEST, GLOSSARY_TERM_MAX_CHARS } from "../../transcripts/glossary";
 import {
   currentGlossary,
@@ -55,20 +56,29 @@ export const transcriptRoutes = new Hono<AppBindings>()
     const p = principalOf(c);
     const q = queryWith(c, TranscriptQuery);
     const db = getDb(c.env.DB);
+    const blobs = blobStore(c.env.BLOBS);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
     const wanted = new Set<string>(q.layers ?? LAYERS);
-    const layer = async (name: Layer) => (wanted.has(name) ? ((await readLayer<unknown[]>(db, t.id, name)) ?? []) : undefined);
+    const layer = async (name: Layer) => (wanted.has(name) ? ((await readLayer<unknown[]>(db, blobs, t, name)) ?? []) : undefined);
     // The spec's per-language arrays: `translation.<languageKey>`, each the current translation's segments.
     const translation = async () =>
       wanted.has("translation")
         ? Object.fromEntries(
             await Promise.all(
               Object.keys(t.translation).map(
-                async (key) => [key, (await readLayer<unknown[]>(db, t.id, `translation.${key}`)) ?? []] as const,
+                async (key) => [key, (await readLayer<unknown[]>(db, blobs, t, `translation.${key}`)) ?? []] as const,
               ),
             ),
           )
         : undefined;
+    // Each layer is its own object: read together.
+    const [segments, glossary, raw, visualChunks, translations] = await Promise.all([
+      layer("segments"),
+      wanted.has("glossary") ? glossaryLayerOf(db, blobs, t).then((g) => g ?? []) : undefined,
+      layer("raw"),
+      layer("visual"),
+      translation(),
+    ]);
     return ok(c, {
       transcriptionId: t.id,
       textSourceId: t.id,
@@ -81,13 +91,13 @@ export const transcriptRoutes = new Hono<AppBindings>()
       model: t.model,
       revision: t.revision,
       segmentCount: t.segmentCount,
-      segments: await layer("segments"),
-      glossary: wanted.has("glossary") ? ((await glossaryLayerOf(db, t)) ?? []) : undefined,
-      raw: await layer("raw"),
-      visualChunks: await layer("visual"),
+      segments,
+      glossary,
+      raw,
+      visualChunks,
       thumbnails: t.thumbnails,
       metadata: t.metadata ?? null,
-      translation: await translation(),
+      translation: translations,
       source: t.bucket ? { connectionId: t.connectionId, bucket: t.bucket, sourceKey: t.sourceKey } : null,
       outputKeys: t.outputKeys,
       createdAt: t.createdAt,
@@ -105,7 +115,8 @@ export const transcriptRoutes = new Hono<AppBindings>()
       throw conflict(`revision ${body.revision} is stale; the transcript is at revision ${t.revision}`, [
         { path: "revision", issue: `staleRevision:${t.revision}` },
       ]);
-    const current = (await readLayer<Segment[]>(db, t.id, "segments")) ?? [];
+    const blobs = blobStore(c.env.BLOBS);
+    const current = (await readLayer<Segment[]>(db, blobs, t, "segments")) ?? [];
     const byId = new Map(current.map((s) => [s.id, s]));
     for (const [i, edit] of body.segments.entries()) {
       const seg = byId.get(edit.id);
@@ -123,7 +134,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
     const updated = current.map((s) => byId.get(s.id) as Segment);
     let revision: number | null;
     try {
-      revision = await replaceSegments(db, t.id, body.revision, updated);
+      revision = await replaceSegments(db, blobs, t, body.revision, updated);
     } catch (err) {
       if (err instanceof TranscriptTooLargeError) throw validationError(err.message, [{ path: "segments", issue: "transcriptTooLarge" }]);
       throw err;
@@ -141,15 +152,19 @@ export const transcriptRoutes = new Hono<AppBindings>()
  * when next read, since a layer is never served from an older glossary. Bounded whatever the
  * project's size, and never left half-applied: a transcript is either rebuilt or known to be stale.
  */
-async function rebuildSomeGlossaryLayers(db: Db, projectId: string): Promise<{ rebuiltTranscripts: number; pendingTranscripts: number }> {
+async function rebuildSomeGlossaryLayers(
+  db: Db,
+  blobs: BlobStore,
+  projectId: string,
+): Promise<{ rebuiltTranscripts: number; pendingTranscripts: number }> {
   const glossary = await currentGlossary(db, projectId);
   let rebuilt = 0;
-  for (const id of await staleGlossaryTranscripts(db, projectId, glossary.stamp, GLOSSARY_REBUILDS_PER_REQUEST)) {
+  for (const t of await staleGlossaryTranscripts(db, projectId, glossary.stamp, GLOSSARY_REBUILDS_PER_REQUEST)) {
     try {
-      if (await rebuildGlossaryLayer(db, id, glossary)) rebuilt++;
+      if (await rebuildGlossaryLayer(db, blobs, t, glossary)) rebuilt++;
     } catch (err) {
       console.error(
-        JSON.stringify({ level: "warn", msg: "glossary rebuild left for the next read", transcriptId: id, error: String(err) }),
+        JSON.stringify({ level: "warn", msg: "glossary rebuild left for the next read", transcriptId: t.id, error: String(err) }),
       );
     }
   }
@@ -191,7 +206,7 @@ export const glossaryRoutes = new Hono<AppBindings>()
         ]);
       throw conflict(`the glossary already has the term ${body.term}`, [{ path: "term", issue: "duplicate" }]);
     }
-    const rebuild = await rebuildSomeGlossaryLayers(db, projectId);
+    const rebuild = await rebuildSomeGlossaryLayers(db, blobStore(c.env.BLOBS), projectId);
     return ok(c, { termId: row.id, term: row.term, preferred: row.preferred, createdAt: row.createdAt }, rebuild, 201);
   })
   .delete("/:termId", async (c) => {
@@ -204,5 +219,5 @@ export const glossaryRoutes = new Hono<AppBindings>()
       .returning();
     if (removed.length === 0)
       throw notFound(`glossary term not found: ${c.req.param("termId")}`, [{ path: "termId", issue: `notFound:${c.req.param("termId")}` }]);
-    return ok(c, { termId: removed[0]?.id, deleted: true }, await rebuildSomeGlossaryLayers(db, projectId));
+    return ok(c, { termId: removed[0]?.id, deleted: true }, await rebuildSomeGlossaryLayers(db, blobStore(c.env.BLOBS), projectId));
   });

@@ -9,6 +9,7 @@ import { translationFieldsOf } from "./plan";
 import { resolveTranslation } from "./resolve";
 import { transcriptTranslationRoutes, translationRecordRoutes } from "./routes";
 import { failPendingTranslation, saveTranslation, translationSource } from "./store";
+import { blobStore } from "../../storage/blobs";
 
 /**
  * Translation, the Worker's side: create checks and the record (resolve.ts), the runner calls that
@@ -52,8 +53,10 @@ export const translationWorker = defineWorkerService<"translation">({
   },
   resultChecks: { translation: checkTranslation },
   runnerCalls: {
-    "translation.source": async ({ db, job }) => translationSource(db, job),
-    "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),
+    "translation.source": async ({ env, db, job }) => translationSource(db, blobStore(env.BLOBS), job),
+    "translation.save": validatedCall(TranslationSaveSchema, async ({ env, db, job }, body) =>
+      saveTranslation(db, blobStore(env.BLOBS), job, body),
+    ),
   },
   onEnded: async ({ db }, job) => {
     if (job.status !== "completed") await failPendingTranslation(db, job);

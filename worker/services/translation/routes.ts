@@ -8,7 +8,8 @@ import { translations } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
-import { ownedTranscript, readLayer } from "../../transcripts/store";
+import { blobStore, type BlobStore } from "../../storage/blobs";
+import { ownedTranscript, readLayerOf } from "../../transcripts/store";
 import { translationLayer } from "./store";
 
 /**
@@ -61,9 +62,11 @@ function publicRecord(row: TranslationRow, current: boolean) {
   };
 }
 
-async function withSegments(db: Db, row: TranslationRow) {
+async function withSegments(db: Db, blobs: BlobStore, row: TranslationRow) {
   const current = await isCurrent(db, row);
-  const segments = current ? ((await readLayer<TranslatedSegment[]>(db, row.textSourceId, translationLayer(row.languageKey))) ?? []) : null;
+  const segments = current
+    ? ((await readLayerOf<TranslatedSegment[]>(db, blobs, row.textSourceId, translationLayer(row.languageKey))) ?? [])
+    : null;
   return { ...publicRecord(row, current), segments };
 }
 
@@ -77,7 +80,7 @@ export const translationRecordRoutes = new Hono<AppBindings>().get("/:translatio
     .where(and(eq(translations.id, id), eq(translations.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`translation not found: ${id}`, [{ path: "translationId", issue: `notFound:${id}` }]);
-  return ok(c, await withSegments(db, row));
+  return ok(c, await withSegments(db, blobStore(c.env.BLOBS), row));
 });
 
 export const transcriptTranslationRoutes = new Hono<AppBindings>()
@@ -107,5 +110,5 @@ export const transcriptTranslationRoutes = new Hono<AppBindings>()
       throw notFound(`transcription ${t.id} has no translation into ${key}; create a translation job for it`, [
         { path: "languageKey", issue: `notFound:${key}` },
       ]);
-    return ok(c, await withSegments(db, row));
+    return ok(c, await withSegments(db, blobStore(c.env.BLOBS), row));
   });

@@ -8,12 +8,15 @@ import { ApiError } from "../../errors";
 import { findTranscript } from "../../transcripts/lookup";
 import { requireJobsOwn } from "../shared/result-checks";
 import { translationFieldsOf } from "./plan";
-import { glossaryLayerOf, layerStatements, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
+import type { BlobStore } from "../../storage/blobs";
+import { dropReplaced, layerJson, putLayers, withPointers } from "../../transcripts/layers";
+import { glossaryLayerOf, projectGlossary, readLayer, type Layer } from "../../transcripts/store";
 import { nowIso } from "../../../contracts/clock";
 
 /**
  * Where a translation lives: the segments as the transcript's `translation.<languageKey>` layer (one
- * array per language, replaced by a later run: no history, as the spec says), the `trl_` record in
+ * array per language, replaced by a later run: no history, as the spec says; an object in the BLOBS
+ * bucket the transcript row points at, worker/transcripts/layers.ts), the `trl_` record in
  * `translations`, and the transcript's `translation` column as the index of its languages
  * (`{ es: { translationId, segmentCount, … } }`), updated with one json_set so translations into
  * different languages that finish together never overwrite each other.
@@ -23,18 +26,16 @@ const LAYER_OF = { current: "segments", glossary: "glossary", raw: "raw" } as co
 
 export const translationLayer = (languageKey: string): Layer => `translation.${languageKey}`;
 
-/** The layer the job asked for, without word timings, as the source it translates (or was translated from). */
-async function sourceLayer(db: Db, job: Job) {
+/** The layer the job asked for, without word timings, as the source it translates (or was translated from), and its transcript's row. */
+async function sourceLayer(db: Db, blobs: BlobStore, job: Job) {
   const { textSourceId: id, sourceLayer, sourceLanguage } = translationFieldsOf(job);
-  // Independent reads, together: this sits on the job's critical path twice (source and save). The
-  // glossary layer is read through the project's current glossary (rebuilt first if it is stale).
-  const [t, layer] = await Promise.all([
-    findTranscript(db, job.projectId, id),
-    sourceLayer === "glossary" ? null : readLayer<Segment[]>(db, id, LAYER_OF[sourceLayer]),
-  ]);
+  const t = await findTranscript(db, job.projectId, id);
   if (!t || t.status !== "completed") throw new ApiError("notFound", `transcription not found: ${id}`);
-  const segments = (sourceLayer === "glossary" ? await glossaryLayerOf(db, t) : layer) ?? [];
-  return {
+  // The glossary layer is read through the project's current glossary (rebuilt first if it is stale).
+  const segments =
+    (sourceLayer === "glossary" ? await glossaryLayerOf(db, blobs, t) : await readLayer<Segment[]>(db, blobs, t, LAYER_OF[sourceLayer])) ??
+    [];
+  const source = {
     textSourceId: id,
     language: sourceLanguage,
     durationSec: t.durationSec ?? segments.at(-1)?.end ?? 0,
@@ -42,20 +43,27 @@ async function sourceLayer(db: Db, job: Job) {
     sourceLayer,
     segments: segments.map(({ id: segId, start, end, text }) => ({ id: segId, start, end, text })),
   };
+  return { source, transcript: t };
 }
 
 /** `translation.source`: the layer and the project glossary. */
-export async function translationSource(db: Db, job: Job): Promise<TranslationSource> {
-  const [source, glossary] = await Promise.all([sourceLayer(db, job), projectGlossary(db, job.projectId)]);
+export async function translationSource(db: Db, blobs: BlobStore, job: Job): Promise<TranslationSource> {
+  const [{ source }, glossary] = await Promise.all([sourceLayer(db, blobs, job), projectGlossary(db, job.projectId)]);
   return { ...source, glossary };
 }
 
 /**
  * `translation.save`: checks the translation is cue-locked to the source it was made from (same ids,
- * starts and ends, in order), then writes layer, record and index in one D1 batch. A redelivered save
- * writes the same rows.
+ * starts and ends, in order), then writes the layer's object and, in one D1 batch, record, index and
+ * the layer's pointer; the object the pointer left is deleted after. A redelivered save writes the
+ * same rows and a new object.
  */
-export async function saveTranslation(db: Db, job: Job, save: TranslationSave): Promise<{ translationId: string; segmentCount: number }> {
+export async function saveTranslation(
+  db: Db,
+  blobs: BlobStore,
+  job: Job,
+  save: TranslationSave,
+): Promise<{ translationId: string; segmentCount: number }> {
   const { translationId, textSourceId, languageKey, resolvedOutputKeys: expectedKeys } = translationFieldsOf(job);
   if (save.outputKeys.srt !== expectedKeys.srt || save.outputKeys.vtt !== expectedKeys.vtt)
     throw new ApiError("protocolError", "translation.save names output keys other than the job's");
@@ -63,7 +71,7 @@ export async function saveTranslation(db: Db, job: Job, save: TranslationSave): 
   const fields = translationFieldsOf(job);
   requireJobsOwn(save.sourceLanguage, fields.sourceLanguage, "body.sourceLanguage");
   requireJobsOwn(save.targetLanguage, fields.targetLanguage, "body.targetLanguage");
-  const source = await sourceLayer(db, job);
+  const { source, transcript } = await sourceLayer(db, blobs, job);
   const mismatch =
     save.segments.length !== source.segments.length ||
     save.segments.some((s, i) => {
@@ -75,6 +83,7 @@ export async function saveTranslation(db: Db, job: Job, save: TranslationSave): 
       "protocolError",
       `translation.save must keep the ${source.segments.length} source segments' ids, starts and ends in order (the ${source.sourceLayer} layer)`,
     );
+  const pointers = await putLayers(blobs, transcript, { [translationLayer(languageKey)]: layerJson(save.segments) });
   const now = nowIso();
   const entry = {
     translationId,
@@ -105,11 +114,12 @@ export async function saveTranslation(db: Db, job: Job, save: TranslationSave): 
       .update(transcripts)
       .set({
         translation: sql`json_set(${transcripts.translation}, ${`$."${languageKey}"`}, json(${JSON.stringify(entry)}))`,
+        layers: withPointers(pointers),
         updatedAt: now,
       })
       .where(eq(transcripts.id, textSourceId)),
-    ...layerStatements(db, textSourceId, translationLayer(languageKey), save.segments),
   ]);
+  await dropReplaced(blobs, transcript.layers, pointers);
   return { translationId, segmentCount: save.segments.length };
 }
 
