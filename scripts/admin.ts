@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { apiCall, ApiCallError, bootstrap, type S3Details } from "./lib/api-client";
+import { runDataPlaneMigration, type MigrationBatchAnswer } from "./lib/data-plane-migration";
 import { runnerTokensRequest } from "./lib/runner-token-cli";
 import { LOCAL_ADMIN_SECRET, LOCAL_BUCKET, ROOT } from "./lib/stack";
 
@@ -19,8 +20,11 @@ import { LOCAL_ADMIN_SECRET, LOCAL_BUCKET, ROOT } from "./lib/stack";
  *       a gpu-runner's own token; the secret is printed once (give it to the runner as RUNNER_TOKEN)
  *   runner-tokens list | runner-tokens revoke rnt_…
  *   settings get | settings set '<json patch>'
+ *   migrate-data-plane [--limit N]
+ *       after upgrading from a version that kept bulk data and the catalog in D1: moves it into the
+ *       current layout in batches until none remains (docs/deploy.md, "Moving existing data")
  */
-const USAGE = `usage: npm run --silent admin -- <bootstrap|workspace create|workspace key|workspace plan|users create|runner-tokens create|runner-tokens list|runner-tokens revoke|settings get|settings set> [options]`;
+const USAGE = `usage: npm run --silent admin -- <bootstrap|workspace create|workspace key|workspace plan|users create|runner-tokens create|runner-tokens list|runner-tokens revoke|settings get|settings set|migrate-data-plane> [options]`;
 
 /** The first line of stdin: a password given this way stays out of the shell history and the process list. */
 async function readStdinLine(): Promise<string> {
@@ -66,6 +70,7 @@ async function main(): Promise<void> {
       bucket: { type: "string" },
       lanes: { type: "string" },
       workspaces: { type: "string" },
+      limit: { type: "string" },
     },
   });
   const stack = await localStack();
@@ -140,6 +145,14 @@ async function main(): Promise<void> {
     const patch = positionals[2];
     if (!patch) throw new Error("settings set needs a JSON patch argument");
     print((await apiCall(apiBaseUrl, "PATCH", "/admin/v1/settings", adminSecret, JSON.parse(patch))).data);
+  } else if (cmd === "migrate-data-plane") {
+    const body = values.limit ? { limit: Number(values.limit) } : {};
+    const totals = await runDataPlaneMigration(
+      async () =>
+        (await apiCall<MigrationBatchAnswer>(apiBaseUrl, "POST", "/admin/v1/maintenance/data-plane-migration", adminSecret, body)).data,
+      (answer, n) => process.stderr.write(`batch ${n}: ${JSON.stringify(answer.phases)}\n`),
+    );
+    print({ done: true, ...totals });
   } else {
     throw new Error(USAGE);
   }

@@ -15,6 +15,7 @@ import { notFound } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { loadSettings, updateSettings } from "../platform/settings";
+import { migrateDataPlaneBatch, MigrationRequestSchema } from "../maintenance/data-plane-migration";
 
 /**
  * Operator routes (the spec's "dashboard only" actions): workspaces, workspace keys, console users,
@@ -105,4 +106,8 @@ export const adminRoutes = new Hono<AppBindings>()
   .patch("/settings", async (c) => {
     const body = await jsonBody(c, SettingsPatchSchema);
     return ok(c, await updateSettings(getDb(c.env.DB), body));
+  })
+  .post("/maintenance/data-plane-migration", async (c) => {
+    const body = await jsonBody(c, MigrationRequestSchema);
+    return ok(c, await migrateDataPlaneBatch(c.env, body.limit));
   });

@@ -9,6 +9,7 @@ import {
 } from "../../routes/admin";
 import { CreateRunnerTokenSchema } from "../../auth/runner-tokens";
 import { operations } from "../operation";
+import { MigrationBatchSchema, MigrationRequestSchema } from "../../maintenance/data-plane-migration";
 
 /** worker/routes/admin.ts: the operator's routes, behind ADMIN_SECRET. */
 
@@ -134,5 +135,17 @@ export const adminOperations = operations([
     body: SettingsPatchSchema,
     bodyExample: { runner: { heartbeatIntervalSeconds: 15 } },
     data: SettingsSchema,
+  },
+  {
+    method: "post",
+    path: "/admin/v1/maintenance/data-plane-migration",
+    tag: TAG,
+    summary: "Move one batch of data into the current data-plane layout",
+    description:
+      'For a deployment upgraded from a version that kept bulk data and the catalog in D1 (docs/deploy.md, "Moving existing data"): moves up to `limit` owners per phase (default 25) into the BLOBS bucket and the catalog objects, and answers what moved and whether anything remains. Idempotent and resumable: call it until `done`; `npm run admin -- migrate-data-plane` does.',
+    access: "admin",
+    body: MigrationRequestSchema,
+    bodyExample: { limit: 25 },
+    data: MigrationBatchSchema,
   },
 ]);

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { getDb, type Db } from "../db/client";
+import { transcriptLayers } from "../db/schema";
+import type { Env } from "../env";
+import { blobStore, type BlobStore } from "../storage/blobs";
+import { moveLegacyLayers } from "../transcripts/legacy-layers";
+
+/**
+ * Moves an existing deployment's data into the layout issue 23 introduced: bulk JSON from D1 into
+ * the BLOBS bucket, each project's catalog from D1 into its catalog Durable Object. Run by the
+ * operator (`npm run admin -- migrate-data-plane`, docs/deploy.md), one bounded batch per call.
+ *
+ * Resumable and idempotent by construction: every phase looks for what is still in the old layout
+ * (legacy rows), and every move removes the legacy copy in the same D1 batch that sets the pointer,
+ * so a batch that dies half way leaves nothing to undo and the next call picks up what remains. The
+ * service keeps answering meanwhile: every reader falls back to the old layout until its row moved.
+ */
+
+export const PhaseProgressSchema = z.object({
+  moved: z.number().int().describe("Owners (transcripts, records, projects) moved in this batch."),
+  remaining: z.boolean().describe("Whether owners in the old layout remain after this batch."),
+});
+export type PhaseProgress = z.infer<typeof PhaseProgressSchema>;
+
+export const MigrationBatchSchema = z.object({
+  phases: z.record(z.string(), PhaseProgressSchema),
+  done: z.boolean().describe("Nothing in the old layout remains."),
+});
+export type MigrationBatch = z.infer<typeof MigrationBatchSchema>;
+
+interface MigrationContext {
+  env: Pick<Env, "DB" | "BLOBS">;
+  db: Db;
+  blobs: BlobStore;
+}
+
+/** One phase: move up to `limit` owners, answer how many moved and whether any remain. */
+type Phase = (m: MigrationContext, limit: number) => Promise<PhaseProgress>;
+
+/** Owners per phase per call: each owner is a few R2 writes and one D1 batch. */
+export const MIGRATION_DEFAULT_LIMIT = 25;
+export const MIGRATION_MAX_LIMIT = 200;
+export const MigrationRequestSchema = z.strictObject({ limit: z.number().int().min(1).max(MIGRATION_MAX_LIMIT).optional() });
+
+const transcriptsPhase: Phase = async ({ db, blobs }, limit) => {
+  const ids = await db
+    .selectDistinct({ id: transcriptLayers.transcriptId })
+    .from(transcriptLayers)
+    .limit(limit + 1)
+    .all();
+  const batch = ids.slice(0, limit);
+  for (const { id } of batch) await moveLegacyLayers(db, blobs, id);
+  return { moved: batch.length, remaining: ids.length > limit };
+};
+
+/** In order: a phase's owners are independent of the others', so the order only sets what moves first. */
+const PHASES: Record<string, Phase> = {
+  transcriptLayers: transcriptsPhase,
+};
+
+export async function migrateDataPlaneBatch(env: Pick<Env, "DB" | "BLOBS">, limit = MIGRATION_DEFAULT_LIMIT): Promise<MigrationBatch> {
+  const m: MigrationContext = { env, db: getDb(env.DB), blobs: blobStore(env.BLOBS) };
+  const phases: Record<string, PhaseProgress> = {};
+  for (const [name, phase] of Object.entries(PHASES)) phases[name] = await phase(m, limit);
+  return { phases, done: Object.values(phases).every((p) => !p.remaining) };
+}
