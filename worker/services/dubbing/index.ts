@@ -38,13 +38,13 @@ export const dubbingWorker = defineWorkerService<"dubbing">({
     "translation.save": validatedCall(TranslationSaveSchema, async ({ db, job }, body) => saveTranslation(db, job, body)),
     "dubbing.translation": async ({ db, job }) => givenTranslation(db, job),
     "voices.create": validatedCall(VoiceCreateCallSchema, async ({ env, db, job }, body) => createSpeakerVoice(env, db, job, body)),
-    "dubbing.save": validatedCall(DubbingSaveSchema, async ({ db, job }, body) => {
+    "dubbing.save": validatedCall(DubbingSaveSchema, async ({ env, db, job }, body) => {
       const refused = reportedKeysRefusal(
         "dubbing.save",
         Object.entries(body.artifacts).map(([name, key]) => [`artifacts.${name}`, key] as const),
       );
       if (refused) throw new ApiError("protocolError", refused.message);
-      return saveDubbing(db, job, body);
+      return saveDubbing(env, db, job, body);
     }),
   },
   onEnded: async ({ db }, job) => {

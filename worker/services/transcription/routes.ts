@@ -25,6 +25,8 @@ import {
   type Layer,
 } from "../../transcripts/store";
 import { nowIso } from "../../../contracts/clock";
+import { readThumbnails } from "../thumbnail/store";
+import { metadataOf } from "../metadata/store";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
@@ -85,8 +87,8 @@ export const transcriptRoutes = new Hono<AppBindings>()
       glossary: wanted.has("glossary") ? ((await glossaryLayerOf(db, t)) ?? []) : undefined,
       raw: await layer("raw"),
       visualChunks: await layer("visual"),
-      thumbnails: t.thumbnails,
-      metadata: t.metadata ?? null,
+      thumbnails: await readThumbnails(c.env, t),
+      metadata: await metadataOf(c.env, t),
       translation: await translation(),
       source: t.bucket ? { connectionId: t.connectionId, bucket: t.bucket, sourceKey: t.sourceKey } : null,
       outputKeys: t.outputKeys,
