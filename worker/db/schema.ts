@@ -438,7 +438,7 @@ export const translations = sqliteTable(
 
 /**
  * Dubbing records (`dub_`): created `pending` with the job, `completed` when the runner saved the
- * dubbing (`result`: artifacts, speakers, per-segment timing, engines, sync figures), `failed` when
+ * dubbing (its body in R2 under `resultKey`: artifacts, speakers, per-segment timing, engines, sync figures), `failed` when
  * the job ends otherwise.
  */
 export const dubbings = sqliteTable(

@@ -26,13 +26,8 @@ export async function writeThenPoint(
   point: (key: string) => Promise<Pointed>,
 ): Promise<boolean> {
   await store.put(key, value);
-  let pointed: Pointed;
-  try {
-    pointed = await point(key);
-  } catch (err) {
-    await bestEffortDelete(store, key);
-    throw err;
-  }
+  // A D1 write that throws may still have landed: its object stays, and the sweep decides.
+  const pointed = await point(key);
   if (!pointed.landed) await bestEffortDelete(store, key);
   else if (pointed.previous !== null && pointed.previous !== key) await bestEffortDelete(store, pointed.previous);
   return pointed.landed;
