@@ -6,6 +6,10 @@ import { cancelUnfinished, fakeRunner, getJob, waitForStatus } from "./helpers/j
 import { testS3 } from "./helpers/s3";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
+import { env } from "cloudflare:workers";
+import { getDb } from "../../worker/db/client";
+import { CLIPS_BLOB_KIND, moveLegacyClipResult } from "../../worker/services/clip-generation/store";
+import { asLegacyRow, d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
 
 /**
  * Clip generation through the Worker: create (options applied, credits, the record), the in-Worker
@@ -202,5 +206,38 @@ describe("GET /v1/jobs/policy?serviceType=clip_generation", () => {
     expect(res.body.data.plans["free"]!["supportedCategories"]).toEqual(
       expect.arrayContaining(["interview", "podcast", "gaming", "education", "vlog", "presentation"]),
     );
+  });
+});
+
+describe("clip generation storage", () => {
+  /** A completed clip generation of `count` clips; answers its id and its record as the API shows it. */
+  async function completedClips(count: number): Promise<{ id: string; record: Record<string, unknown> }> {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    expect((await fakeRunner.complete(task, clipResult(job, count) as unknown as Record<string, unknown>)).status).toBe(200);
+    await waitForStatus(t, job.jobId, "completed");
+    const id = String(job.input["clipGenerationId"]);
+    return { id, record: (await call<Record<string, unknown>>("GET", `/v1/clip-generations/${id}`, { key: t.projectKey })).body.data };
+  }
+
+  it("keeps the runner's result as an object in R2 that the record's row points at, with the clip count beside it", async () => {
+    const { id, record } = await completedClips(2);
+    const row = await d1Row("clip_generations", id);
+    expect(row).toMatchObject({ result: null, clip_count: 2 });
+    expectBlobKey(row["result_key"], t.projectId, CLIPS_BLOB_KIND, id);
+    expect(await ownerKeys(t.projectId, CLIPS_BLOB_KIND, id)).toEqual([row["result_key"]]);
+    expect((await storedValue<{ clips: unknown[] }>(String(row["result_key"])))?.clips).toEqual(record["clips"]);
+  });
+
+  it("reads a record the previous version kept in D1, and moves it into R2 once, answering the same", async () => {
+    const { id, record } = await completedClips(2);
+    await asLegacyRow("clip_generations", id, "result", "result_key", { clip_count: 0 });
+    const read = async () => (await call<Record<string, unknown>>("GET", `/v1/clip-generations/${id}`, { key: t.projectKey })).body.data;
+    expect(await read()).toEqual(record);
+    expect(await moveLegacyClipResult(env, getDb(env.DB), id)).toBe(true);
+    expect(await moveLegacyClipResult(env, getDb(env.DB), id)).toBe(false);
+    expect(await d1Row("clip_generations", id)).toMatchObject({ result: null, clip_count: 2 });
+    expect(await ownerKeys(t.projectId, CLIPS_BLOB_KIND, id)).toHaveLength(1);
+    expect(await read()).toEqual(record);
   });
 });

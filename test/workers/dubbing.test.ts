@@ -10,6 +10,10 @@ import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./he
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
+import { env } from "cloudflare:workers";
+import { getDb } from "../../worker/db/client";
+import { DUBBING_BLOB_KIND, moveLegacyDubbing } from "../../worker/services/dubbing/store";
+import { asLegacyRow, d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
 
 /**
  * Dubbing and voices through the Worker, the test playing the runner: create checks (translation,
@@ -352,6 +356,45 @@ describe("dubbing: runner calls and result", () => {
   it("another project's dubbing is not found", async () => {
     const job = (await dub({})).body.data;
     expectError(await call("GET", `/v1/dubbings/${String(job.input["dubbingId"])}`, { key: other.projectKey }), 404, "notFound");
+  });
+});
+
+describe("dubbing: storage", () => {
+  const recordOf = async (id: string) =>
+    (await call<Record<string, unknown>>("GET", `/v1/dubbings/${id}`, { key: t.projectKey })).body.data;
+
+  /** A completed dubbing whose save was delivered twice; answers its id. */
+  async function savedTwice(): Promise<string> {
+    const job = (await dub({ translationId: await completedTranslation("es") })).body.data;
+    const task = await lease(job);
+    const voice = await fakeRunner.call<{ voiceId: string }>(task, "voices.create", { label: "SPEAKER_00", created: created() });
+    for (let i = 0; i < 2; i++)
+      expect((await fakeRunner.call(task, "dubbing.save", dubbingSave(job, voice.body.data.voiceId))).status).toBe(200);
+    expect((await fakeRunner.complete(task, summaryOf(job))).status).toBe(200);
+    await waitForStatus(t, job.jobId, "completed");
+    return String(job.input["dubbingId"]);
+  }
+
+  it("keeps the saved record as one object in R2 that the dubbing row points at, a redelivered save leaving one", async () => {
+    const id = await savedTwice();
+    const row = await d1Row("dubbings", id);
+    expect(row).toMatchObject({ status: "completed", result: null });
+    expectBlobKey(row["result_key"], t.projectId, DUBBING_BLOB_KIND, id);
+    expect(await ownerKeys(t.projectId, DUBBING_BLOB_KIND, id)).toEqual([row["result_key"]]);
+    const { speakers, segments, sync, artifacts } = await recordOf(id);
+    expect(await storedValue(String(row["result_key"]))).toMatchObject({ speakers, segments, sync, artifacts });
+  });
+
+  it("reads a record the previous version kept in D1, and moves it into R2 once, answering the same", async () => {
+    const id = await savedTwice();
+    const before = await recordOf(id);
+    await asLegacyRow("dubbings", id, "result", "result_key");
+    expect(await recordOf(id)).toEqual(before);
+    expect(await moveLegacyDubbing(env, getDb(env.DB), id)).toBe(true);
+    expect(await moveLegacyDubbing(env, getDb(env.DB), id)).toBe(false);
+    expect(await d1Row("dubbings", id)).toMatchObject({ result: null });
+    expect(await ownerKeys(t.projectId, DUBBING_BLOB_KIND, id)).toHaveLength(1);
+    expect(await recordOf(id)).toEqual(before);
   });
 });
 

@@ -5,6 +5,10 @@ import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
 import { consoleSession, createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
 import { createJob, GENERATED, metadataDraft, runRunnerStep } from "./helpers/understanding";
+import { env } from "cloudflare:workers";
+import { getDb } from "../../worker/db/client";
+import { METADATA_BLOB_KIND, moveLegacyMetadata } from "../../worker/services/metadata/store";
+import { asLegacyRow, d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
 
 /**
  * Metadata through the Worker: one credit at create, the runner reading the transcript through the
@@ -163,6 +167,46 @@ describe("metadata", () => {
     expect((await waitForStatus(t, job.jobId, "failed")).error?.code).toBe("no_segments");
     expect((await call<Record<string, unknown>>("GET", `/v1/transcriptions/${txt}/metadata`, { key: t.projectKey })).body.data).toEqual(
       before,
+    );
+  });
+});
+
+describe("metadata storage", () => {
+  const metadataOf = async (id: string) =>
+    (await call<Record<string, unknown>>("GET", `/v1/transcriptions/${id}/metadata`, { key: t.projectKey })).body.data;
+
+  it("keeps the record as an object in R2 that the transcript points at; a new run's record replaces the object", async () => {
+    const fresh = (await completedTranscript(t, 2)).textSourceId;
+    await runRunnerStep(t, await createJob(t, "metadata", { textSourceId: fresh }), "metadata", async () =>
+      metadataDraft({ title: "First" }),
+    );
+    const firstKey = (await d1Row("transcripts", fresh))["metadata_key"];
+    await runRunnerStep(t, await createJob(t, "metadata", { textSourceId: fresh }), "metadata", async () =>
+      metadataDraft({ title: "Second" }),
+    );
+    const row = await d1Row("transcripts", fresh);
+    expect(row["metadata"]).toBeNull();
+    expectBlobKey(row["metadata_key"], t.projectId, METADATA_BLOB_KIND, fresh);
+    expect(row["metadata_key"]).not.toBe(firstKey);
+    expect(await ownerKeys(t.projectId, METADATA_BLOB_KIND, fresh)).toEqual([row["metadata_key"]]);
+    const { transcriptionId: _, ...record } = await metadataOf(fresh);
+    expect(await storedValue(String(row["metadata_key"]))).toEqual(record);
+  });
+
+  it("reads a record the previous version kept on the transcript in D1, and moves it into R2 once, answering the same", async () => {
+    const fresh = (await completedTranscript(t, 2)).textSourceId;
+    await runRunnerStep(t, await createJob(t, "metadata", { textSourceId: fresh }), "metadata", async () => metadataDraft());
+    const before = await metadataOf(fresh);
+    const transcript = (await call<Record<string, unknown>>("GET", `/v1/transcriptions/${fresh}`, { key: t.projectKey })).body.data;
+    await asLegacyRow("transcripts", fresh, "metadata", "metadata_key");
+    expect(await metadataOf(fresh)).toEqual(before);
+    expect(await moveLegacyMetadata(env, getDb(env.DB), fresh)).toBe(true);
+    expect(await moveLegacyMetadata(env, getDb(env.DB), fresh)).toBe(false);
+    expect((await d1Row("transcripts", fresh))["metadata"]).toBeNull();
+    expect(await ownerKeys(t.projectId, METADATA_BLOB_KIND, fresh)).toHaveLength(1);
+    expect(await metadataOf(fresh)).toEqual(before);
+    expect((await call<Record<string, unknown>>("GET", `/v1/transcriptions/${fresh}`, { key: t.projectKey })).body.data).toEqual(
+      transcript,
     );
   });
 });

@@ -5,6 +5,10 @@ import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./he
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
 import { createJob, GENERATED, runRunnerStep, SHORT_SYNOPSIS, summaryDraft } from "./helpers/understanding";
+import { env } from "cloudflare:workers";
+import { getDb } from "../../worker/db/client";
+import { moveLegacySummary, SUMMARY_BLOB_KIND } from "../../worker/services/summarization/store";
+import { asLegacyRow, d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
 
 /**
  * Summarization through the Worker: the `sum_` record created with the job (its `input.config` from
@@ -109,5 +113,38 @@ describe("summarization", () => {
     const job = await createJob(t, "summarization", { textSourceJobId: txt });
     expectError(await record(String(job.input["summarizationId"]), other), 404, "notFound");
     expectError(await record("sum_doesnotexist"), 404, "notFound");
+  });
+});
+
+describe("summarization storage", () => {
+  /** A completed summarization; answers its id. */
+  async function completedSummary(): Promise<string> {
+    const job = await createJob(t, "summarization", { textSourceJobId: txt });
+    await runRunnerStep(t, job, "summarization", async () => summaryDraft());
+    return String(job.input["summarizationId"]);
+  }
+
+  it("keeps the runner's draft as an object in R2 that the record's row points at", async () => {
+    const id = await completedSummary();
+    const row = await d1Row("summarizations", id);
+    expect(row).toMatchObject({ status: "completed", result: null });
+    expectBlobKey(row["result_key"], t.projectId, SUMMARY_BLOB_KIND, id);
+    expect(await ownerKeys(t.projectId, SUMMARY_BLOB_KIND, id)).toEqual([row["result_key"]]);
+    expect(await storedValue(String(row["result_key"]))).toMatchObject({
+      shortSynopsis: SHORT_SYNOPSIS,
+      keywords: summaryDraft().keywords,
+    });
+  });
+
+  it("reads a record the previous version kept in D1, and moves it into R2 once, answering the same", async () => {
+    const id = await completedSummary();
+    const before = (await record(id)).body.data;
+    await asLegacyRow("summarizations", id, "result", "result_key");
+    expect((await record(id)).body.data).toEqual(before);
+    expect(await moveLegacySummary(env, getDb(env.DB), id)).toBe(true);
+    expect(await moveLegacySummary(env, getDb(env.DB), id)).toBe(false);
+    expect(await d1Row("summarizations", id)).toMatchObject({ result: null });
+    expect(await ownerKeys(t.projectId, SUMMARY_BLOB_KIND, id)).toHaveLength(1);
+    expect((await record(id)).body.data).toEqual(before);
   });
 });

@@ -6,6 +6,10 @@ import { thumbnailResult } from "./helpers/results";
 import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
+import { env } from "cloudflare:workers";
+import type { ThumbnailRunPointer } from "../../worker/db/schema";
+import { moveLegacyThumbnails, THUMBNAILS_BLOB_KIND } from "../../worker/services/thumbnail/store";
+import { d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
 
 /**
  * Thumbnails through the Worker: create (size by plan, counts, credits, probes), the transcript
@@ -175,5 +179,62 @@ describe("thumbnail policy", () => {
         enterprise: { defaultThumbnailCount: 3, maxNonAiThumbnailCount: 5, imageSize: { maxEdge: 3840 } },
       },
     });
+  });
+});
+
+describe("thumbnail storage", () => {
+  type ThumbnailSet = { thumbnailCount: number; frameCount: number; thumbnails: Array<{ thumbnailId: string }> };
+  const setOf = async (tx: string) => (await call<ThumbnailSet>("GET", `/v1/thumbnails/${tx}`, { key: t.projectKey })).body.data;
+  const runsOf = async (tx: string) => JSON.parse(String((await d1Row("transcripts", tx))["thumbnail_runs"])) as ThumbnailRunPointer[];
+
+  it("keeps each run's thumbnails as one object in R2, the transcript listing the runs with their counts", async () => {
+    const tx = (await completedTranscript(t, 2)).textSourceId;
+    const job = await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 2 } });
+    await runToCompletion(t, job, 2, 1);
+    const runs = await runsOf(tx);
+    expect(runs).toEqual([{ runId: job.jobId, key: expect.any(String), covers: 2, frames: 1 }]);
+    expectBlobKey(runs[0]?.key, t.projectId, THUMBNAILS_BLOB_KIND, tx);
+    expect((await d1Row("transcripts", tx))["thumbnails"]).toBe("[]");
+    expect(await storedValue(runs[0]!.key)).toEqual((await setOf(tx)).thumbnails);
+  });
+
+  it("two runs finishing at once both land, each once", async () => {
+    const tx = (await completedTranscript(t, 2)).textSourceId;
+    const a = await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 1 } });
+    const b = await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 2 } });
+    const [ta, tb] = [await fakeRunner.leaseWhenReady(a.jobId, HANDLER), await fakeRunner.leaseWhenReady(b.jobId, HANDLER)];
+    const results = [thumbnailResult(a, 1, 2), thumbnailResult(b, 2, 1)] as unknown as Array<Record<string, unknown>>;
+    await Promise.all([fakeRunner.complete(ta, results[0]!), fakeRunner.complete(tb, results[1]!), fakeRunner.complete(ta, results[0]!)]);
+    await Promise.all([waitForStatus(t, a.jobId, "completed"), waitForStatus(t, b.jobId, "completed")]);
+    const set = await setOf(tx);
+    expect(set).toMatchObject({ thumbnailCount: 3, frameCount: 3 });
+    expect(set.thumbnails.map((x) => x.thumbnailId).sort()).toEqual(
+      [...thumbnailResult(a, 1, 2).thumbnails, ...thumbnailResult(b, 2, 1).thumbnails].map((x) => x.thumbnailId).sort(),
+    );
+    expect((await runsOf(tx)).map((r) => r.runId).sort()).toEqual([a.jobId, b.jobId].sort());
+    expect(await ownerKeys(t.projectId, THUMBNAILS_BLOB_KIND, tx)).toHaveLength(2);
+  });
+
+  it("reads thumbnails the previous version appended in D1 first, and moves them into R2 once, the set answering the same", async () => {
+    const tx = (await completedTranscript(t, 2)).textSourceId;
+    await runToCompletion(t, await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 1 } }), 1, 1);
+    // As the previous version left it: the run's entries in the D1 array, no run listed, no object.
+    const [old] = await runsOf(tx);
+    await env.DB.prepare("UPDATE transcripts SET thumbnails = ?, thumbnail_runs = '[]' WHERE id = ?")
+      .bind(JSON.stringify(await storedValue(old!.key)), tx)
+      .run();
+    await env.BLOBS.delete(old!.key);
+    await runToCompletion(t, await createThumbnails(t, { textSourceId: tx, options: { thumbnailCount: 2 } }), 2, 0);
+    const before = await setOf(tx);
+    expect(before).toMatchObject({ thumbnailCount: 3, frameCount: 1 });
+    expect(before.thumbnails[0]?.thumbnailId.startsWith(`${old!.runId}-`)).toBe(true);
+    expect(await moveLegacyThumbnails(env, tx)).toBe(true);
+    expect(await moveLegacyThumbnails(env, tx)).toBe(false);
+    expect((await d1Row("transcripts", tx))["thumbnails"]).toBe("[]");
+    expect((await runsOf(tx)).map((r) => [r.covers, r.frames])).toEqual([
+      [1, 1],
+      [2, 0],
+    ]);
+    expect(await setOf(tx)).toEqual(before);
   });
 });

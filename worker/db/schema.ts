@@ -280,6 +280,15 @@ export const webhookDeliveries = sqliteTable(
   (t) => [index("webhook_deliveries_job").on(t.jobId, t.at), uniqueIndex("webhook_deliveries_event_attempt").on(t.eventId, t.attempt)],
 );
 
+/** One thumbnail run on a transcript: its object (the run's thumbnails, in order) and what counts need. */
+export interface ThumbnailRunPointer {
+  /** The run's job id: every thumbnailId of the run starts with it, so a redelivered run is recognised. */
+  runId: string;
+  key: string;
+  covers: number;
+  frames: number;
+}
+
 export const transcripts = sqliteTable(
   "transcripts",
   {
@@ -300,11 +309,23 @@ export const transcripts = sqliteTable(
      * `glossaryStamp`); a layer whose stamp is not the project's current one is rebuilt before it is read.
      */
     glossaryStamp: text("glossary_stamp"),
+    /**
+     * Legacy: thumbnails appended here by the previous version. New runs land in R2, one object per
+     * run, listed in `thumbnailRuns` (worker/services/thumbnail/store.ts).
+     */
     thumbnails: text("thumbnails", { mode: "json" })
       .$type<unknown[]>()
       .notNull()
       .default(sql`'[]'`),
+    /** Each thumbnail run's object (kind `thumbnails`) and counts, in the order the runs landed. */
+    thumbnailRuns: text("thumbnail_runs", { mode: "json" })
+      .$type<ThumbnailRunPointer[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    /** Legacy: the metadata record as the previous version wrote it; now the object under `metadataKey`. */
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    /** The current metadata record's object (kind `metadata`, worker/services/metadata/store.ts). */
+    metadataKey: text("metadata_key"),
     translation: text("translation", { mode: "json" })
       .$type<Record<string, unknown>>()
       .notNull()
@@ -377,8 +398,11 @@ export const clipGenerations = sqliteTable(
     /** The options as applied at create (maxClips after the plan's cap, layout, fill style, captions). */
     options: text("options", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     outputPrefix: text("output_prefix").notNull(),
-    /** The runner's result (contracts/clips.ts ClipGenerationResultSchema) once completed. */
+    /** Legacy: the runner's result as the previous version stored it; now the object under `resultKey`. */
     result: text("result", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    /** The runner's result (contracts/clips.ts ClipGenerationResultSchema) once completed: its object in R2 (kind `clips`). */
+    resultKey: text("result_key"),
+    clipCount: integer("clip_count").notNull().default(0),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -421,7 +445,7 @@ export const translations = sqliteTable(
 
 /**
  * Dubbing records (`dub_`): created `pending` with the job, `completed` when the runner saved the
- * dubbing (`result`: artifacts, speakers, per-segment timing, engines, sync figures), `failed` when
+ * dubbing (its body in R2 under `resultKey`: artifacts, speakers, per-segment timing, engines, sync figures), `failed` when
  * the job ends otherwise.
  */
 export const dubbings = sqliteTable(
@@ -439,7 +463,10 @@ export const dubbings = sqliteTable(
     /** The options as applied at create (defaults filled). */
     options: text("options", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     outputPrefix: text("output_prefix").notNull(),
+    /** Legacy: the saved record as the previous version stored it; now the object under `resultKey`. */
     result: text("result", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    /** The saved record (artifacts, speakers, per-segment timing, sync figures): its object in R2 (kind `dubbing`). */
+    resultKey: text("result_key"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     completedAt: text("completed_at"),
@@ -490,7 +517,10 @@ export const summarizations = sqliteTable(
     textSourceId: text("text_source_id").notNull(),
     status: text("status", { enum: ["pending", "completed", "failed"] }).notNull(),
     config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** Legacy: the runner's draft as the previous version stored it; now the object under `resultKey`. */
     result: text("result", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    /** The runner's draft: its object in R2 (kind `summary`). */
+    resultKey: text("result_key"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

@@ -1,4 +1,3 @@
-import { getDb } from "../db/client";
 import type { Env } from "../env";
 import { sweepOrphans, type SweepResult } from "../storage/blob-sweep";
 import { blobStore } from "../storage/blobs";
@@ -26,7 +25,7 @@ export async function runBlobSweep(env: Pick<Env, "DB" | "BLOBS">, now: Date): P
   const state = await env.BLOBS.get(SWEEP_CURSOR_KEY);
   const cursor = state ? ((await state.json<SweepState>()).cursor ?? undefined) : undefined;
   const sweep = (from: string | undefined) =>
-    sweepOrphans(env.BLOBS, blobStore(env.BLOBS), blobOwners(getDb(env.DB)), {
+    sweepOrphans(env.BLOBS, blobStore(env.BLOBS), blobOwners(env), {
       now,
       graceMs: SWEEP_GRACE_MS,
       maxObjects: SWEEP_MAX_OBJECTS,

@@ -18,6 +18,7 @@ import { requireOwnOutput } from "../shared/result-checks";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService, runnerBase, type ResultCheck } from "../types";
 import { resolveClipGeneration } from "./resolve";
+import { clipResultOf, saveClipResult } from "./store";
 import { nowIso } from "../../../contracts/clock";
 
 /**
@@ -30,7 +31,7 @@ const PREVIEW_CHARS = 200;
 /** The job's stored input, typed (resolve.ts wrote it through the same schema). */
 const storedOf = (job: Job) => ClipGenerationStoredSchema.parse(job.input);
 
-const saveClips = validatedSink(ClipGenerationResultSchema, "clip", async ({ db, job }, r) => {
+const saveClips = validatedSink(ClipGenerationResultSchema, "clip", async ({ env, db, job }, r) => {
   const refused = reportedKeysRefusal(
     "clip",
     r.clips.flatMap(
@@ -43,7 +44,7 @@ const saveClips = validatedSink(ClipGenerationResultSchema, "clip", async ({ db,
   );
   if (refused) return { ok: false, error: refused };
   const id = storedOf(job).clipGenerationId;
-  await db.update(clipGenerations).set({ status: "completed", result: r, updatedAt: nowIso() }).where(eq(clipGenerations.id, id));
+  await saveClipResult(env, db, job.projectId, id, r);
   const text = r.clips
     .map((c) => c.text)
     .join(" ")
@@ -81,7 +82,7 @@ const clipRoutes = new Hono<AppBindings>().get("/:clipGenerationId", async (c) =
     .where(and(eq(clipGenerations.id, id), eq(clipGenerations.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`clip generation not found: ${id}`, [{ path: "clipGenerationId", issue: `notFound:${id}` }]);
-  const r = row.result ?? {};
+  const r = (await clipResultOf(c.env, row)) ?? {};
   return ok(c, {
     clipGenerationId: row.id,
     projectId: row.projectId,

@@ -41,13 +41,13 @@ export const dubbingWorker = defineWorkerService<"dubbing">({
     ),
     "dubbing.translation": async ({ env, db, job }) => givenTranslation(db, blobStore(env.BLOBS), job),
     "voices.create": validatedCall(VoiceCreateCallSchema, async ({ env, db, job }, body) => createSpeakerVoice(env, db, job, body)),
-    "dubbing.save": validatedCall(DubbingSaveSchema, async ({ db, job }, body) => {
+    "dubbing.save": validatedCall(DubbingSaveSchema, async ({ env, db, job }, body) => {
       const refused = reportedKeysRefusal(
         "dubbing.save",
         Object.entries(body.artifacts).map(([name, key]) => [`artifacts.${name}`, key] as const),
       );
       if (refused) throw new ApiError("protocolError", refused.message);
-      return saveDubbing(db, job, body);
+      return saveDubbing(env, db, job, body);
     }),
   },
   onEnded: async ({ db }, job) => {

@@ -7,6 +7,7 @@ import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { ownedTranscript } from "../../transcripts/store";
+import { dubbingResultOf } from "./store";
 
 /**
  * Dubbing records (paths are ours; docs/api.md):
@@ -16,7 +17,7 @@ import { ownedTranscript } from "../../transcripts/store";
 
 type DubbingRow = typeof dubbings.$inferSelect;
 
-function publicDubbing(row: DubbingRow) {
+function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null) {
   return {
     dubbingId: row.id,
     transcriptionId: row.transcriptionId,
@@ -28,7 +29,7 @@ function publicDubbing(row: DubbingRow) {
     languageKey: row.languageKey,
     options: row.options,
     outputPrefix: row.outputPrefix,
-    ...(row.result ?? {}),
+    ...(result ?? {}),
     createdAt: row.createdAt,
     completedAt: row.completedAt,
   };
@@ -43,7 +44,7 @@ export const dubbingRecordRoutes = new Hono<AppBindings>().get("/:dubbingId", as
     .where(and(eq(dubbings.id, id), eq(dubbings.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`dubbing not found: ${id}`, [{ path: "dubbingId", issue: `notFound:${id}` }]);
-  return ok(c, publicDubbing(row));
+  return ok(c, publicDubbing(row, await dubbingResultOf(c.env, row)));
 });
 
 export const transcriptDubbingRoutes = new Hono<AppBindings>().get("/:transcriptionId/dubbings", async (c) => {

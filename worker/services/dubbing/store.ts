@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
@@ -17,6 +17,8 @@ import { translationLayer } from "../translation/store";
 import { readyFields } from "../voice-creation/store";
 import { refused, requireOwnOutput } from "../shared/result-checks";
 import { nowIso } from "../../../contracts/clock";
+import { blobKey, blobStore } from "../../storage/blobs";
+import { readPointed, writeThenPoint } from "../shared/record-blob";
 
 /** The dubbing record and the voices a dubbing makes for its speakers. */
 
@@ -109,16 +111,54 @@ export async function createSpeakerVoice(
   return { voiceId: row.id };
 }
 
-/** `dubbing.save`: the whole record; a redelivered save writes the same row. */
-export async function saveDubbing(db: Db, job: Job, save: DubbingSave): Promise<{ dubbingId: string }> {
+/**
+ * `dubbing.save`: the whole record, its body (artifacts, speakers, per-segment timing, sync figures)
+ * an object in R2 (kind `dubbing`) the `dub_` row points at; a redelivered save moves the pointer to
+ * an identical object.
+ */
+export async function saveDubbing(env: Env, db: Db, job: Job, save: DubbingSave): Promise<{ dubbingId: string }> {
   const stored = storedDubbing(job);
   const { dubbingId } = stored;
   if (save.translationId !== stored.translationId)
     throw new ApiError("protocolError", "dubbing.save names a translation other than the job's");
   await requireOwnArtifacts(db, job, stored, save);
-  const now = nowIso();
-  await db.update(dubbings).set({ status: "completed", result: save, updatedAt: now, completedAt: now }).where(eq(dubbings.id, dubbingId));
+  await writeThenPoint(blobStore(env.BLOBS), blobKey(job.projectId, DUBBING_BLOB_KIND, dubbingId, "result"), save, async (resultKey) => {
+    const before = await db.select({ key: dubbings.resultKey }).from(dubbings).where(eq(dubbings.id, dubbingId)).get();
+    const now = nowIso();
+    const updated = await db
+      .update(dubbings)
+      .set({ status: "completed", result: null, resultKey, updatedAt: now, completedAt: now })
+      .where(eq(dubbings.id, dubbingId))
+      .returning({ id: dubbings.id });
+    return { landed: updated.length > 0, previous: before?.key ?? null };
+  });
   return { dubbingId };
+}
+
+export const DUBBING_BLOB_KIND = "dubbing";
+
+type DubbingRow = typeof dubbings.$inferSelect;
+
+/** The saved record's body: its object, or the D1 copy of a row the previous version wrote; null while pending. */
+export async function dubbingResultOf(env: Env, row: DubbingRow): Promise<Record<string, unknown> | null> {
+  return readPointed(blobStore(env.BLOBS), row.resultKey, row.result, `dubbing ${row.id}`);
+}
+
+/**
+ * Moves a row the previous version wrote (its body in D1) into R2 and clears the D1 copy. Idempotent:
+ * a row already moved, or not saved, is left as it is; answers whether this call moved it.
+ */
+export async function moveLegacyDubbing(env: Env, db: Db, id: string): Promise<boolean> {
+  const row = await db.select().from(dubbings).where(eq(dubbings.id, id)).get();
+  if (!row || row.resultKey !== null || row.result === null) return false;
+  return writeThenPoint(blobStore(env.BLOBS), blobKey(row.projectId, DUBBING_BLOB_KIND, id, "result"), row.result, async (resultKey) => {
+    const updated = await db
+      .update(dubbings)
+      .set({ result: null, resultKey })
+      .where(and(eq(dubbings.id, id), isNull(dubbings.resultKey), isNotNull(dubbings.result)))
+      .returning({ id: dubbings.id });
+    return { landed: updated.length > 0, previous: null };
+  });
 }
 
 /**

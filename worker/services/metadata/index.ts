@@ -1,4 +1,3 @@
-import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { newId } from "../../../contracts/ids";
 import {
@@ -10,7 +9,6 @@ import {
 import { StepFailure } from "../../../contracts/step-failure";
 import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
-import { transcripts } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
@@ -18,13 +16,15 @@ import { requireSegmentedTranscript } from "../../transcripts/lookup";
 import { ownedTranscript } from "../../transcripts/store";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService, type WorkerStepHandler } from "../types";
+import { metadataOf, saveMetadataRecord } from "./store";
 import { nowIso } from "../../../contracts/clock";
 
 /**
  * Metadata, the Worker's side: create checks, saving the runner's draft on the transcript
  * (`save_metadata`, an in-Worker step), and `GET /v1/transcriptions/{id}/metadata`.
  *
- * The record lives on the transcript (`transcripts.metadata`), as the spec says; a new run replaces
+ * The record belongs to the transcript, as the spec says (its object in R2, the transcript row
+ * pointing at it: store.ts); a new run replaces
  * it with a new `mdt_` id (the job's id, assigned at create, so a redelivered save writes the same
  * record).
  */
@@ -55,12 +55,8 @@ const save: WorkerStepHandler = async ({ env, job, outputs, report }) => {
   await report.stage(
     "save_metadata",
     async () => {
-      const updated = await getDb(env.DB)
-        .update(transcripts)
-        .set({ metadata: { ...record }, updatedAt: record.createdAt })
-        .where(eq(transcripts.id, textSourceId))
-        .returning({ id: transcripts.id });
-      if (updated.length === 0) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
+      const saved = await saveMetadataRecord(env, getDb(env.DB), job.projectId, textSourceId, { ...record }, record.createdAt);
+      if (!saved) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
       return { metadataId: record.metadataId, chapters: record.chapters.length, categories: record.categories.length };
     },
     (details) => details,
@@ -77,11 +73,12 @@ const save: WorkerStepHandler = async ({ env, job, outputs, report }) => {
 const metadataRoutes = new Hono<AppBindings>().get("/:transcriptionId/metadata", async (c) => {
   const p = principalOf(c);
   const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
-  if (!t.metadata)
+  const metadata = await metadataOf(c.env, t);
+  if (!metadata)
     throw notFound(`no metadata for transcription ${t.id} yet; create a metadata job for it`, [
       { path: "transcriptionId", issue: `notFound:${t.id}` },
     ]);
-  return ok(c, { transcriptionId: t.id, ...t.metadata });
+  return ok(c, { transcriptionId: t.id, ...metadata });
 });
 
 export const metadataWorker = defineWorkerService<"metadata">({

@@ -14,6 +14,7 @@ import { ok } from "../../http/envelope";
 import { findTranscript, type TranscriptRow } from "../../transcripts/lookup";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService } from "../types";
+import { saveSummaryResult, summaryResultOf } from "./store";
 import { nowIso } from "../../../contracts/clock";
 
 /**
@@ -27,9 +28,9 @@ function synthesisConfig(s: Settings) {
   return { textEngine: s.understanding.textEngine, textModel: s.understanding.textModel, visualChunks: true };
 }
 
-const saveSummary = validatedSink(SummarizationStepResultSchema, "summarization", async ({ db, job }, r) => {
+const saveSummary = validatedSink(SummarizationStepResultSchema, "summarization", async ({ env, db, job }, r) => {
   const id = SummarizationStoredSchema.parse(job.input).summarizationId;
-  await db.update(summarizations).set({ status: "completed", result: r, updatedAt: nowIso() }).where(eq(summarizations.id, id));
+  await saveSummaryResult(env, db, job.projectId, id, r);
   return { ok: true, summary: { summarizationId: id, shortSynopsisPreview: r.shortSynopsis.slice(0, SHORT_SYNOPSIS_PREVIEW_CHARS) } };
 });
 
@@ -42,7 +43,8 @@ const summarizationRoutes = new Hono<AppBindings>().get("/:summarizationId", asy
     .where(and(eq(summarizations.id, id), eq(summarizations.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`summarization not found: ${id}`, [{ path: "summarizationId", issue: `notFound:${id}` }]);
-  const r = row.result ? SummarizationStepResultSchema.parse(row.result) : null;
+  const stored = await summaryResultOf(c.env, row);
+  const r = stored ? SummarizationStepResultSchema.parse(stored) : null;
   return ok(c, {
     summarizationId: row.id,
     projectId: row.projectId,

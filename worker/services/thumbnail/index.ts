@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { ThumbnailResultSchema, type Thumbnail } from "../../../contracts/thumbnails";
+import { ThumbnailResultSchema } from "../../../contracts/thumbnails";
 import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
 import type { AppBindings } from "../../env";
@@ -12,30 +12,22 @@ import { refused, requireJobsOwn, requireOwnOutput } from "../shared/result-chec
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService, runnerBase, type ResultCheck } from "../types";
 import { DEFAULT_THUMBNAIL_SIZE, resolveThumbnail } from "./resolve";
+import { addThumbnailRun, readThumbnails, thumbnailCounts } from "./store";
 import { reportedKeysRefusal } from "../../storage/object-keys";
 
 /**
  * Thumbnails, the Worker's side: create checks (resolve.ts), the transcript hand-over, and the set
- * on the transcript that every run adds to (`transcripts.thumbnails`), served by
+ * on the transcript that every run adds to (store.ts), served by
  * `GET /v1/thumbnails/{transcriptionId}`.
  */
-
-const counts = (set: readonly unknown[]) => {
-  const kinds = set.map((x) => (x && typeof x === "object" ? (x as { kind?: unknown }).kind : undefined));
-  return { thumbnailCount: kinds.filter((k) => k === "cover").length, frameCount: kinds.filter((k) => k === "frame").length };
-};
 
 const thumbnailRoutes = new Hono<AppBindings>().get("/:transcriptionId", async (c) => {
   const p = principalOf(c);
   const t = await ownedTranscript(getDb(c.env.DB), projectOf(p), c.req.param("transcriptionId"));
-  return ok(c, { transcriptionId: t.id, ...counts(t.thumbnails), thumbnails: t.thumbnails });
+  return ok(c, { transcriptionId: t.id, ...thumbnailCounts(t), thumbnails: await readThumbnails(c.env, t) });
 });
 
-/**
- * Adds the run's thumbnails to the transcript's set. Each entry is appended by its own statement
- * that does nothing when an entry with its id is already there, all in one batch: a redelivered
- * result adds nothing, and two jobs finishing at once both land (no read-modify-write).
- */
+/** Adds the run's thumbnails to the transcript's set (store.ts): a redelivered result adds nothing, and concurrent runs both land. */
 const saveThumbnails = validatedSink(ThumbnailResultSchema, "thumbnail", async ({ env, job }, r) => {
   const refused = reportedKeysRefusal(
     "thumbnail",
@@ -43,23 +35,13 @@ const saveThumbnails = validatedSink(ThumbnailResultSchema, "thumbnail", async (
   );
   if (refused) return { ok: false, error: refused };
   const { textSourceId } = ThumbnailStoredSchema.parse(job.input);
-  const append = env.DB.prepare(
-    `UPDATE transcripts SET thumbnails = json_insert(thumbnails, '$[#]', json(?1))
-     WHERE id = ?2 AND NOT EXISTS (SELECT 1 FROM json_each(transcripts.thumbnails) WHERE json_extract(value, '$.thumbnailId') = ?3)`,
-  );
-  const read = env.DB.prepare("SELECT thumbnails FROM transcripts WHERE id = ?");
-  const results = await env.DB.batch([
-    ...r.thumbnails.map((th: Thumbnail) => append.bind(JSON.stringify(th), textSourceId, th.thumbnailId)),
-    read.bind(textSourceId),
-  ]);
-  const row = results.at(-1)?.results?.[0] as { thumbnails?: string } | undefined;
-  const set = JSON.parse(row?.thumbnails ?? "[]") as unknown[];
+  const set = await addThumbnailRun(env, job.projectId, textSourceId, job.jobId, r.thumbnails);
   const covers = r.thumbnails.filter((t) => t.kind === "cover");
   return {
     ok: true,
     summary: {
       textSourceId,
-      thumbnailCount: counts(set).thumbnailCount,
+      thumbnailCount: set.thumbnailCount,
       newThumbnailCount: covers.length,
       nonAiThumbnailCount: r.thumbnails.length - covers.length,
       generated: r.engines.image,

@@ -26,6 +26,8 @@ import {
   type Layer,
 } from "../../transcripts/store";
 import { nowIso } from "../../../contracts/clock";
+import { readThumbnails } from "../thumbnail/store";
+import { metadataOf } from "../metadata/store";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
@@ -72,12 +74,14 @@ export const transcriptRoutes = new Hono<AppBindings>()
           )
         : undefined;
     // Each layer is its own object: read together.
-    const [segments, glossary, raw, visualChunks, translations] = await Promise.all([
+    const [segments, glossary, raw, visualChunks, translations, thumbnails, metadata] = await Promise.all([
       layer("segments"),
       wanted.has("glossary") ? glossaryLayerOf(db, blobs, t).then((g) => g ?? []) : undefined,
       layer("raw"),
       layer("visual"),
       translation(),
+      readThumbnails(c.env, t),
+      metadataOf(c.env, t),
     ]);
     return ok(c, {
       transcriptionId: t.id,
@@ -95,8 +99,8 @@ export const transcriptRoutes = new Hono<AppBindings>()
       glossary,
       raw,
       visualChunks,
-      thumbnails: t.thumbnails,
-      metadata: t.metadata ?? null,
+      thumbnails,
+      metadata,
       translation: translations,
       source: t.bucket ? { connectionId: t.connectionId, bucket: t.bucket, sourceKey: t.sourceKey } : null,
       outputKeys: t.outputKeys,

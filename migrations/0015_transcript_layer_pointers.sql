@@ -1,1 +1,0 @@
-ALTER TABLE `transcripts` ADD `layers` text;
