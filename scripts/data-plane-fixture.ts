@@ -2,7 +2,6 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { gzipSync } from "node:zlib";
 import type { Job } from "../contracts/job";
 import { S3Client } from "../contracts/s3-client";
 import { apiCall, bootstrap } from "./lib/api-client";
@@ -18,7 +17,7 @@ import { makeSamples } from "./make-sample-media";
  *
  * Run it from a checkout of the version whose data is to be migrated (the committed fixture was made
  * by commit 7b34c1b, the last version that kept bulk data and the catalog in D1). It writes:
- * - `d1.json.gz`: every row of every table of the local D1 database (blobs as hex), read with
+ * - `d1.json`: every row of every table of the local D1 database (blobs as hex), read with
  *   Node's built-in SQLite from wrangler's state file;
  * - `answers.json`: the tenant and the GET answers of every record it made, to compare after the move.
  */
@@ -111,7 +110,7 @@ async function main(): Promise<void> {
 
     await stack.close();
     await mkdir(dest, { recursive: true });
-    await writeFile(path.join(dest, "d1.json.gz"), gzipSync(JSON.stringify(await dumpD1(stateDir))));
+    await writeFile(path.join(dest, "d1.json"), JSON.stringify(await dumpD1(stateDir), null, 1) + "\n");
     await writeFile(
       path.join(dest, "answers.json"),
       JSON.stringify({ madeBy: process.env["FIXTURE_COMMIT"] ?? "unknown", tenant, transcriptionId: txt, reads, searches }, null, 2) + "\n",

@@ -4,6 +4,11 @@ import { transcriptLayers } from "../db/schema";
 import type { Env } from "../env";
 import { blobStore, type BlobStore } from "../storage/blobs";
 import { moveLegacyLayers } from "../transcripts/legacy-layers";
+import { moveLegacyClipResult } from "../services/clip-generation/store";
+import { moveLegacyDubbing } from "../services/dubbing/store";
+import { moveLegacyMetadata } from "../services/metadata/store";
+import { moveLegacySummary } from "../services/summarization/store";
+import { moveLegacyThumbnails } from "../services/thumbnail/store";
 
 /**
  * Moves an existing deployment's data into the layout issue 23 introduced: bulk JSON from D1 into
@@ -29,7 +34,7 @@ export const MigrationBatchSchema = z.object({
 export type MigrationBatch = z.infer<typeof MigrationBatchSchema>;
 
 interface MigrationContext {
-  env: Pick<Env, "DB" | "BLOBS">;
+  env: Env;
   db: Db;
   blobs: BlobStore;
 }
@@ -53,12 +58,43 @@ const transcriptsPhase: Phase = async ({ db, blobs }, limit) => {
   return { moved: batch.length, remaining: ids.length > limit };
 };
 
+/**
+ * A phase over rows still in the old layout: `legacy` selects their ids (`?1` is the page size), the
+ * same condition the move checks, so a row the move skips is never selected twice by mistake.
+ */
+const legacyRows =
+  (legacy: string, move: (m: MigrationContext, id: string) => Promise<boolean>): Phase =>
+  async (m, limit) => {
+    const rows = await m.env.DB.prepare(legacy)
+      .bind(limit + 1)
+      .all<{ id: string }>();
+    const batch = rows.results.slice(0, limit);
+    let moved = 0;
+    for (const { id } of batch) if (await move(m, id)) moved++;
+    return { moved, remaining: rows.results.length > limit || moved < batch.length };
+  };
+
 /** In order: a phase's owners are independent of the others', so the order only sets what moves first. */
 const PHASES: Record<string, Phase> = {
   transcriptLayers: transcriptsPhase,
+  clipResults: legacyRows("SELECT id FROM clip_generations WHERE result IS NOT NULL AND result_key IS NULL LIMIT ?1", (m, id) =>
+    moveLegacyClipResult(m.env, m.db, id),
+  ),
+  dubbingResults: legacyRows("SELECT id FROM dubbings WHERE result IS NOT NULL AND result_key IS NULL LIMIT ?1", (m, id) =>
+    moveLegacyDubbing(m.env, m.db, id),
+  ),
+  summaryResults: legacyRows("SELECT id FROM summarizations WHERE result IS NOT NULL AND result_key IS NULL LIMIT ?1", (m, id) =>
+    moveLegacySummary(m.env, m.db, id),
+  ),
+  metadataRecords: legacyRows("SELECT id FROM transcripts WHERE metadata IS NOT NULL AND metadata_key IS NULL LIMIT ?1", (m, id) =>
+    moveLegacyMetadata(m.env, m.db, id),
+  ),
+  thumbnailSets: legacyRows("SELECT id FROM transcripts WHERE thumbnails IS NOT NULL AND thumbnails != '[]' LIMIT ?1", (m, id) =>
+    moveLegacyThumbnails(m.env, id),
+  ),
 };
 
-export async function migrateDataPlaneBatch(env: Pick<Env, "DB" | "BLOBS">, limit = MIGRATION_DEFAULT_LIMIT): Promise<MigrationBatch> {
+export async function migrateDataPlaneBatch(env: Env, limit = MIGRATION_DEFAULT_LIMIT): Promise<MigrationBatch> {
   const m: MigrationContext = { env, db: getDb(env.DB), blobs: blobStore(env.BLOBS) };
   const phases: Record<string, PhaseProgress> = {};
   for (const [name, phase] of Object.entries(PHASES)) phases[name] = await phase(m, limit);

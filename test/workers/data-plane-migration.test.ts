@@ -1,0 +1,82 @@
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { migrateDataPlaneBatch } from "../../worker/maintenance/data-plane-migration";
+import { admin, call } from "./helpers/api";
+import { legacyAnswers, loadLegacyFixture } from "./helpers/legacy-fixture";
+
+/**
+ * Moving an upgraded deployment's data (worker/maintenance/data-plane-migration.ts) on the D1 rows
+ * the previous version wrote (test/fixtures/data-plane-7b34c1b): every read answers what that version
+ * answered, before the move (readers fall back to the old layout), after it, and after a repeat.
+ */
+
+const key = legacyAnswers.tenant.projectKey;
+const reads = Object.entries(legacyAnswers.reads);
+
+async function expectReadsAsRecorded(): Promise<void> {
+  for (const [path, recorded] of reads) {
+    const res = await call("GET", path, { key });
+    expect(res.status, path).toBe(200);
+    expect(res.body.data, path).toEqual(recorded);
+  }
+}
+
+/** Rows of the previous version's bulk columns and tables that still hold data. */
+async function legacyBulkRows(): Promise<Record<string, number>> {
+  const count = async (sql: string) => (await env.DB.prepare(sql).first<{ n: number }>())?.n ?? 0;
+  return {
+    transcriptLayers: await count("SELECT count(*) AS n FROM transcript_layers"),
+    clipResults: await count("SELECT count(*) AS n FROM clip_generations WHERE result IS NOT NULL"),
+    dubbingResults: await count("SELECT count(*) AS n FROM dubbings WHERE result IS NOT NULL"),
+    summaryResults: await count("SELECT count(*) AS n FROM summarizations WHERE result IS NOT NULL"),
+    metadataRecords: await count("SELECT count(*) AS n FROM transcripts WHERE metadata IS NOT NULL"),
+    thumbnailSets: await count("SELECT count(*) AS n FROM transcripts WHERE thumbnails != '[]'"),
+  };
+}
+
+const NONE_LEFT = { transcriptLayers: 0, clipResults: 0, dubbingResults: 0, summaryResults: 0, metadataRecords: 0, thumbnailSets: 0 };
+
+async function migrateUntilDone(limit?: number): Promise<number> {
+  for (let batches = 1; batches < 50; batches++) if ((await migrateDataPlaneBatch(env, limit)).done) return batches;
+  throw new Error("the migration did not finish in 50 batches");
+}
+
+beforeEach(loadLegacyFixture);
+
+describe("moving an upgraded deployment's data", () => {
+  it("the fixture holds the previous version's bulk data in D1", async () => {
+    const legacy = await legacyBulkRows();
+    for (const [what, n] of Object.entries(legacy)) expect(n, what).toBeGreaterThan(0);
+  });
+
+  it("before the move, every read answers what the previous version answered", async () => {
+    await expectReadsAsRecorded();
+  });
+
+  it("moves every bulk value out of D1, and every read still answers the same", async () => {
+    await migrateUntilDone();
+    expect(await legacyBulkRows()).toEqual(NONE_LEFT);
+    await expectReadsAsRecorded();
+  });
+
+  it("resumes batch by batch: one owner per phase per call reaches the same end", async () => {
+    await migrateUntilDone(1);
+    expect(await legacyBulkRows()).toEqual(NONE_LEFT);
+    await expectReadsAsRecorded();
+  });
+
+  it("is idempotent: run again, it moves nothing and answers done", async () => {
+    await migrateUntilDone();
+    const again = await migrateDataPlaneBatch(env);
+    expect(again.done).toBe(true);
+    expect(Object.values(again.phases).every((p) => p.moved === 0)).toBe(true);
+    await expectReadsAsRecorded();
+  });
+
+  it("is the operator's route, behind the admin secret", async () => {
+    const res = await admin<{ done: boolean }>("POST", "/maintenance/data-plane-migration", { limit: 200 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.done).toBe(true);
+    expect((await call("POST", "/admin/v1/maintenance/data-plane-migration", { key, body: {} })).status).toBe(401);
+  });
+});
