@@ -297,3 +297,22 @@ export function fitLine(points: ReadonlyArray<{ x: number; y: number }>): LineFi
 
 /** One media-hour processed as one-hour jobs: one job's fixed part plus 3,600 seconds. */
 export const perMediaHour = (f: LineFit): number => f.fixed + 3600 * f.slope;
+
+export interface MediaHourFit extends LineFit {
+  /** The figure at one one-hour job. */
+  perHour: number;
+  /** The points fell with length (a figure that does not grow with the media, and noise): read as flat, their mean per job. */
+  flat: boolean;
+}
+
+/**
+ * Per media-hour from per-job figures at several lengths: the fitted line at 3,600 s. A falling line
+ * (thumbnail images, say, whose size depends on the frames picked, not on the length) would
+ * extrapolate to less than nothing; it is read as flat instead: the mean per job, whatever the length.
+ */
+export function mediaHourFit(points: ReadonlyArray<{ x: number; y: number }>): MediaHourFit {
+  const fit = fitLine(points);
+  if (fit.slope >= 0) return { ...fit, perHour: perMediaHour(fit), flat: false };
+  const mean = points.reduce((n, p) => n + p.y, 0) / points.length;
+  return { fixed: mean, slope: 0, perHour: mean, flat: true };
+}

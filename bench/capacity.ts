@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Job } from "../contracts/job";
+import type { LeasedTask } from "../contracts/runner-protocol";
 import { apiCall } from "../scripts/lib/api-client";
 import { ROOT, type Stack } from "../scripts/lib/stack";
 import { makeSamples } from "../scripts/make-sample-media";
@@ -10,8 +11,7 @@ import { ISOLATE_HEADER, parseQueryCount, queryCountDelta, REQUEST_HEADER, type 
 import {
   d1Totals,
   diffStores,
-  fitLine,
-  perMediaHour,
+  mediaHourFit,
   rowsWritten,
   snapshotStores,
   type StoreDiff,
@@ -66,6 +66,8 @@ const PIPELINE = ["transcription", "indexer", "translation", "metadata", "summar
 
 interface Answer<T> {
   status: number;
+  /** The answer body's size. */
+  bytes: number;
   data: T;
   request: D1QueryCount | null;
   isolate: D1QueryCount | null;
@@ -110,9 +112,11 @@ async function main(): Promise<void> {
           headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
-        const json = (await res.json()) as { data: T };
+        const text = await res.text();
+        const json = JSON.parse(text) as { data: T };
         return {
           status: res.status,
+          bytes: Buffer.byteLength(text),
           data: json.data,
           request: parseQueryCount(res.headers.get(REQUEST_HEADER)),
           isolate: parseQueryCount(res.headers.get(ISOLATE_HEADER)),
@@ -218,6 +222,7 @@ interface RouteCount {
   /** The isolate's count between the previous response (a /healthz) and this one: the Worker's, the JobDO's and any consumer's. */
   isolate: D1QueryCount;
   status: number;
+  bytes: number;
 }
 
 async function measureRoutes(
@@ -234,6 +239,8 @@ async function measureRoutes(
       userHandle: "capacity",
     })
   ).data.secret;
+  const lease = { runnerId: "capacity-bench", handlers: ["transcription"], waitSeconds: 0 };
+  let leased: LeasedTask | undefined;
   const routes: Array<[string, () => Promise<Answer<unknown>>]> = [
     ["baseline: GET /__bench/bare (before the counter)", () => bare(stack)],
     ["baseline: GET /healthz", () => call("GET", "/healthz", key)],
@@ -244,6 +251,23 @@ async function measureRoutes(
           serviceType: "transcription",
           input: { sourceType: "s3_direct", connectionId: t.tenant.connectionId, bucket: t.tenant.bucket, sourceKey: ids.sourceKey },
         }),
+    ],
+    // The runner lane, as a runner sees it: the three creates above left three tasks in the lane.
+    [
+      "POST /runner/v1/lease (a task available)",
+      async () => {
+        const a = await call<{ task: LeasedTask | null }>("POST", "/runner/v1/lease", stack.runnerToken, lease);
+        if (a.data.task) leased = a.data.task;
+        return a;
+      },
+    ],
+    ["POST /runner/v1/lease (lane empty, no wait)", () => call("POST", "/runner/v1/lease", stack.runnerToken, lease)],
+    [
+      "POST /runner/v1/tasks/{id}/heartbeat",
+      () => {
+        if (!leased) throw new Error("no task was leased to heartbeat");
+        return call("POST", `/runner/v1/tasks/${leased.taskId}/heartbeat`, stack.runnerToken, { leaseToken: leased.leaseToken });
+      },
     ],
     ["GET /v1/jobs/{id}", () => call("GET", `/v1/jobs/${ids.jobId}`, key)],
     ["GET /v1/jobs (first page)", () => call("GET", "/v1/jobs", key)],
@@ -267,7 +291,13 @@ async function measureRoutes(
       const before = await isolateNow();
       const a = await go();
       if (a.status >= 400) throw new Error(`${route} answered ${a.status}: ${JSON.stringify(a.data)}`);
-      last = { route, request: a.request ?? ZERO, isolate: a.isolate ? queryCountDelta(before, a.isolate) : ZERO, status: a.status };
+      last = {
+        route,
+        request: a.request ?? ZERO,
+        isolate: a.isolate ? queryCountDelta(before, a.isolate) : ZERO,
+        status: a.status,
+        bytes: a.bytes,
+      };
     }
     out.push(last!);
   }
@@ -277,7 +307,14 @@ async function measureRoutes(
 /** The bare route answers text, not JSON. */
 async function bare(stack: Stack): Promise<Answer<unknown>> {
   const res = await fetch(`${stack.apiBaseUrl}/__bench/bare`);
-  return { status: res.status, data: await res.text(), request: parseQueryCount(res.headers.get(REQUEST_HEADER)), isolate: null };
+  const text = await res.text();
+  return {
+    status: res.status,
+    bytes: Buffer.byteLength(text),
+    data: text,
+    request: parseQueryCount(res.headers.get(REQUEST_HEADER)),
+    isolate: null,
+  };
 }
 
 interface Figures {
@@ -372,7 +409,7 @@ function report(r: {
     const a = byService(service, short.name);
     const b = byService(service, long.name);
     if (!a || !b) return null;
-    return fitLine([
+    return mediaHourFit([
       { x: a.mediaSec, y: f(a) },
       { x: b.mediaSec, y: f(b) },
     ]);
@@ -399,8 +436,8 @@ function report(r: {
         `${kb(a?.payload ?? 0)} / ${kb(b?.payload ?? 0)}`,
         bytes ? fmt(bytes.fixed, 0) : "-",
         bytes ? fmt(bytes.slope, 1) : "-",
-        bytes ? kb(perMediaHour(bytes)) : "-",
-        rows ? fmt(perMediaHour(rows), 0) : "-",
+        bytes ? `${kb(bytes.perHour)}${bytes.flat ? " (flat)" : ""}` : "-",
+        rows ? `${fmt(rows.perHour, 0)}${rows.flat ? " (flat)" : ""}` : "-",
       ]);
     }
   }
@@ -429,16 +466,18 @@ function report(r: {
     ["R2 KB", (f) => f.r2Bytes, kb],
     ["D1 statements", (f) => f.statements, (n) => fmt(n, 0)],
   ];
-  console.log(`\nPer media-hour (one-hour jobs: fixed per job + 3600 × per media-second, fitted on ${short.name} and ${long.name})`);
+  console.log(
+    `\nPer media-hour (one-hour jobs: fixed per job + 3600 × per media-second, the line through ${short.name} and ${long.name}; "flat": the figure fell with length, so it is read as not growing with it and given as the mean per job)`,
+  );
   const hourRows: string[][] = [];
   const pipeline = metrics.map(() => 0);
   for (const service of MEDIA_SERVICES) {
     const cells = metrics.map(([, get, show], i) => {
       const f = fitOf(service, (m) => get(figures(m)));
       if (!f) return "-";
-      const h = perMediaHour(f);
-      if ((PIPELINE as readonly string[]).includes(service)) pipeline[i]! += h;
-      return `${show(h)} (${show(f.fixed)} + ${fmt(f.slope * (show === kb ? 1 / 1024 : 1), 3)}/s)`;
+      if ((PIPELINE as readonly string[]).includes(service)) pipeline[i]! += f.perHour;
+      if (f.flat) return `${show(f.perHour)} (flat)`;
+      return `${show(f.perHour)} (${show(f.fixed)} + ${fmt(f.slope * (show === kb ? 1 / 1024 : 1), 3)}/s)`;
     });
     hourRows.push([service, ...cells]);
   }
@@ -452,7 +491,7 @@ function report(r: {
     );
   }
   const jobRow = fitOf("transcription", (m) => m.diff.d1.get("jobs")?.payload ?? 0);
-  if (jobRow) console.log(`a job row (jobs table, transcription): ${fmt(jobRow.fixed, 0)} B fixed + ${fmt(jobRow.slope, 2)} B per media-s`);
+  if (jobRow) console.log(`a job row (jobs table, transcription): ${fmt(jobRow.perHour, 0)} B at one media-hour`);
 
   // 4. Hot routes.
   console.log(
@@ -463,6 +502,7 @@ function report(r: {
       [
         "route",
         "status",
+        "answer KB",
         "request: statements",
         "calls",
         "rows read (meta)",
@@ -473,6 +513,7 @@ function report(r: {
       routes.map((x) => [
         x.route,
         String(x.status),
+        kb(x.bytes),
         String(x.request.statements),
         String(x.request.calls),
         String(x.request.rowsRead),
