@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../worker/db/client";
-import { countD1Queries, countingD1, D1Tally, withCountedD1 } from "../../worker/db/query-count";
+import { countD1Queries, countingD1, D1Tally, isolateTally, withCountedD1 } from "../../worker/db/query-count";
 import { formatQueryCount, parseQueryCount, REQUEST_HEADER } from "../../worker/db/query-count-header";
 import { workspaces } from "../../worker/db/schema";
 import type { AppBindings } from "../../worker/env";
@@ -72,6 +72,19 @@ describe("switching the counter on", () => {
   it("answers the request's statements in a response header when COUNT_D1_QUERIES is true", async () => {
     const res = await app.request("/two", {}, { ...env, COUNT_D1_QUERIES: "true" });
     expect(parseQueryCount(res.headers.get(REQUEST_HEADER))).toMatchObject({ statements: 2, calls: 2 });
+  });
+
+  it("counts a request made in process by another once, in the outer request", async () => {
+    const outer = new Hono<AppBindings>();
+    outer.use(countD1Queries);
+    outer.get("/outer", async (c) => {
+      await c.env.DB.prepare("SELECT 0").first();
+      return app.fetch(new Request("http://in-process/two"), c.env);
+    });
+    const before = isolateTally.statements;
+    const res = await outer.request("/outer", {}, { ...env, COUNT_D1_QUERIES: "true" });
+    expect(parseQueryCount(res.headers.get(REQUEST_HEADER))).toMatchObject({ statements: 3 });
+    expect(isolateTally.statements - before).toBe(3);
   });
 
   it("adds no header and leaves the binding as it is when COUNT_D1_QUERIES is not set", async () => {

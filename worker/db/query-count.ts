@@ -165,7 +165,8 @@ export function withCountedD1<E extends { DB: D1Database; COUNT_D1_QUERIES?: str
  * response headers (REQUEST_HEADER, ISOLATE_HEADER). A no-op unless counting is on.
  */
 export const countD1Queries: MiddlewareHandler<AppBindings> = async (c, next) => {
-  if (!countingEnabled(c.env)) return next();
+  // A request made in process by another (the console's pages call the API so) is counted by the outer one.
+  if (!countingEnabled(c.env) || c.env.DB instanceof CountingD1) return next();
   const tally = new D1Tally(isolateTally);
   c.env = { ...c.env, DB: countingD1(c.env.DB, tally) };
   await next();
