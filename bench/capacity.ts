@@ -541,7 +541,11 @@ function report(r: {
   const storeRows: string[][] = [["D1: payload KB / pages KB", `${kb(e.d1)} / ${kb(e.pages)}`, `${kb(t.d1)} / ${kb(t.pages)}`]];
   for (const [cls, x] of r.totals.durableObjects) {
     const b = r.empty.durableObjects.get(cls);
-    storeRows.push([`DO ${cls}: objects, payload KB`, `${b?.files ?? 0}, ${kb(b?.payload ?? 0)}`, `${x.files}, ${kb(x.payload)}`]);
+    storeRows.push([
+      `DO ${cls}: objects, payload KB, files on disk KB`,
+      `${b?.files ?? 0}, ${kb(b?.payload ?? 0)}, ${kb(b?.diskBytes ?? 0)}`,
+      `${x.files}, ${kb(x.payload)}, ${kb(x.diskBytes)}`,
+    ]);
   }
   for (const [name, x] of r.totals.r2) {
     const b = r.empty.r2.get(name);
