@@ -4,6 +4,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { guard } from "./auth/guard";
 import { consoleBodyLimit, consolePageHeaders } from "./console/page-headers";
 import { consolePages } from "./console/routes";
+import { countD1Queries } from "./db/query-count";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
 import { serverTiming } from "./http/server-timing";
@@ -50,6 +51,8 @@ export function buildApp() {
   app.get("/__bench/bare", (c) =>
     c.env.ENVIRONMENT === "local" ? c.text("ok") : c.json(errorBody("notFound", "no route for GET /__bench/bare"), 404),
   );
+  // Local benches only (COUNT_D1_QUERIES): the D1 statements each request makes, as response headers.
+  app.use(countD1Queries);
   app.use(secureHeaders());
   app.use("/runner/*", bodyLimit({ maxSize: MAX_RUNNER_BODY_BYTES, onError: tooLarge(MAX_RUNNER_BODY_BYTES) }));
   app.use("/v1/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));

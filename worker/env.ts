@@ -28,6 +28,8 @@ export interface Env extends JobEnv {
   /** The GPU box's TEI rerank server, for `catalog.rerankEngine: tei`: its base URL (without `/rerank`) and key. */
   RERANK_BASE_URL?: string;
   RERANK_API_KEY?: string;
+  /** "true" counts D1 statements per request (worker/db/query-count.ts); local benches only, never set in production. */
+  COUNT_D1_QUERIES?: string;
 }
 
 /**

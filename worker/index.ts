@@ -5,6 +5,7 @@ import type { DispatchMessage, WebhookMessage } from "../durable-objects/message
 import { handleDeadLetterBatch, isDeadLetterQueue } from "../queues/dlq-consumer";
 import { handleWebhookBatch } from "../queues/webhook-consumer";
 import { buildApp } from "./app";
+import { withCountedD1 } from "./db/query-count";
 import type { Env } from "./env";
 import { jobHooks } from "./jobs/job-hooks";
 import { jobStub } from "./jobs/stubs";
@@ -16,6 +17,10 @@ export { LaneSignal } from "../durable-objects/lane-signal";
 
 /** The JobDO bound in wrangler.toml: the job machinery, wired to this Worker's services. */
 export class JobDO extends JobDurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withCountedD1(env));
+  }
+
   protected override hooks(): JobHooks {
     return jobHooks(this.env);
   }
@@ -25,7 +30,8 @@ const app = buildApp();
 
 export default {
   fetch: app.fetch,
-  async queue(batch, env, _ctx) {
+  async queue(batch, bindings, _ctx) {
+    const env = withCountedD1(bindings);
     // Dead-letter queues first: their names begin with their source queue's name.
     if (isDeadLetterQueue(batch.queue)) {
       await handleDeadLetterBatch(batch, {
