@@ -55,7 +55,13 @@ async function main(): Promise<void> {
     const s3 = new S3Client({ ...tenant.s3, forcePathStyle: true });
     const sourceKey = "uploads/sense-and-sensibility.mp4";
     const size = (await stat(samples.video)).size;
-    await s3.putObjectStream(tenant.bucket, sourceKey, Readable.toWeb(createReadStream(samples.video)) as ReadableStream<Uint8Array>, size, "video/mp4");
+    await s3.putObjectStream(
+      tenant.bucket,
+      sourceKey,
+      Readable.toWeb(createReadStream(samples.video)) as ReadableStream<Uint8Array>,
+      size,
+      "video/mp4",
+    );
     out(`uploaded s3://${tenant.bucket}/${sourceKey} (${(size / 1024).toFixed(0)} KiB)`);
 
     const consoleSession = await apiCall<{ secret: string }>(stack.apiBaseUrl, "POST", "/v1/console/sessions", tenant.workspaceKey, {
