@@ -6,6 +6,7 @@ import { consoleBodyLimit, consolePageHeaders } from "./console/page-headers";
 import { consolePages } from "./console/routes";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
+import { d1Session } from "./http/d1-session";
 import { serverTiming } from "./http/server-timing";
 import { openApiRoutes } from "./openapi/routes";
 import { routes } from "./routes/index";
@@ -50,6 +51,8 @@ export function buildApp() {
   app.get("/__bench/bare", (c) =>
     c.env.ENVIRONMENT === "local" ? c.text("ok") : c.json(errorBody("notFound", "no route for GET /__bench/bare"), 404),
   );
+  // Every request's D1 queries in one session, its bookmark answered (reads near the reader, read-your-writes).
+  app.use(d1Session);
   app.use(secureHeaders());
   app.use("/runner/*", bodyLimit({ maxSize: MAX_RUNNER_BODY_BYTES, onError: tooLarge(MAX_RUNNER_BODY_BYTES) }));
   app.use("/v1/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));
