@@ -84,6 +84,12 @@ interface JobState {
    * stopped before it could. Absent on states stored before it existed (they were written).
    */
   entry?: { search: JobSearch } | null;
+  /**
+   * The first step's message that the create owes the dispatch queue (a step that does not go
+   * straight to a runner): sent by the alarm, due at once after the create, and again until the
+   * queue takes it. Stored with the job, so a crash cannot lose it; the consumer ignores a repeat.
+   */
+  dispatchOwed?: { dueAt: number } | null;
 }
 
 /** The job's flattened search columns, written with its first row. */
@@ -202,12 +208,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   }
 
   /**
-   * A first step that goes straight to a runner enters its lane in the same D1 batch as the job's
-   * row, the job already `queued`: one round trip, and the `queued` webhook event waits in the
-   * outbox for the alarm (due at once) instead of holding the answer. The state, with what is still
-   * to be written (`entry`) and the alarm that writes it, is stored first: a create that stops
-   * before its batch is finished by the alarm, so a queued job is never missing from its lane.
-   * Any other first step goes through the dispatch queue, as a retry does (enqueueCurrentStep).
+   * The job is `queued` as it is stored. A first step that goes straight to a runner enters its
+   * lane in the same D1 batch as the job's row (one round trip); any other first step's dispatch
+   * message is owed to the queue (`dispatchOwed`) and sent by the alarm. The `queued` webhook event
+   * waits in the outbox for that alarm (due at once) too, instead of holding the answer. The state,
+   * with what is still to be written (`entry`) and the alarm that writes it, is stored first: a
+   * create that stops before its batch is finished by the alarm, so a queued job is never missing
+   * from its lane or its queue.
    */
   private async createJob(job: Job, steps: StepSpec[], search: JobSearch): Promise<CreateOutcome> {
     if (this.state) return { job: this.state.job, timings: {}, bookmark: this.mirror().getBookmark() };
@@ -235,13 +242,11 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       entry: { search },
     };
     const state = this.state;
-    const intoLane = steps[0]?.executor === "runner";
-    if (intoLane) {
-      const to = nextStatus(job.status, "enqueued");
-      if (!to) throw new Error(`illegal transition enqueued from ${job.status}`);
-      job.status = to;
-      await this.stage(true);
-    }
+    if (steps[0]?.executor !== "runner") state.dispatchOwed = { dueAt: Date.now() };
+    const to = nextStatus(job.status, "enqueued");
+    if (!to) throw new Error(`illegal transition enqueued from ${job.status}`);
+    job.status = to;
+    await this.stage(true);
     await timed("put", async () => {
       await this.ctx.storage.put(STATE_KEY, state);
       // Only the retry of `entry` for now: the outbox's alarm is not due while this call holds the object.
@@ -249,7 +254,6 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     });
     await timed("insert", () => this.enter());
     await this.scheduleAlarm();
-    if (!intoLane) await timed("enqueue", () => this.enqueueCurrentStep(0));
     return { job: structuredClone(state.job), timings, bookmark: this.mirror().getBookmark() };
   }
 
@@ -275,6 +279,23 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   private laneTask(handler: string) {
     const s = this.mustState();
     return { jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex, handler, lane: s.job.priority };
+  }
+
+  /** The create's dispatch message, to the queue; on a refusal it is tried again by the alarm. */
+  private async sendOwedDispatch(): Promise<void> {
+    const s = this.mustState();
+    // A job cancelled (or failed) before its message went needs none.
+    if (s.job.status !== "queued") s.dispatchOwed = null;
+    else {
+      try {
+        await this.env.DISPATCH_QUEUE.send({ jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex });
+        s.dispatchOwed = null;
+      } catch (err) {
+        console.error(JSON.stringify({ level: "warn", msg: "dispatch enqueue failed", jobId: s.job.jobId, error: String(err) }));
+        s.dispatchOwed = { dueAt: Date.now() + PENDING_RETRY_MS };
+      }
+    }
+    await this.ctx.storage.put(STATE_KEY, s);
   }
 
   private async signalLane(): Promise<void> {
@@ -562,6 +583,8 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     // A create that stopped before its first D1 rows were written: they are written now.
     if (s.entry) await this.enter();
     const now = Date.now();
+    // Due or not (the alarm may have come for something else first): an owed message sent early is only sooner.
+    if (s.dispatchOwed) await this.sendOwedDispatch();
     if (s.lease && Date.parse(s.lease.until) <= now) {
       const lost = s.lease;
       s.lease = null;
@@ -836,12 +859,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (s.finishedTasks.length > 50) s.finishedTasks.splice(0, s.finishedTasks.length - 50);
   }
 
-  /** One alarm for whatever comes first: the lease's expiry, the outbox's next send, a pending job's next enqueue try. */
+  /** One alarm for whatever comes first: the lease's expiry, the outbox's next send, a pending job's next enqueue try, a create's unwritten rows or owed dispatch. */
   private async scheduleAlarm(): Promise<void> {
     const s = this.mustState();
     const due: number[] = [];
     if (s.lease) due.push(Date.parse(s.lease.until) + 250);
     if (s.entry) due.push(Date.now() + PENDING_RETRY_MS);
+    if (s.dispatchOwed) due.push(s.dispatchOwed.dueAt);
     if (s.outbox[0]) due.push(s.outbox[0].dueAt);
     if (s.job.status === "pending") due.push(Date.now() + PENDING_RETRY_MS);
     if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));

@@ -7,7 +7,7 @@ import { BOOKMARK_COOKIE, BOOKMARK_HEADER, sessionStart } from "../../worker/htt
 import { jobStub } from "../../worker/jobs/stubs";
 import { call } from "./helpers/api";
 import { signedIn, SITE } from "./helpers/console";
-import { submitTranscription, transcriptionBody } from "./helpers/jobs";
+import { submitTranscription, transcriptionBody, useTestPipeline, waitForStatus } from "./helpers/jobs";
 import { jobDO, runnerTaskStates, useMachineryTenant } from "./helpers/machinery";
 import { putSource } from "./helpers/s3";
 import { unique } from "./helpers/tenant";
@@ -134,19 +134,33 @@ describe("the console's bookmark cookie", () => {
   });
 });
 
+/** D1 refuses the row of the job whose customer ref is `ref` while `work` runs: its object stops after storing the job, as a crash would stop it. */
+async function whileJobRowRefused<T>(ref: string, work: () => Promise<T>): Promise<T> {
+  const name = `refuse_${ref.replace(/\W/g, "_")}`;
+  await env.DB.prepare(
+    `CREATE TRIGGER ${name} BEFORE INSERT ON jobs WHEN NEW.customer_job_ref = '${ref}' BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`,
+  ).run();
+  try {
+    return await work();
+  } finally {
+    await env.DB.prepare(`DROP TRIGGER ${name}`).run();
+  }
+}
+
+/** The job's object finds this dispatch queue from now on (the previous one is answered, to put back). */
+async function useDispatchQueue(jobId: string, queue: unknown): Promise<unknown> {
+  return runInDurableObject(jobDO(jobId), (instance) => {
+    // The object keeps its bindings on `env`; only the dispatch queue is swapped.
+    const bindings = (instance as unknown as { env: Record<string, unknown> }).env;
+    Object.defineProperty(instance, "env", { value: { ...bindings, DISPATCH_QUEUE: queue }, configurable: true });
+    return bindings["DISPATCH_QUEUE"];
+  });
+}
+
 describe("a create that stops before its D1 rows are written", () => {
   it("is finished by the job's alarm: the job's row and its first step's lane row are written, the job queued", async () => {
     const ref = unique("stopped");
-    // D1 refuses this job's row: the object stops after storing the job, as a crash would stop it.
-    await env.DB.prepare(
-      `CREATE TRIGGER refuse_${ref.replace(/\W/g, "_")} BEFORE INSERT ON jobs WHEN NEW.customer_job_ref = '${ref}' BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`,
-    ).run();
-    let res;
-    try {
-      res = await create({ userMetadata: { customerJobRef: ref } });
-    } finally {
-      await env.DB.prepare(`DROP TRIGGER refuse_${ref.replace(/\W/g, "_")}`).run();
-    }
+    const res = await whileJobRowRefused(ref, () => create({ userMetadata: { customerJobRef: ref } }));
     const job = res.body.data;
     expect(job.status).toBe("queued");
     expect(await env.DB.prepare("SELECT id FROM jobs WHERE id = ?").bind(job.jobId).first()).toBeNull();
@@ -157,5 +171,25 @@ describe("a create that stops before its D1 rows are written", () => {
     const row = await env.DB.prepare("SELECT status FROM jobs WHERE id = ?").bind(job.jobId).first<{ status: string }>();
     expect(row?.status).toBe("queued");
     expect(await runnerTaskStates(job.jobId)).toEqual(["available"]);
+  });
+
+  it("a first step for the dispatch queue is sent by the alarm, again after a refusal, and the job runs", async () => {
+    await useTestPipeline("transcription", [{ executor: "worker", stages: ["download"] }]);
+    try {
+      const ref = unique("stopped");
+      const res = await whileJobRowRefused(ref, () => create({ userMetadata: { customerJobRef: ref } }));
+      const job = res.body.data;
+      expect(job.status).toBe("queued");
+      const queue = await useDispatchQueue(job.jobId, { send: () => Promise.reject(new Error("Queue send failed: unavailable")) });
+      expect(await runDurableObjectAlarm(jobDO(job.jobId))).toBe(true);
+      // The row is written; the message is still owed, so the alarm stays set.
+      expect(await env.DB.prepare("SELECT id FROM jobs WHERE id = ?").bind(job.jobId).first()).not.toBeNull();
+      expect(await runInDurableObject(jobDO(job.jobId), (_instance, state) => state.storage.getAlarm())).not.toBeNull();
+      await useDispatchQueue(job.jobId, queue);
+      expect(await runDurableObjectAlarm(jobDO(job.jobId))).toBe(true);
+      await waitForStatus(t, job.jobId, "completed");
+    } finally {
+      await useTestPipeline("transcription", [{ stages: ["download"] }]);
+    }
   });
 });
