@@ -203,7 +203,7 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    */
   async create(job: Job, steps: StepSpec[], search: JobSearch): Promise<CreateOutcome> {
     // No other call runs until the job is stored and queued: a runner woken by the lane waits for
-    // this answer, which is therefore the job as it entered the queue (queued, or pending).
+    // this answer, which is therefore the job as it entered the queue (queued).
     return this.ctx.blockConcurrencyWhile(() => this.createJob(job, steps, search));
   }
 
