@@ -5,7 +5,7 @@ import { NON_RETRYABLE_CODES } from "../contracts/runner-protocol";
 import { isTerminal, type ActorKind, type JobStatus } from "../contracts/service-types";
 import { randomToken } from "../contracts/ids";
 import { jobSnapshot, type WebhookMessage } from "./messages";
-import { completeTask, dropAvailableTasks, enqueueTask, expireTask, extendTask, failTask } from "./runner-lane";
+import { completeTask, dropAvailableTasks, enqueueTask, enqueueTaskStatement, expireTask, extendTask, failTask } from "./runner-lane";
 import type { JobEnv } from "./env";
 import type { JobHooks } from "./hooks";
 import { laneSignal } from "./lane-signal";
@@ -22,7 +22,9 @@ import { nowIso } from "../contracts/clock";
  * - the cancel flag (`cancelling`) that runners learn of on heartbeat and stage events;
  * - attempts, retries with backoff, `attemptHistory[]` and stage `progress[]`;
  * - the runner lease (token + expiry) and the alarm that expires it (`runner_lost`);
- * - mirroring the public Job into D1 inside the same call, so reads after a write see it;
+ * - mirroring the public Job into D1 inside the same call, so reads after a write see it, through
+ *   one D1 session whose bookmark it hands back to the Worker (a client's next read, with that
+ *   bookmark, sees the mirror even on a read replica);
  * - one webhook event per status change, handed to the queue from a bounded outbox: a send the
  *   queue refuses is retried with backoff a bounded number of times, then recorded as a failed
  *   delivery (the JobHooks), and the alarm stops;
@@ -76,6 +78,24 @@ interface JobState {
   webhookSeq: number;
   /** The Job as last mirrored, without its clocks: `updatedAt` moves only when this changes. */
   mirrored: string;
+  /**
+   * Set while the job's first D1 rows are not written yet (its row and, for a first step that goes
+   * straight to a runner, that step's lane row): what the alarm needs to write them if the create
+   * stopped before it could. Absent on states stored before it existed (they were written).
+   */
+  entry?: { search: JobSearch } | null;
+  /**
+   * The first step's message that the create owes the dispatch queue (a step that does not go
+   * straight to a runner): sent by the alarm, due at once after the create, and again until the
+   * queue takes it. Stored with the job, so a crash cannot lose it; the consumer ignores a repeat.
+   */
+  dispatchOwed?: { dueAt: number } | null;
+}
+
+/** The job's flattened search columns, written with its first row. */
+export interface JobSearch {
+  userSearch: string;
+  inputSearch: string;
 }
 
 /** A webhook event waiting for the queue, with the sends tried so far. */
@@ -110,10 +130,11 @@ export type DispatchOutcome =
   | { action: "runner_task"; taskId: string }
   | ({ action: "run_in_worker"; taskId: string; token: string } & StepStart);
 
-/** What `create` answers: the job, and how long its parts took (ms, by part). */
+/** What `create` answers: the job, how long its parts took (ms, by part), and a D1 bookmark that covers its row. */
 export interface CreateOutcome {
   job: Job;
   timings: Record<string, number>;
+  bookmark: string | null;
 }
 
 /** The JobDO's RPC surface. Every method is async and returns plain data. */
@@ -157,6 +178,10 @@ const changeKey = (job: Job): string => JSON.stringify({ ...job, updatedAt: null
 
 export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends DurableObject<E> {
   private state: JobState | null = null;
+  /** The object's D1 session for the mirror: its bookmark after a write covers that write (docs/deploy.md, "Read replication"). */
+  private mirrorSession: D1DatabaseSession | null = null;
+  /** The outbox flush under way: one at a time, so two never send the same head (see flushOutbox). */
+  private flushing: Promise<void> | null = null;
 
   /** The services, as the Worker wires them. */
   protected abstract hooks(): JobHooks;
@@ -176,14 +201,23 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    * Creates the job (idempotent: a second call returns the stored job) and puts it on the queue.
    * `timings` are its parts in ms, for the create's Server-Timing header.
    */
-  async create(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<CreateOutcome> {
+  async create(job: Job, steps: StepSpec[], search: JobSearch): Promise<CreateOutcome> {
     // No other call runs until the job is stored and queued: a runner woken by the lane waits for
-    // this answer, which is therefore the job as it entered the queue (queued, or pending).
+    // this answer, which is therefore the job as it entered the queue (queued).
     return this.ctx.blockConcurrencyWhile(() => this.createJob(job, steps, search));
   }
 
-  private async createJob(job: Job, steps: StepSpec[], search: { userSearch: string; inputSearch: string }): Promise<CreateOutcome> {
-    if (this.state) return { job: this.state.job, timings: {} };
+  /**
+   * The job is `queued` as it is stored. A first step that goes straight to a runner enters its
+   * lane in the same D1 batch as the job's row (one round trip); any other first step's dispatch
+   * message is owed to the queue (`dispatchOwed`) and sent by the alarm. The `queued` webhook event
+   * waits in the outbox for that alarm (due at once) too, instead of holding the answer. The state,
+   * with what is still to be written (`entry`) and the alarm that writes it, is stored first: a
+   * create that stops before its batch is finished by the alarm, so a queued job is never missing
+   * from its lane or its queue.
+   */
+  private async createJob(job: Job, steps: StepSpec[], search: JobSearch): Promise<CreateOutcome> {
+    if (this.state) return { job: this.state.job, timings: {}, bookmark: this.mirror().getBookmark() };
     const timings: Record<string, number> = {};
     const timed = async (name: string, work: () => Promise<void>) => {
       const started = performance.now();
@@ -205,12 +239,76 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
       artifacts: [],
       webhookSeq: 0,
       mirrored: changeKey(job),
+      entry: { search },
     };
     const state = this.state;
-    await timed("put", () => this.ctx.storage.put(STATE_KEY, state));
-    await timed("insert", () => insertJobRow(this.env.DB, job, 1, search));
-    await timed("enqueue", () => this.enqueueCurrentStep(0));
-    return { job: structuredClone(this.state.job), timings };
+    if (steps[0]?.executor !== "runner") state.dispatchOwed = { dueAt: Date.now() };
+    const to = nextStatus(job.status, "enqueued");
+    if (!to) throw new Error(`illegal transition enqueued from ${job.status}`);
+    job.status = to;
+    await this.stage(true);
+    await timed("put", async () => {
+      await this.ctx.storage.put(STATE_KEY, state);
+      // Only the retry of `entry` for now: the outbox's alarm is not due while this call holds the object.
+      await this.ctx.storage.setAlarm(Date.now() + PENDING_RETRY_MS);
+    });
+    await timed("insert", () => this.enter());
+    await this.scheduleAlarm();
+    return { job: structuredClone(state.job), timings, bookmark: this.mirror().getBookmark() };
+  }
+
+  /**
+   * Writes the job's first D1 rows (`entry`): its row, and the lane row of a runner step it was
+   * queued for, in one batch (idempotent both). Then wakes a waiting runner, without holding the
+   * caller: a lost signal costs a runner one wait, never a task (the lane row is durable).
+   */
+  private async enter(): Promise<void> {
+    const s = this.mustState();
+    if (!s.entry) return;
+    const db = this.mirror();
+    const step = s.steps[s.stepIndex];
+    const laneStep = s.job.status === "queued" && step?.executor === "runner" ? step : null;
+    const statements = [insertJobRow(db, s.job, s.version, s.entry.search)];
+    if (laneStep) statements.push(enqueueTaskStatement(db, this.laneTask(laneStep.handler)));
+    await db.batch(statements);
+    s.entry = null;
+    await this.ctx.storage.put(STATE_KEY, s);
+    if (laneStep) this.ctx.waitUntil(this.signalLane());
+  }
+
+  private laneTask(handler: string) {
+    const s = this.mustState();
+    return { jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex, handler, lane: s.job.priority };
+  }
+
+  /** The create's dispatch message, to the queue; on a refusal it is tried again by the alarm. */
+  private async sendOwedDispatch(): Promise<void> {
+    const s = this.mustState();
+    // A job cancelled (or failed) before its message went needs none.
+    if (s.job.status !== "queued") s.dispatchOwed = null;
+    else {
+      try {
+        await this.env.DISPATCH_QUEUE.send({ jobId: s.job.jobId, attempt: s.job.attemptCount, stepIndex: s.stepIndex });
+        s.dispatchOwed = null;
+      } catch (err) {
+        console.error(JSON.stringify({ level: "warn", msg: "dispatch enqueue failed", jobId: s.job.jobId, error: String(err) }));
+        s.dispatchOwed = { dueAt: Date.now() + PENDING_RETRY_MS };
+      }
+    }
+    await this.ctx.storage.put(STATE_KEY, s);
+  }
+
+  private async signalLane(): Promise<void> {
+    // A lost signal only costs a waiting runner one wait.
+    await laneSignal(this.env.LANE)
+      .notify()
+      .catch(() => undefined);
+  }
+
+  private mirror(): D1DatabaseSession {
+    // `first-primary`: the mirror only writes, and writes go to the primary; the bookmark after each covers it.
+    this.mirrorSession ??= this.env.DB.withSession("first-primary");
+    return this.mirrorSession;
   }
 
   async get(): Promise<Job | null> {
@@ -224,12 +322,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
 
   // ---- cancel ---------------------------------------------------------------------------------
 
-  async cancel(actor: Actor): Promise<{ ok: true; job: Job } | { ok: false; status: JobStatus }> {
+  /** `bookmark`: a D1 bookmark that covers the cancel's mirror write, for the client's next read. */
+  async cancel(actor: Actor): Promise<{ ok: true; job: Job; bookmark: string | null } | { ok: false; status: JobStatus }> {
     const s = this.mustState();
     const from = s.job.status;
     const to = nextStatus(from, "cancel");
     if (!to) return { ok: false, status: from };
-    if (from === "cancelling" || from === "cancelled") return { ok: true, job: s.job };
+    if (from === "cancelling" || from === "cancelled") return { ok: true, job: s.job, bookmark: this.mirror().getBookmark() };
     const now = nowIso();
     Object.assign(s.job, {
       cancelRequestedAt: now,
@@ -243,7 +342,7 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     await this.transition("cancel");
     // Between two steps nothing is running to reach a stage boundary: this is the boundary.
     if (s.job.status === "cancelling" && !s.lease) await this.cancelBetweenSteps();
-    return { ok: true, job: s.job };
+    return { ok: true, job: s.job, bookmark: this.mirror().getBookmark() };
   }
 
   // ---- dispatch (queue consumer) ---------------------------------------------------------------
@@ -481,7 +580,11 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   override async alarm(): Promise<void> {
     const s = this.state;
     if (!s) return;
+    // A create that stopped before its first D1 rows were written: they are written now.
+    if (s.entry) await this.enter();
     const now = Date.now();
+    // Due or not (the alarm may have come for something else first): an owed message sent early is only sooner.
+    if (s.dispatchOwed) await this.sendOwedDispatch();
     if (s.lease && Date.parse(s.lease.until) <= now) {
       const lost = s.lease;
       s.lease = null;
@@ -579,18 +682,8 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
 
   /** The current step as a row in the runner lane (idempotent), and a wake-up for long-polling runners. */
   private async putInLane(step: StepSpec): Promise<string> {
-    const s = this.mustState();
-    const taskId = await enqueueTask(this.env.DB, {
-      jobId: s.job.jobId,
-      attempt: s.job.attemptCount,
-      stepIndex: s.stepIndex,
-      handler: step.handler,
-      lane: s.job.priority,
-    });
-    // A lost signal only costs a waiting runner one wait.
-    await laneSignal(this.env.LANE)
-      .notify()
-      .catch(() => undefined);
+    const taskId = await enqueueTask(this.env.DB, this.laneTask(step.handler));
+    await this.signalLane();
     return taskId;
   }
 
@@ -650,6 +743,15 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   /** Durable state first, then the D1 mirror, then the webhook: each awaited before answering. */
   private async persist(statusChanged: boolean): Promise<void> {
     const s = this.mustState();
+    await this.stage(statusChanged);
+    await this.ctx.storage.put(STATE_KEY, s);
+    await mirrorJobRow(this.mirror(), s.job, s.version);
+    if (s.outbox.length > 0) await this.flushOutbox(false);
+  }
+
+  /** A change in memory: the next version, `updatedAt` when the public Job changed, and its webhook event in the outbox. */
+  private async stage(statusChanged: boolean): Promise<void> {
+    const s = this.mustState();
     const notify = statusChanged && s.job.status !== "pending";
     s.version += 1;
     const key = changeKey(s.job);
@@ -677,9 +779,6 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
         await this.giveUp(oldest, `dropped unsent: ${MAX_OUTBOX_EVENTS} newer events of the job were waiting for the webhook queue`);
       }
     }
-    await this.ctx.storage.put(STATE_KEY, s);
-    await mirrorJobRow(this.env.DB, s.job, s.version);
-    if (s.outbox.length > 0) await this.flushOutbox(false);
   }
 
   /**
@@ -687,8 +786,21 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
    * (backing off), up to MAX_OUTBOX_SENDS in all; then, like an event too large for any queue
    * message, it is given up: recorded as a failed delivery with the reason, and the next one goes.
    * `force`: the alarm's try, due or not (the alarm is set for the head's due time).
+   *
+   * One flush at a time: the alarm's and a change's could otherwise both send the head while it
+   * waits for the queue, and both take it off, dropping the event after it. A flush called during
+   * another waits for it, then looks again.
    */
   private async flushOutbox(force: boolean): Promise<void> {
+    // Another flush's failure is its caller's: this one only waits for it to end.
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    this.flushing = this.flushOnce(force).finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  private async flushOnce(force: boolean): Promise<void> {
     const s = this.mustState();
     const head = s.outbox[0];
     if (!head || (!force && head.dueAt > Date.now())) return;
@@ -747,11 +859,13 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
     if (s.finishedTasks.length > 50) s.finishedTasks.splice(0, s.finishedTasks.length - 50);
   }
 
-  /** One alarm for whatever comes first: the lease's expiry, the outbox's next send, a pending job's next enqueue try. */
+  /** One alarm for whatever comes first: the lease's expiry, the outbox's next send, a pending job's next enqueue try, a create's unwritten rows or owed dispatch. */
   private async scheduleAlarm(): Promise<void> {
     const s = this.mustState();
     const due: number[] = [];
     if (s.lease) due.push(Date.parse(s.lease.until) + 250);
+    if (s.entry) due.push(Date.now() + PENDING_RETRY_MS);
+    if (s.dispatchOwed) due.push(s.dispatchOwed.dueAt);
     if (s.outbox[0]) due.push(s.outbox[0].dueAt);
     if (s.job.status === "pending") due.push(Date.now() + PENDING_RETRY_MS);
     if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));

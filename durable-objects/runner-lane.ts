@@ -18,13 +18,22 @@ export interface ClaimedTask {
 
 const LANE_RANK: Record<Priority, number> = { high: 0, normal: 1, low: 2 };
 
-/** Puts a step in its lane. Idempotent on (job, attempt, step); a released (dead, once leased) row becomes available again. */
-export async function enqueueTask(
-  db: D1Database,
-  t: { jobId: string; attempt: number; stepIndex: number; handler: string; lane: Priority },
-): Promise<string> {
+export interface LaneTask {
+  jobId: string;
+  attempt: number;
+  stepIndex: number;
+  handler: string;
+  lane: Priority;
+}
+
+/**
+ * Puts a step in its lane, as a statement (the JobDO's create batches it with the job's row); it
+ * answers the task's id. Idempotent on (job, attempt, step); a released (dead, once leased) row
+ * becomes available again.
+ */
+export function enqueueTaskStatement(db: Pick<D1Database, "prepare">, t: LaneTask): D1PreparedStatement {
   const at = nowIso();
-  const row = await db
+  return db
     .prepare(
       `INSERT INTO runner_tasks (id, job_id, attempt, step_index, handler, lane, lane_rank, state, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'available', ?, ?)
@@ -34,8 +43,12 @@ export async function enqueueTask(
          updated_at = excluded.updated_at
        RETURNING id`,
     )
-    .bind(newId("runnerTask"), t.jobId, t.attempt, t.stepIndex, t.handler, t.lane, LANE_RANK[t.lane], at, at)
-    .first<{ id: string }>();
+    .bind(newId("runnerTask"), t.jobId, t.attempt, t.stepIndex, t.handler, t.lane, LANE_RANK[t.lane], at, at);
+}
+
+/** Puts a step in its lane (enqueueTaskStatement, run alone) and answers the task's id. */
+export async function enqueueTask(db: D1Database, t: LaneTask): Promise<string> {
+  const row = await enqueueTaskStatement(db, t).first<{ id: string }>();
   if (!row) throw new Error("runner task insert returned no row");
   return row.id;
 }

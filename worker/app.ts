@@ -7,6 +7,7 @@ import { consolePages } from "./console/routes";
 import { countD1Queries } from "./db/query-count";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
+import { d1Session } from "./http/d1-session";
 import { serverTiming } from "./http/server-timing";
 import { openApiRoutes } from "./openapi/routes";
 import { routes } from "./routes/index";
@@ -53,6 +54,8 @@ export function buildApp() {
   );
   // Local benches only (COUNT_D1_QUERIES): the D1 statements each request makes, as response headers.
   app.use(countD1Queries);
+  // Every request's D1 queries in one session, its bookmark answered (reads near the reader, read-your-writes).
+  app.use(d1Session);
   app.use(secureHeaders());
   app.use("/runner/*", bodyLimit({ maxSize: MAX_RUNNER_BODY_BYTES, onError: tooLarge(MAX_RUNNER_BODY_BYTES) }));
   app.use("/v1/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));

@@ -1,3 +1,4 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -57,4 +58,35 @@ export async function resolveConfig(env: Env): Promise<CliConfig> {
     });
   }
   return { url, key };
+}
+
+/**
+ * The read-your-writes bookmark the last command was answered (docs/cli.md), kept beside the
+ * config so a `jobs get` after a `jobs submit` in another run reads the job it made. Kept for one
+ * API URL: a bookmark means nothing to another deployment's database.
+ */
+export function bookmarkPath(env: Env): string {
+  return path.join(path.dirname(configPath(env)), "bookmark.json");
+}
+
+export async function readBookmark(env: Env, url: string): Promise<string | undefined> {
+  try {
+    const saved = JSON.parse(await readFile(bookmarkPath(env), "utf8")) as { url?: unknown; bookmark?: unknown };
+    return saved.url === url && typeof saved.bookmark === "string" ? saved.bookmark : undefined;
+  } catch {
+    // Missing or unreadable: the next command reads without one, as a first run does.
+    return undefined;
+  }
+}
+
+/**
+ * Saved synchronously, as each newer bookmark arrives: the tool may exit right after its last
+ * answer, and a write still under way would be lost. Temporary file, then rename: never half written.
+ */
+export function saveBookmark(env: Env, url: string, bookmark: string): void {
+  const file = bookmarkPath(env);
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ url, bookmark }) + "\n", { mode: 0o600 });
+  renameSync(tmp, file);
 }

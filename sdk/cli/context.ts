@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from "commander";
 import { MediaJobs, type Sleep } from "../client";
-import { resolveConfig } from "./config";
+import { readBookmark, resolveConfig, saveBookmark } from "./config";
 import type { ExitCode } from "./exit-codes";
 import type { OutStream } from "./progress";
 
@@ -63,8 +63,17 @@ export async function readLine(stream: AsyncIterable<string | Uint8Array>): Prom
 
 export async function client(io: CliIo): Promise<{ mj: MediaJobs; key: string }> {
   const { url, key } = await resolveConfig(io.env);
+  const bookmark = await readBookmark(io.env, url);
   return {
-    mj: new MediaJobs({ baseUrl: url, apiKey: key, ...(io.fetch ? { fetch: io.fetch } : {}), ...(io.sleep ? { sleep: io.sleep } : {}) }),
+    mj: new MediaJobs({
+      baseUrl: url,
+      apiKey: key,
+      ...(io.fetch ? { fetch: io.fetch } : {}),
+      ...(io.sleep ? { sleep: io.sleep } : {}),
+      // Carried from run to run: a command reads what the commands before it wrote.
+      ...(bookmark ? { bookmark } : {}),
+      onBookmark: (b) => saveBookmark(io.env, url, b),
+    }),
     key,
   };
 }

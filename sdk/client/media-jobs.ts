@@ -19,6 +19,13 @@ export interface MediaJobsOptions {
   timeoutMs?: number;
   /** How the client waits between polls and retries. For tests and custom schedulers. */
   sleep?: Sleep;
+  /**
+   * Read-your-writes across clients: the `bookmark` of an earlier client (docs/api.md,
+   * "Read-your-writes: x-d1-bookmark"). Within one client it is carried forward by itself.
+   */
+  bookmark?: string;
+  /** Called with each newer bookmark, e.g. to save it for another process. */
+  onBookmark?: (bookmark: string) => void;
 }
 
 /** `GET /v1/transcriptions/{transcriptionId}`. Subtitles and text files are in your bucket (see `downloads`). */
@@ -100,12 +107,22 @@ export class MediaJobs {
   readonly clips: ClipsResource;
   readonly catalog: CatalogResource;
   readonly webhooks = webhooks;
+  private readonly transport: Transport;
 
   constructor(options: MediaJobsOptions) {
     const transport = new Transport(options);
+    this.transport = transport;
     this.jobs = new JobsResource(transport);
     this.transcriptions = new TranscriptionsResource(transport);
     this.clips = new ClipsResource(transport, this.jobs);
     this.catalog = new CatalogResource(transport);
+  }
+
+  /**
+   * The newest read-your-writes bookmark the API answered this client (null before its first call):
+   * every call sends it, so a read after a write sees that write even on a read replica.
+   */
+  get bookmark(): string | null {
+    return this.transport.bookmark;
   }
 }

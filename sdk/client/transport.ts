@@ -1,6 +1,7 @@
 import { errorFromResponse, MediaJobsError } from "./errors";
 import { fillPath, OPERATIONS, type OperationId, type ParamsOf } from "./operations";
 import { retryDelayMs } from "../../contracts/retry";
+import { BOOKMARK_HEADER, newerBookmark } from "../../contracts/d1-bookmark";
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -32,6 +33,10 @@ export interface TransportOptions {
   /** Per attempt. Default 60 s. */
   timeoutMs?: number | undefined;
   sleep?: Sleep | undefined;
+  /** A read-your-writes bookmark to start from (an earlier client's `bookmark`, e.g. saved by the CLI). */
+  bookmark?: string | undefined;
+  /** Called with each newer bookmark an answer brings (the CLI saves it for its next run). */
+  onBookmark?: ((bookmark: string) => void) | undefined;
 }
 
 export interface CallArgs<Id extends OperationId> {
@@ -50,7 +55,9 @@ export interface Envelope<T> {
 
 /**
  * The one place requests are made: builds them from the operation table, parses the envelope,
- * turns failures into `MediaJobsError`, and retries what is safe to retry, boundedly.
+ * turns failures into `MediaJobsError`, and retries what is safe to retry, boundedly. It carries the
+ * read-your-writes bookmark forward (docs/api.md, "Read-your-writes: x-d1-bookmark"): the newest
+ * `x-d1-bookmark` any answer brought goes with every request, so a read after a write sees it.
  */
 export class Transport {
   private readonly baseUrl: string;
@@ -60,8 +67,10 @@ export class Transport {
   private readonly retryMaxMs: number;
   private readonly timeoutMs: number;
   readonly sleep: Sleep;
+  private latestBookmark: string | null;
 
   constructor(private readonly opts: TransportOptions) {
+    this.latestBookmark = opts.bookmark ?? null;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
     // Bound so the global keeps its `this` in browsers (an unbound `fetch` throws "Illegal invocation").
     this.fetchImpl = opts.fetch ?? globalThis.fetch.bind(globalThis);
@@ -70,6 +79,18 @@ export class Transport {
     this.retryMaxMs = opts.retryMaxMs ?? 30_000;
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.sleep = opts.sleep ?? sleep;
+  }
+
+  /** The newest read-your-writes bookmark this client holds (null before the first answer). */
+  get bookmark(): string | null {
+    return this.latestBookmark;
+  }
+
+  private keepBookmark(res: Response): void {
+    const newer = newerBookmark(this.latestBookmark, res.headers.get(BOOKMARK_HEADER));
+    if (!newer || newer === this.latestBookmark) return;
+    this.latestBookmark = newer;
+    this.opts.onBookmark?.(newer);
   }
 
   url<Id extends OperationId>(id: Id, args: CallArgs<Id> = {}): string {
@@ -95,6 +116,8 @@ export class Transport {
     const url = this.url(id, args);
 
     for (let attempt = 0; ; attempt++) {
+      // Read per attempt: a retry carries whatever newer bookmark arrived meanwhile.
+      if (this.latestBookmark) headers[BOOKMARK_HEADER] = this.latestBookmark;
       const retriesLeft = op.retry ? this.maxRetries - attempt : 0;
       let res: Response;
       try {
@@ -111,6 +134,8 @@ export class Transport {
         const message = err instanceof Error ? err.message : String(err);
         throw new MediaJobsError({ status: 0, code: "networkError", message: `${op.method} ${url}: ${message}`, cause: err });
       }
+      // Error answers carry one too: a refused write still read the database at some point.
+      this.keepBookmark(res);
       const text = await res.text();
       let parsed: unknown = null;
       try {

@@ -108,6 +108,8 @@ describe("webhook events of a job with a large input", () => {
 
   it("a webhook queue message carries the job without its input", async () => {
     const job = await submitTranscription(t);
+    // The create leaves its `queued` event to the object's alarm: it is handed over before the queue turns refusing.
+    await deliveryOf(job.jobId, "queued");
     await refuseWebhookSends(job.jobId);
     await call("POST", `/v1/jobs/${job.jobId}/cancel`, { key: t.projectKey });
     const waiting = await runInDurableObject(jobDO(job.jobId), (instance) => {

@@ -5,7 +5,7 @@ import { PRIORITY_BY_PLAN } from "../../contracts/service-types";
 import type { Settings } from "../../contracts/settings";
 import type { Principal } from "../auth/principal";
 import { actorOf } from "../auth/principal";
-import { getDb } from "../db/client";
+import { getDb, noteBookmark } from "../db/client";
 import type { Env } from "../env";
 import { ApiError, validationError, zodDetails, zodMessage } from "../errors";
 import { ServerTiming } from "../http/server-timing";
@@ -64,9 +64,9 @@ export interface JobIdClaim {
 /**
  * POST /v1/jobs, in this order (docs/api.md, "Create: order of checks"): the body (zod), the
  * references (the service's checks, no charge), whether the service's pipeline is built, the quota,
- * the S3 probes, then the atomic charge. The job is then handed to its Durable Object, which mirrors
- * it to D1 and puts it on the queue. Each phase is timed into `timing` (the route answers it as
- * Server-Timing).
+ * the S3 probes, then the atomic charge (with the idempotency claim and the service's record beside
+ * it). The job is then handed to its Durable Object, which mirrors it to D1 and puts it on the queue.
+ * Each phase is timed into `timing` (the route answers it as Server-Timing).
  *
  * A failure after charging refunds and removes the records made with the job, but only once it is
  * known that no job was made: when the Durable Object's answer is lost, the object is asked whether
@@ -105,15 +105,28 @@ export async function createJob(
   await timing.time("quota", () => assertQuotaLeft(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits));
   const probe = resolved.probe;
   if (probe) await timing.time("probes", probe);
-  const charged = await timing.time("charge", () =>
-    charge(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits),
-  );
 
   const jobId = newId("job");
+  const now = nowIso();
+  const record = resolved.record;
+  // The charge, the key's claim and the service's record are independent writes: they go together,
+  // and the create waits one round trip for all three. None is visible before the job exists (the
+  // record's id is the new job's), and any that failed undoes those that were made.
+  const [charged, claimed, recorded] = await Promise.allSettled([
+    timing.time("charge", () => charge(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits)),
+    idempotency ? timing.time("claim", () => idempotency.claim(jobId)) : Promise.resolve(),
+    record ? timing.time("record", () => record.insert(jobId, now)) : Promise.resolve(),
+  ]);
+  if (charged.status === "rejected" || claimed.status === "rejected" || recorded.status === "rejected") {
+    if (charged.status === "fulfilled") await refund(env.DB, charged.value);
+    if (recorded.status === "fulfilled") await record?.remove();
+    if (claimed.status === "fulfilled") await idempotency?.release();
+    // The quota's refusal first: the documented order of checks puts the charge before the rest.
+    throw [charged, claimed, recorded].flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []))[0];
+  }
+
   let askedDurableObject = false;
   try {
-    if (idempotency) await timing.time("claim", () => idempotency.claim(jobId));
-    const now = nowIso();
     const actor = actorOf(principal);
     const job = newJob({
       jobId,
@@ -133,18 +146,19 @@ export async function createJob(
       createdAt: now,
       userMetadata: req.userMetadata ?? null,
     });
-    const record = resolved.record;
-    if (record) await timing.time("record", () => record.insert(jobId, now));
     askedDurableObject = true;
     const created = await timing.time("do", () => jobStub(env, jobId).create(job, steps, searchColumns(job)));
     for (const [name, ms] of Object.entries(created.timings)) timing.add(`do.${name}`, ms);
+    // The job's row was written by its Durable Object, outside this request's D1 session: the
+    // bookmark this request answers must cover it, so the client's next read sees the job.
+    noteBookmark(env.DB, created.bookmark);
     return created.job;
   } catch (err) {
     const made = askedDurableObject ? await madeAfterAll(env, jobId) : "no";
     if (made === "unknown") throw err;
     if (made !== "no") return made;
-    await refund(env.DB, charged);
-    await resolved.record?.remove();
+    await refund(env.DB, charged.value);
+    await record?.remove();
     await idempotency?.release();
     throw err;
   }

@@ -58,19 +58,17 @@ export async function beginIdempotent(
     ]);
   }
   const hash = await sha256Hex(rawBody);
-  // Expired keys are forgotten first, so the insert below can take the key again.
-  await db
-    .prepare("DELETE FROM idempotency_keys WHERE project_id = ? AND key = ? AND expires_at <= ?")
-    .bind(projectId, key, now.toISOString())
-    .run();
   const startedAt = now.toISOString();
-  const inserted = await db
-    .prepare(
-      "INSERT INTO idempotency_keys (project_id, key, request_hash, state, created_at, expires_at) VALUES (?, ?, ?, 'in_flight', ?, ?) ON CONFLICT DO NOTHING RETURNING key",
-    )
-    .bind(projectId, key, hash, startedAt, new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString())
-    .first();
-  if (inserted) return { kind: "fresh", ...ownedBy(db, projectId, key, startedAt) };
+  // One batch (one round trip, one transaction): an expired key is forgotten, so the insert after it can take the key again.
+  const [, inserted] = await db.batch<{ key: string }>([
+    db.prepare("DELETE FROM idempotency_keys WHERE project_id = ? AND key = ? AND expires_at <= ?").bind(projectId, key, startedAt),
+    db
+      .prepare(
+        "INSERT INTO idempotency_keys (project_id, key, request_hash, state, created_at, expires_at) VALUES (?, ?, ?, 'in_flight', ?, ?) ON CONFLICT DO NOTHING RETURNING key",
+      )
+      .bind(projectId, key, hash, startedAt, new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString()),
+  ]);
+  if (inserted && inserted.results.length > 0) return { kind: "fresh", ...ownedBy(db, projectId, key, startedAt) };
 
   const row = await db
     .prepare(

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { Job } from "../../contracts/job";
 import { principalOf, projectOf } from "../auth/middleware";
 import { actorOf } from "../auth/principal";
-import { getDb } from "../db/client";
+import { getDb, noteBookmark } from "../db/client";
 import { jobs, webhookDeliveries } from "../db/schema";
 import type { AppBindings, Env } from "../env";
 import { ApiError, conflict, errorBody, notFound } from "../errors";
@@ -97,6 +97,8 @@ export const jobRoutes = new Hono<AppBindings>()
     const r = await jobStub(c.env, job.jobId).cancel({ label: a.label, kind: a.kind, userId: a.userId, apiKeyId: a.apiKeyId });
     if (!r.ok)
       throw conflict(`job ${job.jobId} is ${r.status} and can no longer be cancelled`, [{ path: "jobId", issue: `status:${r.status}` }]);
+    // The Durable Object mirrored the cancel outside this request's D1 session: the answer's bookmark covers it.
+    noteBookmark(c.env.DB, r.bookmark);
     return ok(c, r.job);
   })
   .get("/:jobId/webhook-deliveries", async (c) => {

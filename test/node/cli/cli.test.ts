@@ -297,3 +297,28 @@ describe("search", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ results: [], metadata: { collection: "svc_proj_prj_1" } });
   });
 });
+
+describe("read-your-writes across runs", () => {
+  const BOOKMARK = "00000011-00000001-00004c6d-bbbb";
+  const withBookmark = { status: 200, body: { data: jobFixture(), metadata: {} }, headers: { "x-d1-bookmark": BOOKMARK } };
+
+  it("a command sends the bookmark the previous run was answered, for the same API URL", async () => {
+    api.on("GET", "/v1/jobs/job_test1", withBookmark, ok(jobFixture()));
+    await runCli(["jobs", "get", "job_test1"], { env });
+    await runCli(["jobs", "get", "job_test1"], { env });
+    expect(api.requests.map((r) => r.headers["x-d1-bookmark"])).toEqual([undefined, BOOKMARK]);
+  });
+
+  it("another API URL is not sent the saved bookmark", async () => {
+    api.on("GET", "/v1/jobs/job_test1", withBookmark);
+    await runCli(["jobs", "get", "job_test1"], { env });
+    const other = await startFakeApi();
+    try {
+      other.on("GET", "/v1/jobs/job_test1", ok(jobFixture()));
+      await runCli(["jobs", "get", "job_test1"], { env: { ...env, MEDIA_JOBS_URL: other.url } });
+      expect(other.requests[0]!.headers["x-d1-bookmark"]).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+});
