@@ -9,7 +9,7 @@ import { withCountedD1 } from "./db/query-count";
 import type { Env } from "./env";
 import { jobHooks } from "./jobs/job-hooks";
 import { jobStub } from "./jobs/stubs";
-import { runBlobSweep } from "./maintenance/blob-sweep-run";
+import { runScheduledMaintenance } from "./maintenance/scheduled";
 import { webhookDeps } from "./jobs/webhook-deps";
 import { workerStepHandler } from "./services/index";
 
@@ -50,6 +50,6 @@ export default {
   },
   // The Cron Trigger in wrangler.toml: one bounded run of the BLOBS orphan sweep.
   async scheduled(controller, env, _ctx) {
-    await runBlobSweep(env, new Date(controller.scheduledTime));
+    await runScheduledMaintenance(env, new Date(controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env, DispatchMessage | WebhookMessage>;

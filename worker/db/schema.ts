@@ -210,7 +210,8 @@ export const idempotencyKeys = sqliteTable(
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.key] })],
+  // The scheduled purge finds expired keys by their expiry (worker/maintenance/expired-rows.ts).
+  (t) => [primaryKey({ columns: [t.projectId, t.key] }), index("idempotency_keys_expires").on(t.expiresAt)],
 );
 
 /** Runner work waiting in its lane. A claim is one conditional UPDATE … RETURNING. */

@@ -1,0 +1,1 @@
+CREATE INDEX `idempotency_keys_expires` ON `idempotency_keys` (`expires_at`);
