@@ -66,24 +66,39 @@ export async function charge(
 
 /**
  * A read-only look before the create does expensive work (S3 probes): a request that would be
- * refused for quota anyway is refused first. The charge itself stays atomic in `charge`.
+ * refused for quota anyway is refused first. The charge itself stays atomic in `charge`. This is the
+ * plan's limit on `meter` and what the workspace has used of it this period.
  */
-export async function assertQuotaLeft(
+export interface QuotaUsage {
+  plan: Plan;
+  meter: QuotaMeter;
+  limit: number;
+  used: number;
+}
+
+/**
+ * The read half of the quota's look, which needs no amount: the create starts it beside the
+ * service's reference checks (one round trip less), then judges the amount they resolved.
+ */
+export async function quotaUsage(
   db: D1Database,
   settings: Settings,
   workspaceId: string,
   plan: Plan,
   meter: QuotaMeter,
-  amount: number,
-): Promise<void> {
+): Promise<QuotaUsage | null> {
   const limit = planLimit(settings, plan, meter);
-  if (limit === null) return;
+  if (limit === null) return null;
   const row = await db
     .prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?")
     .bind(workspaceId, billingPeriod(), meter)
     .first<{ used: number }>();
-  const used = row?.used ?? 0;
-  if (used + amount > limit) throw quotaExceeded(plan, meter, limit, used, amount);
+  return { plan, meter, limit, used: row?.used ?? 0 };
+}
+
+/** Refuses `amount` more when it would take the workspace past its plan's limit. */
+export function assertWithinQuota(usage: QuotaUsage | null, amount: number): void {
+  if (usage && usage.used + amount > usage.limit) throw quotaExceeded(usage.plan, usage.meter, usage.limit, usage.used, amount);
 }
 
 /** Gives a charge back when the job could not be created after all (nothing was accepted). */
