@@ -113,7 +113,9 @@ export function candidates(sql: SqlStorage, vectors: () => VectorIndex, req: Can
       dense = rankedRows(sql, vectors().topK(req.denseModel, req.vector, req.candidates, filter), () => true);
     } else if (req.matches) dense = rankedRows(sql, req.matches, (r) => denseLive.get(r.text_source_id) === r.generation && within(r));
   }
-  const allSparse = req.mode !== "dense" && entries.length > 0 ? sparseList(sql, req, live, within) : [];
+  // A filtered search names the transcripts it may answer from, so the sparse query filters before its limit.
+  const allowed = req.textSourceIds || req.language ? entries.map((e) => e.text_source_id) : null;
+  const allSparse = req.mode !== "dense" && entries.length > 0 ? sparseList(sql, req, live, within, allowed) : [];
   // Without a dense list (nothing indexed with the query's model, or no query vector) BM25 answers alone.
   const sparse = req.mode === "hybrid" && dense.length > 0 ? admitted(sql, req.query, allSparse) : allSparse;
   const fused = fuse(req.mode, dense, sparse, req.rrfK);
@@ -161,10 +163,45 @@ function sparseList(
   req: CandidateRequest,
   live: ReadonlyMap<string, string>,
   within: (c: { start: number; end: number }) => boolean,
+  allowed: readonly string[] | null,
 ): Ranked[] {
   const match = orOf(queryTerms(req.query));
   if (!match) return [];
-  const filter = req.textSourceIds ? " AND c.text_source_id IN (SELECT value FROM json_each(?))" : "";
+  const ranked = (rows: ReadonlyArray<Placed & { rank: number }>) =>
+    rows
+      .filter((r) => live.get(r.text_source_id) === r.generation && within(r))
+      .map((r) => ({ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: -r.rank }));
+  const unfiltered = allowed === null && req.minStart === undefined && req.maxEnd === undefined;
+  if (unfiltered) {
+    // FTS5 alone ranks (ORDER BY rank is bm25()), and only its top rows are joined to their chunks: joining
+    // every match first costs a lookup per matching chunk. Twice the candidates leave room for chunks of
+    // generations not live; when that is not enough the exact query below answers.
+    const fetched = 2 * req.candidates;
+    const top = sql
+      .exec<{ id: number; rank: number }>(
+        "SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+        match,
+        fetched,
+      )
+      .toArray();
+    const byId = new Map(
+      sql
+        .exec<Placed>(
+          'SELECT id, chunk_id, text_source_id, generation, start, "end" FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+          JSON.stringify(top.map((r) => r.id)),
+        )
+        .toArray()
+        .map((r) => [r.id, r]),
+    );
+    // In FTS5's own order (ties included), as the joined query below orders them.
+    const rows = top.flatMap((t) => {
+      const r = byId.get(t.id);
+      return r ? [{ ...r, rank: t.rank }] : [];
+    });
+    const hits = ranked(rows);
+    if (hits.length >= req.candidates || top.length < fetched) return hits.slice(0, req.candidates);
+  }
+  const filter = allowed ? " AND c.text_source_id IN (SELECT value FROM json_each(?))" : "";
   // The entry join keeps only live generations inside SQL, so LIMIT counts live chunks.
   const rows = sql
     .exec<Placed & { rank: number }>(
@@ -175,13 +212,11 @@ function sparseList(
       match,
       req.minStart ?? 0,
       req.maxEnd ?? Number.MAX_SAFE_INTEGER,
-      ...(req.textSourceIds ? [JSON.stringify(req.textSourceIds)] : []),
+      ...(allowed ? [JSON.stringify(allowed)] : []),
       req.candidates,
     )
     .toArray();
-  return rows
-    .filter((r) => live.get(r.text_source_id) === r.generation && within(r))
-    .map((r) => ({ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: -r.rank }));
+  return ranked(rows);
 }
 
 /** The sparse hits that may join a hybrid fusion: those holding more than half of the query's words (sparse.ts). */

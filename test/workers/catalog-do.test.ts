@@ -104,6 +104,23 @@ describe("the catalog object", () => {
     expect(held.map((r) => r.rowId)).toEqual(second);
   });
 
+  it("a sparse search fills its candidates with live chunks when better-matching chunks are not live", async () => {
+    const stub = object();
+    const live = await index(stub, "txt_a", "g.0", [
+      { text: "bread once", vector: unit(1, 0, 0) },
+      { text: "bread again", vector: unit(0, 1, 0) },
+    ]);
+    await index(
+      stub,
+      "txt_a",
+      "g.1",
+      Array.from({ length: 6 }, (_, i) => ({ text: `bread bread bread ${i}`, vector: unit(1, i, 0) })),
+      { cut: false },
+    );
+    const found = await stub.search(request({ candidates: 2 }));
+    expect(found.fused.map((f) => f.id).sort()).toEqual([...live].sort());
+  });
+
   it("a rollback removes the run's own chunks and vectors, never the live ones", async () => {
     const stub = object();
     const live = await index(stub, "txt_a", "job_a.0", [{ text: "live", vector: unit(1, 0, 0) }]);
