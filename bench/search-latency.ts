@@ -149,10 +149,26 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
     return res.status === 200 ? null : `${res.status}`;
   };
   const one = ids[0]!;
-  const endpoints: Array<{ name: string; op: (i: number) => Promise<string | null> }> = [
+  const rerankNone = async (engine: string) => {
+    await t.admin("PATCH", "/settings", { catalog: { rerankEngine: engine } });
+    // Each isolate caches settings for up to SETTINGS_TTL_MS.
+    await new Promise((r) => setTimeout(r, 2_500));
+  };
+  const endpoints: Array<{
+    name: string;
+    op: (i: number) => Promise<string | null>;
+    before?: () => Promise<void>;
+    after?: () => Promise<void>;
+  }> = [
     { name: "GET /__bench/bare (ceiling)", op: bare },
     { name: `GET /v1/catalog/transcriptions (auth + one catalog-object call; ${TRANSCRIPTS} entries)`, op: inventoryOp },
     { name: "search hybrid", op: searchOp({ mode: "hybrid" }) },
+    {
+      name: "search hybrid without the reranker (rerankEngine none)",
+      op: searchOp({ mode: "hybrid" }),
+      before: () => rerankNone("none"),
+      after: () => rerankNone(DEFAULT_SETTINGS.catalog.rerankEngine),
+    },
     { name: "search dense", op: searchOp({ mode: "dense" }) },
     { name: "search sparse", op: searchOp({ mode: "sparse" }) },
     { name: `search dense, textSourceIds: 1 transcript (${CHUNKS_PER} vectors)`, op: searchOp({ mode: "dense", textSourceIds: [one] }) },
@@ -161,6 +177,7 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
   const rows: string[][] = [];
   const results: Array<{ name: string; concurrency: number; r: LoadResult; took: number[] }> = [];
   for (const e of endpoints) {
+    await e.before?.();
     await runLoad(e.op, { requests: 20, seconds: 20, concurrency: 2 });
     for (const concurrency of [1, CONCURRENCY]) {
       tookMs.length = 0;
@@ -170,6 +187,7 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
         `  ${e.name} x${concurrency}: ${r.latencies.length} ok, p50 ${fmt(summarize(r.latencies).p50)} ms, load ${os.loadavg()[0]?.toFixed(2)}`,
       );
     }
+    await e.after?.();
   }
   for (const { name, concurrency, r, took } of results) {
     const s = summarize(r.latencies);
