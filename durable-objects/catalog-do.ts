@@ -293,6 +293,11 @@ export class CatalogDO extends DurableObject {
   private vectors(): VectorIndex {
     if (this.index) return this.index;
     const index = new VectorIndex();
+    // Exact room per model (the stored vectors' byte length / 4 is the dimension count).
+    for (const m of this.sql.exec<{ model: string; dims: number; n: number }>(
+      "SELECT model, max(length(vector)) / 4 AS dims, count(*) AS n FROM vectors GROUP BY model",
+    ))
+      index.reserve(m.model, m.dims, m.n);
     const rows = this.sql.exec<{
       chunk_row_id: number;
       text_source_id: string;

@@ -52,17 +52,21 @@ class ModelVectors {
   ends: Float64Array;
   readonly slotOf = new Map<number, number>();
 
-  constructor(readonly dimensions: number) {
-    this.data = new Float32Array(dimensions * 64);
-    this.rowIds = new Int32Array(64);
-    this.sources = new Int32Array(64);
-    this.generations = new Int32Array(64);
-    this.starts = new Float64Array(64);
-    this.ends = new Float64Array(64);
+  constructor(
+    readonly dimensions: number,
+    capacity = 64,
+  ) {
+    this.data = new Float32Array(dimensions * capacity);
+    this.rowIds = new Int32Array(capacity);
+    this.sources = new Int32Array(capacity);
+    this.generations = new Int32Array(capacity);
+    this.starts = new Float64Array(capacity);
+    this.ends = new Float64Array(capacity);
   }
 
+  /** By half again, not double: near the object's memory bound a doubling (old and new buffers at once) would not fit. */
   private grow(): void {
-    const cap = this.rowIds.length * 2;
+    const cap = Math.ceil(this.rowIds.length * 1.5);
     const data = new Float32Array(cap * this.dimensions);
     data.set(this.data);
     this.data = data;
@@ -128,6 +132,11 @@ export class VectorIndex {
 
   get size(): number {
     return this.modelOfRow.size;
+  }
+
+  /** Room for `count` vectors of a model before they are put (a load from storage knows its counts). */
+  reserve(model: string, dimensions: number, count: number): void {
+    if (!this.byModel.has(model)) this.byModel.set(model, new ModelVectors(dimensions, Math.max(64, count)));
   }
 
   put(p: IndexedVector): void {
