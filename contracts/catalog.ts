@@ -12,7 +12,11 @@ export function collectionName(projectId: string): string {
   return `svc_proj_${projectId}`;
 }
 
-/** BM25 over D1's FTS5 (porter stemming, unicode61): the same in production and on a local stack. */
+/**
+ * BM25 over SQLite FTS5 (porter stemming, unicode61), the same in production and on a local stack. The
+ * value names the engine as answers always have (`d1-`): the index now lives in each project's catalog
+ * Durable Object (durable-objects/catalog-do.ts), and the identifier is kept for compatibility.
+ */
 export const SPARSE_ENGINE = "d1-fts5-bm25";
 /** What a chunk is: consecutive whole segments, about 30–60 s, overlapping by whole segments. */
 export const CHUNK_TYPE = "segment_window";

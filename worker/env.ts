@@ -1,3 +1,4 @@
+import type { CatalogDO } from "../durable-objects/catalog-do";
 import type { JobEnv } from "../durable-objects/env";
 import type { JobDurableObject } from "../durable-objects/job-do";
 import type { Principal, RunnerIdentity } from "./auth/principal";
@@ -5,6 +6,8 @@ import type { ServerTiming } from "./http/server-timing";
 
 export interface Env extends JobEnv {
   JOBS: DurableObjectNamespace<JobDurableObject>;
+  /** One catalog object per project collection (durable-objects/catalog-do.ts): chunks, entries, FTS5, vectors. */
+  CATALOG: DurableObjectNamespace<CatalogDO>;
   ENVIRONMENT: string;
   /** "true" lets platform settings define test-only pipelines (tests and local experiments). */
   ALLOW_TEST_PIPELINES: string;
@@ -14,7 +17,10 @@ export interface Env extends JobEnv {
   ENCRYPTION_KEY: string;
   /** The platform's own object storage (R2): bulk data kept out of D1 (worker/storage/blobs.ts). */
   BLOBS: R2Bucket;
-  /** `vectorize` (with the VECTORIZE binding) or `d1` (default): where catalog vectors live (worker/catalog/vector-store). */
+  /**
+   * Where catalog vectors live (worker/catalog/vector-store): `vectorize` (with the VECTORIZE binding), or
+   * anything else (unset) each project's catalog object.
+   */
   VECTOR_STORE?: string;
   VECTORIZE?: VectorizeIndex;
   /** Workers AI, for `catalog.embeddingEngine: workers-ai` (query embeddings). */

@@ -14,6 +14,7 @@ import { webhookDeps } from "./jobs/webhook-deps";
 import { workerStepHandler } from "./services/index";
 
 export { LaneSignal } from "../durable-objects/lane-signal";
+export { CatalogDO } from "../durable-objects/catalog-do";
 
 /** The JobDO bound in wrangler.toml: the job machinery, wired to this Worker's services. */
 export class JobDO extends JobDurableObject<Env> {

@@ -1,6 +1,7 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { SearchGroup, SearchHit } from "../../contracts/catalog";
+import { collectionName, type SearchGroup, type SearchHit } from "../../contracts/catalog";
 import type { Job } from "../../contracts/job";
 import type { LeasedTask } from "../../contracts/runner-protocol";
 import { LOCAL_RERANK_ENGINE, LOCAL_RERANK_MODEL } from "../../contracts/rerank/interface";
@@ -98,6 +99,15 @@ async function index(tenant: Tenant, ids: string[]): Promise<Job> {
   return waitForStatus(tenant, job.jobId, "completed");
 }
 
+/** The chunk rows (every generation) of a transcript in its project's catalog object. */
+async function storedChunks(tenant: Tenant, id: string): Promise<number> {
+  const stub = env.CATALOG.get(env.CATALOG.idFromName(collectionName(tenant.projectId)));
+  return runInDurableObject(
+    stub,
+    (_, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM chunks WHERE text_source_id = ?", id).one().n,
+  );
+}
+
 interface SearchAnswer {
   results: SearchHit[];
   groups: SearchGroup[];
@@ -146,8 +156,7 @@ describe("the indexer's catalog calls and result are checked against the job", (
     return fakeRunner.leaseWhenReady(job.jobId, ["indexer"]);
   }
   const chunk = { position: 0, start: 0, end: 2, segmentIds: [0], text: "forged", vector: lexicalEmbedding("forged") };
-  const chunkCount = async (id: string) =>
-    (await env.DB.prepare("SELECT count(*) AS n FROM catalog_chunks WHERE text_source_id = ?").bind(id).first<{ n: number }>())?.n;
+  const chunkCount = (id: string) => storedChunks(t, id);
 
   it("catalog.write naming a transcript the job does not name is refused with 422 and writes nothing", async () => {
     const task = await leasedIndexer();
@@ -408,8 +417,7 @@ describe("re-indexing", () => {
     expect(failed.error?.code).toBe("index_rollback");
     const after = await search({ query: "pasta", mode: "sparse" });
     expect(texts(after.body.data.results)).toEqual(["Pasta water should be salty."]);
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM catalog_chunks WHERE text_source_id = ?").bind(id).first<{ n: number }>();
-    expect(rows?.n).toBe(1);
+    expect(await storedChunks(t, id)).toBe(1);
   });
 
   it("a job that ends without completing leaves none of its chunks behind", async () => {
@@ -419,8 +427,7 @@ describe("re-indexing", () => {
     await writeTranscript(task, id);
     await fakeRunner.fail(task, "processing_failed", false, "runner gave up");
     await waitForStatus(t, job.jobId, "failed");
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM catalog_chunks WHERE text_source_id = ?").bind(id).first<{ n: number }>();
-    expect(rows?.n).toBe(0);
+    expect(await storedChunks(t, id)).toBe(0);
   });
 });
 

@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { normalize } from "../../contracts/embeddings/vectors";
-import { D1VectorStore } from "../../worker/catalog/vector-store/d1";
+import { ObjectVectorStore } from "../../worker/catalog/vector-store/durable-object";
 import type { VectorStore } from "../../worker/catalog/vector-store/interface";
 import { VECTORIZE_MAX_TOP_K, VectorizeStore } from "../../worker/catalog/vector-store/vectorize";
 
 /**
- * Both vector stores behind one interface: the D1 store on the test's D1, and the Vectorize store
+ * Both vector stores behind one interface: the catalog-object store on the test's CATALOG namespace
+ * (one object per collection), and the Vectorize store
  * on an in-memory stand-in of the binding's documented behaviour (namespaces, metadata filters with
  * `$eq` and `$in`, cosine scores, topK, deleteByIds), since `wrangler dev` does not emulate Vectorize.
  */
@@ -52,12 +53,12 @@ const points = (model = "m") => [
 ];
 
 const stores: Array<[string, () => VectorStore]> = [
-  ["d1", () => new D1VectorStore(env.DB)],
+  ["durable-object", () => new ObjectVectorStore(env.CATALOG)],
   ["vectorize", () => new VectorizeStore(new FakeVectorize() as unknown as VectorizeIndex)],
 ];
 
 describe.each(stores)("%s vector store", (_name, make) => {
-  // Collections are per test (D1 storage is shared by the file's tests).
+  // Collections are per test (the namespace and the fake index are shared by the file's tests).
   let n = 0;
   const collection = () => `svc_proj_vs_${_name}_${n++}`;
 

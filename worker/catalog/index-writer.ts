@@ -1,15 +1,15 @@
-import { and, eq, gte, lt, ne, sql } from "drizzle-orm";
 import type { CatalogCutover, CatalogWrite } from "../../contracts/catalog";
 import { collectionName, SPARSE_ENGINE } from "../../contracts/catalog";
+import { nowIso } from "../../contracts/clock";
 import { normalize } from "../../contracts/embeddings/vectors";
-import type { Db } from "../db/client";
-import { catalogChunks, catalogEntries } from "../db/schema";
+import { catalogObject, type CatalogDO } from "../../durable-objects/catalog-do";
 import { ApiError } from "../errors";
 import type { VectorStore } from "./vector-store/interface";
-import { nowIso } from "../../contracts/clock";
 
 /**
- * Writing the catalog, for the indexer's runner calls. A run writes its chunks as a new generation
+ * Writing the catalog, for the indexer's runner calls. The project's chunks, entries and sparse
+ * index live in its catalog object (durable-objects/catalog-do.ts); vectors in the vector store
+ * (the same object by default, or Vectorize). A run writes its chunks as a new generation
  * (`{jobId}.{attempt}`) beside the live one, which keeps answering; the cutover makes the new one live
  * and then removes every other generation of that transcript; a rollback removes the run's own
  * chunks. Every operation is idempotent: chunk ids are deterministic, so a call repeated after a
@@ -17,7 +17,7 @@ import { nowIso } from "../../contracts/clock";
  */
 
 export interface Scope {
-  db: Db;
+  catalog: DurableObjectNamespace<CatalogDO>;
   store: VectorStore;
   projectId: string;
   jobId: string;
@@ -26,8 +26,7 @@ export interface Scope {
 
 export const generationOf = (jobId: string, attempt: number) => `${jobId}.${attempt}`;
 
-const DELETE_BATCH = 90;
-const INSERT_ROWS = 10;
+const objectOf = (s: Pick<Scope, "catalog" | "projectId">) => catalogObject(s.catalog, collectionName(s.projectId));
 
 export async function writeChunks(s: Scope, body: CatalogWrite): Promise<{ written: number }> {
   const generation = generationOf(s.jobId, s.attempt);
@@ -35,40 +34,18 @@ export async function writeChunks(s: Scope, body: CatalogWrite): Promise<{ writt
     if (c.vector.length !== body.dense.dimensions)
       throw new ApiError("protocolError", `chunk ${c.position}: vector has ${c.vector.length} dimensions, not ${body.dense.dimensions}`);
   }
-  const rows = body.chunks.map((c) => ({
-    chunkId: `${body.textSourceId}:${generation}:${c.position}`,
-    projectId: s.projectId,
-    textSourceId: body.textSourceId,
+  const ids = await objectOf(s).writeChunks(
+    body.textSourceId,
     generation,
-    position: c.position,
-    start: c.start,
-    end: c.end,
-    segmentIds: c.segmentIds,
-    // Control characters would collide with the search's highlight markers (sparse.ts); they carry no words.
-    text: c.text.replace(/[\u0000-\u001f\u007f]/g, " "),
-  }));
-  // D1 binds at most 100 parameters per statement: 10 rows of 9 columns each.
-  const inserts = [];
-  for (let i = 0; i < rows.length; i += INSERT_ROWS)
-    inserts.push(
-      s.db
-        .insert(catalogChunks)
-        .values(rows.slice(i, i + INSERT_ROWS))
-        .onConflictDoNothing({ target: catalogChunks.chunkId }),
-    );
-  const [first, ...rest] = inserts;
-  if (first) await s.db.batch([first, ...rest]);
-  const ids = await s.db
-    .select({ id: catalogChunks.id, position: catalogChunks.position })
-    .from(catalogChunks)
-    .where(
-      and(
-        eq(catalogChunks.projectId, s.projectId),
-        eq(catalogChunks.textSourceId, body.textSourceId),
-        eq(catalogChunks.generation, generation),
-      ),
-    )
-    .all();
+    body.chunks.map((c) => ({
+      position: c.position,
+      start: c.start,
+      end: c.end,
+      segmentIds: c.segmentIds,
+      // Control characters would collide with the search's highlight markers (sparse.ts); they carry no words.
+      text: c.text.replace(/[\u0000-\u001f\u007f]/g, " "),
+    })),
+  );
   const idOf = new Map(ids.map((r) => [r.position, r.id]));
   await s.store.upsert(
     collectionName(s.projectId),
@@ -84,24 +61,7 @@ export async function writeChunks(s: Scope, body: CatalogWrite): Promise<{ writt
 
 /** The new generation goes live; the previous one (and any left by a lost attempt) is removed. */
 export async function cutover(s: Scope, body: CatalogCutover): Promise<{ removedStaleChunks: number; reindexed: boolean }> {
-  const generation = generationOf(s.jobId, s.attempt);
-  const where = and(eq(catalogChunks.projectId, s.projectId), eq(catalogChunks.textSourceId, body.textSourceId));
-  const written = await s.db
-    .select({ n: sql<number>`count(*)` })
-    .from(catalogChunks)
-    .where(and(where, eq(catalogChunks.generation, generation)))
-    .get();
-  if ((written?.n ?? 0) !== body.chunkCount)
-    throw new ApiError("protocolError", `cutover of ${body.textSourceId}: ${written?.n ?? 0} chunks written, ${body.chunkCount} announced`);
-  const before = await s.db
-    .select({ generation: catalogEntries.generation })
-    .from(catalogEntries)
-    .where(and(eq(catalogEntries.projectId, s.projectId), eq(catalogEntries.textSourceId, body.textSourceId)))
-    .get();
-  const entry = {
-    projectId: s.projectId,
-    textSourceId: body.textSourceId,
-    generation,
+  const answer = await objectOf(s).cutover(body.textSourceId, generationOf(s.jobId, s.attempt), {
     jobId: s.jobId,
     chunkCount: body.chunkCount,
     segmentCount: body.segmentCount,
@@ -112,93 +72,44 @@ export async function cutover(s: Scope, body: CatalogCutover): Promise<{ removed
     dimensions: body.dense.dimensions,
     sparseEngine: SPARSE_ENGINE,
     indexedAt: nowIso(),
-  };
-  await s.db
-    .insert(catalogEntries)
-    .values(entry)
-    .onConflictDoUpdate({ target: [catalogEntries.projectId, catalogEntries.textSourceId], set: entry });
-  const stale = await s.db
-    .select({ id: catalogChunks.id })
-    .from(catalogChunks)
-    .where(and(where, ne(catalogChunks.generation, generation)))
-    .all();
-  await removeChunks(
-    s,
-    stale.map((r) => r.id),
-  );
-  return { removedStaleChunks: stale.length, reindexed: before !== undefined };
+  });
+  if ("written" in answer)
+    throw new ApiError("protocolError", `cutover of ${body.textSourceId}: ${answer.written} chunks written, ${body.chunkCount} announced`);
+  await removeVectors(s, answer.removedRowIds);
+  return { removedStaleChunks: answer.removedRowIds.length, reindexed: answer.reindexed };
 }
 
 /** Removes the run's own chunks of these transcripts, unless a cutover already made them live. */
 export async function rollback(s: Scope, textSourceIds: readonly string[]): Promise<{ removedChunks: number }> {
-  let removed = 0;
   const generation = generationOf(s.jobId, s.attempt);
-  for (const id of textSourceIds) removed += await removeGenerations(s, id, { from: generation, to: `${generation}\u0000` });
-  return { removedChunks: removed };
+  const removed = await objectOf(s).removeGenerations(textSourceIds, { from: generation, to: `${generation}\u0000` });
+  await removeVectors(s, removed);
+  return { removedChunks: removed.length };
 }
 
 /** A job that ended without completing: every generation it wrote that is not live goes. */
 export async function removeJobLeftovers(s: Omit<Scope, "attempt">, textSourceIds: readonly string[]): Promise<number> {
-  let removed = 0;
   // Every `{jobId}.{attempt}`: '/' sorts right after '.', so the range holds exactly the job's generations.
-  for (const id of textSourceIds) removed += await removeGenerations(s, id, { from: `${s.jobId}.`, to: `${s.jobId}/` });
-  return removed;
+  const removed = await objectOf(s).removeGenerations(textSourceIds, { from: `${s.jobId}.`, to: `${s.jobId}/` });
+  await removeVectors(s, removed);
+  return removed.length;
 }
 
-/** `DELETE /v1/catalog/transcriptions/{id}`: the transcript leaves the index at once. */
+/** `DELETE /v1/catalog/transcriptions/{id}`: the transcript leaves the index at once; null when it was not in it. */
 export async function dropTranscript(
-  s: Pick<Scope, "db" | "store" | "projectId">,
+  s: Pick<Scope, "catalog" | "store" | "projectId">,
   textSourceId: string,
-): Promise<{ removedChunks: number }> {
-  await s.db.delete(catalogEntries).where(and(eq(catalogEntries.projectId, s.projectId), eq(catalogEntries.textSourceId, textSourceId)));
-  const rows = await s.db
-    .select({ id: catalogChunks.id })
-    .from(catalogChunks)
-    .where(and(eq(catalogChunks.projectId, s.projectId), eq(catalogChunks.textSourceId, textSourceId)))
-    .all();
-  await removeChunks(
-    s,
-    rows.map((r) => r.id),
-  );
-  return { removedChunks: rows.length };
+): Promise<{ removedChunks: number } | null> {
+  const answer = await objectOf(s).drop(textSourceId);
+  if (!answer) return null;
+  await removeVectors(s, answer.removedRowIds);
+  return { removedChunks: answer.removedRowIds.length };
 }
 
-/** Chunks of generations in [from, to) that are not live. */
-async function removeGenerations(
-  s: Pick<Scope, "db" | "store" | "projectId">,
-  textSourceId: string,
-  range: { from: string; to: string },
-): Promise<number> {
-  const live = await s.db
-    .select({ generation: catalogEntries.generation })
-    .from(catalogEntries)
-    .where(and(eq(catalogEntries.projectId, s.projectId), eq(catalogEntries.textSourceId, textSourceId)))
-    .get();
-  const rows = await s.db
-    .select({ id: catalogChunks.id })
-    .from(catalogChunks)
-    .where(
-      and(
-        eq(catalogChunks.projectId, s.projectId),
-        eq(catalogChunks.textSourceId, textSourceId),
-        gte(catalogChunks.generation, range.from),
-        lt(catalogChunks.generation, range.to),
-        live ? ne(catalogChunks.generation, live.generation) : undefined,
-      ),
-    )
-    .all();
-  await removeChunks(
-    s,
-    rows.map((r) => r.id),
-  );
-  return rows.length;
-}
-
-/** Rows first (the FTS index follows by trigger), then their vectors: a vector without a row is never answered. */
-async function removeChunks(s: Pick<Scope, "db" | "store" | "projectId">, ids: readonly number[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += DELETE_BATCH) {
-    const part = ids.slice(i, i + DELETE_BATCH);
-    await s.db.run(sql`DELETE FROM catalog_chunks WHERE id IN (SELECT value FROM json_each(${JSON.stringify(part)}))`);
-    await s.store.remove(collectionName(s.projectId), part);
-  }
+/**
+ * After the object removed the rows (and, for vectors it keeps itself, their vectors): the points in
+ * an external store. Rows first, so a vector without a row is never answered.
+ */
+async function removeVectors(s: Pick<Scope, "store" | "projectId">, ids: readonly number[]): Promise<void> {
+  if (!s.store.inObject && ids.length > 0) await s.store.remove(collectionName(s.projectId), ids);
 }

@@ -1,11 +1,13 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
+import { collectionName } from "../../../contracts/catalog";
 import { newId } from "../../../contracts/ids";
 import { getDb } from "../../../worker/db/client";
-import { catalogEntries, clipGenerations, dubbings, summarizations, transcripts, translations, voices } from "../../../worker/db/schema";
+import { clipGenerations, dubbings, summarizations, transcripts, translations, voices } from "../../../worker/db/schema";
 
 /**
- * One record of every kind a service route names, written straight to D1 for a project's transcript:
+ * One record of every kind a service route names, written straight to D1 (the catalog entry to the
+ * project's catalog object) for a project's transcript:
  * the routes only read them, so a security test needs the rows, not the jobs that would make them.
  */
 export interface ServiceRecords {
@@ -61,20 +63,6 @@ export async function seedServiceRecords(projectId: string, transcriptionId: str
       outputPrefix: "out/",
     }),
     db.insert(voices).values({ ...base, id: ids.voiceId, name: "v", status: "pending", origin: "api", language: "en", sample: {} }),
-    db.insert(catalogEntries).values({
-      projectId,
-      textSourceId: transcriptionId,
-      generation: `${jobId}.0`,
-      jobId,
-      chunkCount: 0,
-      segmentCount: 0,
-      transcriptRevision: 1,
-      denseEngine: "test",
-      denseModel: "test",
-      dimensions: 1,
-      sparseEngine: "test",
-      indexedAt: now,
-    }),
     db
       .update(transcripts)
       .set({
@@ -83,5 +71,18 @@ export async function seedServiceRecords(projectId: string, transcriptionId: str
       })
       .where(eq(transcripts.id, transcriptionId)),
   ]);
+  // The catalog entry lives in the project's catalog object: an empty generation, cut over.
+  await env.CATALOG.get(env.CATALOG.idFromName(collectionName(projectId))).cutover(transcriptionId, `${jobId}.0`, {
+    jobId,
+    chunkCount: 0,
+    segmentCount: 0,
+    transcriptRevision: 1,
+    language: null,
+    denseEngine: "test",
+    denseModel: "test",
+    dimensions: 1,
+    sparseEngine: "test",
+    indexedAt: now,
+  });
   return ids;
 }

@@ -1,11 +1,13 @@
 /**
  * The dense half of catalog search: one collection per project (`svc_proj_{projectId}`), points
- * keyed by the chunk's D1 row id. Backends: `d1` (exact cosine over vectors kept in D1; needs no
- * account, the local default) and `vectorize` (Cloudflare Vectorize, one namespace per collection).
+ * keyed by the chunk's row id in the project's catalog object (durable-objects/catalog-do.ts).
+ * Backends: `durable-object` (the default: the vectors live in the project's catalog object, decoded
+ * in memory while it is warm, exact cosine) and `vectorize` (Cloudflare Vectorize, one namespace per
+ * collection, for collections beyond what one object holds: `maxObjectVectors` in catalog-do.ts).
  *
- * A store answers candidates only; the chunk rows in D1 decide what is live (the indexer's
- * generations), so a point a cutover has not yet removed, or that an eventually consistent store
- * still returns, never reaches a result.
+ * A store answers candidates only; the catalog object's chunk rows and entries decide what is live
+ * (the indexer's generations), so a point a cutover has not yet removed, or that an eventually
+ * consistent store still returns, never reaches a result.
  */
 export interface VectorPoint {
   chunkRowId: number;
@@ -31,8 +33,14 @@ export interface VectorQuery {
 }
 
 export interface VectorStore {
-  /** `d1` or `vectorize`, as the search answer reports it. */
+  /** `durable-object` or `vectorize`, as the search answer reports it (`info.vectorStore`). */
   readonly name: string;
+  /**
+   * True when the points live in the catalog object itself: a search then hands the object the query
+   * vector and it ranks them in the same call as the sparse list, and a chunk's removal takes its
+   * vector with it. False: the Worker queries the store and removes points after the rows.
+   */
+  readonly inObject: boolean;
   upsert(collection: string, points: readonly VectorPoint[]): Promise<void>;
   query(collection: string, q: VectorQuery): Promise<VectorMatch[]>;
   remove(collection: string, chunkRowIds: readonly number[]): Promise<void>;

@@ -3,11 +3,12 @@ import type { VectorMatch, VectorPoint, VectorQuery, VectorStore } from "./inter
 /**
  * Cloudflare Vectorize (the production store): one index for the deployment, created with the
  * embedding model's dimensions and the cosine metric, and one namespace per project collection
- * (`svc_proj_{projectId}`), so a query can never reach another project's points. Vector ids are the
- * chunks' D1 row ids; metadata carries `textSourceId` and `model`, both with metadata indexes
+ * (`svc_proj_{projectId}`), so a query can never reach another project's points. Vector ids are
+ * `{collection}:{chunk row id}` (row ids are per catalog object, so the collection makes them unique in
+ * the index; about 45 bytes, under Vectorize's 64); metadata carries `textSourceId` and `model`, both with metadata indexes
  * (`wrangler vectorize create-metadata-index … --propertyName textSourceId --type string`, and `model`),
  * which the query filters on. Writes are asynchronous in Vectorize; a point that is still visible after
- * its removal is dropped by the D1 join (see interface.ts).
+ * its removal is dropped by the catalog object's join to its live chunks (see interface.ts).
  *
  * Limits (developers.cloudflare.com/vectorize/platform/limits): 1000 vectors per upsert from a
  * Worker, 1000 ids per delete, topK at most 100 without values or full metadata.
@@ -18,6 +19,7 @@ export const VECTORIZE_MAX_TOP_K = 100;
 
 export class VectorizeStore implements VectorStore {
   readonly name = "vectorize";
+  readonly inObject = false;
 
   constructor(private readonly index: VectorizeIndex) {}
 
@@ -25,7 +27,7 @@ export class VectorizeStore implements VectorStore {
     for (let i = 0; i < points.length; i += UPSERT_BATCH) {
       await this.index.upsert(
         points.slice(i, i + UPSERT_BATCH).map((p) => ({
-          id: String(p.chunkRowId),
+          id: pointId(collection, p.chunkRowId),
           values: Array.from(p.vector),
           namespace: collection,
           metadata: { textSourceId: p.textSourceId, model: p.model },
@@ -44,12 +46,14 @@ export class VectorizeStore implements VectorStore {
       returnMetadata: "none",
       filter,
     });
-    return res.matches.map((m) => ({ chunkRowId: Number(m.id), score: m.score }));
+    return res.matches.map((m) => ({ chunkRowId: Number(m.id.slice(collection.length + 1)), score: m.score }));
   }
 
-  async remove(_collection: string, chunkRowIds: readonly number[]): Promise<void> {
-    // Ids are D1 row ids, unique across every namespace of the index.
+  async remove(collection: string, chunkRowIds: readonly number[]): Promise<void> {
     for (let i = 0; i < chunkRowIds.length; i += DELETE_BATCH)
-      await this.index.deleteByIds(chunkRowIds.slice(i, i + DELETE_BATCH).map(String));
+      await this.index.deleteByIds(chunkRowIds.slice(i, i + DELETE_BATCH).map((id) => pointId(collection, id)));
   }
 }
+
+/** A point's id in the one index: row ids repeat between projects' catalog objects, so the collection comes first. */
+const pointId = (collection: string, chunkRowId: number) => `${collection}:${chunkRowId}`;

@@ -43,9 +43,9 @@ function catalogCall<S extends z.ZodType>(
   named: (body: z.infer<S>) => Array<{ id: string; path: string }>,
   run: (scope: Scope, body: z.infer<S>) => Promise<Record<string, unknown>>,
 ): RunnerCall {
-  return validatedCall(schema, ({ env, db, job, attempt }, body) => {
+  return validatedCall(schema, ({ env, job, attempt }, body) => {
     requireNamedTranscripts(job, named(body));
-    return run({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId, attempt }, body);
+    return run({ catalog: env.CATALOG, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId, attempt }, body);
   });
 }
 
@@ -92,10 +92,13 @@ export const indexerWorker = defineWorkerService<"indexer">({
   },
   // A job that failed or was cancelled mid-index (runner lost, cancel between transcripts) leaves no
   // half-written generation behind; live ones, including those it cut over, stay.
-  onEnded: async ({ env, db }, job) => {
+  onEnded: async ({ env }, job) => {
     if (job.status === "completed") return;
     const { textSourceIds } = IndexerStoredSchema.parse(job.input);
-    await removeJobLeftovers({ db, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId }, textSourceIds);
+    await removeJobLeftovers(
+      { catalog: env.CATALOG, store: vectorStoreFor(env), projectId: job.projectId, jobId: job.jobId },
+      textSourceIds,
+    );
   },
   runnerSettings: (s) => ({ runner: s.runner, catalog: s.catalog }),
   routes: { "/catalog": catalogRoutes },

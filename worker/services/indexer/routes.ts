@@ -1,4 +1,3 @@
-import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { collectionName, SearchRequestSchema } from "../../../contracts/catalog";
 import { principalOf, projectOf } from "../../auth/middleware";
@@ -7,8 +6,8 @@ import { queryEmbedder } from "../../catalog/query-embedder";
 import { queryReranker } from "../../catalog/query-reranker";
 import { DenseUnavailable, searchCatalog } from "../../catalog/search";
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
+import { catalogObject } from "../../../durable-objects/catalog-do";
 import { getDb } from "../../db/client";
-import { catalogEntries } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { ApiError, notFound } from "../../errors";
 import { ok } from "../../http/envelope";
@@ -17,7 +16,8 @@ import { loadSettings } from "../../platform/settings";
 
 /**
  * `/v1/catalog/*`: search over the project's collection, and its inventory. Every route is scoped
- * to the key's project; another project's transcripts are never read, listed or removed.
+ * to the key's project: it reaches that project's catalog object only (durable-objects/catalog-do.ts),
+ * so another project's transcripts are never read, listed or removed.
  */
 export const catalogRoutes = new Hono<AppBindings>()
   .post("/search", async (c) => {
@@ -33,7 +33,7 @@ export const catalogRoutes = new Hono<AppBindings>()
     const reranker = req.mode === "hybrid" ? queryReranker(c.env, settings) : { engine: null };
     const started = Date.now();
     const answer = await searchCatalog(projectId, req, {
-      db: c.env.DB,
+      catalog: c.env.CATALOG,
       store: vectorStoreFor(c.env),
       embedder: embedder.engine,
       candidates: settings.catalog.candidates,
@@ -60,7 +60,7 @@ export const catalogRoutes = new Hono<AppBindings>()
   .get("/transcriptions", async (c) => {
     const p = principalOf(c);
     const projectId = projectOf(p);
-    const rows = await getDb(c.env.DB).select().from(catalogEntries).where(eq(catalogEntries.projectId, projectId)).all();
+    const rows = await catalogObject(c.env.CATALOG, collectionName(projectId)).entries();
     const data = rows
       .sort((a, b) => b.indexedAt.localeCompare(a.indexedAt))
       .map((r) => ({
@@ -82,13 +82,7 @@ export const catalogRoutes = new Hono<AppBindings>()
     const p = principalOf(c);
     const projectId = projectOf(p);
     const id = c.req.param("textSourceId");
-    const db = getDb(c.env.DB);
-    const entry = await db
-      .select({ id: catalogEntries.textSourceId })
-      .from(catalogEntries)
-      .where(and(eq(catalogEntries.projectId, projectId), eq(catalogEntries.textSourceId, id)))
-      .get();
-    if (!entry) throw notFound(`transcription not in the catalog: ${id}`, [{ path: "textSourceId", issue: `notFound:${id}` }]);
-    const { removedChunks } = await dropTranscript({ db, store: vectorStoreFor(c.env), projectId }, id);
-    return ok(c, { textSourceId: id, removed: true, removedChunks });
+    const dropped = await dropTranscript({ catalog: c.env.CATALOG, store: vectorStoreFor(c.env), projectId }, id);
+    if (!dropped) throw notFound(`transcription not in the catalog: ${id}`, [{ path: "textSourceId", issue: `notFound:${id}` }]);
+    return ok(c, { textSourceId: id, removed: true, removedChunks: dropped.removedChunks });
   });

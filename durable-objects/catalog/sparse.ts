@@ -1,7 +1,7 @@
 import { eng } from "stopword";
 
 /**
- * The sparse half of catalog search: BM25 over D1's FTS5 table `catalog_chunks_fts` (porter stemmer,
+ * The sparse half of catalog search: BM25 over the project catalog object's FTS5 table `chunks_fts` (porter stemmer,
  * unicode61 tokenizer), and the marks that show which words of a chunk matched.
  *
  * A query becomes an OR of its words, each quoted (so FTS5 syntax in a query — `AND`, `NEAR`, `*`,

@@ -1,0 +1,278 @@
+import { HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN, marksFromHighlight, orOf, queryTerms, requiredCoverage } from "./sparse";
+import type { ScanFilter, ScoredRow, VectorIndex } from "./vector-index";
+
+/**
+ * A search's candidate generation inside the project's catalog object, in one call: the live
+ * entries, the dense list (exact cosine over the object's in-memory vectors, or the matches the
+ * Worker brought from Vectorize), the sparse list (FTS5 BM25 over this project's chunks only), the
+ * hybrid admission rule, reciprocal rank fusion, and the rows and highlights of the candidates the
+ * answer can show. The Worker embeds the query before and reranks the head after
+ * (worker/catalog/search.ts).
+ */
+
+export type SearchMode = "hybrid" | "dense" | "sparse";
+
+export interface CandidateRequest {
+  query: string;
+  mode: SearchMode;
+  limit: number;
+  textSourceIds?: readonly string[];
+  language?: string;
+  minStart?: number;
+  maxEnd?: number;
+  /** Candidates each list brings to the fusion. */
+  candidates: number;
+  rrfK: number;
+  /** How many of the fused list's first candidates the Worker's reranker reads (0: it has none). */
+  headSize: number;
+  /** The query's embedding model; null: no dense list (sparse mode, or no embedder). */
+  denseModel: string | null;
+  /** The query's unit vector, for vectors kept in the object; null when it could not be embedded. */
+  vector?: Float32Array | null;
+  /** The dense matches the Worker got from an external vector store (Vectorize), best first. */
+  matches?: readonly ScoredRow[] | null;
+}
+
+export interface Ranked {
+  id: number;
+  chunkId: string;
+  textSourceId: string;
+  start: number;
+  end: number;
+  score: number;
+}
+
+export interface Fused extends Ranked {
+  denseRank: number | null;
+  sparseRank: number | null;
+  /** The reranker's score, for the head of a reranked hybrid list; null otherwise. */
+  rerankScore: number | null;
+}
+
+export interface ChunkRow {
+  id: number;
+  chunk_id: string;
+  text_source_id: string;
+  start: number;
+  end: number;
+  segment_ids: string;
+  text: string;
+}
+
+export interface Candidates {
+  indexedTranscriptions: number;
+  /** Transcripts indexed with another model than the query's: they answer the sparse list only. */
+  denseSkipped: string[];
+  /** Transcripts the dense list may answer from: 0 means no query embedding was needed. */
+  denseEligible: number;
+  fused: Fused[];
+  /** The rows of the fused list's head and first `limit`, with their highlight marks. */
+  rows: Array<ChunkRow & { marks: Array<[number, number]> }>;
+  candidates: { dense: number; sparse: number };
+}
+
+interface Entry {
+  text_source_id: string;
+  generation: string;
+  dense_model: string;
+  language: string | null;
+  [key: string]: SqlStorageValue;
+}
+
+/** Language filter: `en` matches transcripts in `en` and `en-GB`; `en-GB` only `en-GB`. */
+function languageMatches(filter: string | undefined, language: string | null): boolean {
+  if (!filter) return true;
+  if (!language) return false;
+  const f = filter.toLowerCase();
+  const l = language.toLowerCase();
+  return l === f || l.startsWith(`${f}-`);
+}
+
+/** The live transcripts a search may answer from, and which of them the dense list may read. */
+export function searchScope(sql: SqlStorage, req: Pick<CandidateRequest, "textSourceIds" | "language" | "denseModel">) {
+  const all = sql.exec<Entry>("SELECT text_source_id, generation, dense_model, language FROM entries").toArray();
+  const wanted = req.textSourceIds ? new Set(req.textSourceIds) : null;
+  const entries = all.filter((e) => (!wanted || wanted.has(e.text_source_id)) && languageMatches(req.language, e.language));
+  const denseSkipped = req.denseModel ? entries.filter((e) => e.dense_model !== req.denseModel).map((e) => e.text_source_id) : [];
+  const skipped = new Set(denseSkipped);
+  const denseIds = entries.filter((e) => !skipped.has(e.text_source_id)).map((e) => e.text_source_id);
+  return { entries, denseSkipped, denseIds };
+}
+
+export function candidates(sql: SqlStorage, vectors: () => VectorIndex, req: CandidateRequest): Candidates {
+  const { entries, denseSkipped, denseIds } = searchScope(sql, req);
+  const live = new Map(entries.map((e) => [e.text_source_id, e.generation]));
+  const denseLive = new Map(denseIds.map((id) => [id, live.get(id)!]));
+  const within = (c: { start: number; end: number }) =>
+    (req.minStart === undefined || c.start >= req.minStart) && (req.maxEnd === undefined || c.end <= req.maxEnd);
+
+  let dense: Ranked[] = [];
+  if (req.denseModel && denseIds.length > 0) {
+    if (req.vector) {
+      const filter: ScanFilter = { liveGenerations: denseLive, minStart: req.minStart, maxEnd: req.maxEnd };
+      dense = rankedRows(sql, vectors().topK(req.denseModel, req.vector, req.candidates, filter), () => true);
+    } else if (req.matches) dense = rankedRows(sql, req.matches, (r) => denseLive.get(r.text_source_id) === r.generation && within(r));
+  }
+  // A filtered search names the transcripts it may answer from, so the sparse query filters before its limit.
+  const allowed = req.textSourceIds || req.language ? entries.map((e) => e.text_source_id) : null;
+  const allSparse = req.mode !== "dense" && entries.length > 0 ? sparseList(sql, req, live, within, allowed) : [];
+  // Without a dense list (nothing indexed with the query's model, or no query vector) BM25 answers alone.
+  const sparse = req.mode === "hybrid" && dense.length > 0 ? admitted(sql, req.query, allSparse) : allSparse;
+  const fused = fuse(req.mode, dense, sparse, req.rrfK);
+  const head = req.mode === "hybrid" && req.headSize > 0 && fused.length > 1 ? fused.slice(0, req.headSize) : [];
+  const shown = [...new Set([...head, ...fused.slice(0, req.limit)].map((f) => f.id))];
+  return {
+    indexedTranscriptions: entries.length,
+    denseSkipped,
+    denseEligible: denseIds.length,
+    fused,
+    rows: rowsWithMarks(sql, req.query, shown),
+    candidates: { dense: dense.length, sparse: sparse.length },
+  };
+}
+
+interface Placed {
+  id: number;
+  chunk_id: string;
+  text_source_id: string;
+  generation: string;
+  start: number;
+  end: number;
+  [key: string]: SqlStorageValue;
+}
+
+/** Scored row ids joined to their chunks, in score order; rows gone or refused by `keep` drop out. */
+function rankedRows(sql: SqlStorage, scored: readonly ScoredRow[], keep: (r: Placed) => boolean): Ranked[] {
+  if (scored.length === 0) return [];
+  const rows = sql
+    .exec<Placed>(
+      'SELECT id, chunk_id, text_source_id, generation, start, "end" FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+      JSON.stringify(scored.map((m) => m.rowId)),
+    )
+    .toArray();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return scored.flatMap((m) => {
+    const r = byId.get(m.rowId);
+    if (!r || !keep(r)) return [];
+    return [{ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: m.score }];
+  });
+}
+
+function sparseList(
+  sql: SqlStorage,
+  req: CandidateRequest,
+  live: ReadonlyMap<string, string>,
+  within: (c: { start: number; end: number }) => boolean,
+  allowed: readonly string[] | null,
+): Ranked[] {
+  const match = orOf(queryTerms(req.query));
+  if (!match) return [];
+  const ranked = (rows: ReadonlyArray<Placed & { rank: number }>) =>
+    rows
+      .filter((r) => live.get(r.text_source_id) === r.generation && within(r))
+      .map((r) => ({ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: -r.rank }));
+  const unfiltered = allowed === null && req.minStart === undefined && req.maxEnd === undefined;
+  if (unfiltered) {
+    // FTS5 alone ranks (ORDER BY rank is bm25()), and only its top rows are joined to their chunks: joining
+    // every match first costs a lookup per matching chunk. Twice the candidates leave room for chunks of
+    // generations not live; when that is not enough the exact query below answers.
+    const fetched = 2 * req.candidates;
+    const top = sql
+      .exec<{ id: number; rank: number }>(
+        "SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+        match,
+        fetched,
+      )
+      .toArray();
+    const byId = new Map(
+      sql
+        .exec<Placed>(
+          'SELECT id, chunk_id, text_source_id, generation, start, "end" FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+          JSON.stringify(top.map((r) => r.id)),
+        )
+        .toArray()
+        .map((r) => [r.id, r]),
+    );
+    // In FTS5's own order (ties included), as the joined query below orders them.
+    const rows = top.flatMap((t) => {
+      const r = byId.get(t.id);
+      return r ? [{ ...r, rank: t.rank }] : [];
+    });
+    const hits = ranked(rows);
+    if (hits.length >= req.candidates || top.length < fetched) return hits.slice(0, req.candidates);
+  }
+  const filter = allowed ? " AND c.text_source_id IN (SELECT value FROM json_each(?))" : "";
+  // The entry join keeps only live generations inside SQL, so LIMIT counts live chunks.
+  const rows = sql
+    .exec<Placed & { rank: number }>(
+      'SELECT c.id, c.chunk_id, c.text_source_id, c.generation, c.start, c."end", bm25(chunks_fts) AS rank FROM chunks_fts ' +
+        "JOIN chunks c ON c.id = chunks_fts.rowid " +
+        "JOIN entries e ON e.text_source_id = c.text_source_id AND e.generation = c.generation " +
+        `WHERE chunks_fts MATCH ? AND c.start >= ? AND c."end" <= ?${filter} ORDER BY rank LIMIT ?`,
+      match,
+      req.minStart ?? 0,
+      req.maxEnd ?? Number.MAX_SAFE_INTEGER,
+      ...(allowed ? [JSON.stringify(allowed)] : []),
+      req.candidates,
+    )
+    .toArray();
+  return ranked(rows);
+}
+
+/** The sparse hits that may join a hybrid fusion: those holding more than half of the query's words (sparse.ts). */
+function admitted(sql: SqlStorage, query: string, hits: Ranked[]): Ranked[] {
+  const terms = queryTerms(query);
+  if (terms.length < 2 || hits.length === 0) return hits;
+  const json = JSON.stringify(hits.map((h) => h.id));
+  const coverage = new Map<number, number>();
+  // One FTS5 query per word, stemmed as the index stems it.
+  for (const t of terms)
+    for (const r of sql.exec<{ id: number }>(
+      "SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+      orOf([t]),
+      json,
+    ))
+      coverage.set(r.id, (coverage.get(r.id) ?? 0) + 1);
+  const need = requiredCoverage(terms);
+  return hits.filter((h) => (coverage.get(h.id) ?? 0) >= need);
+}
+
+/** Reciprocal rank fusion in hybrid mode; one list's own order and scores otherwise. */
+export function fuse(mode: SearchMode, dense: readonly Ranked[], sparse: readonly Ranked[], k: number): Fused[] {
+  const all = new Map<number, Fused>();
+  const add = (list: readonly Ranked[], which: "denseRank" | "sparseRank") =>
+    list.forEach((r, i) => {
+      const f = all.get(r.id) ?? { ...r, score: 0, denseRank: null, sparseRank: null, rerankScore: null };
+      f[which] = i + 1;
+      f.score += mode === "hybrid" ? 1 / (k + i + 1) : r.score;
+      all.set(r.id, f);
+    });
+  add(dense, "denseRank");
+  add(sparse, "sparseRank");
+  // Ties (equal fused scores) go to the chunk the dense list ranked higher, then the earlier one.
+  return [...all.values()].sort((a, b) => b.score - a.score || (a.denseRank ?? Infinity) - (b.denseRank ?? Infinity) || a.start - b.start);
+}
+
+/** The rows, each with the query's words marked (stemmed as FTS5 stems them); a chunk no word matched has none. */
+function rowsWithMarks(sql: SqlStorage, query: string, ids: readonly number[]): Candidates["rows"] {
+  if (ids.length === 0) return [];
+  const json = JSON.stringify(ids);
+  const rows = sql
+    .exec<ChunkRow & Record<string, SqlStorageValue>>(
+      'SELECT id, chunk_id, text_source_id, start, "end", segment_ids, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+      json,
+    )
+    .toArray();
+  const match = orOf(queryTerms(query));
+  const marks = new Map<number, Array<[number, number]>>();
+  if (match)
+    for (const r of sql.exec<{ id: number; h: string }>(
+      "SELECT rowid AS id, highlight(chunks_fts, 0, ?, ?) AS h FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+      HIGHLIGHT_OPEN,
+      HIGHLIGHT_CLOSE,
+      match,
+      json,
+    ))
+      marks.set(r.id, marksFromHighlight(r.h).marks);
+  return rows.map((r) => ({ ...r, marks: marks.get(r.id) ?? [] }));
+}

@@ -1,0 +1,55 @@
+/**
+ * The tables of one project's catalog object (durable-objects/catalog-do.ts), in its own SQLite
+ * storage. Created on construction with IF NOT EXISTS: a new statement appended here is the object's
+ * migration (no column of a created table is ever changed in place).
+ *
+ * - `entries`: one row per indexed transcript, naming its live generation (what the D1 table
+ *   `catalog_entries` held for every project).
+ * - `chunks`: every generation's chunks (`{jobId}.{attempt}`); AUTOINCREMENT, so a row id is never
+ *   reused and a Vectorize point left behind by an eventually consistent delete never names a new chunk.
+ * - `chunks_fts`: FTS5 over the chunks' text (external content, kept in step by triggers), so BM25's
+ *   statistics (document frequencies, average length) are this project's alone.
+ * - `vectors`: unit vectors (little-endian float32) of the chunks, when the collection keeps its
+ *   vectors in the object (vector store `durable-object`); empty when they live in Vectorize.
+ */
+export const CATALOG_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS entries (
+    text_source_id TEXT PRIMARY KEY,
+    generation TEXT NOT NULL,
+    job_id TEXT NOT NULL,
+    chunk_count INTEGER NOT NULL,
+    segment_count INTEGER NOT NULL,
+    transcript_revision INTEGER NOT NULL,
+    language TEXT,
+    dense_engine TEXT NOT NULL,
+    dense_model TEXT NOT NULL,
+    dimensions INTEGER NOT NULL,
+    sparse_engine TEXT NOT NULL,
+    indexed_at TEXT NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id TEXT NOT NULL UNIQUE,
+    text_source_id TEXT NOT NULL,
+    generation TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    start REAL NOT NULL,
+    "end" REAL NOT NULL,
+    segment_ids TEXT NOT NULL,
+    text TEXT NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS chunks_source ON chunks (text_source_id, generation)`,
+  `CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
+  `CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+  END`,
+  `CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+  END`,
+  `CREATE TABLE IF NOT EXISTS vectors (
+    chunk_row_id INTEGER PRIMARY KEY,
+    text_source_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL
+  )`,
+] as const;

@@ -1,0 +1,133 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { normalize } from "../../contracts/embeddings/vectors";
+import type { CandidateRequest } from "../../durable-objects/catalog/candidates";
+import type { CatalogDO, EntryInput } from "../../durable-objects/catalog-do";
+
+/**
+ * The catalog object of one project (durable-objects/catalog-do.ts) through its RPC methods: its
+ * SQLite storage runs FTS5, BM25 reads that project's chunks only, a search answers the live
+ * generation, and the in-memory vectors follow every write and removal.
+ */
+
+let n = 0;
+const object = () => env.CATALOG.get(env.CATALOG.idFromName(`svc_proj_catalog_do_${n++}`));
+const MODEL = "m";
+const unit = (...xs: number[]) => normalize(xs);
+
+const entry = (chunkCount: number): EntryInput => ({
+  jobId: "job_x",
+  chunkCount,
+  segmentCount: chunkCount,
+  transcriptRevision: 1,
+  language: "en",
+  denseEngine: "test",
+  denseModel: MODEL,
+  dimensions: 3,
+  sparseEngine: "d1-fts5-bm25",
+  indexedAt: new Date().toISOString(),
+});
+
+/** Writes `texts` (with their vectors) as one generation of a transcript and, unless told not to, cuts it over. */
+async function index(
+  stub: DurableObjectStub<CatalogDO>,
+  textSourceId: string,
+  generation: string,
+  chunks: Array<{ text: string; vector: Float32Array }>,
+  { cut = true } = {},
+) {
+  const ids = await stub.writeChunks(
+    textSourceId,
+    generation,
+    chunks.map((c, position) => ({ position, start: position * 2, end: position * 2 + 2, segmentIds: [position], text: c.text })),
+  );
+  await stub.putVectors(ids.map(({ position, id }) => ({ chunkRowId: id, textSourceId, model: MODEL, vector: chunks[position]!.vector })));
+  if (cut) await stub.cutover(textSourceId, generation, entry(chunks.length));
+  return ids.map((r) => r.id);
+}
+
+const request = (over: Partial<CandidateRequest>): CandidateRequest => ({
+  query: "bread",
+  mode: "sparse",
+  limit: 10,
+  candidates: 100,
+  rrfK: 60,
+  headSize: 0,
+  denseModel: null,
+  ...over,
+});
+
+describe("the catalog object", () => {
+  it("keeps its sparse index in FTS5 in its own SQLite storage, ranked by bm25()", async () => {
+    const stub = object();
+    await index(stub, "txt_a", "g.0", [{ text: "Knead the bread dough.", vector: unit(1, 0, 0) }]);
+    const ranked = await runInDurableObject(stub, (_, state) =>
+      state.storage.sql
+        .exec<{ id: number; rank: number }>("SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH 'breads'")
+        .toArray(),
+    );
+    // Porter stemming: "breads" finds "bread"; bm25() ranks lower-is-better.
+    expect(ranked).toHaveLength(1);
+    expect(ranked[0]!.rank).toBeLessThan(0);
+  });
+
+  it("scores BM25 from its own project's chunks: another project's chunks do not move them", async () => {
+    const a = object();
+    const b = object();
+    await index(a, "txt_a", "g.0", [
+      { text: "Bread rises overnight.", vector: unit(1, 0, 0) },
+      { text: "The oven is hot.", vector: unit(0, 1, 0) },
+    ]);
+    const before = (await a.search(request({}))).fused.map((f) => f.score);
+    await index(
+      b,
+      "txt_b",
+      "g.0",
+      Array.from({ length: 20 }, (_, i) => ({ text: `bread loaf number ${i}`, vector: unit(1, i, 0) })),
+    );
+    const after = (await a.search(request({}))).fused.map((f) => f.score);
+    expect(after).toEqual(before);
+    expect((await b.search(request({}))).fused.every((f) => f.textSourceId === "txt_b")).toBe(true);
+  });
+
+  it("answers the live generation only: a written generation joins at its cutover, and the old one's vectors leave memory", async () => {
+    const stub = object();
+    const dense = request({ mode: "dense", denseModel: MODEL, vector: unit(1, 0, 0) });
+    const first = await index(stub, "txt_a", "g.0", [{ text: "first wording", vector: unit(1, 0, 0) }]);
+    expect((await stub.search(dense)).fused.map((f) => f.id)).toEqual(first);
+    const second = await index(stub, "txt_a", "g.1", [{ text: "second wording", vector: unit(1, 0.1, 0) }], { cut: false });
+    expect((await stub.search(dense)).fused.map((f) => f.id)).toEqual(first);
+    await stub.cutover("txt_a", "g.1", entry(1));
+    expect((await stub.search(dense)).fused.map((f) => f.id)).toEqual(second);
+    const held = await stub.queryVectors({ vector: unit(1, 0, 0), model: MODEL, topK: 10 });
+    expect(held.map((r) => r.rowId)).toEqual(second);
+  });
+
+  it("a sparse search fills its candidates with live chunks when better-matching chunks are not live", async () => {
+    const stub = object();
+    const live = await index(stub, "txt_a", "g.0", [
+      { text: "bread once", vector: unit(1, 0, 0) },
+      { text: "bread again", vector: unit(0, 1, 0) },
+    ]);
+    await index(
+      stub,
+      "txt_a",
+      "g.1",
+      Array.from({ length: 6 }, (_, i) => ({ text: `bread bread bread ${i}`, vector: unit(1, i, 0) })),
+      { cut: false },
+    );
+    const found = await stub.search(request({ candidates: 2 }));
+    expect(found.fused.map((f) => f.id).sort()).toEqual([...live].sort());
+  });
+
+  it("a rollback removes the run's own chunks and vectors, never the live ones", async () => {
+    const stub = object();
+    const live = await index(stub, "txt_a", "job_a.0", [{ text: "live", vector: unit(1, 0, 0) }]);
+    const pending = await index(stub, "txt_a", "job_b.0", [{ text: "pending", vector: unit(0, 1, 0) }], { cut: false });
+    expect(await stub.removeGenerations(["txt_a"], { from: "job_b.0", to: "job_b.0\u0000" })).toEqual(pending);
+    expect(await stub.removeGenerations(["txt_a"], { from: "job_a.", to: "job_a/" })).toEqual([]);
+    const held = await stub.queryVectors({ vector: unit(1, 0, 0), model: MODEL, topK: 10 });
+    expect(held.map((r) => r.rowId)).toEqual(live);
+  });
+});
