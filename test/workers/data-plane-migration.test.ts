@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { collectionName } from "../../contracts/catalog";
+import { bytesToVector } from "../../contracts/embeddings/vectors";
+import { catalogObject } from "../../durable-objects/catalog-do";
 import { migrateDataPlaneBatch } from "../../worker/maintenance/data-plane-migration";
 import { admin, call } from "./helpers/api";
-import { legacyAnswers, loadLegacyFixture } from "./helpers/legacy-fixture";
+import { bindable, legacyAnswers, legacyRows, loadLegacyFixture } from "./helpers/legacy-fixture";
 
 /**
  * Moving an upgraded deployment's data (worker/maintenance/data-plane-migration.ts) on the D1 rows
@@ -31,10 +34,38 @@ async function legacyBulkRows(): Promise<Record<string, number>> {
     summaryResults: await count("SELECT count(*) AS n FROM summarizations WHERE result IS NOT NULL"),
     metadataRecords: await count("SELECT count(*) AS n FROM transcripts WHERE metadata IS NOT NULL"),
     thumbnailSets: await count("SELECT count(*) AS n FROM transcripts WHERE thumbnails != '[]'"),
+    catalogEntries: await count("SELECT count(*) AS n FROM catalog_entries"),
+    catalogChunks: await count("SELECT count(*) AS n FROM catalog_chunks"),
+    catalogVectors: await count("SELECT count(*) AS n FROM catalog_vectors"),
   };
 }
 
-const NONE_LEFT = { transcriptLayers: 0, clipResults: 0, dubbingResults: 0, summaryResults: 0, metadataRecords: 0, thumbnailSets: 0 };
+const NONE_LEFT = {
+  transcriptLayers: 0,
+  clipResults: 0,
+  dubbingResults: 0,
+  summaryResults: 0,
+  metadataRecords: 0,
+  thumbnailSets: 0,
+  catalogEntries: 0,
+  catalogChunks: 0,
+  catalogVectors: 0,
+};
+
+const [legacyEntry] = legacyRows["catalog_entries"] ?? [];
+const [legacyChunk] = legacyRows["catalog_chunks"] ?? [];
+const [legacyVector] = legacyRows["catalog_vectors"] ?? [];
+const projectId = String(legacyEntry?.["project_id"]);
+const catalog = () => catalogObject(env.CATALOG, collectionName(projectId));
+
+/** The recorded chunk as a search result shows it. */
+const recordedChunk = {
+  chunkId: legacyChunk?.["chunk_id"],
+  textSourceId: legacyChunk?.["text_source_id"],
+  start: legacyChunk?.["start"],
+  end: legacyChunk?.["end"],
+  segmentIds: JSON.parse(String(legacyChunk?.["segment_ids"])),
+};
 
 async function migrateUntilDone(limit?: number): Promise<number> {
   for (let batches = 1; batches < 50; batches++) if ((await migrateDataPlaneBatch(env, limit)).done) return batches;
@@ -71,6 +102,62 @@ describe("moving an upgraded deployment's data", () => {
     expect(again.done).toBe(true);
     expect(Object.values(again.phases).every((p) => p.moved === 0)).toBe(true);
     await expectReadsAsRecorded();
+  });
+
+  it("moves the catalog into the project's object: a sparse search finds the chunk the previous version indexed", async () => {
+    await migrateUntilDone();
+    const word =
+      String(legacyChunk?.["text"])
+        .split(" ")
+        .find((w) => w.length > 6) ?? "";
+    const res = await call<{ results: Array<Record<string, unknown>> }>("POST", "/v1/catalog/search", {
+      key,
+      body: { query: word, mode: "sparse", limit: 5 },
+    });
+    expect(res.status).toBe(200);
+    expect(
+      res.body.data.results.map((r) => ({
+        chunkId: r["chunkId"],
+        textSourceId: r["textSourceId"],
+        start: r["start"],
+        end: r["end"],
+        segmentIds: r["segmentIds"],
+      })),
+    ).toEqual([recordedChunk]);
+    expect(
+      (await catalog().entries()).map((e) => ({ textSourceId: e.textSourceId, generation: e.generation, denseModel: e.denseModel })),
+    ).toEqual([
+      { textSourceId: legacyEntry?.["text_source_id"], generation: legacyEntry?.["generation"], denseModel: legacyEntry?.["dense_model"] },
+    ]);
+  });
+
+  it("moves the chunk's vector intact: its own nearest neighbour, at cosine 1", async () => {
+    await migrateUntilDone();
+    const bytes = bindable(legacyVector?.["vector"]);
+    const vector = bytesToVector(bytes instanceof ArrayBuffer ? bytes : new ArrayBuffer(0));
+    const [nearest] = await catalog().queryVectors({ vector, model: String(legacyVector?.["model"]), topK: 1 });
+    expect(nearest?.score).toBeCloseTo(1, 5);
+  });
+
+  it("keeps a catalog entry indexed again since the upgrade: the newer index wins", async () => {
+    const object = catalog();
+    const textSourceId = String(legacyEntry?.["text_source_id"]);
+    await object.writeChunks(textSourceId, "job_newer.0", [{ position: 0, start: 0, end: 1, segmentIds: [0], text: "a newer index" }]);
+    await object.cutover(textSourceId, "job_newer.0", {
+      jobId: "job_newer",
+      chunkCount: 1,
+      segmentCount: 1,
+      transcriptRevision: 3,
+      language: "en",
+      denseEngine: "local-wink",
+      denseModel: String(legacyEntry?.["dense_model"]),
+      dimensions: 100,
+      sparseEngine: "d1-fts5-bm25",
+      indexedAt: new Date().toISOString(),
+    });
+    await migrateUntilDone();
+    expect((await object.entries()).map((e) => e.generation)).toEqual(["job_newer.0"]);
+    expect((await legacyBulkRows()).catalogChunks).toBe(0);
   });
 
   it("is the operator's route, behind the admin secret", async () => {

@@ -9,6 +9,8 @@ import { moveLegacyDubbing } from "../services/dubbing/store";
 import { moveLegacyMetadata } from "../services/metadata/store";
 import { moveLegacySummary } from "../services/summarization/store";
 import { moveLegacyThumbnails } from "../services/thumbnail/store";
+import { moveLegacyCatalogEntry } from "../catalog/legacy-catalog";
+import { vectorStoreFor } from "../catalog/vector-store/factory";
 
 /**
  * Moves an existing deployment's data into the layout issue 23 introduced: bulk JSON from D1 into
@@ -74,6 +76,35 @@ const legacyRows =
     return { moved, remaining: rows.results.length > limit || moved < batch.length };
   };
 
+/** Each project's catalog entries, one transcript at a time, into the project's catalog object. */
+const catalogPhase: Phase = async ({ env }, limit) => {
+  const rows = await env.DB.prepare("SELECT project_id, text_source_id FROM catalog_entries LIMIT ?1")
+    .bind(limit + 1)
+    .all<{ project_id: string; text_source_id: string }>();
+  const batch = rows.results.slice(0, limit);
+  const store = vectorStoreFor(env);
+  for (const r of batch) await moveLegacyCatalogEntry(env, store, r.project_id, r.text_source_id);
+  return { moved: batch.length, remaining: rows.results.length > limit };
+};
+
+/**
+ * Chunks no catalog entry names any more (generations an upgrade interrupted before their cutover):
+ * nothing reads them, so they are deleted with their vectors, `limit` × 20 rows a call.
+ */
+const catalogLeftoversPhase: Phase = async ({ env }, limit) => {
+  const rows = await env.DB.prepare(
+    "SELECT c.id FROM catalog_chunks c WHERE NOT EXISTS (SELECT 1 FROM catalog_entries e WHERE e.project_id = c.project_id AND e.text_source_id = c.text_source_id) LIMIT ?1",
+  )
+    .bind(limit * 20 + 1)
+    .all<{ id: number }>();
+  const batch = JSON.stringify(rows.results.slice(0, limit * 20).map((r) => r.id));
+  await env.DB.batch([
+    env.DB.prepare("DELETE FROM catalog_vectors WHERE chunk_row_id IN (SELECT value FROM json_each(?))").bind(batch),
+    env.DB.prepare("DELETE FROM catalog_chunks WHERE id IN (SELECT value FROM json_each(?))").bind(batch),
+  ]);
+  return { moved: Math.min(rows.results.length, limit * 20), remaining: rows.results.length > limit * 20 };
+};
+
 /** In order: a phase's owners are independent of the others', so the order only sets what moves first. */
 const PHASES: Record<string, Phase> = {
   transcriptLayers: transcriptsPhase,
@@ -89,6 +120,8 @@ const PHASES: Record<string, Phase> = {
   metadataRecords: legacyRows("SELECT id FROM transcripts WHERE metadata IS NOT NULL AND metadata_key IS NULL LIMIT ?1", (m, id) =>
     moveLegacyMetadata(m.env, m.db, id),
   ),
+  catalogEntries: catalogPhase,
+  catalogLeftovers: catalogLeftoversPhase,
   thumbnailSets: legacyRows("SELECT id FROM transcripts WHERE thumbnails IS NOT NULL AND thumbnails != '[]' LIMIT ?1", (m, id) =>
     moveLegacyThumbnails(m.env, id),
   ),

@@ -9,11 +9,12 @@ import answers from "../../fixtures/data-plane-7b34c1b/answers.json";
  */
 
 export const legacyAnswers = answers;
+export const legacyRows = rows as Record<string, Row[]>;
 
 type Row = Record<string, unknown>;
 
 /** D1 binds bytes, not the fixture's `{hex}` spelling of a blob column. */
-function bindable(value: unknown): unknown {
+export function bindable(value: unknown): unknown {
   if (value !== null && typeof value === "object" && "hex" in value && typeof value.hex === "string") {
     const hex = value.hex;
     const bytes = new Uint8Array(hex.length / 2);
