@@ -7,7 +7,6 @@ import { testS3 } from "./helpers/s3";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
 import { env } from "cloudflare:workers";
-import { getDb } from "../../worker/db/client";
 import { CLIPS_BLOB_KIND, moveLegacyClipResult } from "../../worker/services/clip-generation/store";
 import { asLegacyRow, d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
 
@@ -234,8 +233,8 @@ describe("clip generation storage", () => {
     await asLegacyRow("clip_generations", id, "result", "result_key", { clip_count: 0 });
     const read = async () => (await call<Record<string, unknown>>("GET", `/v1/clip-generations/${id}`, { key: t.projectKey })).body.data;
     expect(await read()).toEqual(record);
-    expect(await moveLegacyClipResult(env, getDb(env.DB), id)).toBe(true);
-    expect(await moveLegacyClipResult(env, getDb(env.DB), id)).toBe(false);
+    expect(await moveLegacyClipResult(env, id)).toBe(true);
+    expect(await moveLegacyClipResult(env, id)).toBe(false);
     expect(await d1Row("clip_generations", id)).toMatchObject({ result: null, clip_count: 2 });
     expect(await ownerKeys(t.projectId, CLIPS_BLOB_KIND, id)).toHaveLength(1);
     expect(await read()).toEqual(record);

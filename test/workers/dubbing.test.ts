@@ -11,7 +11,6 @@ import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
 import { env } from "cloudflare:workers";
-import { getDb } from "../../worker/db/client";
 import { DUBBING_BLOB_KIND, moveLegacyDubbing } from "../../worker/services/dubbing/store";
 import { asLegacyRow, d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
 
@@ -390,8 +389,8 @@ describe("dubbing: storage", () => {
     const before = await recordOf(id);
     await asLegacyRow("dubbings", id, "result", "result_key");
     expect(await recordOf(id)).toEqual(before);
-    expect(await moveLegacyDubbing(env, getDb(env.DB), id)).toBe(true);
-    expect(await moveLegacyDubbing(env, getDb(env.DB), id)).toBe(false);
+    expect(await moveLegacyDubbing(env, id)).toBe(true);
+    expect(await moveLegacyDubbing(env, id)).toBe(false);
     expect(await d1Row("dubbings", id)).toMatchObject({ result: null });
     expect(await ownerKeys(t.projectId, DUBBING_BLOB_KIND, id)).toHaveLength(1);
     expect(await recordOf(id)).toEqual(before);

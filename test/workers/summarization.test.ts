@@ -6,7 +6,6 @@ import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
 import { createJob, GENERATED, runRunnerStep, SHORT_SYNOPSIS, summaryDraft } from "./helpers/understanding";
 import { env } from "cloudflare:workers";
-import { getDb } from "../../worker/db/client";
 import { moveLegacySummary, SUMMARY_BLOB_KIND } from "../../worker/services/summarization/store";
 import { asLegacyRow, d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
 
@@ -141,8 +140,8 @@ describe("summarization storage", () => {
     const before = (await record(id)).body.data;
     await asLegacyRow("summarizations", id, "result", "result_key");
     expect((await record(id)).body.data).toEqual(before);
-    expect(await moveLegacySummary(env, getDb(env.DB), id)).toBe(true);
-    expect(await moveLegacySummary(env, getDb(env.DB), id)).toBe(false);
+    expect(await moveLegacySummary(env, id)).toBe(true);
+    expect(await moveLegacySummary(env, id)).toBe(false);
     expect(await d1Row("summarizations", id)).toMatchObject({ result: null });
     expect(await ownerKeys(t.projectId, SUMMARY_BLOB_KIND, id)).toHaveLength(1);
     expect((await record(id)).body.data).toEqual(before);

@@ -64,17 +64,7 @@ async function pendingTranscript(): Promise<string> {
 /** A transcript saved as the transcription sink saves it, through `blobs`. */
 async function savedTranscript(blobs = store, segments = segmentsOf("first words", "second words")): Promise<string> {
   const id = await pendingTranscript();
-  await saveTranscription(db(), blobs, {
-    id,
-    projectId: t.projectId,
-    language: "en",
-    durationSec: 4,
-    engine: "test",
-    model: "test",
-    segments,
-    visualChunks: [],
-    outputKeys: {},
-  });
+  await savedTranscriptInto(id, segments, blobs);
   return id;
 }
 

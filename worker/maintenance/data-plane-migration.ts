@@ -109,13 +109,13 @@ const catalogLeftoversPhase: Phase = async ({ env }, limit) => {
 const PHASES: Record<string, Phase> = {
   transcriptLayers: transcriptsPhase,
   clipResults: legacyRows("SELECT id FROM clip_generations WHERE result IS NOT NULL AND result_key IS NULL LIMIT ?1", (m, id) =>
-    moveLegacyClipResult(m.env, m.db, id),
+    moveLegacyClipResult(m.env, id),
   ),
   dubbingResults: legacyRows("SELECT id FROM dubbings WHERE result IS NOT NULL AND result_key IS NULL LIMIT ?1", (m, id) =>
-    moveLegacyDubbing(m.env, m.db, id),
+    moveLegacyDubbing(m.env, id),
   ),
   summaryResults: legacyRows("SELECT id FROM summarizations WHERE result IS NOT NULL AND result_key IS NULL LIMIT ?1", (m, id) =>
-    moveLegacySummary(m.env, m.db, id),
+    moveLegacySummary(m.env, id),
   ),
   metadataRecords: legacyRows("SELECT id FROM transcripts WHERE metadata IS NOT NULL AND metadata_key IS NULL LIMIT ?1", (m, id) =>
     moveLegacyMetadata(m.env, m.db, id),

@@ -1,11 +1,11 @@
-import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { ClipGenerationResult } from "../../../contracts/clips";
 import { nowIso } from "../../../contracts/clock";
 import type { Db } from "../../db/client";
 import { clipGenerations } from "../../db/schema";
 import type { Env } from "../../env";
 import { blobKey, blobStore } from "../../storage/blobs";
-import { readPointed, writeThenPoint } from "../shared/record-blob";
+import { moveLegacyResult, readPointed, writeThenPoint } from "../shared/record-blob";
 
 /**
  * The clip generation record's runner result (layout, engines and every clip) lives in R2 (kind
@@ -39,17 +39,8 @@ export async function clipResultOf(env: Env, row: ClipRow): Promise<Record<strin
  * Moves a row the previous version wrote (its result in D1) into R2 and clears the D1 copy. Idempotent:
  * a row already moved, or with no result, is left as it is; answers whether this call moved it.
  */
-export async function moveLegacyClipResult(env: Env, db: Db, id: string): Promise<boolean> {
-  const row = await db.select().from(clipGenerations).where(eq(clipGenerations.id, id)).get();
-  if (!row || row.resultKey !== null || row.result === null) return false;
-  const legacy = row.result;
-  const clips = legacy["clips"];
-  return writeThenPoint(blobStore(env.BLOBS), blobKey(row.projectId, CLIPS_BLOB_KIND, id, "result"), legacy, async (resultKey) => {
-    const updated = await db
-      .update(clipGenerations)
-      .set({ result: null, resultKey, clipCount: Array.isArray(clips) ? clips.length : 0 })
-      .where(and(eq(clipGenerations.id, id), isNull(clipGenerations.resultKey), isNotNull(clipGenerations.result)))
-      .returning({ id: clipGenerations.id });
-    return { landed: updated.length > 0, previous: null };
-  });
+export async function moveLegacyClipResult(env: Env, id: string): Promise<boolean> {
+  return moveLegacyResult(env, "clip_generations", CLIPS_BLOB_KIND, id, (legacy) => ({
+    clip_count: Array.isArray(legacy["clips"]) ? legacy["clips"].length : 0,
+  }));
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
@@ -18,7 +18,7 @@ import { readyFields } from "../voice-creation/store";
 import { refused, requireOwnOutput } from "../shared/result-checks";
 import { nowIso } from "../../../contracts/clock";
 import { blobKey, blobStore } from "../../storage/blobs";
-import { readPointed, writeThenPoint } from "../shared/record-blob";
+import { moveLegacyResult, readPointed, writeThenPoint } from "../shared/record-blob";
 
 /** The dubbing record and the voices a dubbing makes for its speakers. */
 
@@ -148,17 +148,8 @@ export async function dubbingResultOf(env: Env, row: DubbingRow): Promise<Record
  * Moves a row the previous version wrote (its body in D1) into R2 and clears the D1 copy. Idempotent:
  * a row already moved, or not saved, is left as it is; answers whether this call moved it.
  */
-export async function moveLegacyDubbing(env: Env, db: Db, id: string): Promise<boolean> {
-  const row = await db.select().from(dubbings).where(eq(dubbings.id, id)).get();
-  if (!row || row.resultKey !== null || row.result === null) return false;
-  return writeThenPoint(blobStore(env.BLOBS), blobKey(row.projectId, DUBBING_BLOB_KIND, id, "result"), row.result, async (resultKey) => {
-    const updated = await db
-      .update(dubbings)
-      .set({ result: null, resultKey })
-      .where(and(eq(dubbings.id, id), isNull(dubbings.resultKey), isNotNull(dubbings.result)))
-      .returning({ id: dubbings.id });
-    return { landed: updated.length > 0, previous: null };
-  });
+export async function moveLegacyDubbing(env: Env, id: string): Promise<boolean> {
+  return moveLegacyResult(env, "dubbings", DUBBING_BLOB_KIND, id);
 }
 
 /**

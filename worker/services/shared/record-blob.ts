@@ -1,4 +1,5 @@
-import type { BlobStore } from "../../storage/blobs";
+import type { Env } from "../../env";
+import { blobKey, blobStore, type BlobStore } from "../../storage/blobs";
 
 /**
  * A record's bulk value in R2 (worker/storage/blobs.ts), its D1 row keeping only the pointer: the
@@ -42,6 +43,40 @@ export async function readPointed<T>(store: BlobStore, key: string | null, legac
   const value = await store.get<T>(key);
   if (value === null) throw new Error(`${what}: its object ${key} is missing`);
   return value;
+}
+
+/** The record tables whose `result` JSON column moved to R2, pointed at by `result_key`. */
+export type ResultTable = "clip_generations" | "dubbings" | "summarizations";
+
+/**
+ * Moves a row the previous version wrote (its `result` in D1) into R2 (object `result` of `kind`)
+ * and clears the D1 copy; `counts` names columns to fill from the legacy value (snake_case) in the
+ * same write. Idempotent: a row already moved, or without a result, is left as it is; answers
+ * whether this call moved it.
+ */
+export async function moveLegacyResult(
+  env: Env,
+  table: ResultTable,
+  kind: string,
+  id: string,
+  counts: (legacy: Record<string, unknown>) => Record<string, number> = () => ({}),
+): Promise<boolean> {
+  const legacyRow = `id = ? AND result IS NOT NULL AND result_key IS NULL`;
+  const row = await env.DB.prepare(`SELECT project_id, result FROM ${table} WHERE ${legacyRow}`)
+    .bind(id)
+    .first<{ project_id: string; result: string }>();
+  if (!row) return false;
+  const legacy = JSON.parse(row.result) as Record<string, unknown>;
+  const extra = counts(legacy);
+  const sets = Object.keys(extra)
+    .map((column) => `, ${column} = ?`)
+    .join("");
+  return writeThenPoint(blobStore(env.BLOBS), blobKey(row.project_id, kind, id, "result"), legacy, async (resultKey) => {
+    const r = await env.DB.prepare(`UPDATE ${table} SET result = NULL, result_key = ?${sets} WHERE ${legacyRow}`)
+      .bind(resultKey, ...Object.values(extra), id)
+      .run();
+    return { landed: r.meta.changes > 0, previous: null };
+  });
 }
 
 async function bestEffortDelete(store: BlobStore, key: string): Promise<void> {

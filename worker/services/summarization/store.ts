@@ -1,11 +1,11 @@
-import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { nowIso } from "../../../contracts/clock";
 import type { SummarizationStepResult } from "../../../contracts/services/summarization";
 import type { Db } from "../../db/client";
 import { summarizations } from "../../db/schema";
 import type { Env } from "../../env";
 import { blobKey, blobStore } from "../../storage/blobs";
-import { readPointed, writeThenPoint } from "../shared/record-blob";
+import { moveLegacyResult, readPointed, writeThenPoint } from "../shared/record-blob";
 
 /**
  * The summarization record's draft (synopses, hooks, keywords, classification) lives in R2 (kind
@@ -38,15 +38,6 @@ export async function summaryResultOf(env: Env, row: SummaryRow): Promise<Record
  * Moves a row the previous version wrote (its draft in D1) into R2 and clears the D1 copy. Idempotent:
  * a row already moved, or with no draft, is left as it is; answers whether this call moved it.
  */
-export async function moveLegacySummary(env: Env, db: Db, id: string): Promise<boolean> {
-  const row = await db.select().from(summarizations).where(eq(summarizations.id, id)).get();
-  if (!row || row.resultKey !== null || row.result === null) return false;
-  return writeThenPoint(blobStore(env.BLOBS), blobKey(row.projectId, SUMMARY_BLOB_KIND, id, "result"), row.result, async (resultKey) => {
-    const updated = await db
-      .update(summarizations)
-      .set({ result: null, resultKey })
-      .where(and(eq(summarizations.id, id), isNull(summarizations.resultKey), isNotNull(summarizations.result)))
-      .returning({ id: summarizations.id });
-    return { landed: updated.length > 0, previous: null };
-  });
+export async function moveLegacySummary(env: Env, id: string): Promise<boolean> {
+  return moveLegacyResult(env, "summarizations", SUMMARY_BLOB_KIND, id);
 }
