@@ -67,11 +67,6 @@ export interface VectorInput {
 export const OBJECT_VECTOR_BYTES = 48 * 2 ** 20;
 export const maxObjectVectors = (dimensions: number): number => Math.floor(OBJECT_VECTOR_BYTES / (4 * dimensions));
 
-/** The catalog object of a project, by its collection name. */
-export function catalogObject(ns: DurableObjectNamespace<CatalogDO>, collection: string): DurableObjectStub<CatalogDO> {
-  return ns.get(ns.idFromName(collection));
-}
-
 export class CatalogDO extends DurableObject {
   private readonly sql: SqlStorage;
   private index: VectorIndex | null = null;

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { collectionName } from "../../contracts/catalog";
 import { bytesToVector } from "../../contracts/embeddings/vectors";
-import { catalogObject } from "../../durable-objects/catalog-do";
+import { catalogObject } from "../../durable-objects/catalog/address";
 import { migrateDataPlaneBatch } from "../../worker/maintenance/data-plane-migration";
 import { admin, call } from "./helpers/api";
 import { bindable, legacyAnswers, legacyRows, loadLegacyFixture } from "./helpers/legacy-fixture";

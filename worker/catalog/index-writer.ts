@@ -2,7 +2,8 @@ import type { CatalogCutover, CatalogWrite } from "../../contracts/catalog";
 import { collectionName, SPARSE_ENGINE } from "../../contracts/catalog";
 import { nowIso } from "../../contracts/clock";
 import { normalize } from "../../contracts/embeddings/vectors";
-import { catalogObject, type CatalogDO } from "../../durable-objects/catalog-do";
+import type { CatalogDO } from "../../durable-objects/catalog-do";
+import { catalogObject } from "../../durable-objects/catalog/address";
 import { ApiError } from "../errors";
 import type { VectorStore } from "./vector-store/interface";
 

@@ -1,6 +1,6 @@
 import { collectionName } from "../../contracts/catalog";
 import { bytesToVector } from "../../contracts/embeddings/vectors";
-import { catalogObject } from "../../durable-objects/catalog-do";
+import { catalogObject } from "../../durable-objects/catalog/address";
 import type { Env } from "../env";
 import type { VectorPoint, VectorStore } from "./vector-store/interface";
 

@@ -4,7 +4,8 @@ import type { EmbeddingEngine } from "../../contracts/embeddings/interface";
 import type { RerankEngine } from "../../contracts/rerank/interface";
 import type { CandidateRequest, ChunkRow, Fused } from "../../durable-objects/catalog/candidates";
 import { markedHtml } from "../../durable-objects/catalog/sparse";
-import { catalogObject, type CatalogDO } from "../../durable-objects/catalog-do";
+import type { CatalogDO } from "../../durable-objects/catalog-do";
+import { catalogObject } from "../../durable-objects/catalog/address";
 import type { VectorStore } from "./vector-store/interface";
 
 /**

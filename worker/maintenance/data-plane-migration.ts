@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { getDb, type Db } from "../db/client";
+import { MIGRATION_DEFAULT_LIMIT, type MigrationBatch, type PhaseProgress } from "./migration-batch";
 import { transcriptLayers } from "../db/schema";
 import type { Env } from "../env";
 import { blobStore, type BlobStore } from "../storage/blobs";
@@ -23,18 +23,6 @@ import { vectorStoreFor } from "../catalog/vector-store/factory";
  * service keeps answering meanwhile: every reader falls back to the old layout until its row moved.
  */
 
-export const PhaseProgressSchema = z.object({
-  moved: z.number().int().describe("Owners (transcripts, records, projects) moved in this batch."),
-  remaining: z.boolean().describe("Whether owners in the old layout remain after this batch."),
-});
-export type PhaseProgress = z.infer<typeof PhaseProgressSchema>;
-
-export const MigrationBatchSchema = z.object({
-  phases: z.record(z.string(), PhaseProgressSchema),
-  done: z.boolean().describe("Nothing in the old layout remains."),
-});
-export type MigrationBatch = z.infer<typeof MigrationBatchSchema>;
-
 interface MigrationContext {
   env: Env;
   db: Db;
@@ -43,11 +31,6 @@ interface MigrationContext {
 
 /** One phase: move up to `limit` owners, answer how many moved and whether any remain. */
 type Phase = (m: MigrationContext, limit: number) => Promise<PhaseProgress>;
-
-/** Owners per phase per call: each owner is a few R2 writes and one D1 batch. */
-export const MIGRATION_DEFAULT_LIMIT = 25;
-export const MIGRATION_MAX_LIMIT = 200;
-export const MigrationRequestSchema = z.strictObject({ limit: z.number().int().min(1).max(MIGRATION_MAX_LIMIT).optional() });
 
 const transcriptsPhase: Phase = async ({ db, blobs }, limit) => {
   const ids = await db

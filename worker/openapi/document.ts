@@ -1,3 +1,4 @@
+import { BOOKMARK_HEADER } from "../../contracts/d1-bookmark";
 import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
 import type { OpenAPIObject, OperationObject, ResponseObject } from "openapi3-ts/oas31";
 import { z } from "zod";
@@ -179,9 +180,30 @@ export const operationId = (op: OperationDoc): string =>
 function routeConfig(op: OperationDoc): RouteConfig {
   const params = pathParams(op.path);
   const status = op.status ?? 200;
+  // Every answer carries the session's bookmark (worker/http/d1-session.ts); the public API's reads start from one sent.
+  const bookmarkOut = {
+    [BOOKMARK_HEADER]: {
+      description:
+        'The D1 bookmark of this request\'s session: send the newest one you hold with your next request to read your own writes (docs/api.md, "Read-your-writes").',
+      schema: { type: "string" as const },
+    },
+  };
+  const headers = [
+    ...(op.headers ?? []),
+    ...(op.method === "get" && op.path.startsWith("/v1/")
+      ? [
+          {
+            name: BOOKMARK_HEADER,
+            description:
+              "The newest `x-d1-bookmark` this client was answered: the read then sees at least what that answer's request wrote.",
+          },
+        ]
+      : []),
+  ];
   const success = op.raw
-    ? { description: op.raw.description, content: { [op.raw.contentType]: { schema: { type: "string" as const } } } }
+    ? { description: op.raw.description, headers: bookmarkOut, content: { [op.raw.contentType]: { schema: { type: "string" as const } } } }
     : {
+        headers: bookmarkOut,
         description: op.dataDescription ?? "Success: the `{ data, metadata }` envelope.",
         content: {
           "application/json": {
@@ -224,8 +246,8 @@ function routeConfig(op: OperationDoc): RouteConfig {
           }
         : {}),
       ...(op.query ? { query: op.query } : {}),
-      ...(op.headers
-        ? { headers: z.object(Object.fromEntries(op.headers.map((h) => [h.name, z.string().max(255).optional().describe(h.description)]))) }
+      ...(headers.length > 0
+        ? { headers: z.object(Object.fromEntries(headers.map((h) => [h.name, z.string().max(255).optional().describe(h.description)]))) }
         : {}),
       ...(op.body
         ? {

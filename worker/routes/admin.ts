@@ -1,11 +1,7 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
-import { PlanSchema } from "../../contracts/service-types";
 import { createKey, createWorkspace } from "../accounts/service";
-import { createUser, EmailSchema, publicUser, RoleSchema } from "../auth/users";
-import { PasswordSchema } from "../platform/password";
-import { WorkspaceGrantSchema } from "../auth/permissions";
+import { createUser, publicUser } from "../auth/users";
 import { getDb, type Db } from "../db/client";
 import { workspaces } from "../db/schema";
 import { requireSecret } from "../auth/middleware";
@@ -15,27 +11,20 @@ import { notFound } from "../errors";
 import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { loadSettings, updateSettings } from "../platform/settings";
-import { migrateDataPlaneBatch, MigrationRequestSchema } from "../maintenance/data-plane-migration";
+import { migrateDataPlaneBatch } from "../maintenance/data-plane-migration";
+import { MigrationRequestSchema } from "../maintenance/migration-batch";
+import {
+  CreateUserSchema,
+  CreateWorkspaceKeySchema,
+  CreateWorkspaceSchema,
+  SettingsPatchSchema,
+  UpdateWorkspaceSchema,
+} from "./admin-schemas";
 
 /**
  * Operator routes (the spec's "dashboard only" actions): workspaces, workspace keys, console users,
  * runner tokens and platform settings. Guarded by the ADMIN_SECRET Worker secret, never by a customer key.
  */
-export const CreateWorkspaceSchema = z.strictObject({ name: z.string().min(1).max(120), plan: PlanSchema.default("free") });
-export const CreateUserSchema = z.strictObject({
-  email: EmailSchema,
-  name: z.string().trim().min(1).max(120).optional(),
-  role: RoleSchema.default("member"),
-  password: PasswordSchema,
-});
-export const UpdateWorkspaceSchema = z.strictObject({ plan: PlanSchema });
-export const CreateWorkspaceKeySchema = z.strictObject({
-  name: z.string().min(1).max(120),
-  permissions: z.array(WorkspaceGrantSchema).min(1).optional(),
-});
-/** A partial settings object; updateSettings merges it and validates the result against SettingsSchema. */
-export const SettingsPatchSchema = z.record(z.string(), z.unknown());
-
 async function workspaceOf(db: Db, workspaceId: string) {
   const ws = await db.select().from(workspaces).where(eq(workspaces.id, workspaceId)).get();
   if (!ws) throw notFound(`workspace not found: ${workspaceId}`);

@@ -1,4 +1,5 @@
-import { catalogObject, type CatalogDO } from "../../../durable-objects/catalog-do";
+import type { CatalogDO } from "../../../durable-objects/catalog-do";
+import { catalogObject } from "../../../durable-objects/catalog/address";
 import { ApiError } from "../../errors";
 import type { VectorMatch, VectorPoint, VectorQuery, VectorStore } from "./interface";
 

@@ -6,10 +6,10 @@ import {
   CreateWorkspaceSchema,
   SettingsPatchSchema,
   UpdateWorkspaceSchema,
-} from "../../routes/admin";
+} from "../../routes/admin-schemas";
 import { CreateRunnerTokenSchema } from "../../auth/runner-tokens";
 import { operations } from "../operation";
-import { MigrationBatchSchema, MigrationRequestSchema } from "../../maintenance/data-plane-migration";
+import { MigrationBatchSchema, MigrationRequestSchema } from "../../maintenance/migration-batch";
 
 /** worker/routes/admin.ts: the operator's routes, behind ADMIN_SECRET. */
 

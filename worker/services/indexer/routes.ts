@@ -6,7 +6,7 @@ import { queryEmbedder } from "../../catalog/query-embedder";
 import { queryReranker } from "../../catalog/query-reranker";
 import { DenseUnavailable, searchCatalog } from "../../catalog/search";
 import { vectorStoreFor } from "../../catalog/vector-store/factory";
-import { catalogObject } from "../../../durable-objects/catalog-do";
+import { catalogObject } from "../../../durable-objects/catalog/address";
 import { getDb } from "../../db/client";
 import type { AppBindings } from "../../env";
 import { ApiError, notFound } from "../../errors";
