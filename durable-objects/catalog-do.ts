@@ -312,7 +312,7 @@ export class CatalogDO extends DurableObject {
   }
 }
 
-/** A chunk's generation and times, or the never-live placeholders for a vector whose chunk row is unknown. */
+/** A chunk's generation and times; a vector whose chunk row is missing gets no generation, so it is never live. */
 function place(c: { generation: string | null; start: number | null; end: number | null } | undefined) {
   return c && c.generation !== null
     ? { generation: c.generation, start: c.start ?? 0, end: c.end ?? 0 }

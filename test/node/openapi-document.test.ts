@@ -1,5 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
+import { newJob } from "../../contracts/job";
 import { documentExamples, OpenApiValidator, type OpenApiDocumentShape } from "../support/openapi-validator";
 
 /**
@@ -93,38 +94,26 @@ describe("the document read by a JSON Schema 2020-12 validator (Ajv), as a gener
 
   it("a real Job, as the API sends it, is a Job: every nullable field null", () => {
     const v = validator();
+    // Made the way the create makes one (contracts/job.ts), then queued as the first answer shows it.
     const job = {
-      jobId: "job_0123456789abcdefghij",
-      serviceType: "transcription",
+      ...newJob({
+        jobId: "job_0123456789abcdefghij",
+        serviceType: "transcription",
+        priority: "low",
+        workspaceId: "wsp_0123456789abcdefghij",
+        projectId: "prj_0123456789abcdefghij",
+        workspacePlan: "free",
+        input: {},
+        webhookUrl: null,
+        createdByLabel: "ci key",
+        createdByKind: "api_key",
+        apiKeyLabel: "ci key",
+        apiKeyId: "pak_0123456789abcdefghij",
+        isConsoleKey: false,
+        createdAt: "2026-11-23T16:00:00.000Z",
+        userMetadata: null,
+      }),
       status: "queued",
-      priority: "low",
-      workspaceId: "wsp_0123456789abcdefghij",
-      projectId: "prj_0123456789abcdefghij",
-      workspacePlan: "free",
-      input: {},
-      resultSummary: null,
-      cancelRequestedAt: null,
-      cancelRequestedByLabel: null,
-      cancelRequestedByKind: null,
-      cancelRequestedByUserId: null,
-      cancelRequestedByApiKeyId: null,
-      cancelMode: null,
-      webhookUrl: null,
-      currentStage: null,
-      attemptCount: 0,
-      lastError: null,
-      error: null,
-      createdByLabel: "ci key",
-      createdByKind: "api_key",
-      apiKeyLabel: "ci key",
-      apiKeyId: "pak_0123456789abcdefghij",
-      isConsoleKey: false,
-      createdAt: "2026-11-23T16:00:00.000Z",
-      updatedAt: "2026-11-23T16:00:00.000Z",
-      startedAt: null,
-      completedAt: null,
-      userMetadata: null,
-      processingLeaseUntil: null,
     };
     expect(v.mismatches("#/components/schemas/Job", job)).toEqual([]);
   });

@@ -2,12 +2,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../contracts/ids";
 import { getDb } from "../../worker/db/client";
-import { glossaryTerms, transcripts } from "../../worker/db/schema";
+import { glossaryTerms } from "../../worker/db/schema";
 import { GLOSSARY_MAX_TERMS, GLOSSARY_REBUILDS_PER_REQUEST, GLOSSARY_TERM_MAX_CHARS } from "../../worker/transcripts/glossary";
-import { blobStore } from "../../worker/storage/blobs";
-import { saveTranscription } from "../../worker/transcripts/store";
 import { call, expectError } from "./helpers/api";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
+import { pendingTranscriptRow, saveTranscriptRow } from "./helpers/transcripts";
 
 /**
  * The glossary's bounds (review L1): a capped number of terms of capped length, and a rebuild that
@@ -20,26 +19,14 @@ const db = () => getDb(env.DB);
 
 /** `n` completed transcripts of the tenant's project, saved as the transcription sink saves them. */
 async function completedTranscripts(t: Tenant, n: number): Promise<string[]> {
-  const now = new Date().toISOString();
-  const ids = Array.from({ length: n }, () => newId("transcript"));
-  for (const id of ids) {
-    await db()
-      .insert(transcripts)
-      .values({ id, projectId: t.projectId, jobId: `job_${id}`, status: "pending", createdAt: now, updatedAt: now });
-    await saveTranscription(db(), blobStore(env.BLOBS), {
-      id,
-      projectId: t.projectId,
-      language: "en",
-      durationSec: 4,
-      engine: "test",
-      model: "test",
-      segments: [
-        { id: 0, start: 0, end: 2, text: "the acme rocket" },
-        { id: 1, start: 2, end: 4, text: "acme again" },
-      ],
-      visualChunks: [],
-      outputKeys: {},
-    });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = await pendingTranscriptRow(t.projectId);
+    await saveTranscriptRow(t.projectId, id, [
+      { id: 0, start: 0, end: 2, text: "the acme rocket" },
+      { id: 1, start: 2, end: 4, text: "acme again" },
+    ]);
+    ids.push(id);
   }
   return ids;
 }

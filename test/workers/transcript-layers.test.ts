@@ -11,13 +11,13 @@ import { SWEEP_CURSOR_KEY } from "../../worker/maintenance/blob-sweep-run";
 import { blobKey, blobStore, clearBlobCache } from "../../worker/storage/blobs";
 import { moveLegacyLayers } from "../../worker/transcripts/legacy-layers";
 import { readLayer, transcriptPrefix, TRANSCRIPTS_KIND } from "../../worker/transcripts/layers";
-import { currentGlossary, replaceSegments, saveTranscription } from "../../worker/transcripts/store";
+import { currentGlossary, replaceSegments } from "../../worker/transcripts/store";
 import { call } from "./helpers/api";
 import { createTenant, type Tenant } from "./helpers/tenant";
-import { completedTranscript } from "./helpers/transcripts";
+import { completedTranscript, pendingTranscriptRow, saveTranscriptRow, translationSaveBody } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
 import { fakeRunner, waitForStatus } from "./helpers/jobs";
-import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
+import type { TranslationSource } from "../../contracts/services/translation";
 
 /**
  * Transcript layers live in the BLOBS bucket (worker/transcripts/layers.ts): the transcripts row holds
@@ -52,14 +52,7 @@ const legacyRowCount = async (id: string) =>
   (await db().select().from(transcriptLayers).where(eq(transcriptLayers.transcriptId, id)).all()).length;
 
 /** A pending transcript row of the tenant's project, as POST /v1/jobs leaves it. */
-async function pendingTranscript(): Promise<string> {
-  const id = newId("transcript");
-  const now = new Date().toISOString();
-  await db()
-    .insert(transcripts)
-    .values({ id, projectId: t.projectId, jobId: `job_${id}`, status: "pending", createdAt: now, updatedAt: now });
-  return id;
-}
+const pendingTranscript = () => pendingTranscriptRow(t.projectId);
 
 /** A transcript saved as the transcription sink saves it, through `blobs`. */
 async function savedTranscript(blobs = store, segments = segmentsOf("first words", "second words")): Promise<string> {
@@ -129,37 +122,18 @@ describe("where a transcript's layers live", () => {
 });
 
 /** Saves the transcription of an existing pending row. */
-async function savedTranscriptInto(id: string, segments: Segment[], blobs = store): Promise<void> {
-  await saveTranscription(db(), blobs, {
-    id,
-    projectId: t.projectId,
-    language: "en",
-    durationSec: 4,
-    engine: "test",
-    model: "test",
-    segments,
-    visualChunks: [],
-    outputKeys: {},
-  });
-}
+const savedTranscriptInto = (id: string, segments: Segment[], blobs = store) => saveTranscriptRow(t.projectId, id, segments, blobs);
 
 /** A translation of the transcript into `targetLanguage`, the test playing the runner: every source segment's text becomes `prefix` + it. */
 async function translated(textSourceId: string, targetLanguage: string, prefix: string): Promise<void> {
   const job = await createJob(t, "translation", { textSourceId, targetLanguage });
   const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
   const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
-  const save: TranslationSave = {
-    translationBackend: "apertium",
-    model: "apertium:eng-spa",
-    sourceLanguage: String(job.input["sourceLanguage"]),
-    targetLanguage: String(job.input["targetLanguage"]),
-    transcriptRevision: source.revision,
-    durationSec: source.durationSec,
-    segments: source.segments.map((seg) => ({ ...seg, text: `${prefix}${seg.text}`, sourceText: seg.text })),
-    outputKeys: job.input["resolvedOutputKeys"] as TranslationSave["outputKeys"],
-    glossary: { termsProtected: 0, missing: [] },
-    timing: { translateSec: 0.01, segmentsPerSec: 300 },
-  };
+  const save = translationSaveBody(
+    source,
+    job,
+    source.segments.map((seg) => `${prefix}${seg.text}`),
+  );
   expect((await fakeRunner.call(task, "translation.save", save)).status).toBe(200);
   const summary = {
     translationId: String(job.input["translationId"]),

@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import type { LeasedTask } from "../../contracts/runner-protocol";
-import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
+import type { TranslationSource } from "../../contracts/services/translation";
 import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
-import { completedTranscript, usage } from "./helpers/transcripts";
+import { completedTranscript, translationSaveBody, usage } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
 
 /**
@@ -32,22 +32,6 @@ afterEach(async () => {
 const translate = (input: Record<string, unknown>, tenant = t) =>
   call<Job>("POST", "/v1/jobs", { key: tenant.projectKey, body: { serviceType: "translation", input } });
 
-/** What a runner saves: the source's segments with their texts replaced. */
-function saveBody(source: TranslationSource, job: Job, texts = source.segments.map((s) => `[es] ${s.text}`)): TranslationSave {
-  return {
-    translationBackend: "apertium",
-    model: "apertium:eng-spa",
-    sourceLanguage: String(job.input["sourceLanguage"]),
-    targetLanguage: String(job.input["targetLanguage"]),
-    transcriptRevision: source.revision,
-    durationSec: source.durationSec,
-    segments: source.segments.map((s, i) => ({ ...s, text: texts[i]!, sourceText: s.text })),
-    outputKeys: job.input["resolvedOutputKeys"] as TranslationSave["outputKeys"],
-    glossary: { termsProtected: 0, missing: [] },
-    timing: { translateSec: 0.01, segmentsPerSec: 300 },
-  };
-}
-
 const summaryOf = (job: Job, source: TranslationSource) => ({
   translationId: String(job.input["translationId"]),
   textSourceId: String(job.input["textSourceId"]),
@@ -65,7 +49,7 @@ const summaryOf = (job: Job, source: TranslationSource) => ({
 async function runTranslation(job: Job, texts?: string[]): Promise<{ job: Job; source: TranslationSource; task: LeasedTask }> {
   const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
   const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
-  const saved = await fakeRunner.call(task, "translation.save", saveBody(source, job, texts));
+  const saved = await fakeRunner.call(task, "translation.save", translationSaveBody(source, job, texts));
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
   expect((await fakeRunner.complete(task, summaryOf(job, source))).status).toBe(200);
   return { job: await waitForStatus(t, job.jobId, "completed"), source, task };
@@ -195,10 +179,10 @@ describe("translation: runner calls", () => {
     const job = await createJob(t, "translation", { textSourceId: txt, targetLanguage: "gl" });
     const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
     const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
-    const merged = saveBody(source, job);
+    const merged = translationSaveBody(source, job);
     merged.segments = merged.segments.slice(0, 2);
     expectError(await fakeRunner.call(task, "translation.save", merged), 422, "protocolError");
-    const moved = saveBody(source, job);
+    const moved = translationSaveBody(source, job);
     moved.segments[1] = { ...moved.segments[1]!, start: 2.5 };
     expectError(await fakeRunner.call(task, "translation.save", moved), 422, "protocolError");
     const record = await call<{ status: string; segments: unknown }>("GET", `/v1/translations/${String(job.input["translationId"])}`, {
@@ -213,7 +197,7 @@ describe("translation: what the runner reports is checked against the job", () =
     const job = await createJob(t, "translation", { textSourceId: txt, targetLanguage: "gl" });
     const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
     const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
-    const res = await fakeRunner.call(task, "translation.save", { ...saveBody(source, job), targetLanguage: "ca" });
+    const res = await fakeRunner.call(task, "translation.save", { ...translationSaveBody(source, job), targetLanguage: "ca" });
     expectError(res, 422, "protocolError");
     expect(res.body.error?.details).toEqual([{ path: "body.targetLanguage", issue: "notTheJobs" }]);
   });
@@ -222,7 +206,7 @@ describe("translation: what the runner reports is checked against the job", () =
     const job = await createJob(t, "translation", { textSourceId: txt, targetLanguage: "es" });
     const task = await fakeRunner.leaseWhenReady(job.jobId, ["translation"]);
     const source = (await fakeRunner.call<TranslationSource>(task, "translation.source", {})).body.data;
-    expect((await fakeRunner.call(task, "translation.save", saveBody(source, job))).status).toBe(200);
+    expect((await fakeRunner.call(task, "translation.save", translationSaveBody(source, job))).status).toBe(200);
     const res = await fakeRunner.complete(task, { ...summaryOf(job, source), translationId: "trl_someoneelse" });
     expectError(res, 422, "protocolError");
     expect(res.body.error?.details).toEqual([{ path: "result.translationId", issue: "notTheJobs" }]);

@@ -46,14 +46,21 @@ interface LegacyChunk {
   text: string;
 }
 
-export async function moveLegacyCatalogEntry(env: Env, store: VectorStore, projectId: string, textSourceId: string): Promise<boolean> {
+export async function moveLegacyCatalogEntry(
+  env: Env,
+  store: VectorStore,
+  projectId: string,
+  textSourceId: string,
+  /** The transcripts the project's object already has entries for, when the caller read them once for several moves. */
+  inObject?: ReadonlySet<string>,
+): Promise<boolean> {
   const entry = await env.DB.prepare("SELECT * FROM catalog_entries WHERE project_id = ? AND text_source_id = ?")
     .bind(projectId, textSourceId)
     .first<LegacyEntry>();
   if (!entry) return false;
   const collection = collectionName(projectId);
   const object = catalogObject(env.CATALOG, collection);
-  const indexedSince = (await object.entries()).some((e) => e.textSourceId === textSourceId);
+  const indexedSince = (inObject ?? new Set((await object.entries()).map((e) => e.textSourceId))).has(textSourceId);
   const chunks = (
     await env.DB.prepare(
       'SELECT id, position, start, "end", segment_ids, text FROM catalog_chunks WHERE project_id = ? AND text_source_id = ? AND generation = ? ORDER BY position',

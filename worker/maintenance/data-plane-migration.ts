@@ -11,6 +11,8 @@ import { moveLegacySummary } from "../services/summarization/store";
 import { moveLegacyThumbnails } from "../services/thumbnail/store";
 import { moveLegacyCatalogEntry } from "../catalog/legacy-catalog";
 import { vectorStoreFor } from "../catalog/vector-store/factory";
+import { collectionName } from "../../contracts/catalog";
+import { catalogObject } from "../../durable-objects/catalog/address";
 
 /**
  * Moves an existing deployment's data into the layout issue 23 introduced: bulk JSON from D1 into
@@ -66,7 +68,17 @@ const catalogPhase: Phase = async ({ env }, limit) => {
     .all<{ project_id: string; text_source_id: string }>();
   const batch = rows.results.slice(0, limit);
   const store = vectorStoreFor(env);
-  for (const r of batch) await moveLegacyCatalogEntry(env, store, r.project_id, r.text_source_id);
+  // Each project's object is asked for its entries once per batch, not once per transcript.
+  const inObject = new Map<string, Set<string>>();
+  for (const r of batch) {
+    let indexed = inObject.get(r.project_id);
+    if (!indexed) {
+      const entries = await catalogObject(env.CATALOG, collectionName(r.project_id)).entries();
+      indexed = new Set(entries.map((e) => e.textSourceId));
+      inObject.set(r.project_id, indexed);
+    }
+    await moveLegacyCatalogEntry(env, store, r.project_id, r.text_source_id, indexed);
+  }
   return { moved: batch.length, remaining: rows.results.length > limit };
 };
 

@@ -1,4 +1,12 @@
+import { env } from "cloudflare:workers";
+import { newId } from "../../../contracts/ids";
 import type { Job } from "../../../contracts/job";
+import type { TranslationSave, TranslationSource } from "../../../contracts/services/translation";
+import type { Segment } from "../../../contracts/transcript";
+import { getDb } from "../../../worker/db/client";
+import { transcripts } from "../../../worker/db/schema";
+import { blobStore, type BlobStore } from "../../../worker/storage/blobs";
+import { saveTranscription } from "../../../worker/transcripts/store";
 import type { TranscriptionResult } from "../../../contracts/transcript";
 import { call } from "./api";
 import { fakeRunner, submitTranscription, waitForStatus } from "./jobs";
@@ -46,4 +54,54 @@ export async function usage(t: Tenant): Promise<Record<string, number>> {
   const res = await call<{ usage: { meters: Array<{ meter: string; used: number }> } }>("GET", "/v1/workspace", { key: t.projectKey });
   if (res.status !== 200) throw new Error(`workspace failed ${res.status}: ${JSON.stringify(res.body)}`);
   return Object.fromEntries(res.body.data.usage.meters.map((m) => [m.meter, m.used]));
+}
+
+/** A pending transcript row of the project, as POST /v1/jobs leaves it. */
+export async function pendingTranscriptRow(projectId: string): Promise<string> {
+  const id = newId("transcript");
+  const now = new Date().toISOString();
+  await getDb(env.DB)
+    .insert(transcripts)
+    .values({ id, projectId, jobId: `job_${id}`, status: "pending", createdAt: now, updatedAt: now });
+  return id;
+}
+
+/** Saves the transcription of the pending row `id` as the transcription sink saves it, through `blobs`. */
+export async function saveTranscriptRow(
+  projectId: string,
+  id: string,
+  segments: Segment[],
+  blobs: BlobStore = blobStore(env.BLOBS),
+): Promise<void> {
+  await saveTranscription(getDb(env.DB), blobs, {
+    id,
+    projectId,
+    language: "en",
+    durationSec: 4,
+    engine: "test",
+    model: "test",
+    segments,
+    visualChunks: [],
+    outputKeys: {},
+  });
+}
+
+/** What a translation runner saves: the source's segments with their texts replaced by `texts`. */
+export function translationSaveBody(
+  source: TranslationSource,
+  job: Job,
+  texts = source.segments.map((s) => `[es] ${s.text}`),
+): TranslationSave {
+  return {
+    translationBackend: "apertium",
+    model: "apertium:eng-spa",
+    sourceLanguage: String(job.input["sourceLanguage"]),
+    targetLanguage: String(job.input["targetLanguage"]),
+    transcriptRevision: source.revision,
+    durationSec: source.durationSec,
+    segments: source.segments.map((s, i) => ({ ...s, text: texts[i]!, sourceText: s.text })),
+    outputKeys: job.input["resolvedOutputKeys"] as TranslationSave["outputKeys"],
+    glossary: { termsProtected: 0, missing: [] },
+    timing: { translateSec: 0.01, segmentsPerSec: 300 },
+  };
 }
