@@ -1,5 +1,5 @@
 import os from "node:os";
-import { benchTenant, fmt, machineInfo, runLoad, summarize, table, withFreshStack } from "./lib";
+import { benchTenant, collectServerTiming, fmt, machineInfo, runLoad, summarize, table, withFreshStack, type Phases } from "./lib";
 
 /**
  * API benchmark: p50/p99 latency and requests/s for POST /v1/jobs, GET /v1/jobs/{id} and
@@ -43,8 +43,6 @@ interface RunResult {
 }
 
 type MakeRequest = (i: number) => { url: string; init: RequestInit; expect: number };
-/** Phase name → the durations (ms) the create answered in Server-Timing, one per request. */
-type Phases = Map<string, number[]>;
 /** One operation; resolves to null when it succeeded, else to an error description. */
 type Op = (i: number) => Promise<string | null>;
 
@@ -58,18 +56,6 @@ const httpOp =
     onOk?.(res);
     return null;
   };
-
-/** Adds one response's `Server-Timing` entries (`name;dur=1.2, …`) to `into`. */
-function collectServerTiming(res: Response, into: Phases): void {
-  for (const entry of (res.headers.get("server-timing") ?? "").split(",")) {
-    const [name, ...params] = entry.trim().split(";");
-    const dur = params.map((p) => /^dur=([\d.]+)$/.exec(p.trim())?.[1]).find((d) => d !== undefined);
-    if (!name || dur === undefined) continue;
-    const list = into.get(name) ?? [];
-    list.push(Number(dur));
-    into.set(name, list);
-  }
-}
 
 /** The create's own time of the response just collected: its `total` minus its `probes` (0 when it made none). */
 function collectOwnTime(into: Phases): void {

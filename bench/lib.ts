@@ -157,3 +157,18 @@ export async function benchTenant(stack: Stack, name = "bench"): Promise<{ tenan
   const { endpoint, region, accessKeyId, secretAccessKey } = stack.s3;
   return { tenant, s3: new S3Client({ endpoint, region, accessKeyId, secretAccessKey, forcePathStyle: true }) };
 }
+
+/** Phase name → the durations (ms) a route answered in Server-Timing, one per request. */
+export type Phases = Map<string, number[]>;
+
+/** Adds one response's `Server-Timing` entries (`name;dur=1.2, …`) to `into`. */
+export function collectServerTiming(res: Response, into: Phases): void {
+  for (const entry of (res.headers.get("server-timing") ?? "").split(",")) {
+    const [name, ...params] = entry.trim().split(";");
+    const dur = params.map((p) => /^dur=([\d.]+)$/.exec(p.trim())?.[1]).find((d) => d !== undefined);
+    if (!name || dur === undefined) continue;
+    const list = into.get(name) ?? [];
+    list.push(Number(dur));
+    into.set(name, list);
+  }
+}

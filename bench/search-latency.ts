@@ -14,7 +14,7 @@ import { startEmbeddingsServer } from "../scripts/local-engines/embeddings-serve
 import { ftsMatchExpression } from "../durable-objects/catalog/sparse";
 import { VectorIndex } from "../durable-objects/catalog/vector-index";
 import { loadPassages, loadQuestions, openTenant, processingMs, seededRandom, segmentsOf, sentencesOf, wordCount } from "./catalog-lib";
-import { fmt, machineInfo, runLoad, summarize, table, withFreshStack, type LoadResult } from "./lib";
+import { collectServerTiming, fmt, machineInfo, runLoad, summarize, table, withFreshStack, type LoadResult, type Phases } from "./lib";
 
 /**
  * Catalog search latency on 10,000 indexed chunks (100 transcripts of 100 chunks, about 90 words
@@ -125,6 +125,8 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
   const base = stack.apiBaseUrl;
   const auth = { authorization: `Bearer ${t.tenant.projectKey}`, "content-type": "application/json" };
   const tookMs: number[] = [];
+  // The search's phases (Server-Timing) of the run in progress, kept per endpoint at 1 client.
+  let phases: Phases = new Map();
   const searchOp =
     (extra: Record<string, unknown>) =>
     async (i: number): Promise<string | null> => {
@@ -136,6 +138,7 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
       // A hybrid search whose dense half failed answers 200 from BM25 alone: that is not the search being measured.
       if (metadata.warnings?.length) return `answered with warnings: ${metadata.warnings.join("; ")}`;
       if (typeof metadata.tookMs === "number") tookMs.push(metadata.tookMs);
+      collectServerTiming(res, phases);
       return null;
     };
   const bare = async () => {
@@ -175,14 +178,15 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
   ];
 
   const rows: string[][] = [];
-  const results: Array<{ name: string; concurrency: number; r: LoadResult; took: number[] }> = [];
+  const results: Array<{ name: string; concurrency: number; r: LoadResult; took: number[]; phases: Phases }> = [];
   for (const e of endpoints) {
     await e.before?.();
     await runLoad(e.op, { requests: 20, seconds: 20, concurrency: 2 });
     for (const concurrency of [1, CONCURRENCY]) {
       tookMs.length = 0;
+      phases = new Map();
       const r = await runLoad(e.op, { requests: concurrency === 1 ? Math.min(REQUESTS, 150) : REQUESTS, seconds: SECONDS, concurrency });
-      results.push({ name: e.name, concurrency, r, took: [...tookMs] });
+      results.push({ name: e.name, concurrency, r, took: [...tookMs], phases });
       console.error(
         `  ${e.name} x${concurrency}: ${r.latencies.length} ok, p50 ${fmt(summarize(r.latencies).p50)} ms, load ${os.loadavg()[0]?.toFixed(2)}`,
       );
@@ -308,6 +312,17 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
     `load: 1 client (up to ${Math.min(REQUESTS, 150)} requests) and ${CONCURRENCY} clients (up to ${REQUESTS} requests or ${SECONDS} s) per row, after 20 warm-up requests; limit ${LIMIT}; queries: the 80 labelled questions in turn\n`,
   );
   console.log(table(["endpoint", "clients", "requests", "p50 ms", "p99 ms", "req/s", "server tookMs p50", "errors"], rows));
+
+  const phaseNames = [...new Set(results.flatMap((r) => [...r.phases.keys()]))];
+  console.log("\nServer-Timing phases of the searches at 1 client (p50 ms; waits only: the Worker's clock stands still during computation):");
+  console.log(
+    table(
+      ["endpoint", ...phaseNames],
+      results
+        .filter((r) => r.concurrency === 1 && r.phases.size > 0)
+        .map((r) => [r.name, ...phaseNames.map((n) => (r.phases.get(n)?.length ? fmt(summarize(r.phases.get(n)!).p50, 1) : "-"))]),
+    ),
+  );
 
   console.log("\nwhere a search's time goes (p50 ms):");
   const p50 = (name: string, c = 1) => summarize(results.find((r) => r.name === name && r.concurrency === c)!.r.latencies).p50;

@@ -75,6 +75,7 @@ export function buildApp() {
 
   // Before the guard, so the create's phases include authentication.
   app.on("POST", "/v1/jobs", serverTiming);
+  app.on("POST", "/v1/catalog/search", serverTiming);
   // Every /v1 route's key kind and permission, from the one access table (worker/auth/route-access.ts);
   // public routes (the policy, the API's own description, console sign-in and invitation acceptance)
   // are marked so there.

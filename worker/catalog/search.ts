@@ -41,6 +41,8 @@ export interface SearchDeps {
   /** Hybrid mode's reranker; null: the fused order stands. */
   reranker?: RerankEngine | null;
   rerankCandidates?: number;
+  /** Times a phase for the answer's `Server-Timing` header (embed, object, rerank); absent: untimed. */
+  time?: <T>(phase: string, work: () => Promise<T>) => Promise<T>;
 }
 
 export interface SearchAnswer {
@@ -85,9 +87,10 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
     denseModel: embedder?.model ?? null,
   };
 
+  const time = deps.time ?? (<T>(_: string, work: () => Promise<T>) => work());
   let embedError: string | null = null;
   const embedding = embedder
-    ? embedder.embed([req.query]).then(
+    ? time("embed", () => embedder.embed([req.query])).then(
         (v) => v[0] ?? null,
         (err: unknown) => {
           embedError = err instanceof Error ? err.message : String(err);
@@ -96,7 +99,10 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
       )
     : Promise.resolve(null);
   let found;
-  if (deps.store.inObject) found = await catalog.search({ ...base, vector: await embedding });
+  if (deps.store.inObject) {
+    const vector = await embedding;
+    found = await time("object", () => catalog.search({ ...base, vector }));
+  }
   else {
     const [scope, vector] = await Promise.all([embedder ? catalog.scope(base) : null, embedding]);
     const matches =
@@ -109,7 +115,7 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
             ...(req.textSourceIds || req.language || scope.denseIds.length < scope.entries ? { textSourceIds: scope.denseIds } : {}),
           })
         : [];
-    found = await catalog.search({ ...base, matches: matches.map((m) => ({ rowId: m.chunkRowId, score: m.score })) });
+    found = await time("object", () => catalog.search({ ...base, matches: matches.map((m) => ({ rowId: m.chunkRowId, score: m.score })) }));
   }
   // An embedding failure matters only where a dense list could have answered; the embeddings server
   // is the deployment's, not the caller's: a hybrid search answers from BM25 and says so.
@@ -120,7 +126,7 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
   const head = reranker && fused.length > 1 ? fused.slice(0, base.headSize) : [];
   // RPC answers tuples as plain arrays: the marks are pairs again here.
   const rows = new Map(found.rows.map((r) => [r.id, { ...r, marks: r.marks.map(([a, b]) => [a!, b!] as [number, number]) }]));
-  const reranked = await rerankHead(req.query, reranker, head, rows);
+  const reranked = await time("rerank", () => rerankHead(req.query, reranker, head, rows));
   const ordered = reranked.order ? [...reranked.order, ...fused.slice(head.length)] : fused;
   const top = ordered.slice(0, req.limit);
   const results: SearchHit[] = top.flatMap((f, i) => {

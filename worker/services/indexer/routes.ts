@@ -24,6 +24,7 @@ export const catalogRoutes = new Hono<AppBindings>()
     const p = principalOf(c);
     const req = await jsonBody(c, SearchRequestSchema);
     const projectId = projectOf(p);
+    const timing = c.get("timing");
     const settings = await loadSettings(getDb(c.env.DB));
     const embedder = req.mode === "sparse" ? { engine: null } : queryEmbedder(c.env, settings);
     if (req.mode === "dense" && !embedder.engine)
@@ -40,6 +41,7 @@ export const catalogRoutes = new Hono<AppBindings>()
       rrfK: settings.catalog.rrfK,
       reranker: reranker.engine,
       rerankCandidates: settings.catalog.rerankCandidates,
+      ...(timing ? { time: timing.time.bind(timing) } : {}),
     }).catch((err: unknown) => {
       if (err instanceof DenseUnavailable)
         throw new ApiError("serviceNotAvailable", `dense search is not available right now: ${err.message}`, [
