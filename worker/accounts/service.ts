@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { newId, randomToken } from "../../contracts/ids";
 import type { Plan } from "../../contracts/service-types";
 import { mintSecret, type KeyKind } from "../auth/keys";
+import { forgetKeys } from "../auth/key-cache";
 import { PROJECT_PERMISSIONS, WORKSPACE_PERMISSIONS } from "../auth/permissions";
 import type { Db } from "../db/client";
 import { apiKeys, projects, workspaces } from "../db/schema";
@@ -173,6 +174,7 @@ export async function revokeProjectKey(db: Db, projectId: string, keyId: string,
     .update(apiKeys)
     .set({ revokedAt: nowIso() })
     .where(and(ofProject, isNull(apiKeys.revokedAt)));
+  forgetKeys();
   const row = await db.select().from(apiKeys).where(ofProject).get();
   return row ? publicKey(row) : undefined;
 }

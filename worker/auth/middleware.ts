@@ -7,6 +7,7 @@ import { ApiError, forbidden, unauthorized } from "../errors";
 import { safeEqual, sha256Hex } from "../platform/crypto";
 import { checkCsrf, readSessionCookie, touchSession } from "./session";
 import { KEY_PREFIX, looksLikeKey } from "./keys";
+import { cachedKey, rememberKey } from "./key-cache";
 import { grants, type Permission } from "./permissions";
 import type { Principal } from "./principal";
 import type { RouteRule } from "./route-access";
@@ -45,7 +46,9 @@ export async function resolvePrincipal(c: Context<AppBindings>): Promise<Princip
       .where(and(eq(apiKeys.secretHash, hash)))
       .get();
   const timing = c.get("timing");
-  const row = timing ? await timing.time("auth", lookup) : await lookup();
+  // A Bearer key may come from the isolate's short cache (key-cache.ts); console sessions always read D1.
+  const cached = header ? cachedKey(hash) : undefined;
+  const row = cached ?? (timing ? await timing.time("auth", lookup) : await lookup());
   // The lookup is by hash; the explicit constant-time check keeps the comparison itself timing-safe.
   if (!row || !safeEqual(row.key.secretHash, hash))
     throw unauthorized(header ? "invalid API key" : "console session is not valid; sign in again");
@@ -55,6 +58,7 @@ export async function resolvePrincipal(c: Context<AppBindings>): Promise<Princip
   if (row.key.idleExpiresAt && row.key.idleExpiresAt < now) throw unauthorized("console session has expired after a period of inactivity");
   if (!header) await checkCsrf(c, row.key.csrfHash);
   await touchSession(db, row.key);
+  if (header && !cached && row.key.kind !== "console") rememberKey(hash, row);
   return {
     keyKind: row.key.kind,
     keyId: row.key.id,

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { forgetKeys } from "../auth/key-cache";
 import { Hono } from "hono";
 import { createKey, createWorkspace } from "../accounts/service";
 import { createUser, publicUser } from "../auth/users";
@@ -52,6 +53,8 @@ export const adminRoutes = new Hono<AppBindings>()
       .returning();
     const ws = rows[0];
     if (!ws) throw notFound(`workspace not found: ${c.req.param("workspaceId")}`);
+    // The plan travels with each cached key (worker/auth/key-cache.ts).
+    forgetKeys();
     return ok(c, { workspaceId: ws.id, name: ws.name, plan: ws.plan, createdAt: ws.createdAt });
   })
   .post("/workspaces/:workspaceId/keys", async (c) => {

@@ -1,0 +1,39 @@
+import { LRUCache } from "lru-cache";
+import type { apiKeys } from "../db/schema";
+import type { Plan } from "../../contracts/service-types";
+
+/**
+ * API keys this isolate has looked up lately, by the SHA-256 of their secret, for KEY_CACHE_TTL_MS.
+ * Every keyed request used to wait one D1 round trip for its key before doing its own work; a client
+ * sending many requests now pays it once per isolate and interval (bench/api.ts, bench/search-latency.ts).
+ *
+ * What this costs, documented in docs/api.md ("Authentication"): a key revoked through another
+ * isolate (another location, or the operator's SQL) keeps working there for at most the TTL; a
+ * revoke through this isolate forgets every cached key at once (`forgetKeys`). Only Bearer keys are
+ * cached, never a console session (its idle expiry is written on use), and never a miss: a new key
+ * works at once, and a guessed secret still costs the guesser a lookup each time.
+ */
+export const KEY_CACHE_TTL_MS = 5_000;
+
+export interface CachedKey {
+  key: typeof apiKeys.$inferSelect;
+  plan: Plan;
+}
+
+// Bounded: a flood of distinct valid keys evicts the least recent, never grows the isolate.
+// `ttlResolution: 0` reads the clock on every get: lru-cache otherwise keeps its last reading until a
+// timer clears it, and a timer set during one request of a Worker need not run after that request.
+const cache = new LRUCache<string, CachedKey>({ max: 2_000, ttl: KEY_CACHE_TTL_MS, ttlResolution: 0 });
+
+export function cachedKey(secretHash: string): CachedKey | undefined {
+  return cache.get(secretHash);
+}
+
+export function rememberKey(secretHash: string, found: CachedKey): void {
+  cache.set(secretHash, found);
+}
+
+/** After a key is revoked or changed here: the next request of every key reads D1 again. */
+export function forgetKeys(): void {
+  cache.clear();
+}
