@@ -99,16 +99,28 @@ function score(p: Prepared, q: Query, text: string, pooledWeight: number): numbe
 function alignment(p: Prepared, q: Query, text: string): number {
   if (q.words.length === 0) return 0;
   // A text of stop words only answers nothing: aligning the query with "the" and "of" would rank it above real text.
-  const units = contentRows(p, text, false).map((r) => unitRow(p.model, r));
-  if (units.length === 0) return 0;
+  const rows = contentRows(p, text, false);
+  if (rows.length === 0) return 0;
+  const { data, dimensions: dims } = p.model.vectors;
+  const best = new Float64Array(q.words.length);
+  for (const r of rows) {
+    const base = r * dims;
+    const inv = invNorm(data, base, dims);
+    // The text word's unit vector read in place: each component rounded to float32 as a stored unit
+    // vector would be, so the cosines (and the scores) are exactly those of normalising a copy first.
+    for (let k = 0; k < q.words.length; k++) {
+      const unit = q.words[k]!.unit;
+      let s = 0;
+      for (let j = 0; j < dims; j++) s += unit[j]! * Math.fround(data[base + j]! * inv);
+      if (s > best[k]!) best[k] = s;
+    }
+  }
   let sum = 0;
   let weights = 0;
-  for (const w of q.words) {
-    let best = 0;
-    for (const u of units) best = Math.max(best, dot(w.unit, u));
-    sum += w.weight * best;
+  q.words.forEach((w, k) => {
+    sum += w.weight * best[k]!;
     weights += w.weight;
-  }
+  });
   return weights > 0 ? sum / weights : 0;
 }
 
@@ -122,10 +134,15 @@ function contentRows(p: Prepared, text: string, orAll: boolean): number[] {
 function unitRow(model: WinkModel, r: number): Float32Array {
   const dims = model.vectors.dimensions;
   const v = model.vectors.data.subarray(r * dims, r * dims + dims);
-  let sq = 0;
-  for (let j = 0; j < dims; j++) sq += v[j]! * v[j]!;
-  const inv = sq > 0 ? 1 / Math.sqrt(sq) : 0;
+  const inv = invNorm(model.vectors.data, r * dims, dims);
   return Float32Array.from(v, (x) => x * inv);
+}
+
+/** 1 / the length of the row at `base` (0 for a zero row). */
+function invNorm(data: Float32Array, base: number, dims: number): number {
+  let sq = 0;
+  for (let j = 0; j < dims; j++) sq += data[base + j]! * data[base + j]!;
+  return sq > 0 ? 1 / Math.sqrt(sq) : 0;
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
