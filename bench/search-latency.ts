@@ -11,7 +11,7 @@ import { DEFAULT_SETTINGS } from "../contracts/settings";
 import type { Segment } from "../contracts/transcript";
 import { chunkSegments } from "../gpu-runner/services/indexer/chunk";
 import { startEmbeddingsServer } from "../scripts/local-engines/embeddings-server";
-import { ftsMatchExpression } from "../durable-objects/catalog/sparse";
+
 import { VectorIndex } from "../durable-objects/catalog/vector-index";
 import { loadPassages, loadQuestions, openTenant, processingMs, seededRandom, segmentsOf, sentencesOf, wordCount } from "./catalog-lib";
 import { collectServerTiming, fmt, machineInfo, runLoad, summarize, table, withFreshStack, type LoadResult, type Phases } from "./lib";

@@ -1,4 +1,4 @@
-import { tokenize } from "./tokenizer";
+import { stem, tokenize, tokenizeWords } from "./tokenizer";
 
 /**
  * The catalog object's sparse index: BM25 over an inverted index held in memory while the object is
@@ -98,7 +98,7 @@ export class Bm25Index {
   private scores = new Float64Array(0);
   private coverage = new Uint8Array(0);
 
-  /** The index of these chunks (in any order; each row once). */
+  /** The index of these chunks, given in row-id order (read one at a time: a cursor never holds them all). */
   static build(chunks: Iterable<IndexedChunk>): Bm25Index {
     const index = new Bm25Index();
     index.buildMain(chunks);
@@ -145,6 +145,7 @@ export class Bm25Index {
         postings.push(slot, tf);
       });
     }
+    this.wordTerms = null;
     return true;
   }
 
@@ -180,8 +181,8 @@ export class Bm25Index {
       // As fts5Bm25Function computes it, term by term, so the sums round the same way.
       this.eachPosting(term, (slot, tf) => {
         if (coverage[slot] === 0) touched.push(slot);
-        coverage[slot]++;
-        scores[slot] += idf * ((tf * (K1 + 1.0)) / (tf + K1 * (1 - B + (B * lengths[slot]!) / avgdl)));
+        coverage[slot] = coverage[slot]! + 1;
+        scores[slot] = scores[slot]! + idf * ((tf * (K1 + 1.0)) / (tf + K1 * (1 - B + (B * lengths[slot]!) / avgdl)));
       });
     }
     const hits = this.best(touched, k, filter);
@@ -290,18 +291,23 @@ export class Bm25Index {
   }
 
   private termScratch = new Int32Array(256);
+  /** Word → term id while chunks are added (dropped after: the dictionary of terms is what stays). */
+  private wordTerms: Map<string, number> | null = null;
 
   /** Tokenizes a chunk into its slot: its length, and each distinct term with its count, terms ascending. */
   private eachTermOf(text: string, slot: number, visit: (term: number, tf: number) => void): void {
     let n = 0;
-    tokenize(text, (term) => {
-      this.termScratch = grown(this.termScratch, n + 1);
-      this.termScratch[n++] = this.terms.id(term);
+    const words = (this.wordTerms ??= new Map());
+    tokenizeWords(text, (word) => {
+      let term = words.get(word);
+      if (term === undefined) words.set(word, (term = this.terms.id(stem(word))));
+      if (n === this.termScratch.length) this.termScratch = grown(this.termScratch, n + 1);
+      this.termScratch[n++] = term;
     });
     this.lengths[slot] = n;
     this.totalTokens += n;
     const ids = this.termScratch.subarray(0, n).sort();
-    for (let i = 0; i < n; ) {
+    for (let i = 0; i < n;) {
       let j = i + 1;
       while (j < n && ids[j] === ids[i]) j++;
       visit(ids[i]!, j - i);
@@ -315,7 +321,6 @@ export class Bm25Index {
    * out term by term. Peak memory is the compact per-chunk list, not one object per posting.
    */
   private buildMain(chunks: Iterable<IndexedChunk>): void {
-    const sorted = [...chunks].sort((a, b) => a.id - b.id);
     let forward = new Uint8Array(1024);
     let at = 0;
     const write = (v: number) => {
@@ -328,7 +333,8 @@ export class Bm25Index {
     };
     let lastSlot = new Int32Array(0);
     let sizes = new Int32Array(0);
-    for (const c of sorted) {
+    for (const c of chunks) {
+      if (this.slots > 0 && c.id <= this.rowIds[this.slots - 1]!) throw new RangeError(`chunk ${c.id} is out of row-id order`);
       const slot = this.placeSlot(c);
       let previousTerm = -1;
       const items: number[] = [];
@@ -342,7 +348,7 @@ export class Bm25Index {
           sizes = grown(sizes, term + 1);
         }
         const gap = slot - lastSlot[term]!;
-        sizes[term] += varintLength(gap * 2 + (tf > 1 ? 1 : 0)) + (tf > 1 ? varintLength(tf) : 0);
+        sizes[term] = sizes[term]! + varintLength(gap * 2 + (tf > 1 ? 1 : 0)) + (tf > 1 ? varintLength(tf) : 0);
         lastSlot[term] = slot;
       });
       write(items.length / 2);
@@ -388,5 +394,18 @@ export class Bm25Index {
     }
     this.mainBytes = bytes;
     this.mainSlots = this.slots;
+    this.wordTerms = null;
   }
+}
+
+/**
+ * The words of `text` a query matched, as character ranges: each token whose term is one of the query
+ * words' terms, as FTS5's highlight() marked them (one range per token; adjacent tokens stay apart).
+ */
+export function queryMarks(text: string, words: readonly string[]): Array<[number, number]> {
+  const terms = new Set<string>();
+  for (const w of words) tokenize(w, (term) => terms.add(term));
+  const marks: Array<[number, number]> = [];
+  if (terms.size > 0) tokenize(text, (term, start, end) => terms.has(term) && marks.push([start, end]));
+  return marks;
 }

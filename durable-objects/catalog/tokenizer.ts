@@ -20,7 +20,7 @@ import { DROPPED_IN_TOKEN, FOLDS, TOKEN_FLIPS } from "./unicode61-tables";
  * strings): byte-exact like FTS5's terms, even where a stem cut a character (termText decodes).
  */
 
-/** Reads one token: its term and where it lies in the text (UTF-16 offsets, end exclusive). */
+/** Reads one token: its term (or word) and where it lies in the text (UTF-16 offsets, end exclusive). */
 export type TokenSink = (term: string, start: number, end: number) => void;
 
 const MAX_TOKEN_BYTES = 32_768;
@@ -28,8 +28,7 @@ const PORTER_MIN_BYTES = 3;
 const PORTER_MAX_BYTES = 64;
 
 const ASCII_TOKEN = new Uint8Array(128);
-for (let c = 0; c < 128; c++)
-  ASCII_TOKEN[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? 1 : 0;
+for (let c = 0; c < 128; c++) ASCII_TOKEN[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? 1 : 0;
 
 // 1: token character; 2: dropped inside a token; 0: separator. The BMP as a table, the rest by search.
 const BMP_CLASS = new Uint8Array(0x10000);
@@ -54,6 +53,14 @@ function classOf(cp: number): number {
 
 /** Calls `sink` for each token of `text`, in order. */
 export function tokenize(text: string, sink: TokenSink): void {
+  tokenizeWords(text, (word, start, end) => sink(termOf(word), start, end));
+}
+
+/**
+ * Calls `sink` for each token of `text` with its word: folded, before stemming (`stem` makes it a
+ * term). For a caller that caches terms by word: most of a token's cost is its term.
+ */
+export function tokenizeWords(text: string, sink: TokenSink): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -78,11 +85,13 @@ export function tokenize(text: string, sink: TokenSink): void {
     }
     if (start < 0) return;
     let ascii = true;
+    let upper = false;
     let end = start;
     while (end < n) {
       const c = text.charCodeAt(end);
       if (c < 128) {
         if (!ASCII_TOKEN[c]) break;
+        if (c >= 65 && c <= 90) upper = true;
         end++;
       } else {
         const cp = codePointAt(text, end);
@@ -92,7 +101,8 @@ export function tokenize(text: string, sink: TokenSink): void {
       }
     }
     i = end;
-    sink(termOf(text, start, end, ascii), start, end);
+    const word = !ascii ? foldedBytes(text, start, end) : upper ? text.slice(start, end).toLowerCase() : text.slice(start, end);
+    sink(word, start, end);
   }
 }
 
@@ -122,8 +132,7 @@ function codePointAt(text: string, i: number): number {
 const termCache = new Map<string, string>();
 const TERM_CACHE_SIZE = 50_000;
 
-function termOf(text: string, start: number, end: number, ascii: boolean): string {
-  const word = ascii ? text.slice(start, end).toLowerCase() : foldedBytes(text, start, end);
+function termOf(word: string): string {
   let term = termCache.get(word);
   if (term === undefined) {
     term = stem(word);
@@ -136,7 +145,7 @@ function termOf(text: string, start: number, end: number, ascii: boolean): strin
 /** The token's characters folded and UTF-8 encoded, as a byte string; dropped diacritics left out. */
 function foldedBytes(text: string, start: number, end: number): string {
   let out = "";
-  for (let i = start; i < end; ) {
+  for (let i = start; i < end;) {
     const raw = codePointAt(text, i);
     i += raw > 0xffff ? 2 : 1;
     if (raw < 128) {
@@ -148,8 +157,7 @@ function foldedBytes(text: string, start: number, end: number): string {
     if (cp < 0x80) out += String.fromCharCode(cp);
     else if (cp < 0x800) out += String.fromCharCode(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f));
     else if (cp < 0x10000) out += String.fromCharCode(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
-    else
-      out += String.fromCharCode(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+    else out += String.fromCharCode(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
   }
   return out;
 }
@@ -267,8 +275,26 @@ const rules = (when: Rule["when"], pairs: ReadonlyArray<readonly [string, string
   pairs.map(([suffix, output]) => ({ suffix: codes(suffix), output: codes(output), when, fires }));
 
 // In SQLite's order: the first rule whose suffix ends the word (leaving a stem of at least one byte) decides.
-const STEP1B: Rule[] = [...rules(mGt0, [["eed", "ee"]]), ...rules(hasVowel, [["ed", ""], ["ing", ""]], true)];
-const STEP1B2: Rule[] = rules(undefined, [["at", "ate"], ["bl", "ble"], ["iz", "ize"]], true);
+const STEP1B: Rule[] = [
+  ...rules(mGt0, [["eed", "ee"]]),
+  ...rules(
+    hasVowel,
+    [
+      ["ed", ""],
+      ["ing", ""],
+    ],
+    true,
+  ),
+];
+const STEP1B2: Rule[] = rules(
+  undefined,
+  [
+    ["at", "ate"],
+    ["bl", "ble"],
+    ["iz", "ize"],
+  ],
+  true,
+);
 const STEP2: Rule[] = rules(mGt0, [
   ["ational", "ate"],
   ["tional", "tion"],
