@@ -63,8 +63,9 @@ export interface VectorInput {
 
 /**
  * The most vector bytes one object keeps decoded in memory. An isolate has 128 MB, shared by the
- * JS heap, SQLite's page cache, the sparse index (catalog/bm25.ts: about BM25_BYTES_PER_CHUNK bytes a
- * chunk) and possibly other objects: 48 MiB of vectors leaves room for the rest.
+ * JS heap, SQLite's page cache, the sparse index (catalog/bm25.ts: about 150 bytes a chunk on the bench
+ * corpus, 14 MiB at 100,000 chunks, more with a larger vocabulary: docs/deploy.md) and possibly other
+ * objects: 48 MiB of vectors leaves room for the rest.
  * At 100 dimensions (local-wink) that is 125,829 chunks; at 768 (bge-base) 16,384; at 1024, 12,288.
  * Storage (10 GB per object) is not the bound: a chunk with its text and vector is a few KB.
  */
