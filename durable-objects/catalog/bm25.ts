@@ -165,6 +165,8 @@ export class Bm25Index {
    */
   search(words: readonly string[], k: number, filter?: SparseFilter): SparseHit[] {
     const termIds: number[] = [];
+    // A query word is one token, except for the 21 code points JavaScript's newer Unicode calls letters
+    // and SQLite's tables do not: FTS5 searched such a word as a phrase, here its tokens count apart.
     for (const w of words) tokenize(w, (term) => termIds.push(this.terms.find(term) ?? -1));
     if (termIds.length === 0 || this.docs === 0 || k <= 0) return [];
     this.scores = grown(this.scores, this.slots);
