@@ -82,6 +82,17 @@ describe("the catalog object", () => {
     expect((await stub.search(request({ query: "rye" }))).fused).toEqual([]);
   });
 
+  it("rebuilds its sparse index once the chunks written and removed since outgrow it, answering as before", async () => {
+    const stub = object();
+    await index(stub, "txt_a", "g.0", [{ text: "sourdough starter", vector: unit(1, 0, 0) }]);
+    expect((await stub.search(request({ query: "sourdough" }))).fused).toHaveLength(1);
+    // More than the 2,048 chunks an index takes in before it is rebuilt (bm25.ts).
+    const many = Array.from({ length: 2_100 }, (_, i) => ({ text: `rye loaf ${i}${i === 7 ? " sourdough" : ""}`, vector: unit(1, i, 0) }));
+    const ids = await index(stub, "txt_a", "g.1", many);
+    const found = await stub.search(request({ query: "sourdough" }));
+    expect(found.fused.map((f) => f.id)).toEqual([ids[7]]);
+  });
+
   it("drops the FTS5 index and triggers earlier objects kept, and writes chunks without them", async () => {
     const stub = object();
     await index(stub, "txt_a", "g.0", [{ text: "bread", vector: unit(1, 0, 0) }]);
