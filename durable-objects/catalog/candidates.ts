@@ -7,8 +7,8 @@ import type { ScanFilter, ScoredRow, VectorIndex } from "./vector-index";
  * entries, the dense list (exact cosine over the object's in-memory vectors, or the matches the
  * Worker brought from Vectorize), the sparse list (BM25 over the object's in-memory index of this
  * project's chunks only: bm25.ts), the hybrid admission rule, reciprocal rank fusion, and the rows and
- * highlights of the candidates the answer can show. The Worker embeds the query before and reranks the head after
- * (worker/catalog/search.ts).
+ * highlights of the candidates the answer can show. The Worker embeds the query before and reranks
+ * the head after (worker/catalog/search.ts).
  */
 
 export type SearchMode = "hybrid" | "dense" | "sparse";

@@ -128,9 +128,10 @@ function codePointAt(text: string, i: number): number {
   return 0xfffd;
 }
 
-// Folded word → term: transcripts repeat their words, and stemming is most of a token's cost.
+// Folded word → term, for queries and marks (an index build keeps its own): words repeat, and stemming
+// is most of a token's cost. Bounded: the isolate is shared by every object in it.
 const termCache = new Map<string, string>();
-const TERM_CACHE_SIZE = 50_000;
+const TERM_CACHE_SIZE = 10_000;
 
 function termOf(word: string): string {
   let term = termCache.get(word);
