@@ -8,13 +8,13 @@ import { normalize } from "../contracts/embeddings/vectors";
 import { embeddingEngineForWorker } from "../contracts/embeddings/worker-factory";
 import { rerankEngineForWorker } from "../contracts/rerank/worker-factory";
 import { DEFAULT_SETTINGS } from "../contracts/settings";
-import type { Segment } from "../contracts/transcript";
 import { chunkSegments } from "../gpu-runner/services/indexer/chunk";
 import { startEmbeddingsServer } from "../scripts/local-engines/embeddings-server";
-import { ftsMatchExpression } from "../durable-objects/catalog/sparse";
+
 import { VectorIndex } from "../durable-objects/catalog/vector-index";
-import { loadPassages, loadQuestions, openTenant, processingMs, seededRandom, segmentsOf, sentencesOf, wordCount } from "./catalog-lib";
+import { loadPassages, loadQuestions, openTenant, processingMs, seededRandom, sentencesOf, wordCount } from "./catalog-lib";
 import { collectServerTiming, fmt, machineInfo, runLoad, summarize, table, withFreshStack, type LoadResult, type Phases } from "./lib";
+import { CHUNKING, measureSparse, transcriptFor } from "./sparse-lib";
 
 /**
  * Catalog search latency on 10,000 indexed chunks (100 transcripts of 100 chunks, about 90 words
@@ -48,33 +48,13 @@ const SECONDS = Number(args.seconds);
 const LIMIT = 10;
 const exec = promisify(execFile);
 
-const { chunkMinSeconds, chunkMaxSeconds, chunkOverlapSeconds } = DEFAULT_SETTINGS.catalog;
-const CHUNKING = { minSeconds: chunkMinSeconds, maxSeconds: chunkMaxSeconds, overlapSeconds: chunkOverlapSeconds };
-
-/** Passages in a seeded order, sentence by sentence, cut where the default chunking closes chunk number `chunks`. */
-function transcriptFor(seed: number, sentencesByPassage: readonly string[][], chunks: number): Segment[] {
-  const rand = seededRandom(seed);
-  const sentences: string[] = [];
-  for (;;) {
-    const order = sentencesByPassage.map((s, i) => [rand(), i] as const).sort((a, b) => a[0] - b[0]);
-    for (const [, i] of order) sentences.push(...sentencesByPassage[i]!);
-    const made = chunkSegments(segmentsOf(sentences), CHUNKING);
-    if (made.length > chunks) {
-      const last = made[chunks - 1]!.segmentIds.at(-1)!;
-      const segments = segmentsOf(sentences.slice(0, last + 1));
-      if (chunkSegments(segments, CHUNKING).length !== chunks) throw new Error("cutting the transcript changed its chunking");
-      return segments;
-    }
-  }
-}
-
-/** The project's catalog object's SQLite file in the local state (the one object with a `chunks_fts` table). */
+/** The project's catalog object's SQLite file in the local state (the one object with a `chunks` table). */
 async function findCatalogFile(stateDir: string): Promise<string | null> {
   const root = path.join(stateDir, "wrangler");
   const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith(".sqlite") && f.includes("CatalogDO"));
   for (const f of files) {
     const full = path.join(root, f);
-    const { stdout } = await exec("sqlite3", ["-readonly", full, "SELECT count(*) FROM sqlite_master WHERE name = 'chunks_fts'"]);
+    const { stdout } = await exec("sqlite3", ["-readonly", full, "SELECT count(*) FROM sqlite_master WHERE name = 'chunks'"]);
     if (stdout.trim() === "1") return full;
   }
   return null;
@@ -264,38 +244,35 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
 
   const catalogFile = await findCatalogFile(stack.stateDir);
   const model = inventory[0]?.denseModel ?? "";
-  const sqliteRows: string[][] = [];
+  const objectRows: string[][] = [];
   if (catalogFile) {
     const vectors = sqliteMs(catalogFile, `SELECT count(*), sum(length(vector)) FROM vectors WHERE model = ${sql(model)}`);
-    sqliteRows.push([`reading every stored vector (${chunks} x 400 bytes): the first search after the object starts`, fmt(vectors, 1)]);
-    const match = ftsMatchExpression(questions[1]!.query)!;
-    const fts = sqliteMs(
-      catalogFile,
-      "SELECT count(*) FROM (SELECT c.id, bm25(chunks_fts) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid " +
-        `JOIN entries e ON e.text_source_id = c.text_source_id AND e.generation = c.generation WHERE chunks_fts MATCH ${sql(match)} ORDER BY rank LIMIT ${DEFAULT_SETTINGS.catalog.candidates})`,
-    );
-    const matching = execFileSync("sqlite3", [
-      "-readonly",
-      catalogFile,
-      `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ${sql(match)}`,
-    ])
-      .toString()
-      .trim();
-    sqliteRows.push([
-      `BM25 top ${DEFAULT_SETTINGS.catalog.candidates} (live chunks) for "${questions[1]!.query.slice(0, 40)}…" as the route asks it (${match.split(" OR ").length} terms OR-ed, stop words out; matching ${matching} of ${chunks} chunks)`,
-      fmt(fts, 1),
-    ]);
-    const ids10 = JSON.stringify(Array.from({ length: LIMIT }, (_, i) => i * 97 + 1));
-    const marks = sqliteMs(
-      catalogFile,
-      // As the object runs it (sqlite3 refuses highlight() inside a subquery, so the 10 rows are printed and dropped).
-      `SELECT rowid, highlight(chunks_fts, 0, '[', ']') FROM chunks_fts ` +
-        `WHERE chunks_fts MATCH ${sql(match)} AND rowid IN (SELECT value FROM json_each(${sql(ids10)}))`,
-    );
-    sqliteRows.push([`highlights of the ${LIMIT} returned chunks (MATCH ... AND rowid IN json_each)`, fmt(marks, 1)]);
+    objectRows.push([`reading every stored vector (${chunks} x 400 bytes): the first search after the object starts`, fmt(vectors, 1)]);
   }
+  // The object's sparse work alone (durable-objects/catalog/bm25.ts), in Node over the same chunk texts,
+  // beside the FTS5 queries it replaced (node:sqlite, same schema and tokenizer).
+  const sparse = await measureSparse(
+    transcripts.flatMap((segs, i) => chunkSegments(segs, CHUNKING).map((c) => ({ textSourceId: ids[i]!, text: c.text }))),
+    questions,
+    { limit: LIMIT },
+  );
+  const k = DEFAULT_SETTINGS.catalog.candidates;
+  objectRows.push(
+    [
+      `BM25 top ${k} live chunks with each hit's query-word coverage, the 80 questions in turn (bm25.ts, in Node; ${sparse.fts5?.matching ?? "?"} of ${sparse.chunks} chunks match question 2)`,
+      fmt(sparse.bm25Ms, 2),
+    ],
+    [`  the FTS5 query it replaced: bm25() top ${2 * k} (node:sqlite, same chunks)`, fmt(sparse.fts5?.topMs ?? NaN, 2)],
+    [`  and the hybrid admission it replaced: one FTS5 query per query word`, fmt(sparse.fts5?.admissionMs ?? NaN, 2)],
+    [`marks of the ${LIMIT} returned chunks from the tokenizer's offsets (in Node)`, fmt(sparse.marksMs, 3)],
+    [`  the FTS5 highlight() query it replaced`, fmt(sparse.fts5?.highlightMs ?? NaN, 3)],
+    [
+      `building the index from the chunks' text: the first search after the object starts (${fmt(sparse.bytesPerChunk, 0)} bytes a chunk, ${fmt((sparse.bytesPerChunk * sparse.chunks) / 2 ** 20, 1)} MiB)`,
+      fmt(sparse.buildMs, 0),
+    ],
+  );
 
-  // A filtered sparse search: the filter is applied after the SQL LIMIT (see the report).
+  // A filtered search still fills its list from the filtered transcript.
   const filtered = await t.search({ query: questions[0]!.query, mode: "sparse", textSourceIds: [one], limit: LIMIT });
   const filteredDense = await t.search({ query: questions[0]!.query, mode: "dense", textSourceIds: [one], limit: LIMIT });
 
@@ -314,7 +291,9 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
   console.log(table(["endpoint", "clients", "requests", "p50 ms", "p99 ms", "req/s", "server tookMs p50", "errors"], rows));
 
   const phaseNames = [...new Set(results.flatMap((r) => [...r.phases.keys()]))];
-  console.log("\nServer-Timing phases of the searches at 1 client (p50 ms; waits only: the Worker's clock stands still during computation):");
+  console.log(
+    "\nServer-Timing phases of the searches at 1 client (p50 ms; waits only: the Worker's clock stands still during computation):",
+  );
   console.log(
     table(
       ["endpoint", ...phaseNames],
@@ -344,7 +323,7 @@ await withFreshStack({ apiPort: Number(args.port), runners: 0 }, async (stack) =
           `the object's dense scan alone: cosine + top ${DEFAULT_SETTINGS.catalog.candidates} over ${chunks} in-memory vectors (vector-index.ts, in Node)`,
           fmt(summarize(scanRun.latencies).p50, 2),
         ],
-        ...sqliteRows,
+        ...objectRows,
         [
           `dense search, whole collection (${chunks} vectors) minus one transcript (${CHUNKS_PER} vectors), through the route`,
           fmt(denseFull - denseOne, 1),

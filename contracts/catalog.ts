@@ -13,11 +13,12 @@ export function collectionName(projectId: string): string {
 }
 
 /**
- * BM25 over SQLite FTS5 (porter stemming, unicode61), the same in production and on a local stack. The
- * value names the engine as answers always have (`d1-`): the index now lives in each project's catalog
- * Durable Object (durable-objects/catalog-do.ts), and the identifier is kept for compatibility.
+ * What ranks the sparse list: BM25 over each project's catalog Durable Object's in-memory index
+ * (durable-objects/catalog/bm25.ts; porter stemming, unicode61 tokens, scored as SQLite FTS5's bm25()),
+ * the same in production and on a local stack. Entries indexed before it say `d1-fts5-bm25`: same
+ * terms and scores, then kept by FTS5.
  */
-export const SPARSE_ENGINE = "d1-fts5-bm25";
+export const SPARSE_ENGINE = "catalog-bm25";
 /** What a chunk is: consecutive whole segments, about 30–60 s, overlapping by whole segments. */
 export const CHUNK_TYPE = "segment_window";
 

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { Bm25Index, type IndexedChunk } from "./catalog/bm25";
 import { candidates, searchScope, type CandidateRequest, type Candidates } from "./catalog/candidates";
 import { CATALOG_SCHEMA } from "./catalog/schema";
 import { VectorIndex, type ScoredRow } from "./catalog/vector-index";
@@ -11,8 +12,10 @@ import { VectorIndex, type ScoredRow } from "./catalog/vector-index";
  * It holds:
  * - every generation of every indexed transcript's chunks, and the entry naming the live one
  *   (written by the indexer's runner calls through worker/catalog/index-writer.ts);
- * - the sparse index: FTS5 with bm25() in the object's SQLite (workerd's SQLite is built with FTS5:
- *   checked by test/workers/catalog-do.test.ts), so BM25's statistics are this project's alone;
+ * - the sparse index: BM25 over an inverted index in memory while the object is warm (catalog/bm25.ts,
+ *   scoring and tokenizing as SQLite FTS5's bm25() with `porter unicode61 remove_diacritics 2` did),
+ *   built from the chunks' text on the first search after a start and kept in step with every write
+ *   and removal, so BM25's statistics are this project's alone;
  * - the vectors, when the deployment keeps them in the object (vector store `durable-object`):
  *   stored as float32 blobs and, while the object is warm, decoded in memory (catalog/vector-index.ts),
  *   loaded on the first search after a start and kept in step with every write and removal.
@@ -60,9 +63,11 @@ export interface VectorInput {
 
 /**
  * The most vector bytes one object keeps decoded in memory. An isolate has 128 MB, shared by the
- * JS heap, SQLite's page cache and possibly other objects: 48 MiB of vectors leaves room for the rest.
+ * JS heap, SQLite's page cache, the sparse index (catalog/bm25.ts: about 150 bytes a chunk on the bench
+ * corpus, 14 MiB at 100,000 chunks, more with a larger vocabulary: docs/deploy.md) and possibly other
+ * objects: 48 MiB of vectors leaves room for the rest.
  * At 100 dimensions (local-wink) that is 125,829 chunks; at 768 (bge-base) 16,384; at 1024, 12,288.
- * Storage (10 GB per object) is not the bound: a chunk with its text, FTS5 postings and vector is a few KB.
+ * Storage (10 GB per object) is not the bound: a chunk with its text and vector is a few KB.
  */
 export const OBJECT_VECTOR_BYTES = 48 * 2 ** 20;
 export const maxObjectVectors = (dimensions: number): number => Math.floor(OBJECT_VECTOR_BYTES / (4 * dimensions));
@@ -70,6 +75,7 @@ export const maxObjectVectors = (dimensions: number): number => Math.floor(OBJEC
 export class CatalogDO extends DurableObject {
   private readonly sql: SqlStorage;
   private index: VectorIndex | null = null;
+  private sparseIndex: Bm25Index | null = null;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
@@ -97,7 +103,7 @@ export class CatalogDO extends DurableObject {
           JSON.stringify(c.segmentIds),
           c.text,
         );
-      return this.sql
+      const written = this.sql
         .exec<{ position: number; id: number }>(
           "SELECT position, id FROM chunks WHERE text_source_id = ? AND generation = ?",
           textSourceId,
@@ -105,6 +111,17 @@ export class CatalogDO extends DurableObject {
         )
         .toArray()
         .map((r) => ({ position: r.position, id: r.id }));
+      if (this.sparseIndex) {
+        const byPosition = new Map(chunks.map((c) => [c.position, c]));
+        const added: IndexedChunk[] = written.flatMap(({ position, id }) => {
+          const c = byPosition.get(position);
+          if (!c || this.sparseIndex!.has(id)) return [];
+          return [{ id, text_source_id: textSourceId, generation, start: c.start, end: c.end, text: c.text }];
+        });
+        // Row ids only grow; should one not, the index is rebuilt from storage on the next search.
+        if (!this.sparseIndex.add(added)) this.sparseIndex = null;
+      }
+      return written;
     });
   }
 
@@ -268,13 +285,19 @@ export class CatalogDO extends DurableObject {
 
   /** A search's candidates, fused, with the rows the answer can show (catalog/candidates.ts). */
   async search(req: CandidateRequest): Promise<Candidates> {
-    return candidates(this.sql, () => this.vectors(), req);
+    return candidates(
+      this.sql,
+      () => this.vectors(),
+      () => this.bm25(),
+      req,
+    );
   }
 
-  /** Chunk rows (the FTS5 index follows by trigger) and their vectors in the object, in the caller's transaction. */
+  /** Chunk rows, their postings and their vectors in the object, in the caller's transaction. */
   private deleteChunks(ids: readonly number[]): void {
     if (ids.length === 0) return;
     this.sql.exec("DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(ids));
+    this.sparseIndex?.remove(ids);
     this.deleteVectors(ids);
   }
 
@@ -282,6 +305,21 @@ export class CatalogDO extends DurableObject {
     if (ids.length === 0) return;
     this.sql.exec("DELETE FROM vectors WHERE chunk_row_id IN (SELECT value FROM json_each(?))", JSON.stringify(ids));
     if (this.index) for (const id of ids) this.index.remove(id);
+  }
+
+  /**
+   * The in-memory BM25 index, built from the chunks' text on first use after the object started, and
+   * again once the chunks written or removed since have outgrown a quarter of it (bm25.ts).
+   */
+  private bm25(): Bm25Index {
+    if (this.sparseIndex && !this.sparseIndex.stale) return this.sparseIndex;
+    this.sparseIndex = null; // the old index is garbage before the new one is built
+    this.sparseIndex = Bm25Index.build(
+      this.sql.exec<IndexedChunk & Record<string, SqlStorageValue>>(
+        'SELECT id, text_source_id, generation, start, "end", text FROM chunks ORDER BY id',
+      ),
+    );
+    return this.sparseIndex;
   }
 
   /** The in-memory vectors, decoded from storage on first use after the object started. */

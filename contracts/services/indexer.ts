@@ -5,8 +5,8 @@ import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAF
 
 /**
  * Indexer: transcripts into the project's search collection. One runner step: it reads each
- * transcript, chunks it, embeds the chunks (the dense engine; the sparse side is D1's FTS5, which
- * tokenises at write time), and writes them through the runner calls `catalog.write`, then
+ * transcript, chunks it, embeds the chunks (the dense engine; the sparse side is the catalog object's
+ * BM25 index, which tokenises the text it is written), and writes them through the runner calls `catalog.write`, then
  * `catalog.cutover` (the new generation goes live, the previous one is removed). A failure after the
  * first write calls `catalog.rollback` and fails the job with `index_rollback`: the previous
  * generation never stopped answering.

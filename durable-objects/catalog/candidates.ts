@@ -1,13 +1,14 @@
-import { HIGHLIGHT_CLOSE, HIGHLIGHT_OPEN, marksFromHighlight, orOf, queryTerms, requiredCoverage } from "./sparse";
+import { queryMarks, type Bm25Index, type SparseHit } from "./bm25";
+import { queryTerms, requiredCoverage } from "./sparse";
 import type { ScanFilter, ScoredRow, VectorIndex } from "./vector-index";
 
 /**
  * A search's candidate generation inside the project's catalog object, in one call: the live
  * entries, the dense list (exact cosine over the object's in-memory vectors, or the matches the
- * Worker brought from Vectorize), the sparse list (FTS5 BM25 over this project's chunks only), the
- * hybrid admission rule, reciprocal rank fusion, and the rows and highlights of the candidates the
- * answer can show. The Worker embeds the query before and reranks the head after
- * (worker/catalog/search.ts).
+ * Worker brought from Vectorize), the sparse list (BM25 over the object's in-memory index of this
+ * project's chunks only: bm25.ts), the hybrid admission rule, reciprocal rank fusion, and the rows and
+ * highlights of the candidates the answer can show. The Worker embeds the query before and reranks
+ * the head after (worker/catalog/search.ts).
  */
 
 export type SearchMode = "hybrid" | "dense" | "sparse";
@@ -99,7 +100,7 @@ export function searchScope(sql: SqlStorage, req: Pick<CandidateRequest, "textSo
   return { entries, denseSkipped, denseIds };
 }
 
-export function candidates(sql: SqlStorage, vectors: () => VectorIndex, req: CandidateRequest): Candidates {
+export function candidates(sql: SqlStorage, vectors: () => VectorIndex, bm25: () => Bm25Index, req: CandidateRequest): Candidates {
   const { entries, denseSkipped, denseIds } = searchScope(sql, req);
   const live = new Map(entries.map((e) => [e.text_source_id, e.generation]));
   const denseLive = new Map(denseIds.map((id) => [id, live.get(id)!]));
@@ -113,11 +114,13 @@ export function candidates(sql: SqlStorage, vectors: () => VectorIndex, req: Can
       dense = rankedRows(sql, vectors().topK(req.denseModel, req.vector, req.candidates, filter), () => true);
     } else if (req.matches) dense = rankedRows(sql, req.matches, (r) => denseLive.get(r.text_source_id) === r.generation && within(r));
   }
-  // A filtered search names the transcripts it may answer from, so the sparse query filters before its limit.
-  const allowed = req.textSourceIds || req.language ? entries.map((e) => e.text_source_id) : null;
-  const allSparse = req.mode !== "dense" && entries.length > 0 ? sparseList(sql, req, live, within, allowed) : [];
+  const words = queryTerms(req.query);
+  const hits =
+    req.mode !== "dense" && entries.length > 0 && words.length > 0
+      ? bm25().search(words, req.candidates, { liveGenerations: live, minStart: req.minStart, maxEnd: req.maxEnd })
+      : [];
   // Without a dense list (nothing indexed with the query's model, or no query vector) BM25 answers alone.
-  const sparse = req.mode === "hybrid" && dense.length > 0 ? admitted(sql, req.query, allSparse) : allSparse;
+  const sparse = rankedRows(sql, req.mode === "hybrid" && dense.length > 0 ? admitted(words, hits) : hits, () => true);
   const fused = fuse(req.mode, dense, sparse, req.rrfK);
   const head = req.mode === "hybrid" && req.headSize > 0 && fused.length > 1 ? fused.slice(0, req.headSize) : [];
   const shown = [...new Set([...head, ...fused.slice(0, req.limit)].map((f) => f.id))];
@@ -126,7 +129,7 @@ export function candidates(sql: SqlStorage, vectors: () => VectorIndex, req: Can
     denseSkipped,
     denseEligible: denseIds.length,
     fused,
-    rows: rowsWithMarks(sql, req.query, shown),
+    rows: rowsWithMarks(sql, words, shown),
     candidates: { dense: dense.length, sparse: sparse.length },
   };
 }
@@ -158,83 +161,11 @@ function rankedRows(sql: SqlStorage, scored: readonly ScoredRow[], keep: (r: Pla
   });
 }
 
-function sparseList(
-  sql: SqlStorage,
-  req: CandidateRequest,
-  live: ReadonlyMap<string, string>,
-  within: (c: { start: number; end: number }) => boolean,
-  allowed: readonly string[] | null,
-): Ranked[] {
-  const match = orOf(queryTerms(req.query));
-  if (!match) return [];
-  const ranked = (rows: ReadonlyArray<Placed & { rank: number }>) =>
-    rows
-      .filter((r) => live.get(r.text_source_id) === r.generation && within(r))
-      .map((r) => ({ id: r.id, chunkId: r.chunk_id, textSourceId: r.text_source_id, start: r.start, end: r.end, score: -r.rank }));
-  const unfiltered = allowed === null && req.minStart === undefined && req.maxEnd === undefined;
-  if (unfiltered) {
-    // FTS5 alone ranks (ORDER BY rank is bm25()), and only its top rows are joined to their chunks: joining
-    // every match first costs a lookup per matching chunk. Twice the candidates leave room for chunks of
-    // generations not live; when that is not enough the exact query below answers.
-    const fetched = 2 * req.candidates;
-    const top = sql
-      .exec<{ id: number; rank: number }>(
-        "SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
-        match,
-        fetched,
-      )
-      .toArray();
-    const byId = new Map(
-      sql
-        .exec<Placed>(
-          'SELECT id, chunk_id, text_source_id, generation, start, "end" FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
-          JSON.stringify(top.map((r) => r.id)),
-        )
-        .toArray()
-        .map((r) => [r.id, r]),
-    );
-    // In FTS5's own order (ties included), as the joined query below orders them.
-    const rows = top.flatMap((t) => {
-      const r = byId.get(t.id);
-      return r ? [{ ...r, rank: t.rank }] : [];
-    });
-    const hits = ranked(rows);
-    if (hits.length >= req.candidates || top.length < fetched) return hits.slice(0, req.candidates);
-  }
-  const filter = allowed ? " AND c.text_source_id IN (SELECT value FROM json_each(?))" : "";
-  // The entry join keeps only live generations inside SQL, so LIMIT counts live chunks.
-  const rows = sql
-    .exec<Placed & { rank: number }>(
-      'SELECT c.id, c.chunk_id, c.text_source_id, c.generation, c.start, c."end", bm25(chunks_fts) AS rank FROM chunks_fts ' +
-        "JOIN chunks c ON c.id = chunks_fts.rowid " +
-        "JOIN entries e ON e.text_source_id = c.text_source_id AND e.generation = c.generation " +
-        `WHERE chunks_fts MATCH ? AND c.start >= ? AND c."end" <= ?${filter} ORDER BY rank LIMIT ?`,
-      match,
-      req.minStart ?? 0,
-      req.maxEnd ?? Number.MAX_SAFE_INTEGER,
-      ...(allowed ? [JSON.stringify(allowed)] : []),
-      req.candidates,
-    )
-    .toArray();
-  return ranked(rows);
-}
-
 /** The sparse hits that may join a hybrid fusion: those holding more than half of the query's words (sparse.ts). */
-function admitted(sql: SqlStorage, query: string, hits: Ranked[]): Ranked[] {
-  const terms = queryTerms(query);
-  if (terms.length < 2 || hits.length === 0) return hits;
-  const json = JSON.stringify(hits.map((h) => h.id));
-  const coverage = new Map<number, number>();
-  // One FTS5 query per word, stemmed as the index stems it.
-  for (const t of terms)
-    for (const r of sql.exec<{ id: number }>(
-      "SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-      orOf([t]),
-      json,
-    ))
-      coverage.set(r.id, (coverage.get(r.id) ?? 0) + 1);
-  const need = requiredCoverage(terms);
-  return hits.filter((h) => (coverage.get(h.id) ?? 0) >= need);
+function admitted(words: readonly string[], hits: SparseHit[]): SparseHit[] {
+  if (words.length < 2) return hits;
+  const need = requiredCoverage(words);
+  return hits.filter((h) => h.coverage >= need);
 }
 
 /** Reciprocal rank fusion in hybrid mode; one list's own order and scores otherwise. */
@@ -253,26 +184,14 @@ export function fuse(mode: SearchMode, dense: readonly Ranked[], sparse: readonl
   return [...all.values()].sort((a, b) => b.score - a.score || (a.denseRank ?? Infinity) - (b.denseRank ?? Infinity) || a.start - b.start);
 }
 
-/** The rows, each with the query's words marked (stemmed as FTS5 stems them); a chunk no word matched has none. */
-function rowsWithMarks(sql: SqlStorage, query: string, ids: readonly number[]): Candidates["rows"] {
+/** The rows, each with the query's words marked (stemmed as the index stems them); a chunk no word matched has none. */
+function rowsWithMarks(sql: SqlStorage, words: readonly string[], ids: readonly number[]): Candidates["rows"] {
   if (ids.length === 0) return [];
-  const json = JSON.stringify(ids);
-  const rows = sql
+  return sql
     .exec<ChunkRow & Record<string, SqlStorageValue>>(
       'SELECT id, chunk_id, text_source_id, start, "end", segment_ids, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
-      json,
+      JSON.stringify(ids),
     )
-    .toArray();
-  const match = orOf(queryTerms(query));
-  const marks = new Map<number, Array<[number, number]>>();
-  if (match)
-    for (const r of sql.exec<{ id: number; h: string }>(
-      "SELECT rowid AS id, highlight(chunks_fts, 0, ?, ?) AS h FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-      HIGHLIGHT_OPEN,
-      HIGHLIGHT_CLOSE,
-      match,
-      json,
-    ))
-      marks.set(r.id, marksFromHighlight(r.h).marks);
-  return rows.map((r) => ({ ...r, marks: marks.get(r.id) ?? [] }));
+    .toArray()
+    .map((r) => ({ ...r, marks: queryMarks(r.text, words) }));
 }

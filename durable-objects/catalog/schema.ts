@@ -7,8 +7,8 @@
  *   `catalog_entries` held for every project).
  * - `chunks`: every generation's chunks (`{jobId}.{attempt}`); AUTOINCREMENT, so a row id is never
  *   reused and a Vectorize point left behind by an eventually consistent delete never names a new chunk.
- * - `chunks_fts`: FTS5 over the chunks' text (external content, kept in step by triggers), so BM25's
- *   statistics (document frequencies, average length) are this project's alone.
+ * - no sparse index: the object keeps it in memory (catalog/bm25.ts). The FTS5 table `chunks_fts` and
+ *   its triggers that earlier objects made are dropped (the statements at the end).
  * - `vectors`: unit vectors (little-endian float32) of the chunks, when the collection keeps its
  *   vectors in the object (vector store `durable-object`); empty when they live in Vectorize.
  */
@@ -39,17 +39,14 @@ export const CATALOG_SCHEMA = [
     text TEXT NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS chunks_source ON chunks (text_source_id, generation)`,
-  `CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
-  `CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
-  END`,
-  `CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
-  END`,
   `CREATE TABLE IF NOT EXISTS vectors (
     chunk_row_id INTEGER PRIMARY KEY,
     text_source_id TEXT NOT NULL,
     model TEXT NOT NULL,
     vector BLOB NOT NULL
   )`,
+  // The FTS5 index the sparse list was until the in-memory BM25 index (its triggers first: they name it).
+  `DROP TRIGGER IF EXISTS chunks_fts_insert`,
+  `DROP TRIGGER IF EXISTS chunks_fts_delete`,
+  `DROP TABLE IF EXISTS chunks_fts`,
 ] as const;

@@ -1,12 +1,10 @@
 import { eng } from "stopword";
 
 /**
- * The sparse half of catalog search: BM25 over the project catalog object's FTS5 table `chunks_fts` (porter stemmer,
- * unicode61 tokenizer), and the marks that show which words of a chunk matched.
- *
- * A query becomes an OR of its words, each quoted (so FTS5 syntax in a query — `AND`, `NEAR`, `*`,
- * quotes — is read as words, never as operators): BM25 then ranks chunks with more, rarer query words
- * first, and a chunk matching only some words still ranks, as a search box user expects.
+ * The sparse half of catalog search: the words a query is searched by, and how its hits are shown.
+ * The catalog object ranks chunks holding any of the words by BM25 (bm25.ts, stemmed as FTS5's
+ * porter unicode61 stemmed them): chunks with more, rarer query words first, and a chunk matching only
+ * some words still ranks, as a search box user expects. No query syntax: every word is a word.
  */
 
 /** At most this many distinct words of a query are searched (a pasted paragraph stays cheap). */
@@ -25,16 +23,6 @@ export function queryTerms(query: string): string[] {
 
 const STOP = new Set<string>(eng);
 
-/** The FTS5 MATCH expression for a query; null when it has no words (only punctuation). */
-export function ftsMatchExpression(query: string): string | null {
-  return orOf(queryTerms(query));
-}
-
-/** The MATCH expression for any of these words, each quoted. */
-export function orOf(terms: readonly string[]): string | null {
-  return terms.length === 0 ? null : terms.map((t) => `"${t.replace(/"/g, "")}"`).join(" OR ");
-}
-
 /**
  * How many of a query's words a sparse hit must contain to join a hybrid fusion: more than half of
  * them (1 of 1, 2 of 2 or 3, 3 of 4 or 5). A chunk matching one incidental word of a paraphrased question is noise that reciprocal
@@ -42,27 +30,6 @@ export function orOf(terms: readonly string[]): string | null {
  */
 export function requiredCoverage(terms: readonly string[]): number {
   return Math.floor(terms.length / 2) + 1;
-}
-
-const OPEN = "\u0001";
-const CLOSE = "\u0002";
-/** highlight()'s markers: control characters that transcripts never contain (they are stripped on the way in). */
-export const HIGHLIGHT_OPEN = OPEN;
-export const HIGHLIGHT_CLOSE = CLOSE;
-
-/** Character ranges of the plain text, from FTS5 highlight() output with the markers above. */
-export function marksFromHighlight(highlighted: string): { text: string; marks: Array<[number, number]> } {
-  const marks: Array<[number, number]> = [];
-  let text = "";
-  let open = -1;
-  for (const ch of highlighted) {
-    if (ch === OPEN) open = text.length;
-    else if (ch === CLOSE) {
-      if (open >= 0) marks.push([open, text.length]);
-      open = -1;
-    } else text += ch;
-  }
-  return { text, marks };
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };

@@ -54,7 +54,7 @@ describe("understanding end to end", () => {
 
   it("indexer then search: hybrid search finds the transcript's words, marked, with times", async () => {
     const done = await run("indexer", { textSourceIds: [textSourceId] });
-    expect(done.resultSummary).toMatchObject({ denseEngine: "local-wink", sparseEngine: "d1-fts5-bm25" });
+    expect(done.resultSummary).toMatchObject({ denseEngine: "local-wink", sparseEngine: "catalog-bm25" });
     const long = words.filter((w) => w.length > 6);
     const query = long[Math.floor(long.length / 2)]!;
     const res = await e.api<{ results: SearchHit[] }>("POST", "/v1/catalog/search", { query });

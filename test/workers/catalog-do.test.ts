@@ -3,12 +3,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { normalize } from "../../contracts/embeddings/vectors";
 import type { CandidateRequest } from "../../durable-objects/catalog/candidates";
+import { CATALOG_SCHEMA } from "../../durable-objects/catalog/schema";
 import type { CatalogDO, EntryInput } from "../../durable-objects/catalog-do";
 
 /**
- * The catalog object of one project (durable-objects/catalog-do.ts) through its RPC methods: its
- * SQLite storage runs FTS5, BM25 reads that project's chunks only, a search answers the live
- * generation, and the in-memory vectors follow every write and removal.
+ * The catalog object of one project (durable-objects/catalog-do.ts) through its RPC methods: BM25
+ * reads that project's chunks only, a search answers the live generation, and the in-memory sparse
+ * index and vectors follow every write and removal.
  */
 
 let n = 0;
@@ -59,17 +60,60 @@ const request = (over: Partial<CandidateRequest>): CandidateRequest => ({
 });
 
 describe("the catalog object", () => {
-  it("keeps its sparse index in FTS5 in its own SQLite storage, ranked by bm25()", async () => {
+  it("ranks its sparse list by BM25 over stemmed words: 'breads' finds 'bread'", async () => {
     const stub = object();
-    await index(stub, "txt_a", "g.0", [{ text: "Knead the bread dough.", vector: unit(1, 0, 0) }]);
-    const ranked = await runInDurableObject(stub, (_, state) =>
-      state.storage.sql
-        .exec<{ id: number; rank: number }>("SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH 'breads'")
-        .toArray(),
-    );
-    // Porter stemming: "breads" finds "bread"; bm25() ranks lower-is-better.
-    expect(ranked).toHaveLength(1);
-    expect(ranked[0]!.rank).toBeLessThan(0);
+    const [id] = await index(stub, "txt_a", "g.0", [
+      { text: "Knead the bread dough.", vector: unit(1, 0, 0) },
+      { text: "The oven is hot.", vector: unit(0, 1, 0) },
+    ]);
+    const found = await stub.search(request({ query: "breads" }));
+    expect(found.fused.map((f) => f.id)).toEqual([id]);
+    expect(found.fused[0]!.score).toBeGreaterThan(0);
+  });
+
+  it("keeps its sparse index in step with writes and removals after the index is built", async () => {
+    const stub = object();
+    await index(stub, "txt_a", "g.0", [{ text: "sourdough starter", vector: unit(1, 0, 0) }]);
+    expect((await stub.search(request({ query: "sourdough" }))).fused).toHaveLength(1);
+    const second = await index(stub, "txt_a", "g.1", [{ text: "rye crumb", vector: unit(0, 1, 0) }]);
+    expect((await stub.search(request({ query: "sourdough" }))).fused).toEqual([]);
+    expect((await stub.search(request({ query: "rye" }))).fused.map((f) => f.id)).toEqual(second);
+    await stub.drop("txt_a");
+    expect((await stub.search(request({ query: "rye" }))).fused).toEqual([]);
+  });
+
+  it("rebuilds its sparse index once the chunks written and removed since outgrow it, answering as before", async () => {
+    const stub = object();
+    await index(stub, "txt_a", "g.0", [{ text: "sourdough starter", vector: unit(1, 0, 0) }]);
+    expect((await stub.search(request({ query: "sourdough" }))).fused).toHaveLength(1);
+    // More than the 2,048 chunks an index takes in before it is rebuilt (bm25.ts).
+    const many = Array.from({ length: 2_100 }, (_, i) => ({ text: `rye loaf ${i}${i === 7 ? " sourdough" : ""}`, vector: unit(1, i, 0) }));
+    const ids = await index(stub, "txt_a", "g.1", many);
+    const found = await stub.search(request({ query: "sourdough" }));
+    expect(found.fused.map((f) => f.id)).toEqual([ids[7]]);
+  });
+
+  it("drops the FTS5 index and triggers earlier objects kept, and writes chunks without them", async () => {
+    const stub = object();
+    await index(stub, "txt_a", "g.0", [{ text: "bread", vector: unit(1, 0, 0) }]);
+    const left = await runInDurableObject(stub, (_, state) => {
+      const sql = state.storage.sql;
+      // What the schema created before the in-memory index.
+      sql.exec(
+        `CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
+      );
+      sql.exec(
+        "CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END",
+      );
+      sql.exec(
+        "CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END",
+      );
+      for (const statement of CATALOG_SCHEMA) sql.exec(statement);
+      return sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'chunks_fts%'").toArray();
+    });
+    expect(left).toEqual([]);
+    await index(stub, "txt_b", "g.0", [{ text: "more bread", vector: unit(0, 1, 0) }]);
+    expect((await stub.search(request({}))).fused).toHaveLength(2);
   });
 
   it("scores BM25 from its own project's chunks: another project's chunks do not move them", async () => {

@@ -91,7 +91,7 @@ async function index(tenant: Tenant, ids: string[]): Promise<Job> {
     denseEngine: DENSE.engine,
     denseModel: DENSE.model,
     dimensions: DENSE.dimensions,
-    sparseEngine: "d1-fts5-bm25",
+    sparseEngine: "catalog-bm25",
     chunkType: "segment_window",
     indexedTranscriptions: indexed,
   };
@@ -142,7 +142,7 @@ describe("indexer jobs", () => {
       collection: `svc_proj_${t.projectId}`,
       indexedChunks: 3,
       denseEngine: "openai-compatible",
-      sparseEngine: "d1-fts5-bm25",
+      sparseEngine: "catalog-bm25",
       chunkType: "segment_window",
       indexedTranscriptions: [{ textSourceId: bread, segmentCount: 3, indexedChunks: 3, removedStaleChunks: 3, reindexed: true }],
     });
@@ -194,7 +194,7 @@ describe("the indexer's catalog calls and result are checked against the job", (
       denseEngine: DENSE.engine,
       denseModel: DENSE.model,
       dimensions: DENSE.dimensions,
-      sparseEngine: "d1-fts5-bm25",
+      sparseEngine: "catalog-bm25",
       chunkType: "segment_window",
       indexedTranscriptions: [{ textSourceId: football, segmentCount: 3, indexedChunks: 3, removedStaleChunks: 0, reindexed: true }],
     });
@@ -441,7 +441,7 @@ describe("the catalog inventory", () => {
       denseEngine: "openai-compatible",
       denseModel: LEXICAL_MODEL,
       dimensions: 64,
-      sparseEngine: "d1-fts5-bm25",
+      sparseEngine: "catalog-bm25",
     });
     expect((await call<unknown[]>("GET", "/v1/catalog/transcriptions", { key: other.projectKey })).body.data).toEqual([]);
   });

@@ -12,7 +12,7 @@ import type { VectorStore } from "./vector-store/interface";
  * Catalog search over one project's collection, which lives in the project's catalog object
  * (durable-objects/catalog-do.ts). Dense: the query embedded here, in the Worker, by the same engine
  * and model as the chunks, nearest chunks by exact cosine over the object's in-memory vectors (or from
- * Vectorize). Sparse: BM25 over the object's own FTS5 index, so its statistics are the project's.
+ * Vectorize). Sparse: BM25 over the object's own in-memory index, so its statistics are the project's.
  * Hybrid (the default) fuses the two rankings by reciprocal rank fusion, score = Σ 1 / (k + rank) over
  * the lists a chunk appears in (Cormack, Clarke and Büttcher, SIGIR 2009), which needs no score
  * calibration between cosine and BM25. RRF reads ranks only, so in hybrid mode a reranker then reads

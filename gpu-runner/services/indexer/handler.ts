@@ -27,8 +27,8 @@ import {
 
 /**
  * The indexer on the runner (stages.ts). For every transcript of the job, in order: `fetch_transcription`
- * (current segments, through the platform), `chunk`, `embed_sparse` (the terms BM25 will weigh; D1's
- * FTS5 builds the index from them as the chunks are written), `embed_dense` (the catalog's embedding
+ * (current segments, through the platform), `chunk`, `embed_sparse` (the terms BM25 will weigh; the
+ * catalog object indexes them as the chunks are written), `embed_dense` (the catalog's embedding
  * engine), `index` (`catalog.write`, as a new generation beside the live one). Then `cutover` makes
  * every new generation live and removes the previous ones. Nothing goes live until every transcript
  * is written, so a failure after the first write calls `rollback` (the run's chunks are removed) and
@@ -60,7 +60,12 @@ export function createIndexerHandler(deps: IndexerHandlerDeps = {}): ServiceStep
         await report.stage(
           "embed_sparse",
           async () => embedSparse(chunks),
-          (t) => ({ textSourceId, engine: SPARSE_ENGINE, ...t, note: "BM25 weights come from D1's FTS5 index as the chunks are written" }),
+          (t) => ({
+            textSourceId,
+            engine: SPARSE_ENGINE,
+            ...t,
+            note: "BM25 weights come from the catalog object's index of the written chunks",
+          }),
         );
         const vectors = await report.stage(
           "embed_dense",

@@ -78,7 +78,7 @@ export const chunkDetails = (textSourceId: string, cs: IndexChunk[]) => ({
   chunkType: CHUNK_TYPE,
 });
 
-/** The terms BM25 will weigh, counted for the record: D1's FTS5 tokenises the text itself as the chunks are written. */
+/** The terms BM25 will weigh, counted for the record: the catalog object tokenises the text itself as the chunks are written. */
 export function embedSparse(chunks: IndexChunk[]): { tokens: number; vocabulary: number } {
   const terms = chunks.map((c) => sparseTerms(c.text));
   return { tokens: terms.reduce((n, t) => n + t.length, 0), vocabulary: new Set(terms.flat()).size };

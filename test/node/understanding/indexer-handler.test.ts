@@ -81,7 +81,7 @@ describe("indexer handler", () => {
     expect(result).toMatchObject({
       denseEngine: "fake",
       denseModel: "fake-4",
-      sparseEngine: "d1-fts5-bm25",
+      sparseEngine: "catalog-bm25",
       chunkType: "segment_window",
       indexedTranscriptions: [
         { textSourceId: "txt_a", segmentCount: 4, removedStaleChunks: 2, reindexed: true },
