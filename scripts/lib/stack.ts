@@ -198,8 +198,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       "127.0.0.1",
       "--port",
       String(apiPort),
+      // A fixed port (STACK_INSPECTOR_PORT) lets a profiler attach to the Worker (bench/profile-route.ts).
       "--inspector-port",
-      "0",
+      process.env["STACK_INSPECTOR_PORT"] ?? "0",
       "--persist-to",
       wranglerState,
       // Exposes the Cron Trigger's handler (the BLOBS orphan sweep) at /__scheduled: docs/deploy.md.

@@ -1,3 +1,5 @@
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { BodyTooLargeError, readAllWithin, readAtMost } from "../../contracts/bounded-read";
 import { thumbnailStep } from "../../contracts/services/thumbnail";
@@ -58,6 +60,21 @@ describe("read at most N bytes", () => {
     const err = await rejectionOf(readAllWithin(res, 1024), BodyTooLargeError);
     expect({ declared: err.declared, seen: err.seen, limit: err.limit }).toEqual({ declared: true, seen: 2560, limit: 1024 });
     expect(seen.cancelled).toBe(true);
+  });
+
+  it("a declared length within the limit ends the body there, whatever the server goes on sending", async () => {
+    // A raw socket: an HTTP server library would refuse to send past its own Content-Length.
+    const server = createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.end(`HTTP/1.1 200 OK\r\ncontent-length: 10\r\nconnection: close\r\n\r\n${"x".repeat(100_000)}`);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect((await readAllWithin(res, 1024)).byteLength).toBe(10);
+    } finally {
+      server.close();
+    }
   });
 });
 

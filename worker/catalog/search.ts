@@ -102,8 +102,7 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
   if (deps.store.inObject) {
     const vector = await embedding;
     found = await time("object", () => catalog.search({ ...base, vector }));
-  }
-  else {
+  } else {
     const [scope, vector] = await Promise.all([embedder ? catalog.scope(base) : null, embedding]);
     const matches =
       vector && embedder && scope && scope.denseIds.length > 0
