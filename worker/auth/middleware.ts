@@ -48,6 +48,7 @@ export async function resolvePrincipal(c: Context<AppBindings>): Promise<Princip
   const timing = c.get("timing");
   // A Bearer key may come from the isolate's short cache (key-cache.ts); console sessions always read D1.
   const cached = header ? cachedKey(hash) : undefined;
+  if (cached) timing?.add("auth", 0);
   const row = cached ?? (timing ? await timing.time("auth", lookup) : await lookup());
   // The lookup is by hash; the explicit constant-time check keeps the comparison itself timing-safe.
   if (!row || !safeEqual(row.key.secretHash, hash))
