@@ -6,8 +6,10 @@ import { projectStorageGrant } from "../../worker/storage/scratch";
 import { StorageConnectionInactive } from "../../worker/storage/connections";
 import { call, expectError } from "./helpers/api";
 import { signedIn, SITE } from "./helpers/console";
-import { fakeRunner, getJob, submitTranscription, waitFor } from "./helpers/jobs";
-import { createConnection, createTenant, type Tenant } from "./helpers/tenant";
+import { fakeRunner, getJob, submitTranscription, transcriptionBody, waitFor } from "./helpers/jobs";
+import { putSource } from "./helpers/s3";
+import { createConnection, createTenant, unique, type Tenant } from "./helpers/tenant";
+import { SHORT_CACHE_TTL_MS } from "../../worker/platform/short-cache";
 import { completedTranscript, TRANSCRIPTION_HANDLER } from "./helpers/transcripts";
 
 /**
@@ -52,6 +54,23 @@ describe("deactivated connections at run time", () => {
     const failed = await failedWhileLeasing(own, job.jobId, TRANSCRIPTION_HANDLER);
     expect(failed.error).toEqual({ code: "storage_connection_inactive", message: expect.stringContaining(own.connectionId) });
     expect(failed.attemptCount).toBe(0);
+  });
+
+  it("deactivated outside this isolate, a connection still passes a create's check within the cache's TTL, and that job fails at its lease; after the TTL the create is refused", async () => {
+    const own = await withOwnConnection();
+    await submitTranscription(own);
+    // As another isolate (or the operator's SQL) would: this isolate's connection cache is not told.
+    await env.DB.prepare("UPDATE storage_connections SET status = 'inactive' WHERE id = ?").bind(own.connectionId).run();
+    const passed = await submitTranscription(own);
+    const failed = await failedWhileLeasing(own, passed.jobId, TRANSCRIPTION_HANDLER);
+    expect(failed.error?.code).toBe("storage_connection_inactive");
+    await new Promise((r) => setTimeout(r, SHORT_CACHE_TTL_MS + 200));
+    const refused = await call("POST", "/v1/jobs", {
+      key: own.projectKey,
+      body: transcriptionBody(own, await putSource(`${unique("src")}/clip.mp4`)),
+    });
+    expectError(refused, 422, "validationError");
+    expect(refused.body.error?.details).toEqual([{ path: "input.connectionId", issue: "connectionInactive" }]);
   });
 
   it("a clip job's in-Worker hand-over step fails storage_connection_inactive when its connection was deactivated", async () => {

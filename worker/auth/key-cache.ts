@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { SHORT_CACHE_TTL_MS, shortCache } from "../platform/short-cache";
 import type { apiKeys } from "../db/schema";
 import type { Plan } from "../../contracts/service-types";
 
@@ -7,23 +7,20 @@ import type { Plan } from "../../contracts/service-types";
  * Every keyed request used to wait one D1 round trip for its key before doing its own work; a client
  * sending many requests now pays it once per isolate and interval (bench/api.ts, bench/search-latency.ts).
  *
- * What this costs, documented in docs/api.md ("Authentication"): a key revoked through another
+ * What this costs, documented in docs/api.md ("Read-your-writes"): a key revoked through another
  * isolate (another location, or the operator's SQL) keeps working there for at most the TTL; a
  * revoke through this isolate forgets every cached key at once (`forgetKeys`). Only Bearer keys are
  * cached, never a console session (its idle expiry is written on use), and never a miss: a new key
  * works at once, and a guessed secret still costs the guesser a lookup each time.
  */
-export const KEY_CACHE_TTL_MS = 5_000;
+export const KEY_CACHE_TTL_MS = SHORT_CACHE_TTL_MS;
 
 export interface CachedKey {
   key: typeof apiKeys.$inferSelect;
   plan: Plan;
 }
 
-// Bounded: a flood of distinct valid keys evicts the least recent, never grows the isolate.
-// `ttlResolution: 0` reads the clock on every get: lru-cache otherwise keeps its last reading until a
-// timer clears it, and a timer set during one request of a Worker need not run after that request.
-const cache = new LRUCache<string, CachedKey>({ max: 2_000, ttl: KEY_CACHE_TTL_MS, ttlResolution: 0 });
+const cache = shortCache<CachedKey>(2_000);
 
 export function cachedKey(secretHash: string): CachedKey | undefined {
   return cache.get(secretHash);

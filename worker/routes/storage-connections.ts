@@ -12,7 +12,7 @@ import { ok } from "../http/envelope";
 import { jsonBody } from "../http/validate";
 import { seal } from "../platform/crypto";
 import { refusalDetail, storageEndpointRefusal } from "../platform/outbound-url";
-import { connectionLocation, connectionSecretSeal, publicConnection } from "../storage/connections";
+import { connectionLocation, connectionSecretSeal, forgetConnections, publicConnection } from "../storage/connections";
 import { nowIso } from "../../contracts/clock";
 
 export const CreateConnectionSchema = z.strictObject({
@@ -123,6 +123,7 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
       .set({ status: "inactive", updatedAt: nowIso() })
       .where(and(eq(storageConnections.id, id), eq(storageConnections.projectId, projectOf(p))))
       .returning();
+    forgetConnections();
     const row = rows[0];
     if (!row) throw notFound(`storage connection not found: ${id}`, [{ path: "connectionId", issue: `notFound:${id}` }]);
     return ok(c, publicConnection(row));

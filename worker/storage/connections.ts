@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { storageConnections } from "../db/schema";
 import { notFound, validationError } from "../errors";
 import { SEAL_PURPOSES, unseal } from "../platform/crypto";
+import { shortCache } from "../platform/short-cache";
 
 type ConnectionRow = typeof storageConnections.$inferSelect;
 
@@ -56,13 +57,29 @@ export function publicConnection(conn: ConnectionRow) {
   };
 }
 
+/**
+ * Active connections this isolate read lately, by project and id (platform/short-cache.ts): a create
+ * naming a connection then waits no D1 round trip for it. A deactivation here forgets them at once;
+ * in another isolate a create may still pass this check within the TTL, and its job then fails at its
+ * first lease with `storage_connection_inactive` (lease-grants.ts reads the row again), so the
+ * credentials of a deactivated connection reach no runner. Inactive rows and misses are not kept.
+ */
+const usable = shortCache<ConnectionRow>(1_000);
+
+export function forgetConnections(): void {
+  usable.clear();
+}
+
 /** The connection exists in the project, is active, and allows the bucket; `at` prefixes the error paths. */
 export async function requireUsableConnection(db: Db, projectId: string, connectionId: string, bucket: string, at = "input") {
-  const conn = await db
-    .select()
-    .from(storageConnections)
-    .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
-    .get();
+  const cacheKey = `${projectId}/${connectionId}`;
+  const conn =
+    usable.get(cacheKey) ??
+    (await db
+      .select()
+      .from(storageConnections)
+      .where(and(eq(storageConnections.id, connectionId), eq(storageConnections.projectId, projectId)))
+      .get());
   if (!conn)
     throw notFound(`storage connection not found: ${connectionId}`, [{ path: `${at}.connectionId`, issue: `notFound:${connectionId}` }]);
   if (conn.status !== "active")
@@ -72,5 +89,6 @@ export async function requireUsableConnection(db: Db, projectId: string, connect
       { path: `${at}.bucket`, issue: "bucketNotAllowed" },
     ]);
   }
+  usable.set(cacheKey, conn);
   return conn;
 }
