@@ -207,7 +207,7 @@ describe("Server-Timing on POST /v1/jobs", () => {
       expect(entry).toMatch(/^[a-z.]+;dur=\d+\.\d$/);
       return entry.split(";")[0];
     });
-    expect(names).toEqual(expect.arrayContaining(["auth", "settings", "references", "quota", "probes", "charge", "record", "do", "total"]));
+    expect(names).toEqual(expect.arrayContaining(["auth", "settings", "references", "quota", "probes", "charge", "do", "total"]));
     expect(names.some((n) => n?.startsWith("do."))).toBe(true);
   });
 

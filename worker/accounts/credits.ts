@@ -32,36 +32,48 @@ export interface Charge {
 }
 
 /**
- * Charges atomically: one upsert whose WHERE refuses to pass the limit, so two concurrent creates
- * can never both squeeze under it.
+ * A charge as one write, to run alone (`charge`) or in a batch with what must commit with it (the
+ * create's claim and records, worker/jobs/create.ts): one upsert whose WHERE refuses to pass the
+ * limit, so two concurrent creates can never both squeeze under it. It answers `[{ used }]` when it
+ * went through and no row when the limit refused it (then `refusal` says so in the spec's terms).
  */
+export function chargeWrite(d1: D1Database, settings: Settings, workspaceId: string, plan: Plan, meter: QuotaMeter, amount: number) {
+  const period = billingPeriod();
+  const limit = planLimit(settings, plan, meter);
+  const cap = limit ?? Number.MAX_SAFE_INTEGER;
+  const charge: Charge = { workspaceId, period, meter, amount };
+  return {
+    statement: d1
+      .prepare(
+        `INSERT INTO usage (workspace_id, period, meter, used) SELECT ?1, ?2, ?3, ?4 WHERE ?4 <= ?5
+       ON CONFLICT (workspace_id, period, meter) DO UPDATE SET used = usage.used + excluded.used WHERE usage.used + excluded.used <= ?5
+       RETURNING used`,
+      )
+      .bind(workspaceId, period, meter, amount, cap),
+    charge,
+    /** The 429 of a charge the limit refused, with what the workspace has used. */
+    refusal: async (): Promise<ApiError> => {
+      const used = await d1
+        .prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?")
+        .bind(workspaceId, period, meter)
+        .first<{ used: number }>();
+      return quotaExceeded(plan, meter, limit ?? 0, used?.used ?? 0, amount);
+    },
+  };
+}
+
+/** Charges atomically (chargeWrite), alone; throws the 429 when the limit refuses it. */
 export async function charge(
-  db: D1Database,
+  d1: D1Database,
   settings: Settings,
   workspaceId: string,
   plan: Plan,
   meter: QuotaMeter,
   amount: number,
 ): Promise<Charge> {
-  const period = billingPeriod();
-  const limit = planLimit(settings, plan, meter);
-  const cap = limit ?? Number.MAX_SAFE_INTEGER;
-  const row = await db
-    .prepare(
-      `INSERT INTO usage (workspace_id, period, meter, used) SELECT ?1, ?2, ?3, ?4 WHERE ?4 <= ?5
-       ON CONFLICT (workspace_id, period, meter) DO UPDATE SET used = usage.used + excluded.used WHERE usage.used + excluded.used <= ?5
-       RETURNING used`,
-    )
-    .bind(workspaceId, period, meter, amount, cap)
-    .first<{ used: number }>();
-  if (!row) {
-    const used = await db
-      .prepare("SELECT used FROM usage WHERE workspace_id = ? AND period = ? AND meter = ?")
-      .bind(workspaceId, period, meter)
-      .first<{ used: number }>();
-    throw quotaExceeded(plan, meter, limit ?? 0, used?.used ?? 0, amount);
-  }
-  return { workspaceId, period, meter, amount };
+  const c = chargeWrite(d1, settings, workspaceId, plan, meter, amount);
+  if (!(await c.statement.first())) throw await c.refusal();
+  return c.charge;
 }
 
 /**

@@ -14,7 +14,8 @@ import { refusalDetail, webhookUrlRefusal } from "../platform/outbound-url";
 import { workerService } from "../services/index";
 import { pipelineFor } from "../services/pipelines";
 import { refuseUnwiredPresigned } from "../services/shared/presigned-checks";
-import { assertWithinQuota, charge, quotaUsage, refund } from "../accounts/credits";
+import { assertWithinQuota, chargeWrite, quotaUsage, refund } from "../accounts/credits";
+import { takenOver } from "./idempotency";
 import { jobStub } from "./stubs";
 import { nowIso } from "../../contracts/clock";
 
@@ -57,7 +58,8 @@ function searchColumns(job: Job): { userSearch: string; inputSearch: string } {
  * recorded before the Durable Object is asked, and released again if the job was not made.
  */
 export interface JobIdClaim {
-  claim(jobId: string): Promise<void>;
+  /** The claim as one write of the create's batch: it returns a row when it went through. */
+  claimStatement(jobId: string): D1PreparedStatement;
   release(): Promise<void>;
 }
 
@@ -114,20 +116,31 @@ export async function createJob(
   const jobId = newId("job");
   const now = nowIso();
   const record = resolved.record;
-  // The charge, the key's claim and the service's record are independent writes: they go together,
-  // and the create waits one round trip for all three. None is visible before the job exists (the
-  // record's id is the new job's), and any that failed undoes those that were made.
-  const [charged, claimed, recorded] = await Promise.allSettled([
-    timing.time("charge", () => charge(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits)),
-    idempotency ? timing.time("claim", () => idempotency.claim(jobId)) : Promise.resolve(),
-    record ? timing.time("record", () => record.insert(jobId, now)) : Promise.resolve(),
-  ]);
-  if (charged.status === "rejected" || claimed.status === "rejected" || recorded.status === "rejected") {
-    if (charged.status === "fulfilled") await refund(env.DB, charged.value);
-    if (recorded.status === "fulfilled") await record?.remove();
-    if (claimed.status === "fulfilled") await idempotency?.release();
+  // The charge, the key's claim and the service's record commit together in one D1 batch (one round
+  // trip, one transaction: a write that fails leaves none of them). None is visible before the job
+  // exists (the record's id is the new job's). A charge the limit refused, or a claim taken over,
+  // writes no row of its own: what the batch made beside it is undone before the error is answered.
+  const charged = chargeWrite(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits);
+  const claim = idempotency?.claimStatement(jobId);
+  const recordWrites = record ? await record.statements(jobId, now) : [];
+  const statements = [
+    charged.statement,
+    ...(claim ? [claim] : []),
+    ...recordWrites.map((w) => {
+      const q = w.toSQL();
+      return env.DB.prepare(q.sql).bind(...q.params);
+    }),
+  ];
+  // Each statement's result in order: the charge's and the claim's hold the rows they returned.
+  const answers = await timing.time("charge", () => env.DB.batch(statements));
+  const chargeWent = (answers[0]?.results.length ?? 0) > 0;
+  const claimWent = !claim || (answers[1]?.results.length ?? 0) > 0;
+  if (!chargeWent || !claimWent) {
+    if (chargeWent) await refund(env.DB, charged.charge);
+    if (claim && claimWent) await idempotency?.release();
+    await record?.remove();
     // The quota's refusal first: the documented order of checks puts the charge before the rest.
-    throw [charged, claimed, recorded].flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []))[0];
+    throw chargeWent ? takenOver() : await charged.refusal();
   }
 
   let askedDurableObject = false;
@@ -162,7 +175,7 @@ export async function createJob(
     const made = askedDurableObject ? await madeAfterAll(env, jobId) : "no";
     if (made === "unknown") throw err;
     if (made !== "no") return made;
-    await refund(env.DB, charged.value);
+    await refund(env.DB, charged.charge);
     await record?.remove();
     await idempotency?.release();
     throw err;

@@ -17,6 +17,11 @@ export const IDEMPOTENCY_IN_FLIGHT_MS = 60 * 1000;
 export interface IdempotentCreate {
   /** Records the job id before the job is made; throws 409 when another request has taken the key over since. */
   claim(jobId: string): Promise<void>;
+  /**
+   * The claim as one write of the create's batch (worker/jobs/create.ts): it answers the key's row
+   * when it went through, none when the key was taken over (then `takenOver()` is the 409).
+   */
+  claimStatement(jobId: string): D1PreparedStatement;
   /** Forgets the claimed job id: the create found that the job was not made after all. */
   release(): Promise<void>;
   finish(status: number, body: unknown): Promise<void>;
@@ -102,14 +107,15 @@ export async function beginIdempotent(
 /** The key's writes for the request that holds it (its `created_at`): a request whose key was taken over changes nothing. */
 function ownedBy(db: D1Database, projectId: string, key: string, startedAt: string): IdempotentCreate {
   const mine = "project_id = ? AND key = ? AND state = 'in_flight' AND created_at = ?";
+  const claimStatement = (jobId: string) =>
+    db
+      .prepare(`UPDATE idempotency_keys SET job_id = ? WHERE ${mine} AND job_id IS NULL RETURNING key`)
+      .bind(jobId, projectId, key, startedAt);
   return {
     claim: async (jobId) => {
-      const claimed = await db
-        .prepare(`UPDATE idempotency_keys SET job_id = ? WHERE ${mine} AND job_id IS NULL RETURNING key`)
-        .bind(jobId, projectId, key, startedAt)
-        .first();
-      if (!claimed) throw conflict("this Idempotency-Key was taken over by a later request; its answer is the one that counts");
+      if (!(await claimStatement(jobId).first())) throw takenOver();
     },
+    claimStatement,
     release: async () => {
       await db.prepare(`UPDATE idempotency_keys SET job_id = NULL WHERE ${mine}`).bind(projectId, key, startedAt).run();
     },
@@ -123,4 +129,9 @@ function ownedBy(db: D1Database, projectId: string, key: string, startedAt: stri
       await db.prepare(`DELETE FROM idempotency_keys WHERE ${mine} AND job_id IS NULL`).bind(projectId, key, startedAt).run();
     },
   };
+}
+
+/** A claim refused: a later request took the key over, and its answer is the one that counts. */
+export function takenOver(): ApiError {
+  return conflict("this Idempotency-Key was taken over by a later request; its answer is the one that counts");
 }

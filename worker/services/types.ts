@@ -9,6 +9,10 @@ import type { QuotaMeter, Settings } from "../../contracts/settings";
 import type { InWorkerStepContext } from "../../queues/worker-steps";
 import type { Db } from "../db/client";
 import type { AppBindings, Env } from "../env";
+/** One D1 write of a create's batch: a drizzle query, built but not run (worker/jobs/create.ts binds it into the batch). */
+export interface CreateWrite {
+  toSQL(): { sql: string; params: unknown[] };
+}
 
 /**
  * What one service type needs from the Worker, in one module per service (`worker/services/<name>`),
@@ -35,8 +39,11 @@ export interface Resolved<Stored extends Record<string, unknown> = Record<string
    * refused for quota does no expensive work; they throw the spec's errors like the references do.
    */
   probe?: () => Promise<void>;
-  /** A record created with the job (e.g. the transcript), and removed again if the create fails. */
-  record?: { insert(jobId: string, now: string): Promise<void>; remove(): Promise<void> };
+  /**
+   * A record created with the job (e.g. the transcript): the writes that make it, which commit in one
+   * D1 batch with the job's charge (worker/jobs/create.ts), and its removal if the job is not made.
+   */
+  record?: { statements(jobId: string, now: string): Promise<CreateWrite[]>; remove(): Promise<void> };
 }
 
 export interface StepResultContext {

@@ -17,10 +17,10 @@ const presignedSeal = (jobId: string) => ({ purpose: SEAL_PURPOSES.presignedGran
 export function presignedRecord(db: Db, encryptionKey: string, projectId: string, grant: PresignedGrant) {
   let jobIdWritten: string | null = null;
   return {
-    insert: async (jobId: string, now: string) => {
+    statements: async (jobId: string, now: string) => {
       const presignedEnc = await seal(encryptionKey, JSON.stringify(grant), presignedSeal(jobId));
-      await db.insert(jobSecrets).values({ jobId, projectId, presignedEnc, createdAt: now });
       jobIdWritten = jobId;
+      return [db.insert(jobSecrets).values({ jobId, projectId, presignedEnc, createdAt: now })];
     },
     remove: async () => {
       if (jobIdWritten) await deletePresignedGrant(db, jobIdWritten);

@@ -58,8 +58,8 @@ export async function resolveClipGeneration(
   const branding = project?.branding ?? null;
   // An s3_presigned job has no prefix: its record shows "" (the URLs are on the job, redacted).
   const record = (outputPrefix: string) => ({
-    insert: async (jobId: string, now: string) => {
-      await db.insert(clipGenerations).values({
+    statements: async (jobId: string, now: string) => [
+      db.insert(clipGenerations).values({
         id: clipGenerationId,
         projectId,
         jobId,
@@ -70,8 +70,8 @@ export async function resolveClipGeneration(
         result: null,
         createdAt: now,
         updatedAt: now,
-      });
-    },
+      }),
+    ],
     remove: async () => {
       await db.delete(clipGenerations).where(eq(clipGenerations.id, clipGenerationId));
     },

@@ -137,10 +137,10 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       await planned?.probe();
     },
     record: {
-      insert: async (jobId, now) => {
-        await presigned?.grant.record.insert(jobId, now);
-        await planned?.insert(jobId, now);
-        await db.insert(dubbings).values({
+      statements: async (jobId, now) => [
+        ...((await presigned?.grant.record.statements(jobId, now)) ?? []),
+        ...((await planned?.statements(jobId, now)) ?? []),
+        db.insert(dubbings).values({
           id: dubbingId,
           projectId,
           jobId,
@@ -155,8 +155,8 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
           result: null,
           createdAt: now,
           updatedAt: now,
-        });
-      },
+        }),
+      ],
       remove: async () => {
         await db.delete(dubbings).where(eq(dubbings.id, dubbingId));
         await planned?.remove();

@@ -51,7 +51,7 @@ export function resolvePresigned(ctx: CreateContext, req: PresignedRequest): Pre
     },
     sourcePath: req.sourceUrl !== undefined ? decodedPath(req.sourceUrl) : null,
     probe: () => probePresignedUrls(urls, ctx.settings.runner.maxSourceBytes),
-    record: { insert: secret.insert, remove: secret.remove },
+    record: { statements: secret.statements, remove: secret.remove },
   };
 }
 
@@ -59,10 +59,7 @@ export function resolvePresigned(ctx: CreateContext, req: PresignedRequest): Pre
 export function withRecord(presigned: PresignedResolution, own?: Resolved["record"]): NonNullable<Resolved["record"]> {
   if (!own) return presigned.record;
   return {
-    insert: async (jobId, now) => {
-      await presigned.record.insert(jobId, now);
-      await own.insert(jobId, now);
-    },
+    statements: async (jobId, now) => [...(await presigned.record.statements(jobId, now)), ...(await own.statements(jobId, now))],
     remove: async () => {
       await own.remove();
       await presigned.record.remove();

@@ -100,8 +100,8 @@ export const summarizationWorker = defineWorkerService<"summarization">({
       input: { ...input, textSourceId, summarizationId, config },
       credits: 1,
       record: {
-        insert: async (jobId, now) => {
-          await db.insert(summarizations).values({
+        statements: async (jobId, now) => [
+          db.insert(summarizations).values({
             id: summarizationId,
             projectId,
             jobId,
@@ -111,8 +111,8 @@ export const summarizationWorker = defineWorkerService<"summarization">({
             result: null,
             createdAt: now,
             updatedAt: now,
-          });
-        },
+          }),
+        ],
         remove: async () => {
           await db.delete(summarizations).where(eq(summarizations.id, summarizationId));
         },

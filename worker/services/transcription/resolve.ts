@@ -152,11 +152,9 @@ function pendingTranscript(
   location: Pick<typeof transcripts.$inferInsert, "connectionId" | "bucket" | "sourceKey" | "outputKeys">,
 ): NonNullable<Resolved["record"]> {
   return {
-    insert: async (jobId, now) => {
-      await db
-        .insert(transcripts)
-        .values({ id: textSourceId, projectId, jobId, status: "pending", ...location, createdAt: now, updatedAt: now });
-    },
+    statements: async (jobId, now) => [
+      db.insert(transcripts).values({ id: textSourceId, projectId, jobId, status: "pending", ...location, createdAt: now, updatedAt: now }),
+    ],
     remove: async () => {
       await db.delete(transcripts).where(eq(transcripts.id, textSourceId));
     },

@@ -10,7 +10,7 @@ import { requireUsableConnection } from "../../storage/connections";
 import type { TranscriptRow } from "../../transcripts/lookup";
 import { probeOutputKeys } from "../shared/output-probes";
 import { resolvePresigned } from "../shared/presigned-input";
-import type { CreateContext } from "../types";
+import type { CreateContext, CreateWrite } from "../types";
 
 /**
  * A translation planned at create, by a translation job or by a dubbing job that translates first:
@@ -39,7 +39,7 @@ export interface TranslationRequest {
 export interface PlannedTranslation {
   fields: TranslationPlan;
   probe(): Promise<void>;
-  insert(jobId: string, now: string): Promise<void>;
+  statements(jobId: string, now: string): Promise<CreateWrite[]>;
   remove(): Promise<void>;
 }
 
@@ -113,9 +113,9 @@ export async function planTranslation(
       : presigned
         ? presigned.probe
         : () => probeOutputKeys(ctx.env, location!.conn, t.bucket!, Object.values(fields.resolvedOutputKeys), transcriptPath),
-    insert: async (jobId, now) => {
-      await presigned?.record.insert(jobId, now);
-      await db.insert(translations).values({
+    statements: async (jobId, now) => [
+      ...((await presigned?.record.statements(jobId, now)) ?? []),
+      db.insert(translations).values({
         id: fields.translationId,
         projectId,
         jobId,
@@ -130,8 +130,8 @@ export async function planTranslation(
         outputKeys: fields.resolvedOutputKeys,
         createdAt: now,
         updatedAt: now,
-      });
-    },
+      }),
+    ],
     remove: async () => {
       await db.delete(translations).where(eq(translations.id, fields.translationId));
       await presigned?.record.remove();

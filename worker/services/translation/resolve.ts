@@ -22,6 +22,6 @@ export async function resolveTranslation(
     },
     credits: 1,
     probe: planned.probe,
-    record: { insert: planned.insert, remove: planned.remove },
+    record: { statements: planned.statements, remove: planned.remove },
   };
 }

@@ -94,8 +94,8 @@ async function resolveVoiceCreation(
     ...(input.endSec !== undefined ? { endSec: input.endSec } : {}),
   };
   const record = (sample: Record<string, unknown>) => ({
-    insert: async (jobId: string, now: string) => {
-      await db.insert(voices).values({
+    statements: async (jobId: string, now: string) => [
+      db.insert(voices).values({
         id: voiceId,
         projectId,
         name: input.name,
@@ -106,8 +106,8 @@ async function resolveVoiceCreation(
         sample,
         createdAt: now,
         updatedAt: now,
-      });
-    },
+      }),
+    ],
     remove: async () => {
       await db.delete(voices).where(eq(voices.id, voiceId));
     },
