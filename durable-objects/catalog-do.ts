@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { Bm25Index, type IndexedChunk } from "./catalog/bm25";
-import { candidates, searchScope, type CandidateRequest, type Candidates } from "./catalog/candidates";
+import { candidates, readEntries, searchScope, type CandidateRequest, type Candidates, type Entry } from "./catalog/candidates";
 import { CATALOG_SCHEMA } from "./catalog/schema";
 import { VectorIndex, type ScoredRow } from "./catalog/vector-index";
 
@@ -76,6 +76,7 @@ export class CatalogDO extends DurableObject {
   private readonly sql: SqlStorage;
   private index: VectorIndex | null = null;
   private sparseIndex: Bm25Index | null = null;
+  private liveEntries: Entry[] | null = null;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
@@ -195,6 +196,7 @@ export class CatalogDO extends DurableObject {
         .one().n;
       if (written !== entry.chunkCount) return { written };
       const before = this.sql.exec("SELECT 1 FROM entries WHERE text_source_id = ?", textSourceId).toArray().length > 0;
+      this.liveEntries = null;
       this.sql.exec(
         "INSERT INTO entries (text_source_id, generation, job_id, chunk_count, segment_count, transcript_revision, language, dense_engine, dense_model, dimensions, sparse_engine, indexed_at) " +
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(text_source_id) DO UPDATE SET generation = excluded.generation, job_id = excluded.job_id, " +
@@ -246,6 +248,7 @@ export class CatalogDO extends DurableObject {
     return this.ctx.storage.transactionSync(() => {
       const had = this.sql.exec("SELECT 1 FROM entries WHERE text_source_id = ?", textSourceId).toArray().length > 0;
       if (!had) return null;
+      this.liveEntries = null;
       this.sql.exec("DELETE FROM entries WHERE text_source_id = ?", textSourceId);
       const ids = this.sql
         .exec<{ id: number }>("SELECT id FROM chunks WHERE text_source_id = ?", textSourceId)
@@ -279,18 +282,18 @@ export class CatalogDO extends DurableObject {
 
   /** The transcripts a search may answer from (for a Worker that must filter an external store's query first). */
   async scope(req: Pick<CandidateRequest, "textSourceIds" | "language" | "denseModel">): Promise<{ denseIds: string[]; entries: number }> {
-    const s = searchScope(this.sql, req);
+    const s = searchScope(this.entryList(), req);
     return { denseIds: s.denseIds, entries: s.entries.length };
   }
 
   /** A search's candidates, fused, with the rows the answer can show (catalog/candidates.ts). */
   async search(req: CandidateRequest): Promise<Candidates> {
-    return candidates(
-      this.sql,
-      () => this.vectors(),
-      () => this.bm25(),
-      req,
-    );
+    return candidates(this.sql, { entries: () => this.entryList(), vectors: () => this.vectors(), bm25: () => this.bm25() }, req);
+  }
+
+  /** The entries as searches read them, kept between searches until an entry changes (cutover, drop). */
+  private entryList(): Entry[] {
+    return (this.liveEntries ??= readEntries(this.sql));
   }
 
   /** Chunk rows, their postings and their vectors in the object, in the caller's transaction. */

@@ -72,7 +72,7 @@ export interface Candidates {
   candidates: { dense: number; sparse: number };
 }
 
-interface Entry {
+export interface Entry {
   text_source_id: string;
   generation: string;
   dense_model: string;
@@ -89,9 +89,13 @@ function languageMatches(filter: string | undefined, language: string | null): b
   return l === f || l.startsWith(`${f}-`);
 }
 
+/** Every indexed transcript's live generation, model and language: what a search's scope is chosen from. */
+export function readEntries(sql: SqlStorage): Entry[] {
+  return sql.exec<Entry>("SELECT text_source_id, generation, dense_model, language FROM entries").toArray();
+}
+
 /** The live transcripts a search may answer from, and which of them the dense list may read. */
-export function searchScope(sql: SqlStorage, req: Pick<CandidateRequest, "textSourceIds" | "language" | "denseModel">) {
-  const all = sql.exec<Entry>("SELECT text_source_id, generation, dense_model, language FROM entries").toArray();
+export function searchScope(all: readonly Entry[], req: Pick<CandidateRequest, "textSourceIds" | "language" | "denseModel">) {
   const wanted = req.textSourceIds ? new Set(req.textSourceIds) : null;
   const entries = all.filter((e) => (!wanted || wanted.has(e.text_source_id)) && languageMatches(req.language, e.language));
   const denseSkipped = req.denseModel ? entries.filter((e) => e.dense_model !== req.denseModel).map((e) => e.text_source_id) : [];
@@ -100,8 +104,13 @@ export function searchScope(sql: SqlStorage, req: Pick<CandidateRequest, "textSo
   return { entries, denseSkipped, denseIds };
 }
 
-export function candidates(sql: SqlStorage, vectors: () => VectorIndex, bm25: () => Bm25Index, req: CandidateRequest): Candidates {
-  const { entries, denseSkipped, denseIds } = searchScope(sql, req);
+export function candidates(
+  sql: SqlStorage,
+  index: { entries: () => readonly Entry[]; vectors: () => VectorIndex; bm25: () => Bm25Index },
+  req: CandidateRequest,
+): Candidates {
+  const { vectors, bm25 } = index;
+  const { entries, denseSkipped, denseIds } = searchScope(index.entries(), req);
   const live = new Map(entries.map((e) => [e.text_source_id, e.generation]));
   const denseLive = new Map(denseIds.map((id) => [id, live.get(id)!]));
   const within = (c: { start: number; end: number }) =>
