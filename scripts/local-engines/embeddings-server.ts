@@ -175,8 +175,10 @@ function openAIError(status: number, message: string, code: string | null = null
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
+  const json = JSON.stringify(body);
+  // A declared length, as TEI and OpenAI's servers send it: the Worker reads such an answer whole.
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
+  res.end(json);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
