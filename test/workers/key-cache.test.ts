@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { KEY_CACHE_TTL_MS } from "../../worker/auth/key-cache";
+import { SHORT_CACHE_TTL_MS } from "../../worker/platform/short-cache";
 import { sha256Hex } from "../../worker/platform/crypto";
 import { call } from "./helpers/api";
 import { consoleSession, createTenant } from "./helpers/tenant";
@@ -18,7 +18,7 @@ describe("the isolate's key cache (docs/api.md, Read-your-writes)", () => {
     expect((await call("GET", "/v1/jobs", { key: t.projectKey })).status).toBe(200);
     await revokeElsewhere(t.projectKey);
     expect((await call("GET", "/v1/jobs", { key: t.projectKey })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, KEY_CACHE_TTL_MS + 200));
+    await new Promise((r) => setTimeout(r, SHORT_CACHE_TTL_MS + 200));
     const after = await call("GET", "/v1/jobs", { key: t.projectKey });
     expect(after.status).toBe(401);
     expect(after.body.error?.message).toBe("API key has been revoked");

@@ -1,9 +1,10 @@
-import { SHORT_CACHE_TTL_MS, shortCache } from "../platform/short-cache";
+import { shortCache } from "../platform/short-cache";
 import type { apiKeys } from "../db/schema";
 import type { Plan } from "../../contracts/service-types";
 
 /**
- * API keys this isolate has looked up lately, by the SHA-256 of their secret, for KEY_CACHE_TTL_MS.
+ * API keys this isolate has looked up lately, by the SHA-256 of their secret, for SHORT_CACHE_TTL_MS
+ * (platform/short-cache.ts).
  * Every keyed request used to wait one D1 round trip for its key before doing its own work; a client
  * sending many requests now pays it once per isolate and interval (bench/api.ts, bench/search-latency.ts).
  *
@@ -13,8 +14,6 @@ import type { Plan } from "../../contracts/service-types";
  * cached, never a console session (its idle expiry is written on use), and never a miss: a new key
  * works at once, and a guessed secret still costs the guesser a lookup each time.
  */
-export const KEY_CACHE_TTL_MS = SHORT_CACHE_TTL_MS;
-
 export interface CachedKey {
   key: typeof apiKeys.$inferSelect;
   plan: Plan;

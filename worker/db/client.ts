@@ -12,6 +12,12 @@ export function getDb(d1: D1Database) {
   return drizzle(d1);
 }
 
+/** A built drizzle query (not run) as a D1 statement, for a native `batch` beside raw statements. */
+export function boundStatement(d1: D1Database, query: { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {
+  const q = query.toSQL();
+  return d1.prepare(q.sql).bind(...q.params);
+}
+
 /**
  * D1 read replication (docs/deploy.md, "Read replication"): a request's queries run in one D1
  * session, so they are sequentially consistent with each other, and the session's bookmark goes back

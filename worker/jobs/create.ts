@@ -5,7 +5,7 @@ import { PRIORITY_BY_PLAN } from "../../contracts/service-types";
 import type { Settings } from "../../contracts/settings";
 import type { Principal } from "../auth/principal";
 import { actorOf } from "../auth/principal";
-import { getDb, noteBookmark } from "../db/client";
+import { boundStatement, getDb, noteBookmark } from "../db/client";
 import type { Env } from "../env";
 import { ApiError, validationError, zodDetails, zodMessage } from "../errors";
 import { ServerTiming } from "../http/server-timing";
@@ -123,14 +123,7 @@ export async function createJob(
   const charged = chargeWrite(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits);
   const claim = idempotency?.claimStatement(jobId);
   const recordWrites = record ? await record.statements(jobId, now) : [];
-  const statements = [
-    charged.statement,
-    ...(claim ? [claim] : []),
-    ...recordWrites.map((w) => {
-      const q = w.toSQL();
-      return env.DB.prepare(q.sql).bind(...q.params);
-    }),
-  ];
+  const statements = [charged.statement, ...(claim ? [claim] : []), ...recordWrites.map((w) => boundStatement(env.DB, w))];
   // Each statement's result in order: the charge's and the claim's hold the rows they returned.
   const answers = await timing.time("charge", () => env.DB.batch(statements));
   const chargeWent = (answers[0]?.results.length ?? 0) > 0;
