@@ -135,3 +135,30 @@ export const storedBucketSource = {
   outputPrefix: z.string().optional(),
   resolvedOutputPrefix: z.string(),
 };
+
+/**
+ * How a job tells speakers apart (dubbing, transcription): off, or bounds on how many speakers the
+ * recording holds (1–32, min ≤ max). Absent fields: the engine decides.
+ */
+export const DiarizationOptionsSchema = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    minSpeakers: z.number().int().min(1).max(32).optional(),
+    maxSpeakers: z.number().int().min(1).max(32).optional(),
+  })
+  .refine(
+    (d) => d.minSpeakers === undefined || d.maxSpeakers === undefined || d.minSpeakers <= d.maxSpeakers,
+    custom("minAboveMax", "minSpeakers must not exceed maxSpeakers"),
+  );
+
+/** Most terms a job's `options.vocabulary` may pass to the recogniser, and the longest term. */
+export const VOCABULARY_MAX_TERMS = 100;
+export const VOCABULARY_TERM_MAX_CHARS = 50;
+
+/**
+ * Words the recogniser should expect (names, products, jargon), passed to the engine itself
+ * (gpu-runner/engines/speech: a prompt, a boost list or dictionary entries), not only applied after.
+ */
+export const VocabularySchema = z
+  .array(z.string().trim().min(1).max(VOCABULARY_TERM_MAX_CHARS))
+  .max(VOCABULARY_MAX_TERMS, { message: `at most ${VOCABULARY_MAX_TERMS} vocabulary terms` });

@@ -172,6 +172,13 @@ export const SettingsSchema = z.object({
       maxChunkSec: z.number().positive().default(120),
       singlePassMaxSec: z.number().nonnegative().default(90),
       allowedExtensions: z.array(z.string()).default(["mp4", "mov", "mkv", "webm", "avi", "m4v", "mpg", "mpeg", "ts", "flv", "wmv", "3gp"]),
+      /**
+       * Who tells a transcript's speakers apart (the dubbing engines: local Silero VAD + MFCC
+       * clustering, or pyannote on Replicate); `none`: transcripts are not diarized unless the speech
+       * engine labels speakers itself, and a job that asks for diarization is refused.
+       */
+      diarizationEngine: z.enum([...DIARIZATION_ENGINES, "none"]).default("local-mfcc"),
+      diarizationModel: ModelIdSchema.nullable().default(null),
     })
     .prefault({}),
   /** How clip generation works (the policy above says what a plan may ask for). */

@@ -1,11 +1,20 @@
 import { z } from "zod";
 
+/**
+ * A diarization label: `SPEAKER_00`, `SPEAKER_01`, … numbered by first appearance in the recording
+ * (gpu-runner/engines/diarization/interface.ts). Labels never change once written; a person's name
+ * for one lives beside it in the transcript's speaker list, so every later output can show either.
+ */
+export const SpeakerLabelSchema = z.string().regex(/^SPEAKER_\d{2}$/, { message: "speaker labels look like SPEAKER_00" });
+
 /** One recognised word with its timing (seconds from the start of the media) and confidence 0..1. */
 export const WordSchema = z.object({
   word: z.string(),
   start: z.number().nonnegative(),
   end: z.number().nonnegative(),
   confidence: z.number().min(0).max(1).optional(),
+  /** Who said it, when the transcript was diarized. */
+  speaker: SpeakerLabelSchema.optional(),
 });
 export type Word = z.infer<typeof WordSchema>;
 
@@ -16,6 +25,8 @@ export const SegmentSchema = z.object({
   text: z.string(),
   words: z.array(WordSchema).optional(),
   confidence: z.number().min(0).max(1).optional(),
+  /** Who speaks it, when the transcript was diarized: a segment never spans two speakers. */
+  speaker: SpeakerLabelSchema.optional(),
 });
 export type Segment = z.infer<typeof SegmentSchema>;
 
@@ -29,6 +40,20 @@ export const VisualChunkSchema = z.object({
 });
 export type VisualChunk = z.infer<typeof VisualChunkSchema>;
 
+/** A speaker of a diarized transcript, in order of first appearance. */
+export const SpeakerSchema = z.object({
+  label: SpeakerLabelSchema,
+  /** The name a person gave the label (the transcript's speakers route), else null. */
+  name: z.string().nullable(),
+  /** Seconds of the recording its segments cover. */
+  speakingSec: z.number().nonnegative(),
+  segmentCount: z.number().int().nonnegative(),
+});
+export type Speaker = z.infer<typeof SpeakerSchema>;
+
+/** What told the speakers apart, as recorded on a transcript. */
+export const DiarizationRecordSchema = z.object({ engine: z.string(), model: z.string() });
+
 /** What a runner reports when a transcription task completes. */
 export const TranscriptionResultSchema = z.object({
   language: z.string(),
@@ -36,6 +61,10 @@ export const TranscriptionResultSchema = z.object({
   engine: z.string(),
   model: z.string(),
   segments: z.array(SegmentSchema),
+  /** Absent on results written before diarization reached transcription, and when it was off. */
+  speakers: z.array(SpeakerSchema).optional(),
+  /** What diarized the transcript; null: not diarized. */
+  diarization: DiarizationRecordSchema.nullable().optional(),
   visualChunks: z.array(VisualChunkSchema),
   outputKeys: z.object({ fullText: z.string(), segments: z.string(), srt: z.string(), vtt: z.string() }),
 });

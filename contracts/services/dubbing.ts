@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { custom, Id, LanguageCodeSchema, SOURCE_LAYERS } from "../request-fields";
+import { DiarizationOptionsSchema, Id, LanguageCodeSchema, SOURCE_LAYERS } from "../request-fields";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { DIARIZATION_ENGINES, SEPARATION_ENGINES } from "../settings";
 import { TRANSLATION_BACKENDS } from "../translation-languages";
@@ -23,17 +23,7 @@ const dub = {
   translationId: Id("trl_").optional(),
   options: z
     .strictObject({
-      diarization: z
-        .strictObject({
-          enabled: z.boolean().optional(),
-          minSpeakers: z.number().int().min(1).max(32).optional(),
-          maxSpeakers: z.number().int().min(1).max(32).optional(),
-        })
-        .refine(
-          (d) => d.minSpeakers === undefined || d.maxSpeakers === undefined || d.minSpeakers <= d.maxSpeakers,
-          custom("minAboveMax", "minSpeakers must not exceed maxSpeakers"),
-        )
-        .optional(),
+      diarization: DiarizationOptionsSchema.optional(),
       voiceAssignments: z
         .record(z.string().regex(/^SPEAKER_\d{2}$/, { message: "keys must be diarization labels like SPEAKER_00" }), Id("vce_"))
         .optional(),

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
-import { LanguageCodeSchema, ObjectKeySchema, OutputPrefixSchema, storedBucketSource } from "../request-fields";
+import {
+  DiarizationOptionsSchema,
+  LanguageCodeSchema,
+  ObjectKeySchema,
+  OutputPrefixSchema,
+  storedBucketSource,
+  VocabularySchema,
+} from "../request-fields";
 import { TranscriptionResultSchema } from "../transcript";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
@@ -9,7 +16,19 @@ import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAF
  * files (full text, segments JSON, SRT, VTT). One runner step does all the heavy work.
  */
 
-const options = z.strictObject({ language: LanguageCodeSchema.optional() }).optional();
+/**
+ * The spec's `options.language`, and this service's extensions (docs/api.md): `diarization` (speaker
+ * labels; on by default), `vocabulary` (terms passed to the recogniser) and `subtitleSpeakers`
+ * (speaker names in the SRT and VTT files; on by default when the transcript has speakers).
+ */
+const options = z
+  .strictObject({
+    language: LanguageCodeSchema.optional(),
+    diarization: DiarizationOptionsSchema.optional(),
+    vocabulary: VocabularySchema.optional(),
+    subtitleSpeakers: z.boolean().optional(),
+  })
+  .optional();
 
 const TranscriptionBucketInputSchema = z.strictObject({
   sourceType: z.literal("s3_direct"),
@@ -58,6 +77,13 @@ const transcriptionStoredFields = {
     language: z.string().min(1).optional(),
     /** The platform settings at create, for the record; the runner reads the current settings. */
     preprocessing: z.object({ extract: z.boolean(), denoise: z.boolean(), separateVocals: z.boolean() }),
+    /** Resolved at create (absent on jobs stored before speakers reached transcription: not diarized). */
+    diarization: z
+      .object({ enabled: z.boolean(), minSpeakers: z.number().int().nullable(), maxSpeakers: z.number().int().nullable() })
+      .optional(),
+    /** The job's terms, then the project glossary's preferred spellings, deduplicated (at most VOCABULARY_MAX_TERMS + the glossary's). */
+    vocabulary: z.array(z.string()).optional(),
+    subtitleSpeakers: z.boolean().optional(),
   }),
 };
 

@@ -5,6 +5,8 @@ import type { InputOf, StoredInputOf } from "../../../contracts/services/index";
 import { S3Client } from "../../../contracts/s3-client";
 import { transcripts } from "../../db/schema";
 import { validationError } from "../../errors";
+import { VOCABULARY_MAX_TERMS, VOCABULARY_TERM_MAX_CHARS } from "../../../contracts/request-fields";
+import { projectGlossary } from "../../transcripts/store";
 import { displayNameOf, extensionOf } from "../../storage/object-keys";
 import { requireUsableConnection } from "../../storage/connections";
 import { connectionLocation } from "../../storage/connections";
@@ -49,6 +51,60 @@ const preprocessingOf = (ctx: CreateContext) => ({
   separateVocals: ctx.settings.transcription.separateVocals,
 });
 
+type StoredOptions = ResolvedTranscription["input"]["options"];
+
+/**
+ * Diarization on unless the job turns it off or the platform has no diarization engine; a job that
+ * asks for it then is refused rather than silently answered without speakers.
+ */
+function diarizationOf(ctx: CreateContext, input: TranscriptionInput): NonNullable<StoredOptions["diarization"]> {
+  const asked = input.options?.diarization;
+  const available = ctx.settings.transcription.diarizationEngine !== "none";
+  if (asked?.enabled === true && !available)
+    throw validationError("this platform has no diarization engine configured (settings transcription.diarizationEngine is none)", [
+      { path: "input.options.diarization.enabled", issue: "diarizationUnavailable" },
+    ]);
+  return {
+    enabled: available && asked?.enabled !== false,
+    minSpeakers: asked?.minSpeakers ?? null,
+    maxSpeakers: asked?.maxSpeakers ?? null,
+  };
+}
+
+/**
+ * What the recogniser is told to expect: the job's terms, then the project glossary's preferred
+ * spellings, each once (case-insensitively), at most VOCABULARY_MAX_TERMS in all.
+ */
+export function vocabularyOf(jobTerms: readonly string[], glossaryPreferred: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const term of [...jobTerms, ...glossaryPreferred]) {
+    const t = term.trim();
+    const key = t.toLowerCase();
+    if (t === "" || t.length > VOCABULARY_TERM_MAX_CHARS || seen.has(key)) continue;
+    seen.add(key);
+    out.push(t);
+    if (out.length === VOCABULARY_MAX_TERMS) break;
+  }
+  return out;
+}
+
+async function storedOptions(ctx: CreateContext, input: TranscriptionInput): Promise<StoredOptions> {
+  const { language, vocabulary = [], subtitleSpeakers } = input.options ?? {};
+  const glossary = await projectGlossary(ctx.db, ctx.projectId);
+  const terms = vocabularyOf(
+    vocabulary,
+    glossary.map((g) => g.preferred),
+  );
+  return {
+    ...(language !== undefined ? { language } : {}),
+    preprocessing: preprocessingOf(ctx),
+    diarization: diarizationOf(ctx, input),
+    ...(terms.length > 0 ? { vocabulary: terms } : {}),
+    ...(subtitleSpeakers !== undefined ? { subtitleSpeakers } : {}),
+  };
+}
+
 /**
  * A transcription's create: the connection and bucket (or, for `s3_presigned`, the URLs' own checks),
  * the extension and language hint, then (after the quota check) a ranged GET of the source and an
@@ -63,9 +119,12 @@ async function resolveBucket(
   input: Extract<TranscriptionInput, { sourceType: "s3_direct" }>,
 ): Promise<ResolvedTranscription> {
   const { db, projectId } = ctx;
-  const conn = await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
   checkExtension(ctx, input.sourceKey, "input.sourceKey", "sourceKey");
   checkLanguage(ctx, input);
+  const [conn, options] = await Promise.all([
+    requireUsableConnection(db, projectId, input.connectionId, input.bucket),
+    storedOptions(ctx, input),
+  ]);
 
   const textSourceId = newId("transcript");
   const prefix = input.outputPrefix
@@ -96,7 +155,7 @@ async function resolveBucket(
       textSourceId,
       resolvedOutputPrefix: prefix,
       resolvedOutputKeys: outputKeys,
-      options: { ...(input.options ?? {}), preprocessing: preprocessingOf(ctx) },
+      options,
     },
     sourceDisplayName: displayNameOf(input.sourceKey),
     credits: 1,
@@ -124,6 +183,7 @@ async function resolvePresignedTranscription(
   const sourcePath = presigned.sourcePath ?? "";
   checkExtension(ctx, sourcePath, "input.sourceUrl", "sourceUrl's path");
   checkLanguage(ctx, input);
+  const options = await storedOptions(ctx, input);
 
   const textSourceId = newId("transcript");
   // Redacted as resolvePresigned redacts them, file by file, so the stored URLs keep their names.
@@ -135,7 +195,7 @@ async function resolvePresignedTranscription(
       sourceUrl: redactUrl(input.sourceUrl),
       outputUrls: redactedOutputs,
       textSourceId,
-      options: { ...(input.options ?? {}), preprocessing: preprocessingOf(ctx) },
+      options,
     },
     sourceDisplayName: displayNameOf(sourcePath),
     credits: 1,
