@@ -121,6 +121,8 @@ export const TRANSCRIPTION_STAGES = [
   "transcribe_chunk",
   "merge",
   "transcribe_file",
+  // An extension: who speaks when, reported inside `transcribe` (docs/api.md).
+  "diarize",
   "video_analysis",
   "upload_full_text",
   "upload_segments",

@@ -13,6 +13,8 @@ import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { librivoxUtterances } from "../../scripts/make-sample-media";
 import { wordErrorRate } from "../../gpu-runner/services/transcription/wer";
 import { garbageFile, overLimitFile, speechAudioOnly, speechVideo } from "../support/media-fixtures";
+import { twoVoiceSample, type Voice } from "../support/two-voice";
+import type { DiarizationEngine } from "../../gpu-runner/engines/diarization/interface";
 
 const BUCKET = "customer-media";
 const OUTPUT_KEYS = {
@@ -23,7 +25,12 @@ const OUTPUT_KEYS = {
 };
 
 /** A bucket job's input as create stores it (worker/services/transcription/resolve.ts). */
-function storedInput(sourceKey: string, outputKeys: Record<string, string>, language?: string): Record<string, unknown> {
+function storedInput(
+  sourceKey: string,
+  outputKeys: Record<string, string>,
+  language?: string,
+  diarization?: { enabled: boolean; minSpeakers: number | null; maxSpeakers: number | null },
+): Record<string, unknown> {
   return {
     textSourceId: "txt_test",
     sourceType: "s3_direct",
@@ -32,7 +39,11 @@ function storedInput(sourceKey: string, outputKeys: Record<string, string>, lang
     sourceKey,
     resolvedOutputPrefix: "out/transcripts/",
     resolvedOutputKeys: outputKeys,
-    options: { ...(language ? { language } : {}), preprocessing: { extract: true, denoise: true, separateVocals: false } },
+    options: {
+      ...(language ? { language } : {}),
+      preprocessing: { extract: true, denoise: true, separateVocals: false },
+      ...(diarization ? { diarization } : {}),
+    },
   };
 }
 
@@ -59,6 +70,7 @@ beforeAll(async () => {
     ["src/garbage.mp4", garbageFile()],
   ];
   for (const [key, file] of uploads) await client.putObject(BUCKET, key, await readFile(await file), "video/mp4");
+  await client.putObject(BUCKET, "src/two-voice.wav", await readFile((await twoVoiceSample()).wav), "audio/wav");
 }, 120_000);
 
 afterAll(async () => {
@@ -111,6 +123,9 @@ interface RunOptions {
   cores?: number;
   storage?: "valid" | "wrong-secret";
   outputKeys?: typeof OUTPUT_KEYS;
+  /** The job's diarization as create stores it; absent: a job stored before transcripts had speakers. */
+  diarization?: { enabled: boolean; minSpeakers: number | null; maxSpeakers: number | null };
+  diarizer?: DiarizationEngine;
 }
 
 interface RunOutcome {
@@ -122,12 +137,15 @@ interface RunOutcome {
 async function runHandler(opts: RunOptions = {}): Promise<RunOutcome> {
   const grant = storageGrant(s3, BUCKET);
   const ctx = await makeHandlerContext({
-    input: storedInput(opts.sourceKey ?? "src/speech.mp4", opts.outputKeys ?? OUTPUT_KEYS, opts.language),
+    input: storedInput(opts.sourceKey ?? "src/speech.mp4", opts.outputKeys ?? OUTPUT_KEYS, opts.language, opts.diarization),
     storage: opts.storage === "wrong-secret" ? { ...grant, secretAccessKey: "wrong" } : grant,
     settings: { transcription: opts.settings ?? {} },
     cores: opts.cores ?? 2,
   });
-  const deps: TranscriptionHandlerDeps = opts.engine ? { createEngine: () => opts.engine! } : {};
+  const deps: TranscriptionHandlerDeps = {
+    ...(opts.engine ? { createEngine: () => opts.engine! } : {}),
+    ...(opts.diarizer ? { createDiarizer: () => opts.diarizer! } : {}),
+  };
   try {
     const result = TranscriptionResultSchema.parse(await transcribe(ctx, deps));
     return { ctx, result };
@@ -170,6 +188,7 @@ describe("transcription handler with the local PocketSphinx engine", () => {
       "transcribe:started",
       "transcribe_file:started",
       "transcribe_file:completed",
+      "diarize:skipped",
       "transcribe:completed",
       "video_analysis:started",
       "video_analysis:completed",
@@ -216,6 +235,55 @@ describe("transcription handler with the local PocketSphinx engine", () => {
   });
 });
 
+describe("transcription handler speakers (local PocketSphinx and the local diarizer on the two-voice conversation)", () => {
+  const DIARIZE = { enabled: true, minSpeakers: null, maxSpeakers: null };
+  let outcome: RunOutcome;
+  let truth: { start: number; end: number; voice: Voice }[];
+  beforeAll(async () => {
+    truth = (await twoVoiceSample()).truth;
+    outcome = await runHandler({ sourceKey: "src/two-voice.wav", diarization: DIARIZE });
+  }, 180_000);
+
+  /** The voice speaking at a word's centre, by the conversation's script. */
+  const voiceAt = (w: Word) => truth.find((t) => (w.start + w.end) / 2 >= t.start - 0.3 && (w.start + w.end) / 2 <= t.end + 0.3)?.voice;
+
+  it("reports diarize inside transcribe, after the words are heard", () => {
+    expect(outcome.error).toBeUndefined();
+    const tl = outcome.ctx.report.timeline();
+    expect(tl.slice(tl.indexOf("transcribe_file:completed"), tl.indexOf("transcribe:completed") + 1)).toEqual([
+      "transcribe_file:completed",
+      "diarize:started",
+      "diarize:completed",
+      "transcribe:completed",
+    ]);
+  });
+
+  it("labels every segment and word, SPEAKER_00 first, and lists two speakers with their speaking time", () => {
+    const r = outcome.result!;
+    expect(r.segments.every((s) => s.speaker !== undefined && s.words!.every((w) => w.speaker === s.speaker))).toBe(true);
+    expect(r.segments[0]!.speaker).toBe("SPEAKER_00");
+    expect(r.speakers!.map((s) => s.label)).toEqual(["SPEAKER_00", "SPEAKER_01"]);
+    expect(r.speakers!.every((s) => s.speakingSec > 5)).toBe(true);
+    expect(r.diarization).toEqual({ engine: "local-mfcc", model: expect.any(String) as string });
+  });
+
+  it("attributes at least 90 % of the words to the voice that spoke them", () => {
+    const words = outcome.result!.segments.flatMap((s) => s.words!);
+    const voiced = words.filter((w) => voiceAt(w) !== undefined);
+    // The labels map to voices by the first word; every later word must agree with that mapping.
+    const labelOf = new Map<Voice, string>();
+    for (const w of voiced) if (!labelOf.has(voiceAt(w)!)) labelOf.set(voiceAt(w)!, w.speaker!);
+    const right = voiced.filter((w) => labelOf.get(voiceAt(w)!) === w.speaker).length;
+    expect(voiced.length).toBeGreaterThan(40);
+    expect(right / voiced.length).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it("fails non-retryably when diarization is asked for but the platform has no engine", async () => {
+    const failed = await runHandler({ engine: new ScriptedEngine(), diarization: DIARIZE, settings: { diarizationEngine: "none" } });
+    expectFailure(failed, "engine_unavailable", false);
+  });
+});
+
 describe("transcription handler stages", () => {
   it("takes the chunked path when the source is longer than singlePassMaxSec: split, one transcribe_chunk per chunk, merge", async () => {
     const engine = new ScriptedEngine();
@@ -226,7 +294,7 @@ describe("transcription handler stages", () => {
     expect(chunks).toBeGreaterThanOrEqual(3);
     expect(inner.slice(0, 3)).toEqual(["split_chunk:started", "split_chunk:completed", "compress_chunk:skipped"]);
     expect(inner.filter((e) => e === "transcribe_chunk:completed")).toHaveLength(chunks);
-    expect(inner.slice(-2)).toEqual(["merge:started", "merge:completed"]);
+    expect(inner.slice(-3)).toEqual(["merge:started", "merge:completed", "diarize:skipped"]);
     // Each chunk's words are shifted by its offset: the sentence appears once per chunk, in order.
     const starts = result!.segments.map((s) => s.start);
     expect(starts).toEqual([...starts].sort((a, b) => a - b));

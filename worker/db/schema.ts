@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { ProjectBranding } from "../../contracts/branding";
 import type { Priority } from "../../contracts/service-types";
+import type { Speaker } from "../../contracts/transcript";
 
 /**
  * The D1 schema: the single source of truth for tables. Migrations in migrations/ are generated
@@ -338,6 +339,17 @@ export const transcripts = sqliteTable(
      * read from `transcript_layers` until `moveLegacyLayers` moves it.
      */
     layers: text("layers", { mode: "json" }).$type<Record<string, string>>(),
+    /**
+     * The current `segments` layer's speakers (contracts/speakers.ts), names included: small (at most
+     * 32 by the diarization bounds, or what edits add), read with every transcript, and renamed in the
+     * same revision-checked update that moves the revision. Empty when the transcript was not diarized.
+     */
+    speakers: text("speakers", { mode: "json" })
+      .$type<Speaker[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    /** What diarized the transcript (engine and model); null: not diarized. */
+    diarization: text("diarization", { mode: "json" }).$type<{ engine: string; model: string }>(),
     bucket: text("bucket"),
     connectionId: text("connection_id"),
     sourceKey: text("source_key"),

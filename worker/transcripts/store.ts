@@ -6,6 +6,7 @@ import { notFound } from "../errors";
 import type { BlobStore } from "../storage/blobs";
 import { applyGlossary, glossaryStamp, type GlossaryTerm } from "./glossary";
 import { nowIso } from "../../contracts/clock";
+import { speakerList } from "../../contracts/speakers";
 import { deleteQuietly, dropReplaced, layerJson, putLayers, readLayer, withPointers, type LayerOwner } from "./layers";
 
 export {
@@ -52,6 +53,7 @@ export async function saveTranscription(
     segments: Segment[];
     visualChunks: VisualChunk[];
     outputKeys: Record<string, string>;
+    diarization?: { engine: string; model: string } | null;
   },
 ): Promise<void> {
   const [glossary, before] = await Promise.all([
@@ -75,6 +77,9 @@ export async function saveTranscription(
       model: t.model,
       revision: 1,
       segmentCount: t.segments.length,
+      // Derived here from the segments, not taken from the runner's list, so the two always agree.
+      speakers: speakerList(t.segments),
+      diarization: t.diarization ?? null,
       glossaryStamp: glossary.stamp,
       outputKeys: t.outputKeys,
       layers: withPointers(pointers),

@@ -5,12 +5,19 @@ import { TranscriptionResultSchema, type TranscriptionResult } from "../../../co
 import { createSpeechEngine } from "../../engines/speech/factory";
 import type { EngineEnv, SpeechEngine } from "../../engines/speech/interface";
 import { parseStepSettings, round3 } from "../../step-input";
+import { createDiarizationEngine } from "../../engines/diarization/factory";
+import type { DiarizationEngine } from "../../engines/diarization/interface";
+import { speakerList } from "../../../contracts/speakers";
+import { StepFailure } from "../../../contracts/step-failure";
 import type { ServiceStepHandler } from "../types";
 import { checkDetectedLanguage, checkLanguageHint } from "./languages";
 import {
   analyseScenes,
   denoiseAudio,
   denoiseDetails,
+  diarizationOptionsOf,
+  diarizeDetails,
+  diarizeTranscript,
   downloadDetails,
   downloadSource,
   extractAudioTrack,
@@ -45,11 +52,24 @@ type TranscriptionHandler = ServiceStepHandler<"transcription", typeof transcrib
 export interface TranscriptionHandlerDeps {
   /** Builds the engine; tests inject fakes, production reads settings and the environment. */
   createEngine?: (settings: Settings["transcription"], env: EngineEnv, requestTimeoutMs: number) => SpeechEngine;
+  /** Builds the diarization engine the same way. */
+  createDiarizer?: (settings: Settings["transcription"], env: EngineEnv, requestTimeoutMs: number) => DiarizationEngine;
   env?: EngineEnv;
+}
+
+/** The settings' diarization engine; `none` reaches here only for a job created before the setting changed. */
+function defaultDiarizer(t: Settings["transcription"], env: EngineEnv, requestTimeoutMs: number): DiarizationEngine {
+  if (t.diarizationEngine === "none")
+    throw new StepFailure("engine_unavailable", "diarization was asked for but settings transcription.diarizationEngine is none", false);
+  return createDiarizationEngine(t.diarizationEngine, env, {
+    requestTimeoutMs,
+    ...(t.diarizationModel ? { model: t.diarizationModel } : {}),
+  });
 }
 
 export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}): TranscriptionHandler {
   const makeEngine = deps.createEngine ?? ((s, env, timeout) => createSpeechEngine(s, env, { requestTimeoutMs: timeout }));
+  const makeDiarizer = deps.createDiarizer ?? defaultDiarizer;
   return async (ctx) => {
     const { report, signal, input } = ctx;
     // Only the keys this handler reads are taken, so unrelated settings can never fail a transcription.
@@ -77,7 +97,17 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const early = startEarlyAnalysis(run, media);
     let doc: TranscriptDoc;
     try {
-      const transcript = await report.stage("transcribe", () => transcribeAudio(run, speech, media), transcribeDetails(run, media));
+      const diarizer = diarizationOptionsOf(input).enabled ? makeDiarizer(t, deps.env ?? process.env, requestTimeoutMs) : null;
+      const transcript = await report.stage(
+        "transcribe",
+        async () => {
+          const heard = await transcribeAudio(run, speech, media);
+          return diarizer
+            ? report.stage("diarize", () => diarizeTranscript(run, diarizer, speech, heard), diarizeDetails(diarizer))
+            : report.skip("diarize", "diarization is off for this job").then(() => heard);
+        },
+        transcribeDetails(run, media),
+      );
       const detected = checkDetectedLanguage(transcript.language, t);
       doc = {
         language: detected,
@@ -85,6 +115,8 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
         engine: engine.engine,
         model: engine.model,
         segments: transcript.segments,
+        speakers: speakerList(transcript.segments),
+        diarization: diarizer ? { engine: diarizer.engine, model: diarizer.model } : null,
       };
     } catch (err) {
       early.stop(err);

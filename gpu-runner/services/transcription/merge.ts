@@ -65,7 +65,10 @@ export interface SegmentOptions {
   maxSegmentSec?: number;
 }
 
-/** Splits words into segments at sentence ends and pauses; ids are 0..n-1 in time order. */
+/**
+ * Splits words into segments at sentence ends, pauses and (in a diarized transcript) speaker turns,
+ * so a segment never spans two speakers; ids are 0..n-1 in time order.
+ */
 export function buildSegments(words: readonly Word[], opts: SegmentOptions = {}): Segment[] {
   const maxPause = opts.maxPauseSec ?? 0.7;
   const maxLen = opts.maxSegmentSec ?? 15;
@@ -74,7 +77,11 @@ export function buildSegments(words: readonly Word[], opts: SegmentOptions = {})
   for (const w of words) {
     const last = current.at(-1);
     const first = current[0];
-    if (last && first && (w.start - last.end > maxPause || isSentenceEnd(last.word) || w.end - first.start > maxLen)) {
+    if (
+      last &&
+      first &&
+      (w.start - last.end > maxPause || isSentenceEnd(last.word) || w.end - first.start > maxLen || w.speaker !== last.speaker)
+    ) {
       groups.push(current);
       current = [];
     }
@@ -94,6 +101,7 @@ function toSegment(id: number, words: Word[]): Segment {
     words,
   };
   if (confidences.length) segment.confidence = round3(confidences.reduce((a, b) => a + b, 0) / confidences.length);
+  if (words[0]!.speaker !== undefined) segment.speaker = words[0]!.speaker;
   return segment;
 }
 

@@ -29,6 +29,9 @@ import { round3 } from "../../step-input";
 import { mapLimit } from "../shared/map-limit";
 import { majorityLanguage } from "./languages";
 import { buildSegments, mergeChunkWords } from "./merge";
+import { diarizedSegments } from "./speakers";
+import { speakerList } from "../../../contracts/speakers";
+import type { DiarizationEngine } from "../../engines/diarization/interface";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "../../../contracts/subtitles";
 
 /**
@@ -306,6 +309,44 @@ export function startEarlyAnalysis(
   const result = analyseScenes(run, media, AbortSignal.any([run.signal, early.signal]), 1);
   result.catch(() => undefined);
   return { result, stop: (reason) => early.abort(reason) };
+}
+
+// diarize (inside transcribe: an extension of the spec's sub-stages, docs/api.md)
+
+/**
+ * Who speaks when, over the track recognition read, laid over the recognised words: segments cut
+ * again at every turn, each word and segment labelled (speakers.ts).
+ */
+export async function diarizeTranscript(
+  run: TranscriptionRun,
+  diarizer: DiarizationEngine,
+  audio: string,
+  t: Transcript,
+): Promise<Transcript> {
+  const { minSpeakers, maxSpeakers } = diarizationOptionsOf(run.input);
+  const d = await diarizer.diarize({
+    audioPath: audio,
+    ...(minSpeakers !== null ? { minSpeakers } : {}),
+    ...(maxSpeakers !== null ? { maxSpeakers } : {}),
+    signal: run.signal,
+  });
+  return { ...t, segments: diarizedSegments(t.segments, d) };
+}
+
+export const diarizeDetails = (diarizer: DiarizationEngine) => (t: Transcript) => ({
+  engine: diarizer.engine,
+  model: diarizer.model,
+  speakers: speakerList(t.segments).map((s) => ({ label: s.label, speakingSec: s.speakingSec, segments: s.segmentCount })),
+  segments: t.segments.length,
+});
+
+/** The job's diarization, as resolved at create; a job stored before speakers reached transcription is not diarized. */
+export function diarizationOptionsOf(input: TranscriptionStored): {
+  enabled: boolean;
+  minSpeakers: number | null;
+  maxSpeakers: number | null;
+} {
+  return input.options.diarization ?? { enabled: false, minSpeakers: null, maxSpeakers: null };
 }
 
 export const videoDetails = (media: AcceptedSource) => (v: VisualChunk[]) => ({

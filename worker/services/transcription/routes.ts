@@ -95,6 +95,8 @@ export const transcriptRoutes = new Hono<AppBindings>()
       model: t.model,
       revision: t.revision,
       segmentCount: t.segmentCount,
+      speakers: t.speakers,
+      diarization: t.diarization,
       segments,
       glossary,
       raw,
