@@ -7,6 +7,9 @@ import type { Segment, Speaker } from "./transcript";
  * thing a person adds; they are carried over by label.
  */
 
+/** The longest name a speaker may be given. */
+export const SPEAKER_NAME_MAX_CHARS = 100;
+
 /** Names by label; a label without one (or with null) shows as itself. */
 export type SpeakerNames = Readonly<Record<string, string | null>>;
 

@@ -135,6 +135,7 @@ const BODIES: Record<string, () => unknown> = {
   "POST /v1/console/session/project": () => ({ projectId: w.a.projectId }),
   "POST /v1/console/invitations": () => ({ email: `${unique("i")}@example.com` }),
   "PATCH /v1/transcriptions/:transcriptionId/segments": () => ({ revision: 1, segments: [{ id: 0, text: "x" }] }),
+  "PATCH /v1/transcriptions/:transcriptionId/speakers": () => ({ revision: 1, names: { SPEAKER_00: "x" } }),
   "POST /v1/glossary": () => ({ term: unique("t"), preferred: "T" }),
   "POST /v1/catalog/search": () => ({ query: "anything" }),
 };

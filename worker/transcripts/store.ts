@@ -1,12 +1,12 @@
 import { and, asc, count, eq, isNull, ne, or, sql } from "drizzle-orm";
-import type { Segment, VisualChunk } from "../../contracts/transcript";
+import type { Segment, Speaker, VisualChunk } from "../../contracts/transcript";
 import type { Db } from "../db/client";
 import { glossaryTerms, transcripts } from "../db/schema";
 import { notFound } from "../errors";
 import type { BlobStore } from "../storage/blobs";
 import { applyGlossary, glossaryStamp, type GlossaryTerm } from "./glossary";
 import { nowIso } from "../../contracts/clock";
-import { speakerList } from "../../contracts/speakers";
+import { namesOf, speakerList, type SpeakerNames } from "../../contracts/speakers";
 import { deleteQuietly, dropReplaced, layerJson, putLayers, readLayer, withPointers, type LayerOwner } from "./layers";
 
 export {
@@ -173,16 +173,18 @@ export async function staleGlossaryTranscripts(db: Db, projectId: string, stamp:
 
 /**
  * Replaces the current layer if the revision still matches: the new object is written first, then
- * one conditional UPDATE bumps the revision and moves the pointer only where the revision is still
- * `expectedRevision`. A stale edit changes nothing in D1 and deletes the object it wrote; a winning
- * one deletes the object the pointer left. `t` is the row read at `expectedRevision`.
+ * one conditional UPDATE bumps the revision, moves the pointer and stores the speaker list derived
+ * from the new segments (names carried over from `t`'s list, or `names` when given) only where the
+ * revision is still `expectedRevision`. A stale edit changes nothing in D1 and deletes the object it
+ * wrote; a winning one deletes the object the pointer left. `t` is the row read at `expectedRevision`.
  */
 export async function replaceSegments(
   db: Db,
   blobs: BlobStore,
-  t: LayerOwner,
+  t: LayerOwner & { speakers?: readonly Speaker[] },
   expectedRevision: number,
   segments: Segment[],
+  names: SpeakerNames = namesOf(t.speakers ?? []),
 ): Promise<number | null> {
   const pointers = await putLayers(blobs, t, { segments: layerJson(segments) });
   const won = await db
@@ -190,6 +192,7 @@ export async function replaceSegments(
     .set({
       revision: sql`${transcripts.revision} + 1`,
       segmentCount: segments.length,
+      speakers: speakerList(segments, names),
       layers: withPointers(pointers),
       updatedAt: nowIso(),
     })
@@ -201,4 +204,17 @@ export async function replaceSegments(
   }
   await dropReplaced(blobs, t.layers, pointers);
   return expectedRevision + 1;
+}
+
+/**
+ * Renames speakers without touching the segments: one conditional UPDATE of the list and the
+ * revision, so a rename and an edit made from the same revision cannot both land.
+ */
+export async function replaceSpeakers(db: Db, id: string, expectedRevision: number, speakers: Speaker[]): Promise<number | null> {
+  const won = await db
+    .update(transcripts)
+    .set({ revision: sql`${transcripts.revision} + 1`, speakers, updatedAt: nowIso() })
+    .where(and(eq(transcripts.id, id), eq(transcripts.revision, expectedRevision)))
+    .run();
+  return won.meta.changes === 0 ? null : expectedRevision + 1;
 }

@@ -9,6 +9,7 @@ import { blobStore, type BlobStore } from "../../../worker/storage/blobs";
 import { saveTranscription } from "../../../worker/transcripts/store";
 import type { TranscriptionResult } from "../../../contracts/transcript";
 import { call } from "./api";
+import { speakerList } from "../../../contracts/speakers";
 import { fakeRunner, submitTranscription, waitForStatus } from "./jobs";
 import type { Tenant } from "./tenant";
 
@@ -42,8 +43,35 @@ export interface CompletedTranscript {
  */
 export async function completedTranscript(t: Tenant, segments: number | readonly string[], language = "en"): Promise<CompletedTranscript> {
   const job = await submitTranscription(t);
+  return completeTranscription(t, job, transcriptionResult(job, segments, language));
+}
+
+/**
+ * A completed diarized transcript: one 2-second segment per entry of `speakers`, spoken by that
+ * label, its two words labelled too, and the runner's `speakers`/`diarization` as the handler sends them.
+ */
+export async function diarizedTranscript(t: Tenant, speakers: readonly string[]): Promise<CompletedTranscript> {
+  const job = await submitTranscription(t);
+  const base = transcriptionResult(job, speakers.length);
+  const segments = base.segments.map((s, i) => ({
+    ...s,
+    speaker: speakers[i]!,
+    words: [
+      { word: "segment", start: s.start, end: s.start + 1, speaker: speakers[i]! },
+      { word: String(i), start: s.start + 1, end: s.end, speaker: speakers[i]! },
+    ],
+  }));
+  return completeTranscription(t, job, {
+    ...base,
+    segments,
+    speakers: speakerList(segments),
+    diarization: { engine: "local-mfcc", model: "test-diarizer" },
+  });
+}
+
+async function completeTranscription(t: Tenant, job: Job, result: TranscriptionResult): Promise<CompletedTranscript> {
   const task = await fakeRunner.leaseWhenReady(job.jobId, TRANSCRIPTION_HANDLER);
-  const res = await fakeRunner.complete(task, transcriptionResult(job, segments, language) as unknown as Record<string, unknown>);
+  const res = await fakeRunner.complete(task, result as unknown as Record<string, unknown>);
   if (res.status !== 200) throw new Error(`complete failed ${res.status}: ${JSON.stringify(res.body)}`);
   await waitForStatus(t, job.jobId, "completed");
   return { jobId: job.jobId, textSourceId: String(job.input["textSourceId"]) };

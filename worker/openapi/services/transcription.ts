@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { SegmentSchema } from "../../../contracts/transcript";
-import { GlossaryTermSchema, SegmentEditSchema, TranscriptQuery } from "../../services/transcription/routes";
+import { DiarizationRecordSchema, SegmentSchema, SpeakerSchema } from "../../../contracts/transcript";
+import { GlossaryTermSchema, SegmentEditSchema, SpeakersEditSchema, TranscriptQuery } from "../../services/transcription/routes";
 import { operations } from "../operation";
 import { EXAMPLE_ID } from "../examples";
 
@@ -25,6 +25,8 @@ export const transcriptionOperations = operations([
       transcriptionId: z.string(),
       status: z.string(),
       revision: z.number().int(),
+      speakers: z.array(SpeakerSchema),
+      diarization: DiarizationRecordSchema.nullable(),
       segments: z.array(SegmentSchema).optional(),
     }),
     errors: ["notFound"],
@@ -41,6 +43,21 @@ export const transcriptionOperations = operations([
     body: SegmentEditSchema,
     bodyExample: { revision: 3, segments: [{ id: 12, text: "Welcome back to the show." }] },
     data: z.object({ transcriptionId: z.string(), revision: z.number().int(), segments: z.array(SegmentSchema) }),
+    errors: ["notFound", "conflict"],
+  },
+  {
+    method: "patch",
+    path: "/v1/transcriptions/:transcriptionId/speakers",
+    tag: "Transcripts",
+    summary: "Name and merge speakers",
+    description:
+      "An extension. Names (null clears one) and merges of a diarized transcript's speakers, revision-checked like segment edits. A merge moves the `from` label's segments and words to `into`; to move one segment, edit it with `speaker`.",
+    access: "project",
+    permission: "transcript:write",
+    params: txtParam,
+    body: SpeakersEditSchema,
+    bodyExample: { revision: 3, names: { SPEAKER_00: "Ada Lovelace" }, merge: [{ from: "SPEAKER_02", into: "SPEAKER_01" }] },
+    data: z.object({ transcriptionId: z.string(), revision: z.number().int(), speakers: z.array(SpeakerSchema) }),
     errors: ["notFound", "conflict"],
   },
   {

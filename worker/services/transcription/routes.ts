@@ -2,7 +2,8 @@ import { and, asc, count, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { newId } from "../../../contracts/ids";
-import type { Segment } from "../../../contracts/transcript";
+import { SpeakerLabelSchema, type Segment, type Speaker } from "../../../contracts/transcript";
+import { namesOf, SPEAKER_NAME_MAX_CHARS, speakerList } from "../../../contracts/speakers";
 import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb, type Db } from "../../db/client";
 import { glossaryTerms } from "../../db/schema";
@@ -20,6 +21,7 @@ import {
   readLayer,
   rebuildGlossaryLayer,
   replaceSegments,
+  replaceSpeakers,
   staleGlossaryCount,
   staleGlossaryTranscripts,
   TranscriptTooLargeError,
@@ -42,11 +44,35 @@ export const SegmentEditSchema = z.strictObject({
         text: z.string().max(10_000).optional(),
         start: z.number().nonnegative().optional(),
         end: z.number().nonnegative().optional(),
+        /** Who speaks the segment (its words follow): any label, so a speaker the diarization missed can be added. */
+        speaker: SpeakerLabelSchema.optional(),
       }),
     )
     .min(1)
     .max(5000),
 });
+
+/** A speaker's name as a person gives it: trimmed, one line. */
+const SpeakerNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(SPEAKER_NAME_MAX_CHARS)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, { message: "a speaker name is one line of text, without control characters" });
+
+export const SpeakersEditSchema = z
+  .strictObject({
+    revision: z.number().int().min(0),
+    /** New names by label; null clears one. */
+    names: z.record(SpeakerLabelSchema, SpeakerNameSchema.nullable()).optional(),
+    /** Each `from` label's segments become `into`'s, in order; `from` then leaves the list. */
+    merge: z
+      .array(z.strictObject({ from: SpeakerLabelSchema, into: SpeakerLabelSchema }))
+      .min(1)
+      .max(32)
+      .optional(),
+  })
+  .refine((b) => b.names !== undefined || b.merge !== undefined, { message: "send names, merge, or both", path: ["names"] });
 
 export const GlossaryTermSchema = z.strictObject({
   term: z.string().trim().min(1).max(GLOSSARY_TERM_MAX_CHARS),
@@ -114,13 +140,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
     const p = principalOf(c);
     const body = await jsonBody(c, SegmentEditSchema);
     const db = getDb(c.env.DB);
-    const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
-    if (t.status !== "completed")
-      throw validationError(`transcription ${t.id} is not completed`, [{ path: "transcriptionId", issue: "jobNotCompleted" }]);
-    if (body.revision !== t.revision)
-      throw conflict(`revision ${body.revision} is stale; the transcript is at revision ${t.revision}`, [
-        { path: "revision", issue: `staleRevision:${t.revision}` },
-      ]);
+    const t = await editableTranscript(db, projectOf(p), c.req.param("transcriptionId"), body.revision);
     const blobs = blobStore(c.env.BLOBS);
     const current = (await readLayer<Segment[]>(db, blobs, t, "segments")) ?? [];
     const byId = new Map(current.map((s) => [s.id, s]));
@@ -132,6 +152,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
         ...(edit.text !== undefined ? { text: edit.text } : {}),
         ...(edit.start !== undefined ? { start: edit.start } : {}),
         ...(edit.end !== undefined ? { end: edit.end } : {}),
+        ...(edit.speaker !== undefined ? spokenBy(seg, edit.speaker) : {}),
       };
       if (next.end < next.start)
         throw validationError(`segment ${edit.id} would end before it starts`, [{ path: `segments.${i}`, issue: "endBeforeStart" }]);
@@ -145,12 +166,69 @@ export const transcriptRoutes = new Hono<AppBindings>()
       if (err instanceof TranscriptTooLargeError) throw validationError(err.message, [{ path: "segments", issue: "transcriptTooLarge" }]);
       throw err;
     }
-    if (revision === null)
-      throw conflict("the transcript changed while this edit was applied; reload and retry", [
-        { path: "revision", issue: "staleRevision" },
-      ]);
+    if (revision === null) throw changedMeanwhile();
     return ok(c, { transcriptionId: t.id, revision, segments: updated });
+  })
+  .patch("/:transcriptionId/speakers", async (c) => {
+    const p = principalOf(c);
+    const body = await jsonBody(c, SpeakersEditSchema);
+    const db = getDb(c.env.DB);
+    const t = await editableTranscript(db, projectOf(p), c.req.param("transcriptionId"), body.revision);
+    const known = new Set(t.speakers.map((s) => s.label));
+    const unknown = (label: string, path: string) =>
+      validationError(`transcription ${t.id} has no speaker ${label}`, [{ path, issue: `unknownSpeaker:${label}` }]);
+    for (const label of Object.keys(body.names ?? {})) if (!known.has(label)) throw unknown(label, `names.${label}`);
+    const names: Record<string, string | null> = { ...namesOf(t.speakers), ...(body.names ?? {}) };
+    let revision: number | null;
+    let speakers: Speaker[];
+    if (body.merge) {
+      const into = new Map<string, string>();
+      for (const [i, m] of body.merge.entries()) {
+        if (!known.has(m.from)) throw unknown(m.from, `merge.${i}.from`);
+        if (!known.has(m.into)) throw unknown(m.into, `merge.${i}.into`);
+        if (into.has(m.from)) throw validationError(`speaker ${m.from} is merged twice`, [{ path: `merge.${i}.from`, issue: "duplicate" }]);
+        into.set(m.from, m.into);
+      }
+      // One step each: a label merged away cannot also receive a merge, so neither order nor cycles matter.
+      for (const [i, m] of body.merge.entries())
+        if (into.has(m.into))
+          throw validationError(`speaker ${m.into} is merged away by the same edit, so ${m.from} cannot be merged into it`, [
+            { path: `merge.${i}.into`, issue: "mergedAway" },
+          ]);
+      const blobs = blobStore(c.env.BLOBS);
+      const current = (await readLayer<Segment[]>(db, blobs, t, "segments")) ?? [];
+      const merged = current.map((s) =>
+        s.speaker !== undefined && into.has(s.speaker) ? { ...s, ...spokenBy(s, into.get(s.speaker)!) } : s,
+      );
+      speakers = speakerList(merged, names);
+      revision = await replaceSegments(db, blobs, t, body.revision, merged, names);
+    } else {
+      speakers = t.speakers.map((s) => ({ ...s, name: names[s.label] ?? null }));
+      revision = await replaceSpeakers(db, t.id, body.revision, speakers);
+    }
+    if (revision === null) throw changedMeanwhile();
+    return ok(c, { transcriptionId: t.id, revision, speakers });
   });
+
+/** A completed transcript of the project at `revision`: what an edit may change, or the error that says why not. */
+async function editableTranscript(db: Db, projectId: string, id: string, revision: number) {
+  const t = await ownedTranscript(db, projectId, id);
+  if (t.status !== "completed")
+    throw validationError(`transcription ${t.id} is not completed`, [{ path: "transcriptionId", issue: "jobNotCompleted" }]);
+  if (revision !== t.revision)
+    throw conflict(`revision ${revision} is stale; the transcript is at revision ${t.revision}`, [
+      { path: "revision", issue: `staleRevision:${t.revision}` },
+    ]);
+  return t;
+}
+
+const changedMeanwhile = () =>
+  conflict("the transcript changed while this edit was applied; reload and retry", [{ path: "revision", issue: "staleRevision" }]);
+
+/** A segment moved to `speaker`, its words with it. */
+function spokenBy(seg: Segment, speaker: string): Pick<Segment, "speaker" | "words"> {
+  return { speaker, ...(seg.words ? { words: seg.words.map((w) => ({ ...w, speaker })) } : {}) };
+}
 
 /**
  * After a glossary change: the first GLOSSARY_REBUILDS_PER_REQUEST stale transcripts get their
