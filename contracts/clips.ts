@@ -74,7 +74,11 @@ export const ClipTranscriptSchema = z.object({
       end: z.number(),
       text: z.string(),
       words: z.array(z.object({ word: z.string(), start: z.number(), end: z.number(), confidence: z.number().optional() })).optional(),
+      /** Who speaks the segment, on a diarized transcript. */
+      speaker: z.string().optional(),
     }),
   ),
+  /** The transcript's speakers with the names people gave them (absent from a handover written before speakers existed). */
+  speakers: z.array(z.object({ label: z.string(), name: z.string().nullable() })).optional(),
 });
 export type ClipTranscript = z.infer<typeof ClipTranscriptSchema>;

@@ -36,7 +36,7 @@ export interface Caption {
   lines: TimedWord[][];
 }
 
-/** Groups clip-relative words into captions: at most two lines, broken at pauses and sentence ends. */
+/** Groups clip-relative words into captions: at most two lines, broken at pauses, sentence ends and speaker turns. */
 export function groupCaptions(words: readonly TimedWord[], lineChars: number, pauseSec = 0.6): Caption[] {
   const captions: Caption[] = [];
   let lines: TimedWord[][] = [[]];
@@ -55,7 +55,8 @@ export function groupCaptions(words: readonly TimedWord[], lineChars: number, pa
     }
     line.push(w);
     const next = words[i + 1];
-    if (!next || next.start - w.end >= pauseSec || endsSentence(w.word)) flush();
+    // A caption is one speaker's: a turn change ends it, whatever the pause.
+    if (!next || next.start - w.end >= pauseSec || endsSentence(w.word) || next.speaker !== w.speaker) flush();
   });
   flush();
   // Hold each caption until the next one starts when the gap is short, so captions do not flicker.
@@ -104,9 +105,18 @@ function lineText(line: readonly TimedWord[], spoken: TimedWord): string {
     .join("");
 }
 
-/** The whole .ass document for one clip; `words` are relative to the clip's start. */
-export function buildAss(words: readonly TimedWord[], style: CaptionStyle): string {
+/** The speaker's name above a caption: smaller than the words, in the highlight colour. */
+const nameLine = (name: string, style: CaptionStyle): string =>
+  `{\\fs${Math.round(style.fontSize * 0.62)}\\c${HIGHLIGHT}}${escapeAss(name.trim())}{\\r}\\N`;
+
+/**
+ * The whole .ass document for one clip; `words` are relative to the clip's start. When more than one
+ * speaker talks in the clip, the first caption of each turn carries the speaker's name (`names`: by
+ * label, a person's name or the label) so a viewer knows who answers whom; a clip of one voice needs none.
+ */
+export function buildAss(words: readonly TimedWord[], style: CaptionStyle, names: Readonly<Record<string, string>> = {}): string {
   const captions = groupCaptions(words, style.lineChars);
+  const voices = new Set(words.flatMap((w) => (w.speaker !== undefined ? [w.speaker] : [])));
   const header = [
     "[Script Info]",
     "ScriptType: v4.00+",
@@ -123,12 +133,16 @@ export function buildAss(words: readonly TimedWord[], style: CaptionStyle): stri
     "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
   ];
   const events: string[] = [];
+  let lastSpeaker: string | undefined;
   for (const c of captions) {
+    const speaker = c.words[0]!.speaker;
+    const name = voices.size > 1 && speaker !== undefined && speaker !== lastSpeaker ? nameLine(names[speaker] ?? speaker, style) : "";
+    lastSpeaker = speaker;
     c.words.forEach((w, i) => {
       const from = i === 0 ? c.start : w.start;
       const to = i + 1 < c.words.length ? c.words[i + 1]!.start : c.end;
       if (to <= from) return;
-      const text = c.lines.map((line) => lineText(line, w)).join("\\N");
+      const text = name + c.lines.map((line) => lineText(line, w)).join("\\N");
       events.push(`Dialogue: 0,${assTime(from)},${assTime(to)},Caption,,0,0,0,,${text}`);
     });
   }

@@ -29,7 +29,7 @@ import {
   type ClipHandlerDeps,
   type ClipRun,
 } from "./stages";
-import { wordsOf } from "./timeline";
+import { speakerNamesOf, wordsOf } from "./timeline";
 import { speechTest, visualSummary } from "./visual-summary";
 
 /**
@@ -78,7 +78,7 @@ async function runClips(run: ClipRun) {
 
   const rendered = await report.stage(
     "render_clips",
-    () => renderClips(run, { ing, timeline, analysis, speaking, format, found }),
+    () => renderClips(run, { ing, timeline, analysis, speaking, format, found, speakerNames: speakerNamesOf(transcript) }),
     renderDetails(run, format),
   );
   const clips = await report.stage("upload_clips", () => uploadClips(run, rendered.clips, format.layout), uploadDetails);

@@ -75,6 +75,8 @@ export interface MomentWork {
   fillStyle: ClipGenerationResult["fillStyle"];
   brand: Brand;
   captions: boolean;
+  /** Caption names by speaker label: a clip where two people talk names each turn. */
+  speakerNames: Readonly<Record<string, string>>;
 }
 
 export async function renderMoments(
@@ -172,10 +174,10 @@ async function renderMoment(w: MomentWork, i: number, m: Moment, prepared: Prepa
   if (w.captions) {
     const words = w.timeline.words
       .filter((x) => x.start >= m.start - 0.01 && x.end <= m.end + 0.01)
-      .map((x) => ({ word: x.word, start: Math.max(0, x.start - m.start), end: Math.min(dur, x.end - m.start) }));
+      .map((x) => ({ ...x, start: Math.max(0, x.start - m.start), end: Math.min(dur, x.end - m.start) }));
     const below = layout === "horizontal_in_vertical" ? letterbox(info.width, info.height) : null;
     assPath = join(w.clipsDir, `clip-${i}.ass`);
-    await writeFile(assPath, buildAss(words, captionStyleFor(width, height, below ? { belowY: below.y + below.h } : {})));
+    await writeFile(assPath, buildAss(words, captionStyleFor(width, height, below ? { belowY: below.y + below.h } : {}), w.speakerNames));
   }
   const video = join(w.clipsDir, `clip-${i}.mp4`);
   const poster = join(w.clipsDir, `clip-${i}.jpg`);

@@ -304,7 +304,16 @@ export interface Rendered {
 /** The brand (colour, and the logo with a `branding` fill), then the moments rendered while later ones are prepared (render-moments.ts). */
 export function renderClips(
   run: ClipRun,
-  a: { ing: Ingested; timeline: Timeline; analysis: Analysis; speaking: (t: number) => boolean; format: ClipFormat; found: Found },
+  a: {
+    ing: Ingested;
+    timeline: Timeline;
+    analysis: Analysis;
+    speaking: (t: number) => boolean;
+    format: ClipFormat;
+    found: Found;
+    /** Caption names by speaker label (timeline.ts `speakerNamesOf`). */
+    speakerNames: Readonly<Record<string, string>>;
+  },
 ): Promise<Rendered> {
   const { ctx, input, cs } = run;
   const { info, source, sampling, sparse } = a.ing;
@@ -329,6 +338,7 @@ export function renderClips(
       fillStyle: a.format.fillStyle,
       brand,
       captions: input.options.captions,
+      speakerNames: a.speakerNames,
     };
     const { clips, analysis } = await renderMoments(work, a.found.moments, a.analysis, ctx.signal);
     return { clips, analysis, brand };

@@ -10,6 +10,8 @@ export interface TimedWord {
   word: string;
   start: number;
   end: number;
+  /** Who said it, on a diarized transcript. */
+  speaker?: string;
 }
 
 export interface Sentence {
@@ -50,14 +52,23 @@ export function wordsOf(transcript: ClipTranscript): TimedWord[] {
   for (const seg of transcript.segments) {
     if (seg.words && seg.words.length > 0) {
       for (const w of seg.words)
-        if (!NON_WORD.test(w.word) && w.word.trim() !== "") words.push({ word: w.word.trim(), start: w.start, end: w.end });
+        if (!NON_WORD.test(w.word) && w.word.trim() !== "")
+          words.push({ word: w.word.trim(), start: w.start, end: w.end, ...spokenBy(seg) });
       continue;
     }
     const tokens = seg.text.split(/\s+/).filter((t) => t !== "" && !NON_WORD.test(t));
     const step = tokens.length > 0 ? (seg.end - seg.start) / tokens.length : 0;
-    tokens.forEach((word, i) => words.push({ word, start: seg.start + i * step, end: seg.start + (i + 1) * step }));
+    tokens.forEach((word, i) => words.push({ word, start: seg.start + i * step, end: seg.start + (i + 1) * step, ...spokenBy(seg) }));
   }
   return words.sort((a, b) => a.start - b.start);
+}
+
+const spokenBy = (seg: { speaker?: string | undefined }): { speaker?: string } =>
+  seg.speaker !== undefined ? { speaker: seg.speaker } : {};
+
+/** What a caption shows for each speaker label of the transcript: its name, else the label. */
+export function speakerNamesOf(transcript: ClipTranscript): Record<string, string> {
+  return Object.fromEntries((transcript.speakers ?? []).map((s) => [s.label, s.name ?? s.label]));
 }
 
 /**

@@ -72,3 +72,31 @@ describe("word captions", () => {
     expect(first).not.toMatch(/\p{Script=Han} \p{Script=Hiragana}|\p{Script=Hiragana} \p{Script=Han}/u);
   });
 });
+
+describe("word captions of a clip where two people talk", () => {
+  const said = (text: string, speaker: string, from: number) =>
+    text.split(" ").map((word, i) => ({ word, start: from + i * 0.3, end: from + i * 0.3 + 0.25, speaker }));
+  // No pause between the turns: only the speaker change can end the first caption.
+  const dialogue = [...said("so what happened", "SPEAKER_00", 0), ...said("we found it", "SPEAKER_01", 0.9)];
+  const texts = (ass: string) => ass.split("\n").filter((l) => l.startsWith("Dialogue:"));
+
+  it("end a caption at a change of speaker", () => {
+    expect(groupCaptions(dialogue, 40).map((c) => c.words.map((w) => w.word).join(" "))).toEqual(["so what happened", "we found it"]);
+  });
+
+  it("name the speaker above the first caption of each turn, with the name a person gave", () => {
+    const events = texts(buildAss(dialogue, captionStyleFor(1080, 1920), { SPEAKER_00: "Ada", SPEAKER_01: "SPEAKER_01" }));
+    expect(events[0]).toContain("}Ada{\\r}\\N");
+    expect(events[3]).toContain("}SPEAKER_01{\\r}\\N");
+  });
+
+  it("name no one in a clip of a single voice", () => {
+    const ass = buildAss(said("just me talking", "SPEAKER_00", 0), captionStyleFor(1080, 1920), { SPEAKER_00: "Ada" });
+    expect(ass).not.toContain("Ada");
+  });
+
+  it("escape a hostile speaker name as they escape words", () => {
+    const events = texts(buildAss(dialogue, captionStyleFor(1080, 1920), { SPEAKER_00: "{\\pos(0,0)}Eve" }));
+    expect(events[0]).toContain("\\{\\\u2060pos(0,0)\\}Eve");
+  });
+});

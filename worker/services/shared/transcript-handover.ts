@@ -25,12 +25,13 @@ import type { ResultSink, RunnerCall, WorkerStepHandler } from "../types";
 /** What the hand-over reads of a clip or thumbnail job's stored input (both contracts store these). */
 const HandoverStoredSchema = z.object({ textSourceId: z.string().min(1), sourceType: z.string().optional() });
 
-/** The transcript as the runner step reads it: the current segments with their words. */
+/** The transcript as the runner step reads it: the current segments with their words, and its speakers' names. */
 async function handoverDocument(db: Db, bucket: R2Bucket, textSourceId: string) {
   const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
   if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
   const segments = (await readLayer<Segment[]>(db, blobStore(bucket), t, "segments")) ?? [];
-  return { textSourceId, language: t.language, durationSec: t.durationSec, segments };
+  const speakers = t.speakers.map(({ label, name }) => ({ label, name }));
+  return { textSourceId, language: t.language, durationSec: t.durationSec, segments, speakers };
 }
 
 /** `handover.transcript`: the job's own transcript (the one its input names), as the scratch object would hold it. */
