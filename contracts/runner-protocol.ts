@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { JobErrorSchema, ProgressEntrySchema } from "./job";
-import { SegmentSchema, VisualChunkSchema } from "./transcript";
+import { SegmentSchema, SpeakerSchema, VisualChunkSchema } from "./transcript";
 import { PrioritySchema } from "./service-types";
 import { StepSpecSchema } from "./pipelines";
 import { NON_RETRYABLE_CODES as SERVICE_NON_RETRYABLE } from "./services/index";
@@ -114,6 +114,8 @@ export const TranscriptDocumentSchema = z.object({
   durationSec: z.number().nonnegative(),
   revision: z.number().int().nonnegative(),
   segments: z.array(SegmentSchema.omit({ words: true })),
+  /** The transcript's speakers with their names; empty when it was not diarized (or from a Worker before speakers). */
+  speakers: z.array(SpeakerSchema).default([]),
   visualChunks: z.array(VisualChunkSchema),
 });
 export type TranscriptDocument = z.infer<typeof TranscriptDocumentSchema>;

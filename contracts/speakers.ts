@@ -35,3 +35,15 @@ export function namesOf(speakers: readonly Speaker[]): Record<string, string | n
 export function speakerDisplayName(label: string, speakers: readonly Pick<Speaker, "label" | "name">[]): string {
   return speakers.find((s) => s.label === label)?.name ?? label;
 }
+
+/**
+ * Who talks in a transcript, as one sentence for a summary: "A conversation between Ada Lovelace and
+ * SPEAKER_01." (most speaking time first), "A conversation among 6 speakers, mostly Ada and Bo." past
+ * four; null for fewer than two speakers, where there is nothing to say.
+ */
+export function conversationLine(speakers: readonly Speaker[]): string | null {
+  if (speakers.length < 2) return null;
+  const byTime = [...speakers].sort((a, b) => b.speakingSec - a.speakingSec).map((s) => (s.name ?? s.label).replace(/\s+/g, " ").trim());
+  if (byTime.length > 4) return `A conversation among ${byTime.length} speakers, mostly ${byTime[0]} and ${byTime[1]}.`;
+  return `A conversation between ${byTime.slice(0, -1).join(", ")} and ${byTime.at(-1)}.`;
+}

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { custom } from "../request-fields";
 import { TEXT_ENGINES } from "../settings";
 import { GeneratedBySchema, SummaryDraftSchema } from "../understanding";
+import { SpeakerSchema } from "../transcript";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
@@ -32,6 +33,8 @@ export type SummarizationStored = z.infer<typeof SummarizationStoredSchema>;
 
 export const SummarizationStepResultSchema = SummaryDraftSchema.extend({
   generatedBy: GeneratedBySchema,
+  /** The transcript's speakers as the summary was written (names at that time); empty when it was not diarized. */
+  speakers: z.array(SpeakerSchema).default([]),
   transcriptRevision: z.number().int().nonnegative(),
   segmentCount: z.number().int().nonnegative(),
   visualChunkCount: z.number().int().nonnegative(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { speakerDisplayName, speakerList } from "../../contracts/speakers";
+import { conversationLine, speakerDisplayName, speakerList } from "../../contracts/speakers";
 import type { Segment, Word } from "../../contracts/transcript";
 import type { Diarization, SpeakerTurn } from "../../gpu-runner/engines/diarization/interface";
 import { diarizedSegments } from "../../gpu-runner/services/transcription/speakers";
@@ -89,5 +89,24 @@ describe("a transcript's speaker list", () => {
   it("shows a speaker's name, or its label when it has none", () => {
     const list = speakerList(segments, { SPEAKER_00: "Ada" });
     expect([speakerDisplayName("SPEAKER_00", list), speakerDisplayName("SPEAKER_01", list)]).toEqual(["Ada", "SPEAKER_01"]);
+  });
+});
+
+describe("who talks, in a summary's words", () => {
+  const speaker = (label: string, name: string | null, speakingSec: number) => ({ label, name, speakingSec, segmentCount: 1 });
+
+  it("names the speakers, most speaking time first, a label where there is no name", () => {
+    expect(conversationLine([speaker("SPEAKER_00", null, 5), speaker("SPEAKER_01", "Ada", 9)])).toBe(
+      "A conversation between Ada and SPEAKER_00.",
+    );
+  });
+
+  it("counts the speakers of a crowd and names the two who speak most", () => {
+    const many = ["A", "B", "C", "D", "E"].map((n, i) => speaker(`SPEAKER_0${i}`, n, i));
+    expect(conversationLine(many)).toBe("A conversation among 5 speakers, mostly E and D.");
+  });
+
+  it("says nothing of a single voice", () => {
+    expect(conversationLine([speaker("SPEAKER_00", "Ada", 9)])).toBeNull();
   });
 });

@@ -51,6 +51,7 @@ export function transcriptDoc(textSourceId: string, texts: readonly string[], se
     durationSec: texts.length * secondsEach,
     revision: 1,
     segments: texts.map((text, id) => ({ id, start: id * secondsEach, end: (id + 1) * secondsEach, text })),
+    speakers: [],
     visualChunks: [],
   };
 }

@@ -6,6 +6,7 @@ import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { cancelUnfinished, fakeRunner, patchSettings, submitTranscription, transcriptionBody } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { completedTranscript, diarizedTranscript, TRANSCRIPTION_HANDLER, transcriptionResult } from "./helpers/transcripts";
+import { createJob, runRunnerStep, summaryDraft } from "./helpers/understanding";
 
 let t: Tenant;
 beforeAll(async () => {
@@ -55,6 +56,33 @@ describe("a diarized transcript", () => {
     const { textSourceId } = await completedTranscript(t, 2);
     const b = await read(textSourceId);
     expect({ speakers: b.speakers, diarization: b.diarization }).toEqual({ speakers: [], diarization: null });
+  });
+});
+
+describe("speakers in what is made from a transcript", () => {
+  it("a runner step reads the transcript's speakers with the names given since, and each segment's speaker", async () => {
+    const { textSourceId } = await diarizedTranscript(t, ["SPEAKER_00", "SPEAKER_01"]);
+    await patchSpeakers(textSourceId, { revision: 1, names: { SPEAKER_01: "Ada" } });
+    const job = await createJob(t, "summarization", { textSourceJobId: textSourceId });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, ["summarization"]);
+    const doc = (await fakeRunner.transcript(task, textSourceId)).body.data;
+    expect(doc.speakers.map((s) => [s.label, s.name])).toEqual([
+      ["SPEAKER_00", null],
+      ["SPEAKER_01", "Ada"],
+    ]);
+    expect(doc.segments.map((s) => s.speaker)).toEqual(["SPEAKER_00", "SPEAKER_01"]);
+    await cancelUnfinished(t);
+  });
+
+  it("a summary keeps the speakers its runner read, names included", async () => {
+    const { textSourceId } = await diarizedTranscript(t, ["SPEAKER_00"]);
+    const job = await createJob(t, "summarization", { textSourceJobId: textSourceId });
+    const speakers = [{ label: "SPEAKER_00", name: "Ada", speakingSec: 2, segmentCount: 1 }];
+    await runRunnerStep(t, job, "summarization", async () => summaryDraft({ speakers }));
+    const res = await call<{ speakers: Speaker[] }>("GET", `/v1/summarizations/${String(job.input["summarizationId"])}`, {
+      key: t.projectKey,
+    });
+    expect(res.body.data.speakers).toEqual(speakers);
   });
 });
 

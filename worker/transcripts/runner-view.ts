@@ -37,6 +37,7 @@ export async function transcriptForRunner(db: Db, blobs: BlobStore, job: Job, te
     durationSec: t.durationSec ?? segments.at(-1)?.end ?? 0,
     revision: t.revision,
     segments: segments.map(({ words: _words, ...s }) => s),
+    speakers: t.speakers,
     visualChunks,
   };
 }

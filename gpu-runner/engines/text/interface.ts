@@ -1,4 +1,4 @@
-import type { Segment, VisualChunk } from "../../../contracts/transcript";
+import type { Segment, Speaker, VisualChunk } from "../../../contracts/transcript";
 import type { GeneratedBy, MetadataDraft, SummaryDraft } from "../../../contracts/understanding";
 
 /**
@@ -16,6 +16,8 @@ export interface TextDocument {
   durationSec: number;
   /** The transcript's current `segments` layer (words optional). */
   segments: readonly Segment[];
+  /** Its speakers with the names people gave them, when it was diarized (segments then carry `speaker`). */
+  speakers?: readonly Speaker[];
 }
 
 export interface MetadataRequest {

@@ -1,3 +1,4 @@
+import { conversationLine } from "../../../contracts/speakers";
 import { setImmediate } from "node:timers/promises";
 import type { VisualChunk } from "../../../contracts/transcript";
 import {
@@ -114,10 +115,13 @@ export class LocalExtractiveTextEngine implements TextEngine {
   async summarize({ doc, visualChunks, signal }: SummaryRequest): Promise<SummaryDraft> {
     const x = await extract(doc, signal);
     const short = pack(x, x.order, SHORT_SYNOPSIS_MAX);
-    const long = pack(x, roundRobin(x.chapters.map((c) => c.order)), LONG_SYNOPSIS_MAX);
+    // Who talks is part of what a conversation is about: the long synopsis says it first.
+    const who = conversationLine(doc.speakers ?? []);
+    const lead = who && who.length + 1 < LONG_SYNOPSIS_MAX / 4 ? `${who} ` : "";
+    const long = pack(x, roundRobin(x.chapters.map((c) => c.order)), LONG_SYNOPSIS_MAX - lead.length);
     return SummaryDraftSchema.parse({
       shortSynopsis: short.text,
-      longSynopsis: long.text,
+      longSynopsis: lead + long.text,
       seoDescriptions: seoDescriptions(x),
       socialHooks: socialHooks(x),
       keywords: exactlyKeywords(x.a, x.keywords, SUMMARY_KEYWORD_COUNT),

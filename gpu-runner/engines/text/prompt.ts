@@ -1,4 +1,5 @@
-import type { Segment, VisualChunk } from "../../../contracts/transcript";
+import type { Segment, Speaker, VisualChunk } from "../../../contracts/transcript";
+import { speakerDisplayName } from "../../../contracts/speakers";
 import {
   DESCRIPTION_MAX,
   IAB_CATEGORIES_MAX,
@@ -55,7 +56,8 @@ export interface Shown {
 
 export function shownMaterial(doc: TextDocument, chunks: readonly VisualChunk[] = []): Shown {
   const spoken = doc.segments.filter((s) => flat(s.text) !== "");
-  const segments = spreadWithinBudget(spoken, segmentLine, TRANSCRIPT_BUDGET_CHARS);
+  const speakers = doc.speakers ?? [];
+  const segments = spreadWithinBudget(spoken, (seg: Segment) => segmentLine(seg, speakers), TRANSCRIPT_BUDGET_CHARS);
   const shownChunks = withinBudget(chunks, chunkLine, VISUAL_BUDGET_CHARS);
   return {
     segments: segments.items,
@@ -68,8 +70,10 @@ export function shownMaterial(doc: TextDocument, chunks: readonly VisualChunk[] 
   };
 }
 
-export function segmentLine(s: Segment): string {
-  return `[${s.id} @ ${seconds(s.start)} s] ${flat(s.text)}`;
+/** A segment as the model reads it; on a diarized transcript, its speaker's name (or label) before the words. */
+export function segmentLine(s: Segment, speakers: readonly Speaker[] = []): string {
+  const who = s.speaker !== undefined ? `${flat(speakerDisplayName(s.speaker, speakers))}: ` : "";
+  return `[${s.id} @ ${seconds(s.start)} s] ${who}${flat(s.text)}`;
 }
 
 export function chunkLine(c: VisualChunk): string {
@@ -204,7 +208,15 @@ export function followUp(issues: readonly string[]): string {
 }
 
 function videoLine(doc: TextDocument): string {
-  return `Video: ${seconds(doc.durationSec)} s long, language ${doc.language}.`;
+  const who = doc.speakers && doc.speakers.length > 0 ? ` ${speakersLine(doc.speakers, doc.durationSec)}` : "";
+  return `Video: ${seconds(doc.durationSec)} s long, language ${doc.language}.${who}`;
+}
+
+/** The speakers by name with their share of the speech, so the model can say who said what. */
+function speakersLine(speakers: readonly Speaker[], durationSec: number): string {
+  const total = speakers.reduce((n, s) => n + s.speakingSec, 0) || durationSec || 1;
+  const list = speakers.map((s) => `${flat(s.name ?? s.label)} (${Math.round((100 * s.speakingSec) / total)} % of the speech)`);
+  return `Speakers: ${list.join(", ")}.`;
 }
 
 function transcriptSection(shown: Shown): string {

@@ -23,6 +23,7 @@ export function createSummarizationHandler(deps: TextHandlerDeps = {}): ServiceS
         return {
           ...draft,
           generatedBy: engine.generatedBy,
+          speakers: doc.speakers,
           transcriptRevision: doc.revision,
           segmentCount: doc.segments.length,
           visualChunkCount: doc.visualChunks.length,

@@ -39,6 +39,22 @@ describe("the prompt", () => {
     );
   });
 
+  it("names the speaker of each line of a diarized transcript, and lists the speakers with their share of the speech", () => {
+    const doc: TextDocument = {
+      ...talk([
+        { text: "Welcome.", speaker: "SPEAKER_00" },
+        { text: "Thanks.", speaker: "SPEAKER_01" },
+      ]),
+      speakers: [
+        { label: "SPEAKER_00", name: "Ada Lovelace", speakingSec: 30, segmentCount: 1 },
+        { label: "SPEAKER_01", name: null, speakingSec: 10, segmentCount: 1 },
+      ],
+    };
+    const lines = userMessage(doc).split("\n");
+    expect(lines[0]).toBe("Video: 95.0 s long, language en. Speakers: Ada Lovelace (75 % of the speech), SPEAKER_01 (25 % of the speech).");
+    expect(lines.slice(-2)).toEqual(["[0 @ 0.0 s] Ada Lovelace: Welcome.", "[1 @ 10.0 s] SPEAKER_01: Thanks."]);
+  });
+
   it("shows a summary the scenes as #index start–end: summary lines after the transcript", () => {
     const user = summaryMessages(TOMATO_TALK, shownMaterial(TOMATO_TALK, TOMATO_SCENES), iab.tier1)[1]!.content;
     expect(

@@ -217,6 +217,17 @@ describe("local-extractive text engine", () => {
       expect(pieces.some((p) => FOOTBALL.includes(p))).toBe(true);
     });
 
+    it("opens the long synopsis of a conversation by naming who talks, and still fits the limit", async () => {
+      const segments = segmentsOf(COOKING).map((seg, i) => ({ ...seg, speaker: i % 2 === 0 ? "SPEAKER_00" : "SPEAKER_01" }));
+      const speakers = [
+        { label: "SPEAKER_00", name: "Ada Lovelace", speakingSec: 50, segmentCount: 4 },
+        { label: "SPEAKER_01", name: "Bo", speakingSec: 40, segmentCount: 4 },
+      ];
+      const { s } = await drafts({ ...docOf(segments), speakers });
+      expect(s.longSynopsis.startsWith("A conversation between Ada Lovelace and Bo. ")).toBe(true);
+      expect(s.longSynopsis.length).toBeLessThanOrEqual(LONG_SYNOPSIS_MAX);
+    });
+
     it("has exactly 5 distinct keywords when the transcript has 5 distinct words", async () => {
       const { s } = await drafts(docOf(segmentsOf(COOKING)));
       expect(new Set(s.keywords.map((k) => k.toLowerCase())).size).toBe(5);

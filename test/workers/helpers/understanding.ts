@@ -51,6 +51,7 @@ export function summaryDraft(overrides: Partial<SummarizationStepResult> = {}): 
     classification: [],
     visualChunksUsed: [],
     generatedBy: GENERATED,
+    speakers: [],
     transcriptRevision: 0,
     segmentCount: 3,
     visualChunkCount: 0,

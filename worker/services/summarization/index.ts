@@ -59,6 +59,7 @@ const summarizationRoutes = new Hono<AppBindings>().get("/:summarizationId", asy
     socialHooks: r?.socialHooks ?? null,
     keywords: r?.keywords ?? null,
     classification: r?.classification ?? null,
+    speakers: r?.speakers ?? null,
     visualChunksUsed: r?.visualChunksUsed ?? null,
     visualChunkCount: r?.visualChunkCount ?? null,
     transcriptRevision: r?.transcriptRevision ?? null,
