@@ -162,6 +162,20 @@ export const DubbingSpeakerSchema = z.object({
 export const DUBBING_ARTIFACTS = ["rawAudio", "vocals", "background", "speech", "mix", "video"] as const;
 
 /** `dubbing.save`: the whole dubbing; saving it again writes the same row. */
+/**
+ * `dubbing.speakers`: who speaks when by the source transcript's own speaker labels (its current
+ * segments, consecutive ones of one speaker joined into a turn), so a dub keys its voices on the labels
+ * the transcript shows and the names people gave them. Empty when the transcript was not diarized:
+ * the dub then diarizes the audio itself.
+ */
+export const TranscriptSpeakersSchema = z.object({
+  turns: z.array(z.object({ start: z.number(), end: z.number(), speaker: z.string() })),
+  speakers: z.array(z.object({ label: z.string(), name: z.string().nullable() })),
+  /** What diarized the transcript. */
+  diarization: z.object({ engine: z.string(), model: z.string() }).nullable(),
+});
+export type TranscriptSpeakers = z.infer<typeof TranscriptSpeakersSchema>;
+
 export const DubbingSaveSchema = z.object({
   translationId: z.string(),
   durationSec: z.number().nonnegative(),

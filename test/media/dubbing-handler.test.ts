@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redactUrl, type PresignedGrant } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
-import { dubStep, DubbingStoredSchema, type DubbingSave } from "../../contracts/services/dubbing";
+import { dubStep, DubbingStoredSchema, type DubbingSave, type TranscriptSpeakers } from "../../contracts/services/dubbing";
 import type { TranslationSave } from "../../contracts/services/translation";
 import { stepSpec } from "../../contracts/services/types";
 import { ApertiumCliEngine } from "../../gpu-runner/engines/translation/apertium-cli";
@@ -51,6 +51,8 @@ interface RunOptions {
   presigned?: PresignedGrant;
   /** Voices the workspace's plan still allows dubbing to make (default: no limit); `voices.create` refuses the rest. */
   voicesLeft?: number;
+  /** What `dubbing.speakers` answers: the source transcript's own speakers (default: not diarized). */
+  transcriptSpeakers?: TranscriptSpeakers;
 }
 
 async function dub(o: RunOptions = {}) {
@@ -64,6 +66,7 @@ async function dub(o: RunOptions = {}) {
         ? { voiceId: `vce_auto${voices++}` }
         : { voiceId: null, reason: "free plan limit reached for dubbing_voices: 20 of 20 used this billing period" },
     "dubbing.save": () => ({ dubbingId: "dub_a" }),
+    "dubbing.speakers": () => o.transcriptSpeakers ?? { turns: [], speakers: [], diarization: null },
   };
   const c = await makeHandlerContext({
     input: {
@@ -230,6 +233,21 @@ describe("dubbing handler: voices", () => {
     expect(save.speakers.every((s) => s.reason?.startsWith("free plan limit reached for dubbing_voices"))).toBe(true);
     expect(save.segments.every((s) => s.speech === "no_voice")).toBe(true);
     expect(platform.callsOf("voices.create")).toHaveLength(1);
+  }, 300_000);
+
+  it("a diarized transcript's own labels key the voices: its turns are used and no engine diarizes again", async () => {
+    // Labels the audio would not give (the transcript's person split the second voice in two): only the transcript could.
+    const label = (i: number) => (i % 2 === 0 ? "SPEAKER_00" : i % 4 === 1 ? "SPEAKER_01" : "SPEAKER_02");
+    const turns = src.transcript.segments.map((seg, i) => ({ start: seg.start, end: seg.end, speaker: label(i) }));
+    const record = { engine: "local-mfcc", model: "from-the-transcript" };
+    const { save, report } = await dub({
+      cloning: false,
+      transcriptSpeakers: { turns, speakers: [{ label: "SPEAKER_00", name: "Ada" }], diarization: record },
+    });
+    expect(save.segments.map((x) => x.speaker)).toEqual(src.transcript.segments.map((_, i) => label(i)));
+    expect(save.speakers.map((x) => x.label)).toEqual(["SPEAKER_00", "SPEAKER_01", "SPEAKER_02"]);
+    expect(report.eventsOf("diarize").at(-1)?.details).toMatchObject({ source: "transcript", turns: turns.length });
+    expect(save.engines.diarization).toEqual(record);
   }, 300_000);
 
   it("with diarization off, one speaker speaks every segment", async () => {

@@ -159,6 +159,7 @@ async function run(service: Service, sourceKey: string, settings: Record<string,
           segments: [{ id: 0, start: 0.5, end: 5, text: "una frase", sourceText: "a line" }],
         }),
         "dubbing.save": () => ({ dubbingId: "dub_h" }),
+        "dubbing.speakers": () => ({ turns: [], speakers: [], diarization: null }),
       };
       ctx = await makeHandlerContext({
         ...base,

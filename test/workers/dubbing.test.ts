@@ -4,11 +4,12 @@ import { SPEECH_SYNTHESIS_DEFAULT_MODELS } from "../../contracts/model-refs";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import type { LeasedTask } from "../../contracts/runner-protocol";
 import type { TranslationSave, TranslationSource } from "../../contracts/services/translation";
+import type { TranscriptSpeakers } from "../../contracts/services/dubbing";
 import { call, expectError } from "./helpers/api";
 import { dubbingSave } from "./helpers/results";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
-import { completedTranscript, usage } from "./helpers/transcripts";
+import { completedTranscript, diarizedTranscript, usage } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
 import { env } from "cloudflare:workers";
 import { DUBBING_BLOB_KIND, moveLegacyDubbing } from "../../worker/services/dubbing/store";
@@ -265,6 +266,32 @@ describe("dubbing: the speech model a request may choose (options.tts.modelId)",
 });
 
 describe("dubbing: runner calls and result", () => {
+  it("dubbing.speakers answers the transcript's speaker turns, one per run of a speaker's segments, with the names", async () => {
+    const diarized = await diarizedTranscript(t, ["SPEAKER_00", "SPEAKER_00", "SPEAKER_01"]);
+    await call("PATCH", `/v1/transcriptions/${diarized.textSourceId}/speakers`, {
+      key: t.projectKey,
+      body: { revision: 1, names: { SPEAKER_01: "Ada" } },
+    });
+    const task = await lease((await dub({ transcriptionId: diarized.textSourceId })).body.data);
+    const res = await fakeRunner.call<TranscriptSpeakers>(task, "dubbing.speakers", {});
+    expect(res.body.data).toEqual({
+      turns: [
+        { start: 0, end: 4, speaker: "SPEAKER_00" },
+        { start: 4, end: 6, speaker: "SPEAKER_01" },
+      ],
+      speakers: [
+        { label: "SPEAKER_00", name: null },
+        { label: "SPEAKER_01", name: "Ada" },
+      ],
+      diarization: { engine: "local-mfcc", model: "test-diarizer" },
+    });
+  });
+
+  it("dubbing.speakers answers no turns for a transcript that was not diarized", async () => {
+    const task = await lease((await dub({})).body.data);
+    expect((await fakeRunner.call<TranscriptSpeakers>(task, "dubbing.speakers", {})).body.data.turns).toEqual([]);
+  });
+
   it("a speaker's voice is created once per label, however often the call comes", async () => {
     const job = (await dub({})).body.data;
     const task = await lease(job);

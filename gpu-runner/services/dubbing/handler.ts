@@ -17,7 +17,8 @@ import * as stages from "./stages";
  *   download, extract_audio   the source; its sound as the raw artifact and a 16 kHz analysis copy
  *   separate_audio      background and vocals by the chosen separation engine (ffmpeg filters
  *                       ducking speech, or Demucs on Replicate removing it)
- *   diarize             who speaks when (skipped when disabled: one speaker, SPEAKER_00)
+ *   diarize             who speaks when: the transcript's own speaker labels when it was diarized,
+ *                       else the diarization engine (skipped when disabled: one speaker, SPEAKER_00)
  *   assign_voices       per speaker: the assigned voice, or one made from the speaker's own audio
  *                       (`voices.create`), or none: marked for manual assignment, left silent
  *   synthesize_speech   every segment spoken by its speaker's voice, fitted into its slot (slots.ts)
@@ -68,10 +69,14 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
     const separated = details.separateDetails(separator, stretches.length, engines.duckDb);
     await stage("separate_audio", () => stages.separateAudio(run, separator, stretches), separated);
 
-    const diarizer = options.diarization.enabled ? diarizationEngine(deps, engines) : null;
-    const diarization = diarizer
-      ? await stage("diarize", () => stages.diarize(run, diarizer), details.diarizeDetails(diarizer))
-      : await report.skip("diarize", "diarization disabled: every segment is SPEAKER_00").then(() => NO_SPEAKERS);
+    // A diarized transcript already says who speaks: its labels (and the names people gave them) key the voices.
+    const labelled = options.diarization.enabled ? await stages.transcriptDiarization(ctx) : null;
+    const diarizer = options.diarization.enabled && !labelled ? diarizationEngine(deps, engines) : null;
+    const diarization = labelled
+      ? await stage("diarize", async () => labelled.diarization, details.transcriptSpeakersDetails)
+      : diarizer
+        ? await stage("diarize", () => stages.diarize(run, diarizer), details.diarizeDetails(diarizer))
+        : await report.skip("diarize", "diarization disabled: every segment is SPEAKER_00").then(() => NO_SPEAKERS);
     const speakers = stages.speakersOf(translation.segments, durationSec, diarization);
 
     const synth = options.tts.enabled ? synthesisEngine(deps, engines) : null;
@@ -93,7 +98,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
     const segments = dubbedSegments(speakers, voiceOf, fitted, options.tts.enabled);
     const used = {
       translation: translation.engine,
-      diarization: diarizer ? { engine: diarizer.engine, model: diarizer.model } : null,
+      diarization: labelled ? labelled.record : diarizer ? { engine: diarizer.engine, model: diarizer.model } : null,
       speech: synth ? { engine: synth.engine, model: synth.model } : null,
       separation: { engine: separator.engine, method: separator.method },
     };

@@ -45,6 +45,12 @@ export const diarizeDetails = (d: DiarizationEngine) => (r: Diarization) => ({
   turns: r.turns.length,
 });
 
+export const transcriptSpeakersDetails = (r: Diarization) => ({
+  source: "transcript",
+  speakers: r.speakers,
+  turns: r.turns.length,
+});
+
 export const voicesDetails = (vs: readonly SpeakerVoice[]) => ({
   voiced: vs.filter((v) => v.voice).map((v) => `${v.label}:${v.voiceSource}`),
   needsManualAssignment: vs.filter((v) => !v.voice).map((v) => v.label),

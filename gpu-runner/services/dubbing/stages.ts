@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import type { dubStep, DubbingSave, DubbingStored } from "../../../contracts/services/dubbing";
+import { TranscriptSpeakersSchema, type dubStep, type DubbingSave, type DubbingStored } from "../../../contracts/services/dubbing";
 import { TranslatedSegmentSchema, type TranslationSource } from "../../../contracts/services/translation";
 import type { StageOf } from "../../../contracts/services/types";
 import type { Settings } from "../../../contracts/settings";
@@ -139,6 +139,18 @@ export function diarize(run: DubbingRun, diarizer: DiarizationEngine): Promise<D
     ...(maxSpeakers ? { maxSpeakers } : {}),
     signal: run.signal,
   });
+}
+
+/**
+ * The source transcript's own speakers (call `dubbing.speakers`) as a diarization: its labels in
+ * order of first appearance, its turns. Null when the transcript was not diarized.
+ */
+export async function transcriptDiarization(
+  ctx: DubbingContext,
+): Promise<{ diarization: Diarization; record: { engine: string; model: string } | null } | null> {
+  const t = await ctx.platform.call("dubbing.speakers", {}, TranscriptSpeakersSchema);
+  if (t.turns.length === 0) return null;
+  return { diarization: { turns: t.turns, speakers: [...new Set(t.turns.map((x) => x.speaker))] }, record: t.diarization };
 }
 
 /** Each slot's speaker by diarization's turns (one speaker, SPEAKER_00, without any). */

@@ -9,7 +9,15 @@ import { requireJobsOwn } from "../shared/result-checks";
 import { defineWorkerService, type ResultCheck } from "../types";
 import { resolveDubbing } from "./resolve";
 import { dubbingRecordRoutes, transcriptDubbingRoutes } from "./routes";
-import { createSpeakerVoice, failPendingDubbing, givenTranslation, saveDubbing, storedDubbing, VoiceCreateCallSchema } from "./store";
+import {
+  createSpeakerVoice,
+  failPendingDubbing,
+  givenTranslation,
+  saveDubbing,
+  storedDubbing,
+  transcriptSpeakers,
+  VoiceCreateCallSchema,
+} from "./store";
 import { blobStore } from "../../storage/blobs";
 
 /**
@@ -40,6 +48,7 @@ export const dubbingWorker = defineWorkerService<"dubbing">({
       saveTranslation(db, blobStore(env.BLOBS), job, body),
     ),
     "dubbing.translation": async ({ env, db, job }) => givenTranslation(db, blobStore(env.BLOBS), job),
+    "dubbing.speakers": async ({ env, db, job }) => transcriptSpeakers(db, blobStore(env.BLOBS), job),
     "voices.create": validatedCall(VoiceCreateCallSchema, async ({ env, db, job }, body) => createSpeakerVoice(env, db, job, body)),
     "dubbing.save": validatedCall(DubbingSaveSchema, async ({ env, db, job }, body) => {
       const refused = reportedKeysRefusal(

@@ -2,17 +2,18 @@ import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
-import { DubbingStoredSchema, type DubbingSave, type DubbingStored } from "../../../contracts/services/dubbing";
+import { DubbingStoredSchema, type DubbingSave, type DubbingStored, type TranscriptSpeakers } from "../../../contracts/services/dubbing";
+import type { Segment } from "../../../contracts/transcript";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
 import { CreatedVoiceSchema } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
-import { dubbings, translations, voices, workspaces } from "../../db/schema";
+import { dubbings, transcripts, translations, voices, workspaces } from "../../db/schema";
 import type { Env } from "../../env";
 import { charge, refund, type Charge } from "../../accounts/credits";
 import { loadSettings } from "../../platform/settings";
 import { ApiError } from "../../errors";
 import type { BlobStore } from "../../storage/blobs";
-import { readLayerOf } from "../../transcripts/store";
+import { readLayer, readLayerOf } from "../../transcripts/store";
 import { translationLayer } from "../translation/store";
 import { readyFields } from "../voice-creation/store";
 import { refused, requireOwnOutput } from "../shared/result-checks";
@@ -41,6 +42,26 @@ export async function givenTranslation(
   const segments = await readLayerOf<TranslatedSegment[]>(db, blobs, stored.transcriptionId, translationLayer(stored.languageKey));
   if (!row || !segments) throw new ApiError("notFound", `translation ${id} has no segments any more`);
   return { translationId: id, translationBackend: row.translationBackend, model: row.model, segments };
+}
+
+/** `dubbing.speakers` (contracts/services/dubbing.ts): the source transcript's speaker turns and names. */
+export async function transcriptSpeakers(db: Db, blobs: BlobStore, job: Job): Promise<TranscriptSpeakers> {
+  const stored = storedDubbing(job);
+  const t = await db
+    .select({ id: transcripts.id, layers: transcripts.layers, speakers: transcripts.speakers, diarization: transcripts.diarization })
+    .from(transcripts)
+    .where(eq(transcripts.id, stored.transcriptionId))
+    .get();
+  if (!t || t.speakers.length === 0) return { turns: [], speakers: [], diarization: null };
+  const segments = (await readLayer<Segment[]>(db, blobs, t, "segments")) ?? [];
+  const turns: TranscriptSpeakers["turns"] = [];
+  for (const s of [...segments].sort((a, b) => a.start - b.start)) {
+    if (s.speaker === undefined) continue;
+    const last = turns.at(-1);
+    if (last && last.speaker === s.speaker) last.end = Math.max(last.end, s.end);
+    else turns.push({ start: s.start, end: s.end, speaker: s.speaker });
+  }
+  return { turns, speakers: t.speakers.map(({ label, name }) => ({ label, name })), diarization: t.diarization };
 }
 
 export const VoiceCreateCallSchema = z.object({ label: z.string().regex(/^SPEAKER_\d{2}$/), created: CreatedVoiceSchema });
