@@ -12,6 +12,16 @@ export const EMBEDDING_ENGINES = ["local-wink", "workers-ai", "openai-compatible
 export const RERANK_ENGINES = ["none", "local-wink", "tei", "workers-ai"] as const;
 export const SPEECH_SYNTHESIS_ENGINES = ["local", "espeak-ng", "festival", "openai-compatible", "replicate"] as const;
 export const DIARIZATION_ENGINES = ["local-mfcc", "replicate"] as const;
+export const SPEECH_RECOGNITION_ENGINES = ["local-pocketsphinx", "openai-compatible", "workers-ai", "replicate"] as const;
+/**
+ * The recognisers that detect a recording's language themselves (Whisper, hosted); the local
+ * PocketSphinx model knows one language. Only these can choose among a job's allowed languages.
+ */
+export const LANGUAGE_DETECTING_ENGINES: readonly (typeof SPEECH_RECOGNITION_ENGINES)[number][] = [
+  "openai-compatible",
+  "workers-ai",
+  "replicate",
+];
 export const SEPARATION_ENGINES = ["local-filters", "replicate"] as const;
 export const IMAGE_ENGINES = ["local-compositor", "workers-ai", "replicate", "openai-compatible"] as const;
 
@@ -163,7 +173,7 @@ export const SettingsSchema = z.object({
     .prefault({}),
   transcription: z
     .object({
-      speechEngine: z.enum(["local-pocketsphinx", "openai-compatible", "workers-ai", "replicate"]).default("local-pocketsphinx"),
+      speechEngine: z.enum(SPEECH_RECOGNITION_ENGINES).default("local-pocketsphinx"),
       speechModel: ModelIdSchema.optional(),
       supportedSourceLanguages: z.array(z.string()).default(["en"]),
       maxDurationSec: z.number().positive().default(3600),

@@ -23,7 +23,12 @@ import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAF
  */
 const options = z
   .strictObject({
-    language: LanguageCodeSchema.optional(),
+    /**
+     * One language code (a hint: recognise in this language), or an extension: a list of the
+     * languages the recording may be in (1–10), for engines that detect the language; each part of
+     * the recording is then recognised in one of them (a code-switching policy, docs/api.md).
+     */
+    language: z.union([LanguageCodeSchema, z.array(LanguageCodeSchema).min(1).max(10, { message: "at most 10 languages" })]).optional(),
     diarization: DiarizationOptionsSchema.optional(),
     vocabulary: VocabularySchema.optional(),
     subtitleSpeakers: z.boolean().optional(),
@@ -74,7 +79,10 @@ const TranscriptionFilesSchema = z.object({
 const transcriptionStoredFields = {
   textSourceId: z.string().min(1),
   options: z.object({
+    /** The hint: the job's one language (a list of one counts as one). */
     language: z.string().min(1).optional(),
+    /** The allowed languages when the job listed two or more (no hint then: the engine detects among them). */
+    languages: z.array(z.string().min(1)).min(2).optional(),
     /** The platform settings at create, for the record; the runner reads the current settings. */
     preprocessing: z.object({ extract: z.boolean(), denoise: z.boolean(), separateVocals: z.boolean() }),
     /** Resolved at create (absent on jobs stored before speakers reached transcription: not diarized). */

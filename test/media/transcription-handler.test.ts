@@ -30,6 +30,7 @@ function storedInput(
   outputKeys: Record<string, string>,
   language?: string,
   diarization?: { enabled: boolean; minSpeakers: number | null; maxSpeakers: number | null },
+  languages?: string[],
 ): Record<string, unknown> {
   return {
     textSourceId: "txt_test",
@@ -43,6 +44,7 @@ function storedInput(
       ...(language ? { language } : {}),
       preprocessing: { extract: true, denoise: true, separateVocals: false },
       ...(diarization ? { diarization } : {}),
+      ...(languages ? { languages } : {}),
     },
   };
 }
@@ -126,6 +128,8 @@ interface RunOptions {
   /** The job's diarization as create stores it; absent: a job stored before transcripts had speakers. */
   diarization?: { enabled: boolean; minSpeakers: number | null; maxSpeakers: number | null };
   diarizer?: DiarizationEngine;
+  /** The job's allowed languages (`options.language` as a list of two or more). */
+  languages?: string[];
 }
 
 interface RunOutcome {
@@ -137,7 +141,7 @@ interface RunOutcome {
 async function runHandler(opts: RunOptions = {}): Promise<RunOutcome> {
   const grant = storageGrant(s3, BUCKET);
   const ctx = await makeHandlerContext({
-    input: storedInput(opts.sourceKey ?? "src/speech.mp4", opts.outputKeys ?? OUTPUT_KEYS, opts.language, opts.diarization),
+    input: storedInput(opts.sourceKey ?? "src/speech.mp4", opts.outputKeys ?? OUTPUT_KEYS, opts.language, opts.diarization, opts.languages),
     storage: opts.storage === "wrong-secret" ? { ...grant, secretAccessKey: "wrong" } : grant,
     settings: { transcription: opts.settings ?? {} },
     cores: opts.cores ?? 2,
@@ -373,6 +377,13 @@ describe("transcription handler stages", () => {
     await runHandler({ engine, language: "en-US" });
     expect(engine.calls[0]!.language).toBe("en");
   });
+
+  it("lets the engine detect among a job's allowed languages, and recognises a part heard as another language again in the first allowed one", async () => {
+    const engine = new ScriptedEngine("wav", true, (call) => ({ language: call === 1 ? "fr" : "es", words: sentence() }));
+    const { result } = await runHandler({ engine, languages: ["es", "en"], settings: { supportedSourceLanguages: ["en", "es", "fr"] } });
+    expect(engine.calls.map((c) => c.language)).toEqual([undefined, "es"]);
+    expect(result!.language).toBe("es");
+  });
 });
 
 describe("transcription handler failures", () => {
@@ -422,6 +433,13 @@ describe("transcription handler failures", () => {
     const outcome = await runHandler({ language: "fr", settings: { supportedSourceLanguages: ["en", "fr"] } });
     const f = expectFailure(outcome, "unsupported_language", false);
     expect(f.message).toBe("language fr is not supported by the configured engine local-pocketsphinx (supported: en)");
+  });
+
+  it("refuses a list of allowed languages for an engine that cannot detect the language, before any work", async () => {
+    const engine = new ScriptedEngine();
+    const failed = await runHandler({ engine, languages: ["en", "es"], settings: { supportedSourceLanguages: ["en", "es"] } });
+    expect(expectFailure(failed, "unsupported_language", false).message).toMatch(/cannot choose among en, es/);
+    expect(engine.calls).toHaveLength(0);
   });
 
   it("refuses a language hint that is not a platform-supported source language", async () => {

@@ -189,7 +189,7 @@ describe("merging speakers and reassigning segments", () => {
   });
 });
 
-describe("transcription options for speakers and vocabulary", () => {
+describe("transcription options for speakers, vocabulary and languages", () => {
   const create = async (options: Record<string, unknown>) => {
     const body = transcriptionBody(t, await putSource(`${unique("src")}/clip.mp4`));
     return call<Job>("POST", "/v1/jobs", { key: t.projectKey, body: { ...body, input: { ...body.input, options } } });
@@ -236,6 +236,43 @@ describe("transcription options for speakers and vocabulary", () => {
     expect(res.status).toBe(201);
     expect(res.body.data.input["options"]).toMatchObject({ vocabulary: ["Cloudflare", "kubernetes", "Ada Lovelace"] });
     await cancelUnfinished(own);
+  });
+
+  it("a list of one language is the job's hint", async () => {
+    const res = await create({ language: ["en"] });
+    expect(res.status).toBe(201);
+    expect(res.body.data.input["options"]).toMatchObject({ language: "en" });
+    await cancelUnfinished(t);
+  });
+
+  it("a list of languages is refused where the speech engine cannot detect languages", async () => {
+    await patchSettings({ transcription: { supportedSourceLanguages: ["en", "es"] } });
+    try {
+      const res = await create({ language: ["en", "es"] });
+      expect(res.status).toBe(422);
+      expect(res.body.error?.details?.[0]).toMatchObject({ path: "input.options.language", issue: "languageListUnsupported" });
+    } finally {
+      await patchSettings({ transcription: { supportedSourceLanguages: ["en"] } });
+    }
+  });
+
+  it("a list of languages is stored as the allowed set where the speech engine detects languages", async () => {
+    await patchSettings({ transcription: { supportedSourceLanguages: ["en", "es"], speechEngine: "workers-ai" } });
+    try {
+      const res = await create({ language: ["es", "en"] });
+      expect(res.status).toBe(201);
+      expect(res.body.data.input["options"]).toMatchObject({ languages: ["es", "en"] });
+      expect(res.body.data.input["options"]).not.toHaveProperty("language");
+    } finally {
+      await patchSettings({ transcription: { supportedSourceLanguages: ["en"], speechEngine: "local-pocketsphinx" } });
+      await cancelUnfinished(t);
+    }
+  });
+
+  it("each listed language must be a supported source language, named by its place in the list", async () => {
+    const res = await create({ language: ["en", "de"] });
+    expect(res.status).toBe(422);
+    expect(res.body.error?.details?.[0]).toMatchObject({ path: "input.options.language.1", issue: "unsupportedLanguage" });
   });
 
   it("more than 100 vocabulary terms, or a term over 50 characters, is 422", async () => {

@@ -78,7 +78,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     // Engine HTTP calls must give up before the lease could lapse between two heartbeats.
     const requestTimeoutMs = Math.max(5_000, Math.floor(settings.runner.leaseSeconds * 1000 * 0.8));
     const engine = makeEngine(t, deps.env ?? process.env, requestTimeoutMs);
-    const language = checkLanguageHint(input.options.language, t, engine);
+    const language = checkLanguageHint(input.options.language, t, engine, input.options.languages);
     const objects = await ctx.openObjects(objectKeysOf(input));
     const { workDir, cores } = ctx;
     const run: TranscriptionRun = { input, settings, engine, language, report, workDir, signal, cores, objects };

@@ -19,12 +19,28 @@ function unsupportedLanguage(lang: string, engine: SpeechEngine): StepFailure {
 }
 
 /**
- * The hint must be a platform-supported source language (the Worker also checks at create; the
+ * The hint (or each of a job's allowed languages, `list`) must be a platform-supported source language (the Worker also checks at create; the
  * settings may have changed since) and one the engine knows. Without a hint, an engine that cannot
  * detect languages transcribes in its only language, which must itself be allowed.
  */
-export function checkLanguageHint(hint: string | undefined, t: TranscriptionSettings, engine: SpeechEngine): string | undefined {
+export function checkLanguageHint(
+  hint: string | undefined,
+  t: TranscriptionSettings,
+  engine: SpeechEngine,
+  list?: readonly string[],
+): string | undefined {
   const allowed = t.supportedSourceLanguages.map(primaryLanguage);
+  if (list) {
+    // A list is a policy the engine must choose within: it has to detect, and know each language.
+    if (!engine.detectsLanguage)
+      throw new StepFailure(
+        "unsupported_language",
+        `the configured engine ${engine.engine} recognises one language and cannot choose among ${list.join(", ")}`,
+        false,
+      );
+    for (const l of list) checkLanguageHint(l, t, engine);
+    return undefined;
+  }
   if (hint !== undefined) {
     const lang = primaryLanguage(hint);
     if (!allowed.includes(lang)) {

@@ -28,6 +28,7 @@ import { toolStep } from "../../objects";
 import { round3 } from "../../step-input";
 import { mapLimit } from "../shared/map-limit";
 import { majorityLanguage } from "./languages";
+import { primaryLanguage } from "../../engines/speech/languages";
 import { buildSegments, mergeChunkWords } from "./merge";
 import { diarizedSegments } from "./speakers";
 import { speakerList } from "../../../contracts/speakers";
@@ -180,6 +181,18 @@ export const transcribeDetails = (run: TranscriptionRun, media: AcceptedSource) 
   mode: isSinglePass(run, media) ? "single_pass" : "chunked",
 });
 
+/**
+ * One recognition within the job's allowed languages (`options.language` as a list): a part the
+ * engine hears as another language is recognised again in the first allowed one, the caller's most
+ * expected, rather than transcribed in a language the caller ruled out.
+ */
+async function recognise(run: TranscriptionRun, path: string): Promise<EngineTranscript> {
+  const r = await run.engine.transcribe(path, { language: run.language, signal: run.signal });
+  const allowed = run.input.options.languages;
+  if (!allowed || allowed.some((l) => primaryLanguage(l) === primaryLanguage(r.language))) return r;
+  return run.engine.transcribe(path, { language: primaryLanguage(allowed[0]!), signal: run.signal });
+}
+
 function engineWords(r: EngineTranscript): Word[] {
   return r.words.length ? r.words : wordsFromSegments(r.segments ?? []);
 }
@@ -200,7 +213,7 @@ function transcribeFile(run: TranscriptionRun, audio: string, media: AcceptedSou
         );
         input = out;
       }
-      const r = await engine.transcribe(input, { language: run.language, signal });
+      const r = await recognise(run, input);
       const words = mergeChunkWords([{ start: 0, end: media.durationSec, words: engineWords(r) }]);
       return { language: r.language, segments: buildSegments(words) };
     },
@@ -249,9 +262,10 @@ async function transcribeChunked(run: TranscriptionRun, audio: string, media: Ac
   const results = await mapLimit(inputs, concurrency, signal, (c) =>
     report.stage(
       "transcribe_chunk",
-      () => engine.transcribe(c.path, { language: run.language, signal }),
+      () => recognise(run, c.path),
       (r) => ({
         chunk: c.range.index,
+        language: r.language,
         of: inputs.length,
         fraction: round(++finished / inputs.length),
         start: round(c.range.start),

@@ -6,6 +6,7 @@ import { S3Client } from "../../../contracts/s3-client";
 import { transcripts } from "../../db/schema";
 import { validationError } from "../../errors";
 import { VOCABULARY_MAX_TERMS, VOCABULARY_TERM_MAX_CHARS } from "../../../contracts/request-fields";
+import { LANGUAGE_DETECTING_ENGINES } from "../../../contracts/settings";
 import { projectGlossary } from "../../transcripts/store";
 import { displayNameOf, extensionOf } from "../../storage/object-keys";
 import { requireUsableConnection } from "../../storage/connections";
@@ -35,14 +36,29 @@ function checkExtension(ctx: CreateContext, name: string, path: string, field: s
   }
 }
 
-function checkLanguage(ctx: CreateContext, input: TranscriptionInput): void {
-  const language = input.options?.language;
+/**
+ * The job's languages: each a platform-supported source language; two or more only where the speech
+ * engine detects languages (it chooses among them), since PocketSphinx knows one and cannot.
+ */
+function checkLanguage(ctx: CreateContext, input: TranscriptionInput): { language?: string; languages?: string[] } {
+  const asked = input.options?.language;
+  if (asked === undefined) return {};
+  const list = typeof asked === "string" ? [asked] : [...new Set(asked)];
   const supported = ctx.settings.transcription.supportedSourceLanguages;
-  if (language && !supported.includes(language.split("-")[0] ?? language)) {
-    throw validationError(`language ${language} is not a supported source language (${supported.join(", ")})`, [
-      { path: "input.options.language", issue: "unsupportedLanguage" },
-    ]);
-  }
+  list.forEach((language, i) => {
+    if (!supported.includes(language.split("-")[0] ?? language))
+      throw validationError(`language ${language} is not a supported source language (${supported.join(", ")})`, [
+        { path: typeof asked === "string" ? "input.options.language" : `input.options.language.${i}`, issue: "unsupportedLanguage" },
+      ]);
+  });
+  if (list.length === 1) return { language: list[0]! };
+  const engine = ctx.settings.transcription.speechEngine;
+  if (!LANGUAGE_DETECTING_ENGINES.includes(engine))
+    throw validationError(
+      `the speech engine ${engine} recognises one language and cannot choose among ${list.length}; send one language, or none`,
+      [{ path: "input.options.language", issue: "languageListUnsupported" }],
+    );
+  return { languages: list };
 }
 
 const preprocessingOf = (ctx: CreateContext) => ({
@@ -89,15 +105,24 @@ export function vocabularyOf(jobTerms: readonly string[], glossaryPreferred: rea
   return out;
 }
 
-async function storedOptions(ctx: CreateContext, input: TranscriptionInput): Promise<StoredOptions> {
-  const { language, vocabulary = [], subtitleSpeakers } = input.options ?? {};
-  const glossary = await projectGlossary(ctx.db, ctx.projectId);
+/**
+ * The options the job stores, checked in the documented order after the source's own checks; the
+ * glossary (read in parallel with those) supplies the vocabulary's preferred spellings.
+ */
+async function storedOptions(
+  ctx: CreateContext,
+  input: TranscriptionInput,
+  glossaryRead: ReturnType<typeof projectGlossary>,
+): Promise<StoredOptions> {
+  const { vocabulary = [], subtitleSpeakers } = input.options ?? {};
+  const languages = checkLanguage(ctx, input);
+  const glossary = await glossaryRead;
   const terms = vocabularyOf(
     vocabulary,
     glossary.map((g) => g.preferred),
   );
   return {
-    ...(language !== undefined ? { language } : {}),
+    ...languages,
     preprocessing: preprocessingOf(ctx),
     diarization: diarizationOf(ctx, input),
     ...(terms.length > 0 ? { vocabulary: terms } : {}),
@@ -119,12 +144,12 @@ async function resolveBucket(
   input: Extract<TranscriptionInput, { sourceType: "s3_direct" }>,
 ): Promise<ResolvedTranscription> {
   const { db, projectId } = ctx;
+  const glossaryRead = projectGlossary(db, projectId);
+  // Settled here too: a refused connection must not leave the glossary read's rejection unhandled.
+  glossaryRead.catch(() => undefined);
+  const conn = await requireUsableConnection(db, projectId, input.connectionId, input.bucket);
   checkExtension(ctx, input.sourceKey, "input.sourceKey", "sourceKey");
-  checkLanguage(ctx, input);
-  const [conn, options] = await Promise.all([
-    requireUsableConnection(db, projectId, input.connectionId, input.bucket),
-    storedOptions(ctx, input),
-  ]);
+  const options = await storedOptions(ctx, input, glossaryRead);
 
   const textSourceId = newId("transcript");
   const prefix = input.outputPrefix
@@ -182,8 +207,7 @@ async function resolvePresignedTranscription(
   const presigned = resolvePresigned(ctx, input);
   const sourcePath = presigned.sourcePath ?? "";
   checkExtension(ctx, sourcePath, "input.sourceUrl", "sourceUrl's path");
-  checkLanguage(ctx, input);
-  const options = await storedOptions(ctx, input);
+  const options = await storedOptions(ctx, input, projectGlossary(db, projectId));
 
   const textSourceId = newId("transcript");
   // Redacted as resolvePresigned redacts them, file by file, so the stored URLs keep their names.
