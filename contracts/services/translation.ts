@@ -80,6 +80,8 @@ export const TranslatedSegmentSchema = z.object({
   text: z.string(),
   /** The source segment's text, as translated (the chosen layer at the time). */
   sourceText: z.string(),
+  /** The source segment's speaker, on a diarized transcript. */
+  speaker: z.string().optional(),
 });
 export type TranslatedSegment = z.infer<typeof TranslatedSegmentSchema>;
 
@@ -90,8 +92,12 @@ export const TranslationSourceSchema = z.object({
   durationSec: z.number().nonnegative(),
   revision: z.number().int().nonnegative(),
   sourceLayer: z.enum(SOURCE_LAYERS),
-  segments: z.array(z.object({ id: z.number().int().nonnegative(), start: z.number(), end: z.number(), text: z.string() })),
+  segments: z.array(
+    z.object({ id: z.number().int().nonnegative(), start: z.number(), end: z.number(), text: z.string(), speaker: z.string().optional() }),
+  ),
   glossary: z.array(z.object({ term: z.string(), preferred: z.string() })),
+  /** The transcript's speakers and their names (empty when it was not diarized), for the subtitles. */
+  speakers: z.array(z.object({ label: z.string(), name: z.string().nullable() })).default([]),
 });
 export type TranslationSource = z.infer<typeof TranslationSourceSchema>;
 

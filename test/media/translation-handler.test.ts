@@ -28,6 +28,7 @@ const SOURCE: TranslationSource = {
     { id: 1, start: 2.5, end: 6.25, text: "Today we bake bread with Kubernetes." },
     { id: 4, start: 6.25, end: 9, text: "" },
   ],
+  speakers: [],
   glossary: [{ term: "kubernetes", preferred: "Kubernetes" }],
 };
 
@@ -85,6 +86,12 @@ describe("translation handler", () => {
     expect(save.segments[0]!.text).toMatch(/^Buenos días/);
     expect(save.segments[2]!.text).toBe("");
     expect(save.segments.map((s) => s.sourceText)).toEqual(SOURCE.segments.map((s) => s.text));
+  });
+
+  it("keeps each segment's speaker on a diarized transcript", async () => {
+    const speakers = ["SPEAKER_00", "SPEAKER_01", "SPEAKER_00"];
+    const { save } = await run({ ...SOURCE, segments: SOURCE.segments.map((seg, i) => ({ ...seg, speaker: speakers[i]! })) });
+    expect(save.segments.map((seg) => seg.speaker)).toEqual(speakers);
   });
 
   it("writes the glossary term's preferred spelling and reports nothing missing", async () => {

@@ -53,6 +53,7 @@ export async function twoVoiceVideo(): Promise<DubbingSource> {
       language: "en",
       durationSec: sample.durationSec,
       revision: 1,
+      speakers: [],
       sourceLayer: "current",
       segments: sample.truth.map((t, id) => ({ id, start: t.start, end: t.end, text: TWO_VOICE_SCRIPT[id]!.text })),
       glossary: [],

@@ -78,7 +78,14 @@ export async function translateSource(
       true,
     );
   return {
-    segments: source.segments.map((s, i) => ({ id: s.id, start: s.start, end: s.end, text: texts[i]!, sourceText: s.text })),
+    segments: source.segments.map((s, i) => ({
+      id: s.id,
+      start: s.start,
+      end: s.end,
+      text: texts[i]!,
+      sourceText: s.text,
+      ...(s.speaker !== undefined ? { speaker: s.speaker } : {}),
+    })),
     model: engine.modelFor(plan.sourceLanguage, plan.targetLanguage),
     translateSec: (performance.now() - started) / 1000,
   };

@@ -41,7 +41,14 @@ async function sourceLayer(db: Db, blobs: BlobStore, job: Job) {
     durationSec: t.durationSec ?? segments.at(-1)?.end ?? 0,
     revision: t.revision,
     sourceLayer,
-    segments: segments.map(({ id: segId, start, end, text }) => ({ id: segId, start, end, text })),
+    segments: segments.map(({ id: segId, start, end, text, speaker }) => ({
+      id: segId,
+      start,
+      end,
+      text,
+      ...(speaker !== undefined ? { speaker } : {}),
+    })),
+    speakers: t.speakers.map(({ label, name }) => ({ label, name })),
   };
   return { source, transcript: t };
 }
