@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { SegmentSchema } from "../../../contracts/transcript";
 import { GlossaryTermSchema, SegmentEditSchema, TranscriptQuery } from "../../services/transcription/routes";
+import { ExportQuery, TRANSCRIPT_REVISION_HEADER } from "../../services/transcription/export-route";
+import { EXPORT_CONTENT_TYPES } from "../../transcripts/exports/formats";
 import { operations } from "../operation";
 import { EXAMPLE_ID } from "../examples";
 
@@ -42,6 +44,36 @@ export const transcriptionOperations = operations([
     bodyExample: { revision: 3, segments: [{ id: 12, text: "Welcome back to the show." }] },
     data: z.object({ transcriptionId: z.string(), revision: z.number().int(), segments: z.array(SegmentSchema) }),
     errors: ["notFound", "conflict"],
+  },
+  {
+    method: "get",
+    path: "/v1/transcriptions/:transcriptionId/export",
+    tag: "Transcripts",
+    summary: "Export a transcript as a file",
+    description:
+      "The transcript rendered now, as a file to save: Word (`docx`), Markdown (`md`), SRT, WebVTT, plain text (`txt`) or the " +
+      "segments JSON, with speaker names as they are now and every segment edit. The answer is the file itself, not the JSON " +
+      'envelope, with `Content-Disposition: attachment; filename="…"` named after the source. A transcript that is not ' +
+      "completed answers 422 (`jobNotCompleted`).",
+    access: "project",
+    permission: "transcript:read",
+    params: txtParam,
+    query: ExportQuery,
+    queryNotes: {
+      format: "docx, md, srt, vtt, txt or json.",
+      layer: "Which segments: segments (current, edited; default), glossary or raw.",
+      speakers:
+        "true (default): name speakers in SRT (first cue of a turn), WebVTT (voice spans), text, Markdown and Word; false: leave them out. JSON always carries them.",
+    },
+    raw: {
+      contentType: EXPORT_CONTENT_TYPES,
+      description: "The file, in the content type of its format.",
+      headers: {
+        "Content-Disposition": '`attachment; filename="<source name>.<ext>"`, with `filename*` for a name beyond ASCII.',
+        [TRANSCRIPT_REVISION_HEADER]: "The transcript revision the file was rendered from.",
+      },
+    },
+    errors: ["notFound"],
   },
   {
     method: "get",

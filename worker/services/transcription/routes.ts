@@ -28,6 +28,7 @@ import {
 import { nowIso } from "../../../contracts/clock";
 import { readThumbnails } from "../thumbnail/store";
 import { metadataOf } from "../metadata/store";
+import { transcriptExportRoutes } from "./export-route";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
@@ -150,7 +151,8 @@ export const transcriptRoutes = new Hono<AppBindings>()
         { path: "revision", issue: "staleRevision" },
       ]);
     return ok(c, { transcriptionId: t.id, revision, segments: updated });
-  });
+  })
+  .route("/", transcriptExportRoutes);
 
 /**
  * After a glossary change: the first GLOSSARY_REBUILDS_PER_REQUEST stale transcripts get their
