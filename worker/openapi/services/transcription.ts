@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { SegmentSchema } from "../../../contracts/transcript";
 import { GlossaryTermSchema, SegmentEditSchema, TranscriptQuery } from "../../services/transcription/routes";
-import { ExportQuery, TRANSCRIPT_REVISION_HEADER } from "../../services/transcription/export-route";
+import { ExportQuery } from "../../services/transcription/export-route";
+import { TRANSCRIPT_REVISION_HEADER } from "../../../contracts/transcript-exports";
 import { EXPORT_CONTENT_TYPES } from "../../transcripts/exports/formats";
 import { operations } from "../operation";
 import { EXAMPLE_ID } from "../examples";

@@ -9,17 +9,15 @@ import { validationError } from "../../errors";
 import { queryWith } from "../../http/validate";
 import { blobStore } from "../../storage/blobs";
 import type { ExportDocument } from "../../transcripts/exports/document";
-import { EXPORT_FORMATS, renderExport } from "../../transcripts/exports/formats";
+import { renderExport } from "../../transcripts/exports/formats";
+import { EXPORT_FORMATS, EXPORT_LAYERS, TRANSCRIPT_REVISION_HEADER } from "../../../contracts/transcript-exports";
 import { glossaryLayerOf, ownedTranscript, readLayer } from "../../transcripts/store";
 
 export const ExportQuery = z.strictObject({
   format: z.enum(EXPORT_FORMATS),
-  layer: z.enum(["segments", "glossary", "raw"]).default("segments"),
+  layer: z.enum(EXPORT_LAYERS).default("segments"),
   speakers: z.enum(["true", "false"]).default("true"),
 });
-
-/** The header that says which revision of the transcript a file was rendered from. */
-export const TRANSCRIPT_REVISION_HEADER = "x-transcript-revision";
 
 /**
  * `GET /v1/transcriptions/{transcriptionId}/export`: the transcript as a file to save, rendered now

@@ -1,18 +1,19 @@
 import { create as contentDisposition } from "content-disposition";
 import { toFullText, toSegmentsJson, toSrt, toVtt } from "../../../contracts/subtitles";
+import { EXPORT_FORMATS, type ExportFormat } from "../../../contracts/transcript-exports";
 import type { ExportDocument } from "./document";
 import { toMarkdown } from "./markdown";
-
-/** What `GET /v1/transcriptions/{id}/export?format=` writes: the runner's four files, Markdown and Word. */
-export const EXPORT_FORMATS = ["docx", "md", "srt", "vtt", "txt", "json"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 interface FormatWriter {
   contentType: string;
   render(doc: ExportDocument): string | Promise<ArrayBuffer>;
 }
 
-/** SRT, WebVTT, text and JSON come from the runner's writers (contracts/subtitles.ts): an export is the bucket's file, with edits and names since. */
+/**
+ * What the export writes: the runner's four files, Markdown and Word. SRT, WebVTT, text and JSON
+ * come from the runner's writers (contracts/subtitles.ts), so an export is the file in the bucket
+ * with the edits and names made since.
+ */
 const WRITERS: Record<ExportFormat, FormatWriter> = {
   docx: {
     contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
