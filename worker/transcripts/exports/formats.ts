@@ -51,7 +51,8 @@ export async function renderExport(doc: ExportDocument, format: ExportFormat): P
 const MAX_STEM = 100;
 
 /**
- * `attachment; filename="<stem>.<ext>"`. The stem is the source's name, which the customer chose and
+ * `attachment; filename="<stem>.<ext>"` (unquoted when the name is an HTTP token, as RFC 6266
+ * allows; content-disposition writes it). The stem is the source's name, which the customer chose and
  * may hold anything an object key may: quotes, backslashes, line breaks (in rows from before keys
  * were checked), slashes, Unicode. `filename` gets an ASCII stem of letters, digits, spaces, `.`,
  * `_` and `-` (everything else `_`), which every client reads; a name that differs from it also
