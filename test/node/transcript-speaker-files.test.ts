@@ -3,19 +3,14 @@ import { describe, expect, it } from "vitest";
 import type { SpeakerFileOptions } from "../../contracts/speaker-turns";
 import { speakerList } from "../../contracts/speakers";
 import { buildCues, toFullText, toSegmentsJson, toSrt, toVtt } from "../../contracts/subtitles";
-import type { Segment, Word } from "../../contracts/transcript";
+import type { Segment } from "../../contracts/transcript";
+import { said } from "../support/speaker-segments";
 
 /**
  * The transcript files with speakers (contracts/subtitles.ts): SRT names a speaker where a turn
  * starts, WebVTT opens every cue with a voice span, the text has a line per turn, the segments JSON
  * carries the speaker list; names come from the list, labels stand in for the unnamed.
  */
-
-/** A diarized segment: its words 0.3 s each with 0.05 s between, all labelled `speaker`. */
-function said(id: number, speaker: string, text: string, start: number): Segment {
-  const words: Word[] = text.split(" ").map((word, i) => ({ word, start: start + i * 0.35, end: start + i * 0.35 + 0.3, speaker }));
-  return { id, start, end: words.at(-1)!.end, text, words, speaker };
-}
 
 /** Ada (named) asks, SPEAKER_01 (unnamed) answers at length, Ada again. */
 const INTERVIEW: Segment[] = [

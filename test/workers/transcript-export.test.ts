@@ -5,7 +5,8 @@ import { parseSync } from "subtitle";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError } from "./helpers/api";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
-import { completedTranscriptOf, download, said } from "./helpers/transcript-files";
+import { said } from "../support/speaker-segments";
+import { completedTranscriptOf, download } from "./helpers/transcript-files";
 import { pendingTranscriptRow } from "./helpers/transcripts";
 
 /**

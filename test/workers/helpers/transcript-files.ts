@@ -6,13 +6,8 @@ import { call } from "./api";
 import { fakeRunner, transcriptionBody, waitForStatus } from "./jobs";
 import { putSource } from "./s3";
 import type { Tenant } from "./tenant";
-import { TRANSCRIPTION_HANDLER, transcriptionResult, type CompletedTranscript } from "./transcripts";
 
-/** A diarized segment as the runner reports it: words 0.3 s each, every one labelled `speaker`. */
-export function said(id: number, speaker: string, text: string, start: number): Segment {
-  const words = text.split(" ").map((word, i) => ({ word, start: start + i * 0.35, end: start + i * 0.35 + 0.3, speaker }));
-  return { id, start, end: words.at(-1)!.end, text, words, speaker };
-}
+import { TRANSCRIPTION_HANDLER, transcriptionResult, type CompletedTranscript } from "./transcripts";
 
 /**
  * Runs a transcription of the object `sourceKey` to `completed` through the real pipeline, the test
