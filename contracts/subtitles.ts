@@ -1,5 +1,6 @@
-import type { Segment, Word } from "./transcript";
+import type { Segment, Speaker, Word } from "./transcript";
 import { columns, endsSentence, joinWords as joinText, lineUnits, type LineUnit } from "./text-words";
+import { fileSpeakerName, speakerTurns, type SpeakerFileOptions } from "./speaker-turns";
 
 /**
  * Transcript writers: SRT and WebVTT for players, plain text and segments JSON for people and
@@ -19,41 +20,67 @@ export interface Cue {
   start: number;
   end: number;
   lines: string[];
+  /** Who speaks it, on a diarized transcript: a cue never holds two speakers' words. */
+  speaker?: string;
+}
+
+/**
+ * How a writer marks speakers: SRT by a `Name: ` prefix its cue building leaves room for, so a
+ * prefixed cue still keeps to the line limits.
+ */
+interface CueBuilding extends CueOptions {
+  /** The prefix of the first cue of each speaker turn; null: none. */
+  turnPrefix?: (speaker: string) => string | null;
 }
 
 const DEFAULTS = { maxLineChars: 42, maxLines: 2, minCueSec: 1, maxCueSec: 7, maxPauseSec: 0.7 };
 
-export function buildCues(segments: readonly Segment[], options: CueOptions = {}): Cue[] {
-  const o = { ...DEFAULTS, ...options };
+export function buildCues(segments: readonly Segment[], options: CueBuilding = {}): Cue[] {
+  const { turnPrefix, ...rest } = options;
+  const o = { ...DEFAULTS, ...rest };
   const maxChars = o.maxLineChars * o.maxLines;
-  const groups: Word[][] = [];
+  const groups: Array<{ words: Word[]; speaker: string | undefined; prefix: string }> = [];
+  let previousSpeaker: string | undefined;
   for (const seg of segments) {
     const words = seg.words?.length ? seg.words : spreadText(seg);
     let current: Word[] = [];
+    let speaker: string | undefined;
+    let prefix = "";
+    const close = () => {
+      if (current.length === 0) return;
+      groups.push({ words: current, speaker, prefix });
+      previousSpeaker = speaker;
+      current = [];
+    };
     for (const w of words) {
       const last = current.at(-1);
       const first = current[0];
+      const wordSpeaker = w.speaker ?? seg.speaker;
       if (last && first) {
-        const text = joinWords([...current, w]);
+        const text = prefix + joinWords([...current, w]);
         const breakHere =
+          // Segments never span two speakers; words are checked too, so no cue ever could.
+          wordSpeaker !== speaker ||
           isSentenceEnd(last.word) ||
           w.start - last.end > o.maxPauseSec ||
           w.end - first.start > o.maxCueSec ||
           !fitsLines(text, o.maxLineChars, o.maxLines) ||
           columns(text) > maxChars;
-        if (breakHere) {
-          groups.push(current);
-          current = [];
-        }
+        if (breakHere) close();
+      }
+      if (current.length === 0) {
+        speaker = wordSpeaker;
+        prefix = wordSpeaker !== undefined && wordSpeaker !== previousSpeaker ? (turnPrefix?.(wordSpeaker) ?? "") : "";
       }
       current.push(w);
     }
-    if (current.length) groups.push(current);
+    close();
   }
   const cues = groups.map((g) => ({
-    start: g[0]!.start,
-    end: Math.max(...g.map((w) => w.end)),
-    lines: wrapLines(joinWords(g), o.maxLineChars, o.maxLines),
+    start: g.words[0]!.start,
+    end: Math.max(...g.words.map((w) => w.end)),
+    lines: wrapLines(g.prefix + joinWords(g.words), o.maxLineChars, o.maxLines),
+    ...(g.speaker !== undefined ? { speaker: g.speaker } : {}),
   }));
   return enforceTiming(cues, o.minCueSec);
 }
@@ -140,14 +167,29 @@ export function formatTimestamp(seconds: number, separator: "," | "."): string {
   return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(ms, 3)}`;
 }
 
-/** SRT has no escaping; an empty line would end the cue early, so lines never are empty. */
-export function toSrt(segments: readonly Segment[], options?: CueOptions): string {
-  return srtFromCues(buildCues(segments, options));
+/**
+ * SRT has no escaping; an empty line would end the cue early, so lines never are empty. SRT has no
+ * speaker markup either, so a speaker is named by a `Name: ` prefix on the first cue of each turn
+ * only: the name reads once where the voice changes, as in a printed transcript, and the cues after
+ * it keep their two lines for what is said (on every cue, a name would take a quarter of a
+ * 42-character line, and the reading time with it). Cue building leaves room for the prefix.
+ */
+export function toSrt(segments: readonly Segment[], speakers?: SpeakerFileOptions, options?: CueOptions): string {
+  const turnPrefix = (label: string) => {
+    const name = fileSpeakerName(label, speakers);
+    return name === null ? null : `${name}: `;
+  };
+  return srtFromCues(buildCues(segments, { ...options, turnPrefix }));
 }
 
-/** WebVTT cue text is HTML-like: `&`, `<` and `>` must be escaped, and `-->` may not appear. */
-export function toVtt(segments: readonly Segment[], options?: CueOptions): string {
-  return vttFromCues(buildCues(segments, options));
+/**
+ * WebVTT cue text is HTML-like: `&`, `<` and `>` must be escaped, and `-->` may not appear. A
+ * diarized transcript's cues each open with a voice span, `<v Name>`, the format's own speaker
+ * markup: players may show or style it, and every cue says who speaks it.
+ */
+export function toVtt(segments: readonly Segment[], speakers?: SpeakerFileOptions, options?: CueOptions): string {
+  const voice = (cue: Cue) => (cue.speaker === undefined ? null : fileSpeakerName(cue.speaker, speakers));
+  return vttFromCues(buildCues(segments, options), voice);
 }
 
 export function srtFromCues(cues: readonly Cue[]): string {
@@ -159,12 +201,19 @@ export function srtFromCues(cues: readonly Cue[]): string {
     .join("\n");
 }
 
-export function vttFromCues(cues: readonly Cue[]): string {
-  const escape = (s: string) => noArrow(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  const body = cues.map(
-    (cue, i) => `${i + 1}\n${formatTimestamp(cue.start, ".")} --> ${formatTimestamp(cue.end, ".")}\n${cue.lines.map(escape).join("\n")}\n`,
-  );
+/** `voice`: the name to open a cue with as a WebVTT voice span; null: no span. */
+export function vttFromCues(cues: readonly Cue[], voice: (cue: Cue) => string | null = () => null): string {
+  const body = cues.map((cue, i) => {
+    const name = voice(cue);
+    const span = name === null ? "" : `<v ${escapeVtt(name)}>`;
+    return `${i + 1}\n${formatTimestamp(cue.start, ".")} --> ${formatTimestamp(cue.end, ".")}\n${span}${cue.lines.map(escapeVtt).join("\n")}\n`;
+  });
   return `WEBVTT\n\n${body.join("\n")}`;
+}
+
+/** Cue text and a voice span's annotation alike take character references for `&`, `<` and `>`. */
+function escapeVtt(s: string): string {
+  return noArrow(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 /**
@@ -186,9 +235,20 @@ function noArrow(s: string): string {
   return s.replace(/-->/g, "->");
 }
 
-/** One segment per line: readable as prose while keeping the segment structure visible. */
-export function toFullText(segments: readonly Segment[]): string {
-  return segments.map((s) => s.text).join("\n") + (segments.length ? "\n" : "");
+/**
+ * Without speakers, one segment per line: readable as prose while keeping the segment structure
+ * visible. With them, one line per speaker turn with `Name: ` before it, as a transcript reads.
+ */
+export function toFullText(segments: readonly Segment[], speakers?: SpeakerFileOptions): string {
+  const named = segments.some((s) => s.speaker !== undefined && fileSpeakerName(s.speaker, speakers) !== null);
+  const lines = named
+    ? speakerTurns(segments).map((turn) => {
+        const name = turn.speaker === undefined ? null : fileSpeakerName(turn.speaker, speakers);
+        const text = joinText(turn.segments.map((s) => s.text));
+        return name === null ? text : `${name}: ${text}`;
+      })
+    : segments.map((s) => s.text);
+  return lines.join("\n") + (lines.length ? "\n" : "");
 }
 
 export interface SegmentsDocument {
@@ -196,11 +256,21 @@ export interface SegmentsDocument {
   durationSec: number;
   engine: string;
   model: string;
+  /** What told the speakers apart; null or absent: not diarized. */
+  diarization?: { engine: string; model: string } | null | undefined;
+  speakers?: readonly Speaker[] | undefined;
   segments: readonly Segment[];
 }
 
+/**
+ * The transcript for programs. Speakers are data here, not presentation: the list (with the names
+ * as they are when the file is written) and each segment's `speaker` are always in it, `[]` and
+ * absent on a transcript that was not diarized.
+ */
 export function toSegmentsJson(doc: SegmentsDocument): string {
-  return JSON.stringify(doc, null, 2) + "\n";
+  const { language, durationSec, engine, model, diarization, speakers, segments } = doc;
+  const out = { language, durationSec, engine, model, diarization: diarization ?? null, speakers: speakers ?? [], segments };
+  return JSON.stringify(out, null, 2) + "\n";
 }
 
 /** A segment also ends at an ellipsis, where a caption line does not. */

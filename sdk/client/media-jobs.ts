@@ -1,7 +1,9 @@
+import { parse as parseDisposition } from "content-disposition";
+import { TRANSCRIPT_REVISION_HEADER, type ExportFormat, type ExportLayer } from "../../contracts/transcript-exports";
 import { clipOutputs, type OutputObject } from "./downloads";
 import { JobsResource } from "./jobs";
 import { Transport, type Sleep } from "./transport";
-import type { ClipGenerationRecord, SearchInput, SearchResponse, TranscriptLayer, TranscriptRecord } from "./types";
+import type { ClipGenerationRecord, SearchInput, SearchResponse, TranscriptFile, TranscriptLayer, TranscriptRecord } from "./types";
 import { verifyWebhook, type HeaderSource, type VerifyOptions } from "./webhooks";
 
 export interface MediaJobsOptions {
@@ -28,7 +30,7 @@ export interface MediaJobsOptions {
   onBookmark?: (bookmark: string) => void;
 }
 
-/** `GET /v1/transcriptions/{transcriptionId}`. Subtitles and text files are in your bucket (see `downloads`). */
+/** `GET /v1/transcriptions/{transcriptionId}` and its export. The job's own files are in your bucket (see `downloads`). */
 export class TranscriptionsResource {
   constructor(private readonly t: Transport) {}
 
@@ -42,6 +44,31 @@ export class TranscriptionsResource {
       signal: options.signal,
     });
     return res.data;
+  }
+
+  /**
+   * `GET /v1/transcriptions/{transcriptionId}/export`: the transcript as a file, rendered now (every
+   * segment edit and speaker name so far): Word, Markdown, SRT, WebVTT, text or the segments JSON.
+   */
+  async export(
+    transcriptionId: string,
+    format: ExportFormat,
+    options: { layer?: ExportLayer; speakers?: boolean; signal?: AbortSignal } = {},
+  ): Promise<TranscriptFile> {
+    const res = await this.t.file("exportTranscription", {
+      params: { transcriptionId },
+      query: { format, layer: options.layer, speakers: options.speakers === undefined ? undefined : String(options.speakers) },
+      signal: options.signal,
+    });
+    const disposition = res.headers.get("content-disposition");
+    const revision = res.headers.get(TRANSCRIPT_REVISION_HEADER);
+    return {
+      bytes: res.bytes,
+      text: () => new TextDecoder().decode(res.bytes),
+      contentType: res.headers.get("content-type") ?? "application/octet-stream",
+      fileName: disposition ? (parseDisposition(disposition).parameters["filename"] ?? null) : null,
+      revision: revision === null ? null : Number(revision),
+    };
   }
 }
 

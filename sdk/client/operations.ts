@@ -45,6 +45,14 @@ export const OPERATIONS = {
     retry: true,
     query: ["layers"],
   },
+  exportTranscription: {
+    method: "GET",
+    path: "/v1/transcriptions/{transcriptionId}/export",
+    auth: "project",
+    success: 200,
+    retry: true,
+    query: ["format", "layer", "speakers"],
+  },
   getClipGeneration: { method: "GET", path: "/v1/clip-generations/{clipGenerationId}", auth: "project", success: 200, retry: true },
   // A read despite the POST: searching twice changes nothing.
   searchCatalog: { method: "POST", path: "/v1/catalog/search", auth: "project", success: 200, retry: true },

@@ -47,6 +47,12 @@ export interface CallArgs<Id extends OperationId> {
   signal?: AbortSignal | undefined;
 }
 
+/** A file a route answers (an export): its bytes, and the headers that name and describe it. */
+export interface FileResponse {
+  bytes: Uint8Array;
+  headers: Headers;
+}
+
 export interface Envelope<T> {
   data: T;
   metadata: Record<string, unknown>;
@@ -103,8 +109,25 @@ export class Transport {
   }
 
   async call<T, Id extends OperationId = OperationId>(id: Id, args: CallArgs<Id> = {}): Promise<Envelope<T>> {
+    const { res, bytes } = await this.send(id, args, "application/json");
+    const parsed = parseJson(new TextDecoder().decode(bytes));
+    if (parsed !== null && typeof parsed === "object" && "data" in parsed) {
+      const env = parsed as { data: T; metadata?: Record<string, unknown> };
+      return { data: env.data, metadata: env.metadata ?? {}, headers: res.headers };
+    }
+    throw new MediaJobsError({ status: res.status, code: "invalidResponse", message: `HTTP ${res.status} without an envelope` });
+  }
+
+  /** For a route that answers a file rather than the envelope: its bytes and headers. Errors still come as envelopes. */
+  async file<Id extends OperationId>(id: Id, args: CallArgs<Id> = {}): Promise<FileResponse> {
+    const { res, bytes } = await this.send(id, args, "*/*");
+    return { bytes, headers: res.headers };
+  }
+
+  /** Sends the request, retrying what is safe to retry; resolves to a 2xx answer and its body, or throws its error. */
+  private async send<Id extends OperationId>(id: Id, args: CallArgs<Id>, accept: string): Promise<{ res: Response; bytes: Uint8Array }> {
     const op = OPERATIONS[id];
-    const headers: Record<string, string> = { accept: "application/json", ...args.headers };
+    const headers: Record<string, string> = { accept, ...args.headers };
     if (op.auth === "project") {
       if (!this.opts.apiKey)
         throw new MediaJobsError({ status: 0, code: "missingApiKey", message: "an API key is required for this call" });
@@ -120,11 +143,13 @@ export class Transport {
       if (this.latestBookmark) headers[BOOKMARK_HEADER] = this.latestBookmark;
       const retriesLeft = op.retry ? this.maxRetries - attempt : 0;
       let res: Response;
+      let bytes: Uint8Array;
       try {
         const signal = args.signal
           ? AbortSignal.any([args.signal, AbortSignal.timeout(this.timeoutMs)])
           : AbortSignal.timeout(this.timeoutMs);
         res = await this.fetchImpl(url, { method: op.method, headers, ...(body !== undefined ? { body } : {}), signal });
+        bytes = new Uint8Array(await res.arrayBuffer());
       } catch (err) {
         if (args.signal?.aborted) throw args.signal.reason;
         if (retriesLeft > 0) {
@@ -136,20 +161,9 @@ export class Transport {
       }
       // Error answers carry one too: a refused write still read the database at some point.
       this.keepBookmark(res);
-      const text = await res.text();
-      let parsed: unknown = null;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        parsed = null;
-      }
-      if (res.ok && parsed !== null && typeof parsed === "object" && "data" in parsed) {
-        const env = parsed as { data: T; metadata?: Record<string, unknown> };
-        return { data: env.data, metadata: env.metadata ?? {}, headers: res.headers };
-      }
-      const error = res.ok
-        ? new MediaJobsError({ status: res.status, code: "invalidResponse", message: `HTTP ${res.status} without an envelope` })
-        : errorFromResponse(res.status, res.headers, parsed, text);
+      if (res.ok) return { res, bytes };
+      const text = new TextDecoder().decode(bytes);
+      const error = errorFromResponse(res.status, res.headers, parseJson(text), text);
       if (retriesLeft > 0 && this.retryable(id, res.status)) {
         await this.sleep(this.backoff(attempt, error.retryAfterMs), args.signal);
         continue;
@@ -168,5 +182,13 @@ export class Transport {
     if (retryAfter !== null) return Math.min(retryAfter, this.retryMaxMs);
     // Retry number attempt+1, with "equal" jitter: at least half the exponential step.
     return Math.round(retryDelayMs({ attempt: attempt + 1, baseMs: this.retryBaseMs, maxMs: Number.POSITIVE_INFINITY }));
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? (JSON.parse(text) as unknown) : null;
+  } catch {
+    return null;
   }
 }

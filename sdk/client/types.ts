@@ -101,6 +101,20 @@ export interface TranscriptRecord {
   updatedAt: string;
 }
 
+/** A transcript export (`MediaJobs.transcriptions.export`): the file and what its headers say of it. */
+export interface TranscriptFile {
+  bytes: Uint8Array;
+  /** The bytes as UTF-8 text (every format but `docx`). */
+  text(): string;
+  contentType: string;
+  /** The name the API suggests saving it under (`Content-Disposition`), Unicode where the source's name is. */
+  fileName: string | null;
+  /** The transcript revision it was rendered from. */
+  revision: number | null;
+}
+
+export type { ExportFormat, ExportLayer } from "../../contracts/transcript-exports";
+
 type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 /** `GET /v1/clip-generations/{clipGenerationId}`: the analysis fields are null until the record is completed. */

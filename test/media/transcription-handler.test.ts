@@ -271,6 +271,17 @@ describe("transcription handler speakers (local PocketSphinx and the local diari
     expect(r.diarization).toEqual({ engine: "local-mfcc", model: expect.any(String) as string });
   });
 
+  it("writes the speakers into its files: SRT names them where turns start, WebVTT opens every cue with a voice span", async () => {
+    const r = outcome.result!;
+    const cuesOf = async (key: string) => parseSync(await getText(key)).flatMap((n) => (n.type === "cue" ? [n.data.text] : []));
+    const turns = r.segments.filter((s, i) => s.speaker !== r.segments[i - 1]?.speaker).map((s) => s.speaker);
+    const srt = await cuesOf(OUTPUT_KEYS.srt);
+    expect(srt.flatMap((text) => /^(SPEAKER_\d{2}): /.exec(text)?.[1] ?? [])).toEqual(turns);
+    const vtt = await cuesOf(OUTPUT_KEYS.vtt);
+    expect(vtt.every((text) => /^<v SPEAKER_\d{2}>/.test(text))).toBe(true);
+    expect(JSON.parse(await getText(OUTPUT_KEYS.segments))).toMatchObject({ speakers: r.speakers });
+  });
+
   it("attributes at least 90 % of the words to the voice that spoke them", () => {
     const words = outcome.result!.segments.flatMap((s) => s.words!);
     const voiced = words.filter((w) => voiceAt(w) !== undefined);

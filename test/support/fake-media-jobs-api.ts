@@ -65,7 +65,8 @@ export async function startFakeApi(): Promise<FakeApi> {
       return;
     }
     res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
-    res.end(reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body));
+    const body = reply.body;
+    res.end(body === undefined ? "" : typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

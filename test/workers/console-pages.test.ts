@@ -195,6 +195,24 @@ describe("pages for a signed-in user", () => {
     expect(html).toContain('data-action="edit"');
   });
 
+  it("the transcript page links a download per export format, and a link saves the file with the session cookie alone", async () => {
+    const { html } = await open(admin, `/console/transcripts/${transcript.textSourceId}`);
+    const links = [...html.matchAll(/<a href="([^"]+)" download="">/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
+    const base = `/v1/transcriptions/${transcript.textSourceId}/export?format=`;
+    expect(links).toEqual(["docx", "md", "srt", "vtt", "txt", "json"].map((f) => `${base}${f}`));
+    const res = await exports.default.fetch(new Request(`${SITE}${links[1]}`, { headers: { cookie: admin.cookie } }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toBe("attachment; filename=clip.md");
+    expect(await res.text()).toContain("general kenobi");
+  });
+
+  it("a transcript that is not completed offers no downloads", async () => {
+    const pending = String((await getJob(t, runningJobId)).input["textSourceId"]);
+    const { html } = await open(admin, `/console/transcripts/${pending}`);
+    expect(html).toContain("No segments");
+    expect(html).not.toContain("/export?format=");
+  });
+
   it("the media route streams the source from the bucket, honouring the browser's Range", async () => {
     const res = await exports.default.fetch(
       new Request(`${SITE}/console/media/transcripts/${transcript.textSourceId}`, {

@@ -13,6 +13,7 @@ import { admin, call, expectError, runnerToken, type ApiResponse } from "./helpe
 import { createUser, signIn } from "./helpers/console";
 import { submitTranscription, transcriptionBody } from "./helpers/jobs";
 import { seedServiceRecords } from "./helpers/records";
+import { saveTranscriptRow } from "./helpers/transcripts";
 import { putSource } from "./helpers/s3";
 import { consoleSession, createTenant, projectKey, unique, type Tenant } from "./helpers/tenant";
 
@@ -92,6 +93,8 @@ beforeAll(async () => {
   const job = await submitTranscription(a);
   const transcriptionId = String(job.input["textSourceId"]);
   const records = await seedServiceRecords(a.projectId, transcriptionId, job.jobId);
+  // Completed as the transcription sink saves it: routes that read a transcript's content (the export) answer only then.
+  await saveTranscriptRow(a.projectId, transcriptionId, [{ id: 0, start: 0, end: 1, text: "tenant A's words" }]);
   const term = await call<{ termId: string }>("POST", "/v1/glossary", { key: a.projectKey, body: { term: unique("t"), preferred: "T" } });
   const [sessionA, sessionB] = await Promise.all([adminSession(a), adminSession(b)]);
   const memberOfA = await createUser(a);
@@ -140,7 +143,13 @@ const BODIES: Record<string, () => unknown> = {
   "POST /v1/catalog/search": () => ({ query: "anything" }),
 };
 
-const pathOf = (r: Route) => r.path.replace(/:([A-Za-z]+)/g, (_, name: string) => w.params[name] ?? `missing-${name}`);
+/** Query strings that pass validation, for the routes that need one before they look their record up. */
+const QUERIES: Record<string, string> = {
+  "GET /v1/transcriptions/:transcriptionId/export": "?format=json",
+};
+
+const pathOf = (r: Route) =>
+  r.path.replace(/:([A-Za-z]+)/g, (_, name: string) => w.params[name] ?? `missing-${name}`) + (QUERIES[r.key] ?? "");
 
 function send(r: Route, opts: { key?: string; headers?: Record<string, string>; body?: unknown }): Promise<ApiResponse> {
   const body = opts.body ?? BODIES[r.key]?.();

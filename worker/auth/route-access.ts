@@ -84,6 +84,7 @@ export const ROUTE_ACCESS = {
   "GET /v1/transcriptions/:transcriptionId": { access: "project", permission: "transcript:read" },
   "PATCH /v1/transcriptions/:transcriptionId/segments": { access: "project", permission: "transcript:write" },
   "PATCH /v1/transcriptions/:transcriptionId/speakers": { access: "project", permission: "transcript:write" },
+  "GET /v1/transcriptions/:transcriptionId/export": { access: "project", permission: "transcript:read" },
   "GET /v1/glossary": { access: "project", permission: "glossary:read" },
   "POST /v1/glossary": { access: "project", permission: "glossary:write" },
   "DELETE /v1/glossary/:termId": { access: "project", permission: "glossary:write" },

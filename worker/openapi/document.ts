@@ -201,7 +201,16 @@ function routeConfig(op: OperationDoc): RouteConfig {
       : []),
   ];
   const success = op.raw
-    ? { description: op.raw.description, headers: bookmarkOut, content: { [op.raw.contentType]: { schema: { type: "string" as const } } } }
+    ? {
+        description: op.raw.description,
+        headers: {
+          ...bookmarkOut,
+          ...Object.fromEntries(
+            Object.entries(op.raw.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" as const } }]),
+          ),
+        },
+        content: Object.fromEntries([op.raw.contentType].flat().map((type) => [type, { schema: { type: "string" as const } }])),
+      }
     : {
         headers: bookmarkOut,
         description: op.dataDescription ?? "Success: the `{ data, metadata }` envelope.",

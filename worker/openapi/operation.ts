@@ -50,8 +50,12 @@ export interface OperationDoc {
    * a query, 405 and 500 for all.
    */
   errors?: ErrorCode[];
-  /** A response that is not the JSON envelope (the reference page, the document itself). */
-  raw?: { contentType: string; description: string };
+  /**
+   * A response that is not the JSON envelope (the reference page, the document itself, a file):
+   * its content type or, for a route that answers several, each of them; and its headers beyond
+   * the bookmark, by name.
+   */
+  raw?: { contentType: string | readonly string[]; description: string; headers?: Record<string, string> };
 }
 
 /** Declares a list of operations with their literal shape checked. */

@@ -1,8 +1,8 @@
 import { Command, Option } from "commander";
 import { writeFile } from "node:fs/promises";
-import { MediaJobsError } from "../../client";
-import { toFullText, toSrt, toVtt } from "../../../contracts/subtitles";
+import { EXPORT_FORMATS, EXPORT_LAYERS, type ExportFormat, type ExportLayer } from "../../../contracts/transcript-exports";
 import { client, jsonOption, type Ctx } from "../context";
+import { UsageError } from "../exit-codes";
 import { writeJson } from "../output";
 
 /** `media-jobs transcripts get`. */
@@ -12,51 +12,49 @@ export function transcriptsCommand(ctx: Ctx): Command {
   const cmd = new Command("transcripts").description("read transcripts");
   cmd
     .command("get")
-    .description("print a transcript as SRT, WebVTT, plain text or the JSON record")
+    .description("print or save a transcript as SRT, WebVTT, text, Markdown or Word (docx), or the JSON record")
     .argument("<transcriptionId>", "the txt_ id (resultSummary.textSourceId)")
-    .addOption(new Option("--format <format>", "output format").choices(["srt", "vtt", "txt", "json"]).default("txt"))
+    .addOption(new Option("--format <format>", "output format").choices(EXPORT_FORMATS).default("txt"))
     .addOption(
       new Option("--layer <layer>", "which layer: the current (edited) segments, the glossary-applied or the raw engine output")
-        .choices(["segments", "glossary", "raw"])
+        .choices(EXPORT_LAYERS)
         .default("segments"),
     )
+    .option("--no-speakers", "leave speaker names out of the file")
     .option("-o, --output <file>", "write to a file instead of stdout")
     .addOption(jsonOption())
-    .action(
-      async (
-        id: string,
-        flags: { format: "srt" | "vtt" | "txt" | "json"; layer: "segments" | "glossary" | "raw"; output?: string; json?: boolean },
-      ) => {
-        const { mj } = await client(io);
-        const record = await mj.transcriptions.get(id, flags.format === "json" ? {} : { layers: [flags.layer] });
-        if (record.status !== "completed" && flags.format !== "json")
-          throw new MediaJobsError({ status: 0, code: "notCompleted", message: `transcription ${id} is ${record.status}` });
-        // Rendered here from the API's segments with the runner's own writers: the same cues as the files in the bucket, plus any later edits.
-        const segments = record[flags.layer] ?? [];
-        const content =
-          flags.format === "json"
-            ? JSON.stringify(record, null, 2) + "\n"
-            : flags.format === "srt"
-              ? toSrt(segments)
-              : flags.format === "vtt"
-                ? toVtt(segments)
-                : toFullText(segments);
-        if (flags.output) {
-          await writeFile(flags.output, content);
-          if (flags.json)
-            writeJson(io.stdout, { transcriptionId: id, format: flags.format, file: flags.output, bytes: Buffer.byteLength(content) });
-          else io.stderr.write(`wrote ${flags.output}\n`);
-          return;
-        }
-        if (flags.json)
-          writeJson(
-            io.stdout,
-            flags.format === "json"
-              ? record
-              : { transcriptionId: id, format: flags.format, layer: flags.layer, revision: record.revision, content },
-          );
+    .action(async (id: string, flags: { format: ExportFormat; layer: ExportLayer; speakers: boolean; output?: string; json?: boolean }) => {
+      const { mj } = await client(io);
+      // `--format json` prints the transcript record, as it always has; every other format is the API's export.
+      if (flags.format === "json") {
+        const content = JSON.stringify(await mj.transcriptions.get(id), null, 2) + "\n";
+        if (flags.output) await save(flags.output, content, flags.json, { transcriptionId: id, format: "json" });
         else io.stdout.write(content);
-      },
-    );
+        return;
+      }
+      if (flags.format === "docx" && !flags.output) throw new UsageError("--format docx is a binary file: give --output <file>");
+      // Rendered by the API with the runner's own writers: the same cues as the file in the bucket, plus later edits and names.
+      const file = await mj.transcriptions.export(id, flags.format, {
+        layer: flags.layer,
+        ...(flags.speakers ? {} : { speakers: false }),
+      });
+      const about = { transcriptionId: id, format: flags.format, layer: flags.layer, revision: file.revision };
+      if (flags.output) await save(flags.output, file.bytes, flags.json, about);
+      else if (flags.json) writeJson(io.stdout, { ...about, content: file.text() });
+      else io.stdout.write(file.text());
+    });
+
+  /** Writes the file; says where on stderr, or with --json what it wrote on stdout. */
+  async function save(
+    path: string,
+    content: string | Uint8Array,
+    json: boolean | undefined,
+    about: Record<string, unknown>,
+  ): Promise<void> {
+    await writeFile(path, content);
+    const bytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
+    if (json) writeJson(io.stdout, { ...about, file: path, bytes });
+    else io.stderr.write(`wrote ${path}\n`);
+  }
   return cmd;
 }

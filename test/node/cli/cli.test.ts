@@ -34,7 +34,7 @@ describe("arguments and usage", () => {
   });
 
   it("a value outside the allowed choices is a usage error: exit 2", async () => {
-    expect((await runCli(["transcripts", "get", "txt_1", "--format", "docx"], { env })).code).toBe(2);
+    expect((await runCli(["transcripts", "get", "txt_1", "--format", "pdf"], { env })).code).toBe(2);
   });
 
   it("an unknown status in --status is a usage error: exit 2", async () => {
@@ -256,27 +256,35 @@ describe("transcripts get", () => {
       { id: 1, start: 3, end: 5, text: "General Kenobi." },
     ],
   };
+  const EXPORT = "/v1/transcriptions/txt_1/export";
+  /** What the export route answers: the file in the format's content type, the revision it rendered. */
+  const file = (body: string | Uint8Array, type: string, name = "talk.srt") => ({
+    status: 200,
+    body,
+    headers: { "content-type": type, "content-disposition": `attachment; filename="${name}"`, "x-transcript-revision": "2" },
+  });
+  const SRT = "1\n00:00:00,000 --> 00:00:02,500\nHello there.\n\n2\n00:00:03,000 --> 00:00:05,000\nGeneral Kenobi.\n";
 
-  it("--format srt renders the current segments as SRT cues", async () => {
-    api.on("GET", "/v1/transcriptions/txt_1", ok(transcript));
+  it("--format srt prints the API's export of the current segments", async () => {
+    api.on("GET", EXPORT, file(SRT, "application/x-subrip; charset=utf-8"));
     const r = await runCli(["transcripts", "get", "txt_1", "--format", "srt"], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe("1\n00:00:00,000 --> 00:00:02,500\nHello there.\n\n2\n00:00:03,000 --> 00:00:05,000\nGeneral Kenobi.\n");
-    expect(api.requests[0]!.query.get("layers")).toBe("segments");
+    expect(r.stdout).toBe(SRT);
+    expect(Object.fromEntries(api.requests[0]!.query)).toEqual({ format: "srt", layer: "segments" });
   });
 
   it("--format vtt starts with the WEBVTT header", async () => {
-    api.on("GET", "/v1/transcriptions/txt_1", ok(transcript));
+    api.on("GET", EXPORT, file("WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.500\nHello there.\n", "text/vtt; charset=utf-8"));
     expect((await runCli(["transcripts", "get", "txt_1", "--format", "vtt"], { env })).stdout).toMatch(/^WEBVTT\n\n1\n00:00:00.000 --> /);
   });
 
   it("--format txt prints one segment per line", async () => {
-    api.on("GET", "/v1/transcriptions/txt_1", ok(transcript));
+    api.on("GET", EXPORT, file("Hello there.\nGeneral Kenobi.\n", "text/plain; charset=utf-8"));
     expect((await runCli(["transcripts", "get", "txt_1", "--format", "txt"], { env })).stdout).toBe("Hello there.\nGeneral Kenobi.\n");
   });
 
   it("--json wraps the rendered subtitles with the transcript's revision", async () => {
-    api.on("GET", "/v1/transcriptions/txt_1", ok(transcript));
+    api.on("GET", EXPORT, file(SRT, "application/x-subrip; charset=utf-8"));
     const r = await runCli(["transcripts", "get", "txt_1", "--format", "srt", "--json"], { env });
     expect(JSON.parse(r.stdout)).toMatchObject({
       transcriptionId: "txt_1",
@@ -284,6 +292,43 @@ describe("transcripts get", () => {
       revision: 2,
       content: expect.stringMatching(/^1\n/),
     });
+  });
+
+  it("--format docx --output writes the Word file's bytes as the API sent them", async () => {
+    const bytes = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0xff, 0xfe, 0x00, 0x80]);
+    api.on("GET", EXPORT, file(bytes, "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "talk.docx"));
+    const out = path.join(env["XDG_CONFIG_HOME"]!, "talk.docx");
+    const r = await runCli(["transcripts", "get", "txt_1", "--format", "docx", "--output", out], { env });
+    expect(r.code).toBe(0);
+    expect(new Uint8Array(await readFile(out))).toEqual(bytes);
+    expect(api.requests[0]!.query.get("format")).toBe("docx");
+  });
+
+  it("--format docx without --output is a usage error: exit 2, and nothing is fetched", async () => {
+    const r = await runCli(["transcripts", "get", "txt_1", "--format", "docx"], { env });
+    expect(r.code).toBe(2);
+    expect(api.requests).toEqual([]);
+  });
+
+  it("--format md --layer raw --no-speakers asks the export for the raw layer without speaker names", async () => {
+    api.on("GET", EXPORT, file("# talk\n", "text/markdown; charset=utf-8", "talk.md"));
+    const r = await runCli(["transcripts", "get", "txt_1", "--format", "md", "--layer", "raw", "--no-speakers"], { env });
+    expect(r.stdout).toBe("# talk\n");
+    expect(Object.fromEntries(api.requests[0]!.query)).toEqual({ format: "md", layer: "raw", speakers: "false" });
+  });
+
+  it("--format json prints the transcript record", async () => {
+    api.on("GET", "/v1/transcriptions/txt_1", ok(transcript));
+    expect(JSON.parse((await runCli(["transcripts", "get", "txt_1", "--format", "json"], { env })).stdout)).toEqual(transcript);
+  });
+
+  it("an export the API refuses (a transcript not completed) is an API error: exit 5", async () => {
+    api.on(
+      "GET",
+      EXPORT,
+      apiError(422, "validationError", "transcription txt_1 is pending", [{ path: "transcriptionId", issue: "jobNotCompleted" }]),
+    );
+    expect((await runCli(["transcripts", "get", "txt_1", "--format", "srt"], { env })).code).toBe(5);
   });
 });
 

@@ -4,6 +4,7 @@ import { ActionsHeader, Csrf, Layout, PostButton, StatusBadge, when, type Shell 
 import type { TranscriptRecord } from "../../../sdk/client/types";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 import { clock } from "../format";
+import { TranscriptDownloads } from "./transcript-downloads";
 
 /** The transcript record as the API answers it (sdk/client/types.ts). */
 export type Transcript = TranscriptRecord;
@@ -50,6 +51,7 @@ export function TranscriptPage(props: {
           <a href={`/console/jobs/${t.jobId}`}>{t.jobId}</a> · updated {when(t.updatedAt)} UTC
         </dd>
       </dl>
+      <TranscriptDownloads transcriptionId={t.transcriptionId} status={t.status} />
       <div class="player">
         <div>
           <video

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { DiarizationRecordSchema, SegmentSchema, SpeakerSchema } from "../../../contracts/transcript";
 import { GlossaryTermSchema, SegmentEditSchema, SpeakersEditSchema, TranscriptQuery } from "../../services/transcription/routes";
+import { ExportQuery } from "../../services/transcription/export-route";
+import { TRANSCRIPT_REVISION_HEADER } from "../../../contracts/transcript-exports";
+import { EXPORT_CONTENT_TYPES } from "../../transcripts/exports/formats";
 import { operations } from "../operation";
 import { EXAMPLE_ID } from "../examples";
 
@@ -59,6 +62,36 @@ export const transcriptionOperations = operations([
     bodyExample: { revision: 3, names: { SPEAKER_00: "Ada Lovelace" }, merge: [{ from: "SPEAKER_02", into: "SPEAKER_01" }] },
     data: z.object({ transcriptionId: z.string(), revision: z.number().int(), speakers: z.array(SpeakerSchema) }),
     errors: ["notFound", "conflict"],
+  },
+  {
+    method: "get",
+    path: "/v1/transcriptions/:transcriptionId/export",
+    tag: "Transcripts",
+    summary: "Export a transcript as a file",
+    description:
+      "The transcript rendered now, as a file to save: Word (`docx`), Markdown (`md`), SRT, WebVTT, plain text (`txt`) or the " +
+      "segments JSON, with speaker names as they are now and every segment edit. The answer is the file itself, not the JSON " +
+      'envelope, with `Content-Disposition: attachment; filename="…"` named after the source. A transcript that is not ' +
+      "completed answers 422 (`jobNotCompleted`).",
+    access: "project",
+    permission: "transcript:read",
+    params: txtParam,
+    query: ExportQuery,
+    queryNotes: {
+      format: "docx, md, srt, vtt, txt or json.",
+      layer: "Which segments: segments (current, edited; default), glossary or raw.",
+      speakers:
+        "true (default): name speakers in SRT (first cue of a turn), WebVTT (voice spans), text, Markdown and Word; false: leave them out. JSON always carries them.",
+    },
+    raw: {
+      contentType: EXPORT_CONTENT_TYPES,
+      description: "The file, in the content type of its format.",
+      headers: {
+        "Content-Disposition": '`attachment; filename="<source name>.<ext>"`, with `filename*` for a name beyond ASCII.',
+        [TRANSCRIPT_REVISION_HEADER]: "The transcript revision the file was rendered from.",
+      },
+    },
+    errors: ["notFound"],
   },
   {
     method: "get",

@@ -30,6 +30,7 @@ import {
 import { nowIso } from "../../../contracts/clock";
 import { readThumbnails } from "../thumbnail/store";
 import { metadataOf } from "../metadata/store";
+import { transcriptExportRoutes } from "./export-route";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
@@ -208,7 +209,8 @@ export const transcriptRoutes = new Hono<AppBindings>()
     }
     if (revision === null) throw changedMeanwhile();
     return ok(c, { transcriptionId: t.id, revision, speakers });
-  });
+  })
+  .route("/", transcriptExportRoutes);
 
 /** A completed transcript of the project at `revision`: what an edit may change, or the error that says why not. */
 async function editableTranscript(db: Db, projectId: string, id: string, revision: number) {
