@@ -2,11 +2,13 @@
 /** @jsxImportSource hono/jsx */
 import { ActionsHeader, Csrf, Layout, PostButton, StatusBadge, when, type Shell } from "../layout";
 import type { TranscriptRecord } from "../../../sdk/client/types";
+import type { Speaker } from "../../../contracts/transcript";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 import { clock } from "../format";
+import { MoveSegment, SegmentSpeaker, SpeakersPanel, type SpeakerForms } from "./speakers";
 
-/** The transcript record as the API answers it (sdk/client/types.ts). */
-export type Transcript = TranscriptRecord;
+/** The transcript record as the API answers it (sdk/client/types.ts), with its speaker list (empty when not diarized). */
+export type Transcript = TranscriptRecord & { speakers: Speaker[] };
 export interface GlossaryTerm {
   termId: string;
   term: string;
@@ -19,13 +21,25 @@ export function TranscriptPage(props: {
   glossary: GlossaryTerm[];
   versions: { translations: TranslationEntry[]; dubbings: DubbingEntry[] };
   notice?: string | undefined;
+  error?: string | undefined;
 }) {
   const t = props.transcript;
   const segments = t.segments ?? [];
   const csrf = props.shell.session.csrfToken;
   const glossaryAction = `/console/transcripts/${t.transcriptionId}/glossary`;
+  // Speaker controls only where there are speakers, and forms only where the API would take an edit.
+  const speakers = t.speakers ?? [];
+  const speakerForms: SpeakerForms | null =
+    speakers.length > 0 && t.status === "completed" ? { transcriptionId: t.transcriptionId, revision: t.revision, csrf } : null;
   return (
-    <Layout title={`Transcript ${t.transcriptionId}`} nav="jobs" shell={props.shell} scripts={["transcript.js"]} notice={props.notice}>
+    <Layout
+      title={`Transcript ${t.transcriptionId}`}
+      nav="jobs"
+      shell={props.shell}
+      scripts={["transcript.js"]}
+      notice={props.notice}
+      error={props.error}
+    >
       <dl class="facts">
         <dt>Status</dt>
         <dd>
@@ -70,6 +84,7 @@ export function TranscriptPage(props: {
                 <button type="button" class="seek" aria-label={`Play from ${clock(s.start)}`}>
                   {clock(s.start)}
                 </button>
+                {s.speaker !== undefined && speakers.length > 0 ? <SegmentSpeaker label={s.speaker} speakers={speakers} /> : null}
                 <p class="seg-text">{s.text}</p>
                 <div class="seg-tools">
                   {t.status === "completed" ? (
@@ -77,12 +92,16 @@ export function TranscriptPage(props: {
                       Edit
                     </button>
                   ) : null}
+                  {speakerForms && s.speaker !== undefined ? (
+                    <MoveSegment segment={{ id: s.id, start: s.start, speaker: s.speaker }} speakers={speakers} forms={speakerForms} />
+                  ) : null}
                 </div>
               </li>
             ))}
           </ol>
         </section>
       </div>
+      {speakers.length > 0 ? <SpeakersPanel speakers={speakers} forms={speakerForms} /> : null}
       <h2>Glossary</h2>
       {props.glossary.length === 0 ? (
         <p class="muted">The project glossary is empty.</p>
