@@ -78,7 +78,9 @@ ol.segments .seg-speaker+.seg-text{grid-column:2}
 .speaker-name{font-weight:600}
 .inline-form{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:0}
 .inline-form input[type=text],.inline-form select{width:auto;max-width:16rem}
-ol.segments .seg-move{margin-top:.3rem}
+ol.segments .seg-tools{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
+ol.segments .seg-tools .seg-edit,ol.segments .seg-tools .seg-msg{flex-basis:100%}
+ol.segments .seg-move select{max-width:12rem}
 ${SPEAKER_CSS}
 meter{width:12rem;max-width:100%}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:1rem}
