@@ -88,4 +88,20 @@ describe("the console's speakers in a real browser", () => {
     expect(stored.revision).toBe(2);
     expect(cspReports).toEqual([]);
   });
+
+  it("after a segment is edited in place, the speaker forms post the revision that edit made", async () => {
+    const first = page.locator("ol.segments li").first();
+    await first.getByRole("button", { name: /Edit the segment/ }).click();
+    await first.getByLabel("Segment text").fill("Good morning, and welcome back.");
+    await first.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.locator("#revision").textContent()).toBe("3");
+    await page.getByLabel("Name for SPEAKER_00").fill("Grace Hopper");
+    await page.getByRole("button", { name: "Save the name of SPEAKER_00" }).click();
+    await page.waitForURL(/done=speakerRenamed/);
+    const stored = await e.api<{ revision: number; speakers: Speaker[] }>("GET", `/v1/transcriptions/${transcriptionId}?layers=segments`);
+    expect({ revision: stored.revision, names: stored.speakers.map((s) => s.name) }).toEqual({
+      revision: 4,
+      names: ["Grace Hopper", "Ada Lovelace"],
+    });
+  });
 });

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
+import { raw } from "hono/html";
 import { speakerDisplayName } from "../../../contracts/speakers";
 import type { Speaker } from "../../../contracts/transcript";
 import { clock, minutesSeconds } from "../format";
@@ -136,30 +137,46 @@ function newLabel(speakers: readonly Speaker[]): string | null {
   return next > 99 ? null : `SPEAKER_${String(next).padStart(2, "0")}`;
 }
 
-/** Moves one segment (and its words) to another speaker, or to a new one. */
-export function MoveSegment(props: {
-  segment: { id: number; start: number; speaker: string };
-  speakers: readonly Speaker[];
-  forms: SpeakerForms;
-}) {
-  const { segment, speakers, forms } = props;
+/**
+ * The form that moves one segment (and its words) to another speaker, or to a new one, for each
+ * segment row. Its hidden fields and option lists are the same on every row but for the option
+ * selected, so they are rendered once per page (one list per speaker) and reused as escaped HTML:
+ * a long transcript has a form per segment, and rendering each list again cost a 1000-segment page
+ * five times the CPU of the page without speakers.
+ */
+export function moveSegmentForms(speakers: readonly Speaker[], forms: SpeakerForms) {
   const fresh = newLabel(speakers);
-  const id = `move-${segment.id}`;
-  return (
-    <form method="post" action={`${base(forms)}/segments/${segment.id}/speaker`} class="inline-form seg-move">
-      <Hidden forms={forms} />
-      <label for={id} class="visually-hidden">{`Speaker of the segment at ${clock(segment.start)}`}</label>
-      <select id={id} name="speaker">
-        {speakers.map((s) => (
-          <option value={s.label} selected={s.label === segment.speaker}>
-            {speakerDisplayName(s.label, speakers)}
-          </option>
-        ))}
-        {fresh ? <option value={fresh}>{`A new speaker (${fresh})`}</option> : null}
-      </select>
-      <button type="submit" class="secondary" aria-label={`Move the segment at ${clock(segment.start)} to this speaker`}>
-        Move
-      </button>
-    </form>
+  const hidden = raw(String(<Hidden forms={forms} />));
+  const options = new Map(
+    speakers.map((current) => [
+      current.label,
+      raw(
+        String(
+          <>
+            {speakers.map((s) => (
+              <option value={s.label} selected={s.label === current.label}>
+                {speakerDisplayName(s.label, speakers)}
+              </option>
+            ))}
+            {fresh ? <option value={fresh}>{`A new speaker (${fresh})`}</option> : null}
+          </>,
+        ),
+      ),
+    ]),
   );
+  return function MoveSegment(segment: { id: number; start: number; speaker: string }) {
+    const id = `move-${segment.id}`;
+    return (
+      <form method="post" action={`${base(forms)}/segments/${segment.id}/speaker`} class="inline-form seg-move">
+        {hidden}
+        <label for={id} class="visually-hidden">{`Speaker of the segment at ${clock(segment.start)}`}</label>
+        <select id={id} name="speaker">
+          {options.get(segment.speaker) ?? null}
+        </select>
+        <button type="submit" class="secondary" aria-label={`Move the segment at ${clock(segment.start)} to this speaker`}>
+          Move
+        </button>
+      </form>
+    );
+  };
 }

@@ -5,7 +5,7 @@ import type { TranscriptRecord } from "../../../sdk/client/types";
 import type { Speaker } from "../../../contracts/transcript";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 import { clock } from "../format";
-import { MoveSegment, SegmentSpeaker, SpeakersPanel, type SpeakerForms } from "./speakers";
+import { moveSegmentForms, SegmentSpeaker, SpeakersPanel, type SpeakerForms } from "./speakers";
 
 /** The transcript record as the API answers it (sdk/client/types.ts), with its speaker list (empty when not diarized). */
 export type Transcript = TranscriptRecord & { speakers: Speaker[] };
@@ -31,6 +31,7 @@ export function TranscriptPage(props: {
   const speakers = t.speakers ?? [];
   const speakerForms: SpeakerForms | null =
     speakers.length > 0 && t.status === "completed" ? { transcriptionId: t.transcriptionId, revision: t.revision, csrf } : null;
+  const moveSegment = speakerForms ? moveSegmentForms(speakers, speakerForms) : null;
   return (
     <Layout
       title={`Transcript ${t.transcriptionId}`}
@@ -92,9 +93,7 @@ export function TranscriptPage(props: {
                       Edit
                     </button>
                   ) : null}
-                  {speakerForms && s.speaker !== undefined ? (
-                    <MoveSegment segment={{ id: s.id, start: s.start, speaker: s.speaker }} speakers={speakers} forms={speakerForms} />
-                  ) : null}
+                  {moveSegment && s.speaker !== undefined ? moveSegment({ id: s.id, start: s.start, speaker: s.speaker }) : null}
                 </div>
               </li>
             ))}
