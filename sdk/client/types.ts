@@ -5,7 +5,7 @@ import type { Job, JobProgressView } from "../../contracts/job";
 import type { CreateJobRequest, CreateJobRequestOf } from "../../contracts/job-requests";
 import type { JobStatus, ServiceType } from "../../contracts/service-types";
 import type { Thumbnail } from "../../contracts/thumbnails";
-import type { Segment, VisualChunk } from "../../contracts/transcript";
+import type { Segment, Speaker, VisualChunk } from "../../contracts/transcript";
 
 /**
  * The types the client speaks, derived from the contracts' zod schemas wherever a schema exists
@@ -88,6 +88,10 @@ export interface TranscriptRecord {
   model: string | null;
   revision: number;
   segmentCount: number;
+  /** The current layer's speakers in order of first appearance (an extension); empty when not diarized. */
+  speakers: Speaker[];
+  /** What told the speakers apart, or null. */
+  diarization: { engine: string; model: string } | null;
   segments?: Segment[];
   glossary?: Segment[];
   raw?: Segment[];

@@ -121,6 +121,8 @@ const TRANSCRIPT_RECORD_KEYS = {
   model: true,
   revision: true,
   segmentCount: true,
+  speakers: true,
+  diarization: true,
   segments: true,
   glossary: true,
   raw: true,

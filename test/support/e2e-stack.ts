@@ -27,7 +27,9 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-let nextPort = 18700 + (process.pid % 500) * 2;
+// E2E_API_PORT: the first API port this process's stacks take (the next stack the one after), for
+// sessions sharing a machine that each keep to a range of their own; else one derived from the pid.
+let nextPort = Number(process.env["E2E_API_PORT"]) || 18700 + (process.pid % 500) * 2;
 
 export async function startE2E(
   opts: StackOptions & { plan?: "free" | "pro" | "enterprise"; settings?: Record<string, unknown> } = {},
@@ -133,14 +135,19 @@ export async function consoleKey(e: E2E): Promise<string> {
  * (PocketSphinx): the transcript later services work on. Returns its `txt_` id.
  */
 export async function transcribedSpeech(e: E2E): Promise<string> {
-  await e.s3.putObject(e.tenant.bucket, "e2e/speech.mp4", await readFile(await speechVideo()), "video/mp4");
+  return transcribedFile(e, await speechVideo(), "e2e/speech.mp4");
+}
+
+/** The local media `file` uploaded to `sourceKey` (an mp4) and transcribed by the stack's real runner; its `txt_` id. */
+export async function transcribedFile(e: E2E, file: string, sourceKey: string): Promise<string> {
+  await e.s3.putObject(e.tenant.bucket, sourceKey, await readFile(file), "video/mp4");
   const job = await e.api<Job>("POST", "/v1/jobs", {
     serviceType: "transcription",
     input: {
       sourceType: "s3_direct",
       connectionId: e.tenant.connectionId,
       bucket: e.tenant.bucket,
-      sourceKey: "e2e/speech.mp4",
+      sourceKey,
       options: { language: "en" },
     },
   });

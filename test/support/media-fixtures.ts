@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import { openSource, type AcceptedSource } from "../../gpu-runner/media/source";
+import { twoVoiceSample } from "./two-voice";
 import { buildAudioOnly, buildCardReel, buildFaceReel, buildOverLimit, buildSpeechWav, buildVideo } from "../../scripts/make-sample-media";
 
 /**
@@ -55,6 +56,12 @@ export const faceVideo = async (kind: "moving" | "interview"): Promise<string> =
 export const speechAudioOnly = async (): Promise<string> => {
   const wav = await speechWav();
   return cached("speech-audio-only.mp4", (out) => buildAudioOnly(out, wav));
+};
+
+/** The two-voice conversation (./two-voice.ts) without a video stream: a source a transcription job takes, with two speakers to tell apart. */
+export const twoVoiceAudioOnly = async (): Promise<string> => {
+  const { wav } = await twoVoiceSample();
+  return cached("two-voice-audio-only.mp4", (out) => buildAudioOnly(out, wav));
 };
 
 /** 3601 s of silence, audio only (~230 kB). */

@@ -46,6 +46,9 @@ const DONE = new Map<string, string>(
     replayed: "The event was queued for delivery again; its attempts appear below as they happen.",
     glossaryAdded: "Term added; the project's transcripts have a rebuilt glossary layer.",
     glossaryRemoved: "Term removed; the project's transcripts have a rebuilt glossary layer.",
+    speakerRenamed: "Speaker name saved.",
+    speakersMerged: "Speakers merged.",
+    segmentMoved: "Segment moved to the speaker chosen.",
     project: "Switched project.",
     revoked: "Key revoked.",
     connectionCreated: "Storage connection added.",
@@ -93,6 +96,20 @@ function apiMessage(r: { error: { message: string; details?: Array<{ path: strin
   if (!r.error) return "";
   const details = (r.error.details ?? []).map((d) => `${d.path}: ${d.issue}`).join("; ");
   return details ? `${r.error.message} (${details})` : r.error.message;
+}
+
+/** A whole number typed in a form, as a number; anything else as typed, for the API's validation to name. */
+function formInt(value: string | undefined): number | string {
+  return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : (value ?? "");
+}
+
+/** Why the API refused an edit, for the page's flash: a stale revision said plainly, anything else as the API says it. */
+function refusal(r: { status: number; error: { message: string; details?: Array<{ path: string; issue: string }> } | null }): string {
+  if (r.status === 409) {
+    const now = /^staleRevision:(\d+)$/.exec(r.error?.details?.find((d) => d.path === "revision")?.issue ?? "")?.[1];
+    return `Not saved: the transcript changed after this page was loaded${now ? ` (it is now at revision ${now})` : ""}. It is shown below as it is now; make the change again if it is still needed.`;
+  }
+  return `Not saved: ${apiMessage(r)}`;
 }
 
 export function consolePages(api: ApiFetch) {
@@ -327,19 +344,68 @@ export function consolePages(api: ApiFetch) {
     }),
   );
 
+  /** The transcript page as it is now; with `refused`, the message of an edit the API refused, under that status. */
+  const transcriptPage = async (c: Ctx, shell: Shell, refused?: { message: string; status: number }) => {
+    const id = encodeURIComponent(param(c, "transcriptionId"));
+    const [t, glossary, translations, dubbings] = await Promise.all([
+      mustGet<Transcript>(c, api, `/v1/transcriptions/${id}`),
+      callApi<GlossaryTerm[]>(c, api, "GET", "/v1/glossary"),
+      callApi<{ translations: TranslationEntry[] }>(c, api, "GET", `/v1/transcriptions/${id}/translations`),
+      callApi<DubbingEntry[]>(c, api, "GET", `/v1/transcriptions/${id}/dubbings`),
+    ]);
+    const versions = { translations: translations.data?.translations ?? [], dubbings: dubbings.data ?? [] };
+    const flash = refused ? { error: refused.message } : { notice: done(c) };
+    const html = TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [], versions, ...flash });
+    return c.html(html, (refused?.status ?? 200) as ContentfulStatusCode);
+  };
+
   app.get(
     "/transcripts/:transcriptionId",
+    page((c, shell) => transcriptPage(c, shell)),
+  );
+
+  /**
+   * A speaker form (rename, merge, move a segment): sent to the API's speakers or segments route, which
+   * does the edit, checks the revision the page was rendered at, the CSRF token and the project. Done:
+   * back to the page with its notice. Refused for the transcript's state (a stale revision, a bad name
+   * or label): the page as it is now, with the reason. Anything else (CSRF, not found): the error page.
+   */
+  const speakerEdit = (done: string, request: (form: Form, c: Ctx) => { path: "speakers" | "segments"; body: unknown }) =>
     page(async (c, shell) => {
+      const form = await readForm(c);
       const id = encodeURIComponent(param(c, "transcriptionId"));
-      const [t, glossary, translations, dubbings] = await Promise.all([
-        mustGet<Transcript>(c, api, `/v1/transcriptions/${id}`),
-        callApi<GlossaryTerm[]>(c, api, "GET", "/v1/glossary"),
-        callApi<{ translations: TranslationEntry[] }>(c, api, "GET", `/v1/transcriptions/${id}/translations`),
-        callApi<DubbingEntry[]>(c, api, "GET", `/v1/transcriptions/${id}/dubbings`),
-      ]);
-      const versions = { translations: translations.data?.translations ?? [], dubbings: dubbings.data ?? [] };
-      return c.html(TranscriptPage({ shell, transcript: t.data, glossary: glossary.data ?? [], versions, notice: done(c) }));
+      const { path, body } = request(form, c);
+      const r = await forward(c, form, "PATCH", `/v1/transcriptions/${id}/${path}`, body);
+      if (r.status === 200) return seeOther(`/console/transcripts/${id}?done=${done}`);
+      if (r.status === 409 || r.status === 422) return transcriptPage(c, shell, { message: refusal(r), status: r.status });
+      throw new PageError(r.status, apiMessage(r));
+    });
+
+  app.post(
+    "/transcripts/:transcriptionId/speakers/rename",
+    speakerEdit("speakerRenamed", (form) => {
+      const name = (form["name"] ?? "").trim();
+      return {
+        path: "speakers",
+        body: { revision: formInt(form["revision"]), names: { [form["label"] ?? ""]: name === "" ? null : name } },
+      };
     }),
+  );
+
+  app.post(
+    "/transcripts/:transcriptionId/speakers/merge",
+    speakerEdit("speakersMerged", (form) => ({
+      path: "speakers",
+      body: { revision: formInt(form["revision"]), merge: [{ from: form["from"] ?? "", into: form["into"] ?? "" }] },
+    })),
+  );
+
+  app.post(
+    "/transcripts/:transcriptionId/segments/:segmentId/speaker",
+    speakerEdit("segmentMoved", (form, c) => ({
+      path: "segments",
+      body: { revision: formInt(form["revision"]), segments: [{ id: formInt(param(c, "segmentId")), speaker: form["speaker"] ?? "" }] },
+    })),
   );
 
   app.get(

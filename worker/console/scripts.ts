@@ -45,7 +45,11 @@ const TRANSCRIPT = String.raw`
   var revision = Number(list.getAttribute("data-revision"));
   var revOut = document.getElementById("revision");
   var active = null;
-  function setRevision(n) { revision = n; list.setAttribute("data-revision", String(n)); if (revOut) revOut.textContent = String(n); }
+  // The speaker forms post the revision the page shows: an in-place edit moves them on with it.
+  function setRevision(n) {
+    revision = n; list.setAttribute("data-revision", String(n)); if (revOut) revOut.textContent = String(n);
+    document.querySelectorAll('form input[name="revision"]').forEach(function (input) { input.value = String(n); });
+  }
   if (video) {
     video.addEventListener("timeupdate", function () {
       var t = video.currentTime, hit = null;

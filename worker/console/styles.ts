@@ -1,3 +1,5 @@
+import { SPEAKER_CSS } from "./speaker-colours";
+
 /**
  * The console's one stylesheet, served by the Worker at /console/assets/console.css (no CDN, no web
  * fonts). Text colours have ≥ 4.5:1 contrast on their backgrounds; the focus ring is a dark outline inside
@@ -70,6 +72,16 @@ ol.segments li.active{background:#e3edff;box-shadow:inset 4px 0 0 var(--accent)}
 ol.segments .seek{background:#fff;color:var(--accent);padding:.1rem .4rem;font-family:ui-monospace,monospace;font-size:.85rem}
 ol.segments .seg-text{margin:0}
 ol.segments .seg-tools{grid-column:2}
+ol.segments .seg-speaker{grid-column:2;margin:0;font-weight:600;font-size:.9rem}
+ol.segments .seg-speaker+.seg-text{grid-column:2}
+.swatch{display:inline-block;width:.85em;height:.85em;margin-right:.35em;vertical-align:-.05em;border-radius:2px;background:var(--spk,currentColor);border:1px solid currentColor}
+.speaker-name{font-weight:600}
+.inline-form{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:0}
+.inline-form input[type=text],.inline-form select{width:auto;max-width:16rem}
+ol.segments .seg-tools{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
+ol.segments .seg-tools .seg-edit,ol.segments .seg-tools .seg-msg{flex-basis:100%}
+ol.segments .seg-move select{max-width:12rem}
+${SPEAKER_CSS}
 meter{width:12rem;max-width:100%}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:1rem}
 .card{border:1px solid var(--line);border-radius:6px;padding:.6rem}

@@ -5,8 +5,9 @@ import type { TranscriptRecord } from "../../../sdk/client/types";
 import { Versions, type DubbingEntry, type TranslationEntry } from "./versions";
 import { clock } from "../format";
 import { TranscriptDownloads } from "./transcript-downloads";
+import { moveSegmentForms, SegmentSpeaker, SpeakersPanel, type SpeakerForms } from "./speakers";
 
-/** The transcript record as the API answers it (sdk/client/types.ts). */
+/** The transcript record as the API answers it (sdk/client/types.ts), its speaker list included (empty when not diarized). */
 export type Transcript = TranscriptRecord;
 export interface GlossaryTerm {
   termId: string;
@@ -20,13 +21,26 @@ export function TranscriptPage(props: {
   glossary: GlossaryTerm[];
   versions: { translations: TranslationEntry[]; dubbings: DubbingEntry[] };
   notice?: string | undefined;
+  error?: string | undefined;
 }) {
   const t = props.transcript;
   const segments = t.segments ?? [];
   const csrf = props.shell.session.csrfToken;
   const glossaryAction = `/console/transcripts/${t.transcriptionId}/glossary`;
+  // Speaker controls only where there are speakers, and forms only where the API would take an edit.
+  const speakers = t.speakers ?? [];
+  const speakerForms: SpeakerForms | null =
+    speakers.length > 0 && t.status === "completed" ? { transcriptionId: t.transcriptionId, revision: t.revision, csrf } : null;
+  const moveSegment = speakerForms ? moveSegmentForms(speakers, speakerForms) : null;
   return (
-    <Layout title={`Transcript ${t.transcriptionId}`} nav="jobs" shell={props.shell} scripts={["transcript.js"]} notice={props.notice}>
+    <Layout
+      title={`Transcript ${t.transcriptionId}`}
+      nav="jobs"
+      shell={props.shell}
+      scripts={["transcript.js"]}
+      notice={props.notice}
+      error={props.error}
+    >
       <dl class="facts">
         <dt>Status</dt>
         <dd>
@@ -72,6 +86,7 @@ export function TranscriptPage(props: {
                 <button type="button" class="seek" aria-label={`Play from ${clock(s.start)}`}>
                   {clock(s.start)}
                 </button>
+                {s.speaker !== undefined && speakers.length > 0 ? <SegmentSpeaker label={s.speaker} speakers={speakers} /> : null}
                 <p class="seg-text">{s.text}</p>
                 <div class="seg-tools">
                   {t.status === "completed" ? (
@@ -79,12 +94,14 @@ export function TranscriptPage(props: {
                       Edit
                     </button>
                   ) : null}
+                  {moveSegment && s.speaker !== undefined ? moveSegment({ id: s.id, start: s.start, speaker: s.speaker }) : null}
                 </div>
               </li>
             ))}
           </ol>
         </section>
       </div>
+      {speakers.length > 0 ? <SpeakersPanel speakers={speakers} forms={speakerForms} /> : null}
       <h2>Glossary</h2>
       {props.glossary.length === 0 ? (
         <p class="muted">The project glossary is empty.</p>
