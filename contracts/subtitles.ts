@@ -221,14 +221,35 @@ function escapeVtt(s: string): string {
  * or split, so it matches the picture the source cue matched). Two balanced lines when the text
  * fits them, more lines rather than a split cue when it does not; a segment with no text has no cue.
  */
-export function segmentCues(segments: readonly Pick<Segment, "start" | "end" | "text">[], maxLineChars = DEFAULTS.maxLineChars): Cue[] {
+export function segmentCues(
+  segments: readonly Pick<Segment, "start" | "end" | "text" | "speaker">[],
+  maxLineChars = DEFAULTS.maxLineChars,
+): Cue[] {
   return segments
     .filter((s) => s.text.trim() !== "")
     .map((s) => ({
       start: s.start,
       end: s.end,
       lines: wrapLines(s.text.trim(), maxLineChars, columns(s.text.trim()) <= maxLineChars * 2 ? 2 : Number.POSITIVE_INFINITY),
+      ...(s.speaker !== undefined ? { speaker: s.speaker } : {}),
     }));
+}
+
+/**
+ * Translated subtitles with speakers: SRT names the speaker before the first cue of each turn, WebVTT
+ * opens every cue with a voice span, as the transcript's own files do (toSrt, toVtt). The cues keep
+ * the segments' times, so a name may lengthen a first line rather than move a cue.
+ */
+export function segmentSubtitles(cues: readonly Cue[], speakers?: SpeakerFileOptions): { srt: string; vtt: string } {
+  let previous: string | undefined;
+  const prefixed = cues.map((cue) => {
+    const turnStarts = cue.speaker !== undefined && cue.speaker !== previous;
+    previous = cue.speaker;
+    const name = turnStarts ? fileSpeakerName(cue.speaker!, speakers) : null;
+    return name === null ? cue : { ...cue, lines: [`${name}: ${cue.lines[0] ?? ""}`, ...cue.lines.slice(1)] };
+  });
+  const voice = (cue: Cue) => (cue.speaker === undefined ? null : fileSpeakerName(cue.speaker, speakers));
+  return { srt: srtFromCues(prefixed), vtt: vttFromCues(cues, voice) };
 }
 
 function noArrow(s: string): string {

@@ -19,7 +19,7 @@ import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAF
 /**
  * The spec's `options.language`, and this service's extensions (docs/api.md): `diarization` (speaker
  * labels; on by default), `vocabulary` (terms passed to the recogniser) and `subtitleSpeakers`
- * (speaker names in the SRT and VTT files; on by default when the transcript has speakers).
+ * (speaker names in the SRT, VTT and text files; on by default when the transcript has speakers).
  */
 const options = z
   .strictObject({

@@ -94,6 +94,17 @@ describe("translation handler", () => {
     expect(save.segments.map((seg) => seg.speaker)).toEqual(speakers);
   });
 
+  it("names the source's speakers in the subtitles: SRT at each turn, WebVTT on every cue", async () => {
+    const segments = SOURCE.segments.map((seg, i) => ({ ...seg, speaker: i === 0 ? "SPEAKER_00" : "SPEAKER_01" }));
+    await run({ ...SOURCE, segments, speakers: [{ label: "SPEAKER_00", name: "Ada" }] });
+    const srt = await (await client.getObject(BUCKET, KEYS.srt)).text();
+    const vtt = await (await client.getObject(BUCKET, KEYS.vtt)).text();
+    expect(srt).toMatch(/00:00:02,500\nAda: Buenos/);
+    expect(srt).toMatch(/00:00:06,250\nSPEAKER_01: /);
+    expect(vtt).toMatch(/<v Ada>Buenos/);
+    expect(vtt).toMatch(/<v SPEAKER_01>/);
+  });
+
   it("writes the glossary term's preferred spelling and reports nothing missing", async () => {
     const { save } = await run();
     expect(save.segments[1]!.text).toContain("Kubernetes");

@@ -99,7 +99,7 @@ export async function translate(
   source: TranslationSource,
 ): Promise<Translated> {
   const t = await translateSource(engine, plan, source, ctx.signal);
-  await uploadSubtitles(ctx, plan, t.segments);
+  await uploadSubtitles(ctx, plan, t.segments, source.speakers);
   await saveTranslationCall(ctx, translationSave(engine, plan, source, t));
   return t;
 }

@@ -40,7 +40,7 @@ export function createTranslationHandler(deps: TranslationHandlerDeps = {}): Ser
     );
     await report.stage(
       "upload_subtitles",
-      () => uploadSubtitles(ctx, plan, translated.segments),
+      () => uploadSubtitles(ctx, plan, translated.segments, source.speakers),
       (cues) => ({ cues, ...plan.resolvedOutputKeys }),
     );
     const save = translationSave(engine, plan, source, translated);

@@ -14,7 +14,7 @@ import { StepFailure } from "../../../contracts/step-failure";
 import type { HandlerContext } from "../../handler";
 import { uploadObject } from "../../objects";
 import { round3 } from "../../step-input";
-import { segmentCues, srtFromCues, vttFromCues } from "../../../contracts/subtitles";
+import { segmentCues, segmentSubtitles } from "../../../contracts/subtitles";
 import { glossaryReport } from "./glossary-report";
 import { recordSourceDuration } from "../../task-scope";
 
@@ -95,11 +95,14 @@ export async function uploadSubtitles(
   ctx: Pick<HandlerContext, "openStorage" | "openObjects" | "task">,
   plan: TranslationPlan,
   segments: readonly TranslatedSegment[],
+  speakers: TranslationSource["speakers"] = [],
 ): Promise<number> {
+  // The source's speakers, named as the transcript names them now (labels where it has no name).
   const cues = segmentCues(segments);
+  const subtitles = segmentSubtitles(cues, { speakers, speakerLabels: true });
   const files = [
-    ["srt", srtFromCues(cues), "application/x-subrip; charset=utf-8"],
-    ["vtt", vttFromCues(cues), "text/vtt; charset=utf-8"],
+    ["srt", subtitles.srt, "application/x-subrip; charset=utf-8"],
+    ["vtt", subtitles.vtt, "text/vtt; charset=utf-8"],
   ] as const;
   // Independent objects: written together.
   if (ctx.task.presigned) {
