@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { startE2E, type E2E } from "../support/e2e-stack";
 import { garbageFile, overLimitFile, speechVideo } from "../support/media-fixtures";
+import { twoVoiceVideo } from "../support/dubbing-fixtures";
+import { MediaJobs, type TranscriptRecord } from "../../sdk/client";
+import { strFromU8, unzipSync } from "fflate";
 
 /**
  * Transcription through the whole local stack: the public API, the JobDO, the queue, a real
@@ -65,6 +68,34 @@ describe("transcription end to end", () => {
     expect(transcript.raw).toHaveLength(summary.segmentCount);
     expect(transcript.glossary).toHaveLength(summary.segmentCount);
     expect(transcript.visualChunks.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("an interview with two speakers comes out labelled in the transcript, SRT, VTT and DOCX, and a rename reaches the next export", async () => {
+    const job = await submit(await upload((await twoVoiceVideo()).video, "e2e/interview.mp4"));
+    const done = await e.waitForJob(job.jobId, ["completed", "failed"], 240_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const id = String(job.input["textSourceId"]);
+
+    const transcript = await e.api<TranscriptRecord>("GET", `/v1/transcriptions/${id}`);
+    expect(transcript.speakers.map((s) => s.label)).toEqual(["SPEAKER_00", "SPEAKER_01"]);
+    expect(transcript.diarization?.engine).toBe("local-mfcc");
+    expect(new Set(transcript.segments!.map((s) => s.speaker))).toEqual(new Set(["SPEAKER_00", "SPEAKER_01"]));
+
+    const keys = job.input["resolvedOutputKeys"] as Record<"srt" | "vtt", string>;
+    const srt = await (await e.s3.getObject(e.tenant.bucket, keys.srt)).text();
+    const vtt = await (await e.s3.getObject(e.tenant.bucket, keys.vtt)).text();
+    for (const label of ["SPEAKER_00", "SPEAKER_01"]) {
+      expect(srt).toContain(`${label}: `);
+      expect(vtt).toContain(`<v ${label}>`);
+    }
+
+    await e.api("PATCH", `/v1/transcriptions/${id}/speakers`, { revision: transcript.revision, names: { SPEAKER_01: "Ada Lovelace" } });
+    const mj = new MediaJobs({ baseUrl: e.stack.apiBaseUrl, apiKey: e.tenant.projectKey });
+    const docx = await mj.transcriptions.export(id, "docx");
+    expect(docx.fileName).toBe("interview.docx");
+    const document = strFromU8(unzipSync(docx.bytes)["word/document.xml"]!);
+    expect(document).toContain("Ada Lovelace");
+    expect(document).toContain("SPEAKER_00");
   });
 
   it("a source longer than 3600 s fails with duration_exceeded, naming both durations, without retries", async () => {
