@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SpeakerLabelSchema } from "./transcript";
 import { custom, Id } from "./request-fields";
 
 /**
@@ -38,6 +39,8 @@ export const IndexChunkSchema = z.object({
   start: z.number().nonnegative(),
   end: z.number().nonnegative(),
   segmentIds: z.array(z.number().int().nonnegative()).min(1),
+  /** The speaker labels of its segments, in order of first appearance (empty: not diarized). */
+  speakers: z.array(SpeakerLabelSchema).max(32).default([]),
   text: z.string().min(1).max(CHUNK_TEXT_MAX),
 });
 export type IndexChunk = z.infer<typeof IndexChunkSchema>;
@@ -145,6 +148,8 @@ export interface SearchHit {
   sparseRank: number | null;
   /** The reranker's score (hybrid mode, the first `catalog.rerankCandidates` fused candidates; its own scale), else null. */
   rerankScore: number | null;
+  /** Who speaks in the chunk, with the names the transcript has now (an extension); empty when it was not diarized. */
+  speakers: Array<{ label: string; name: string | null }>;
 }
 
 export interface SearchGroup {

@@ -33,6 +33,8 @@ export interface ChunkInput {
   start: number;
   end: number;
   segmentIds: number[];
+  /** Speaker labels of the chunk's segments (absent or empty: not diarized). */
+  speakers?: string[];
   text: string;
 }
 
@@ -112,6 +114,14 @@ export class CatalogDO extends DurableObject {
         )
         .toArray()
         .map((r) => ({ position: r.position, id: r.id }));
+      const idAt = new Map(written.map((r) => [r.position, r.id]));
+      for (const c of chunks)
+        if (c.speakers && c.speakers.length > 0 && idAt.has(c.position))
+          this.sql.exec(
+            "INSERT INTO chunk_speakers (chunk_row_id, speakers) VALUES (?, ?) ON CONFLICT(chunk_row_id) DO NOTHING",
+            idAt.get(c.position)!,
+            JSON.stringify(c.speakers),
+          );
       if (this.sparseIndex) {
         const byPosition = new Map(chunks.map((c) => [c.position, c]));
         const added: IndexedChunk[] = written.flatMap(({ position, id }) => {
@@ -300,6 +310,7 @@ export class CatalogDO extends DurableObject {
   private deleteChunks(ids: readonly number[]): void {
     if (ids.length === 0) return;
     this.sql.exec("DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(ids));
+    this.sql.exec("DELETE FROM chunk_speakers WHERE chunk_row_id IN (SELECT value FROM json_each(?))", JSON.stringify(ids));
     this.sparseIndex?.remove(ids);
     this.deleteVectors(ids);
   }

@@ -58,6 +58,8 @@ export interface ChunkRow {
   end: number;
   segment_ids: string;
   text: string;
+  /** JSON array of speaker labels, or null when the chunk's transcript was not diarized. */
+  speakers: string | null;
 }
 
 export interface Candidates {
@@ -198,7 +200,8 @@ function rowsWithMarks(sql: SqlStorage, words: readonly string[], ids: readonly 
   if (ids.length === 0) return [];
   return sql
     .exec<ChunkRow & Record<string, SqlStorageValue>>(
-      'SELECT id, chunk_id, text_source_id, start, "end", segment_ids, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+      `SELECT c.id, c.chunk_id, c.text_source_id, c.start, c."end", c.segment_ids, c.text, s.speakers
+       FROM chunks c LEFT JOIN chunk_speakers s ON s.chunk_row_id = c.id WHERE c.id IN (SELECT value FROM json_each(?))`,
       JSON.stringify(ids),
     )
     .toArray()

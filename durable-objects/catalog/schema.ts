@@ -45,6 +45,11 @@ export const CATALOG_SCHEMA = [
     model TEXT NOT NULL,
     vector BLOB NOT NULL
   )`,
+  // Speaker labels of a diarized transcript's chunks (a table of its own: `chunks` is never altered in place).
+  `CREATE TABLE IF NOT EXISTS chunk_speakers (
+    chunk_row_id INTEGER PRIMARY KEY,
+    speakers TEXT NOT NULL
+  )`,
   // The FTS5 index the sparse list was until the in-memory BM25 index (its triggers first: they name it).
   `DROP TRIGGER IF EXISTS chunks_fts_insert`,
   `DROP TRIGGER IF EXISTS chunks_fts_delete`,

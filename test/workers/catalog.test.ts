@@ -16,7 +16,7 @@ import {
 import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, projectKey, type Tenant } from "./helpers/tenant";
-import { completedTranscript, usage } from "./helpers/transcripts";
+import { completedTranscript, diarizedTranscript, usage } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
 
 /**
@@ -58,6 +58,7 @@ async function writeTranscript(task: LeasedTask, id: string): Promise<{ chunks: 
     start: s.start,
     end: s.end,
     segmentIds: [s.id],
+    speakers: s.speaker !== undefined ? [s.speaker] : [],
     text: s.text,
     vector: lexicalEmbedding(s.text),
   }));
@@ -374,6 +375,28 @@ describe("POST /v1/catalog/search", () => {
     const res = await search({ query: 'bread" OR NEAR(*', mode: "sparse" });
     expect(res.status).toBe(200);
     expect(texts(res.body.data.results)).toContain("Let the bread rise overnight.");
+  });
+});
+
+describe("speakers in search hits", () => {
+  it("a hit from a diarized transcript says who speaks in it, with the name the transcript has now", async () => {
+    const own = await createTenant({ plan: "enterprise" });
+    const { textSourceId } = await diarizedTranscript(own, ["SPEAKER_00", "SPEAKER_01"]);
+    await index(own, [textSourceId]);
+    await call("PATCH", `/v1/transcriptions/${textSourceId}/speakers`, {
+      key: own.projectKey,
+      body: { revision: 1, names: { SPEAKER_01: "Ada" } },
+    });
+    const res = await search({ query: "segment 1", mode: "sparse" }, own);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const bySegment = new Map(res.body.data.results.map((h) => [h.segmentIds[0], h.speakers]));
+    expect(bySegment.get(0)).toEqual([{ label: "SPEAKER_00", name: null }]);
+    expect(bySegment.get(1)).toEqual([{ label: "SPEAKER_01", name: "Ada" }]);
+  });
+
+  it("a hit from a transcript that was not diarized has no speakers", async () => {
+    const res = await search({ query: "dough", mode: "sparse" });
+    expect(res.body.data.results[0]?.speakers).toEqual([]);
   });
 });
 

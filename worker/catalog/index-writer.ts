@@ -43,6 +43,7 @@ export async function writeChunks(s: Scope, body: CatalogWrite): Promise<{ writt
       start: c.start,
       end: c.end,
       segmentIds: c.segmentIds,
+      speakers: c.speakers,
       // Control characters would collide with the search's highlight markers (sparse.ts); they carry no words.
       text: c.text.replace(/[\u0000-\u001f\u007f]/g, " "),
     })),

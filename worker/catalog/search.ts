@@ -41,6 +41,11 @@ export interface SearchDeps {
   /** Hybrid mode's reranker; null: the fused order stands. */
   reranker?: RerankEngine | null;
   rerankCandidates?: number;
+  /**
+   * The speakers' current names of the transcripts named, by transcript and label (the project's
+   * transcript rows); asked only when an answered chunk has speakers. Absent: hits show labels only.
+   */
+  speakerNames?: (textSourceIds: readonly string[]) => Promise<Map<string, Map<string, string | null>>>;
   /** Times a phase for the answer's `Server-Timing` header (embed, object, rerank); absent: untimed. */
   time?: <T>(phase: string, work: () => Promise<T>) => Promise<T>;
 }
@@ -125,7 +130,12 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
   const head = reranker && fused.length > 1 ? fused.slice(0, base.headSize) : [];
   // RPC answers tuples as plain arrays: the marks are pairs again here.
   const rows = new Map(found.rows.map((r) => [r.id, { ...r, marks: r.marks.map(([a, b]) => [a!, b!] as [number, number]) }]));
-  const reranked = await time("rerank", () => rerankHead(req.query, reranker, head, rows));
+  // The names are read beside the reranker's call: a diarized corpus costs a search no extra wait.
+  const diarized = [...new Set(found.rows.filter((r) => r.speakers !== null).map((r) => r.text_source_id))];
+  const [reranked, names] = await Promise.all([
+    time("rerank", () => rerankHead(req.query, reranker, head, rows)),
+    diarized.length > 0 && deps.speakerNames ? deps.speakerNames(diarized) : Promise.resolve(new Map<string, Map<string, string | null>>()),
+  ]);
   const ordered = reranked.order ? [...reranked.order, ...fused.slice(head.length)] : fused;
   const top = ordered.slice(0, req.limit);
   const results: SearchHit[] = top.flatMap((f, i) => {
@@ -146,6 +156,10 @@ export async function searchCatalog(projectId: string, req: SearchRequest, deps:
         denseRank: f.denseRank,
         sparseRank: f.sparseRank,
         rerankScore: f.rerankScore === null ? null : round(f.rerankScore),
+        speakers: ((row.speakers === null ? [] : JSON.parse(row.speakers)) as string[]).map((label) => ({
+          label,
+          name: names.get(row.text_source_id)?.get(label) ?? null,
+        })),
       },
     ];
   });

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { jobs, transcripts } from "../db/schema";
 import { notFound, validationError } from "../errors";
@@ -17,6 +17,20 @@ export async function findTranscript(db: Db, projectId: string, id: string): Pro
     .from(transcripts)
     .where(and(eq(transcripts.id, id), eq(transcripts.projectId, projectId)))
     .get();
+}
+
+/**
+ * The current speaker names of the project's transcripts `ids`, by transcript and label (a search's
+ * hits name who speaks as the transcript names them now). One statement; the ids travel as one JSON
+ * array, since D1 binds at most 100 parameters.
+ */
+export async function speakerNamesOf(db: Db, projectId: string, ids: readonly string[]): Promise<Map<string, Map<string, string | null>>> {
+  const rows = await db
+    .select({ id: transcripts.id, speakers: transcripts.speakers })
+    .from(transcripts)
+    .where(and(eq(transcripts.projectId, projectId), sql`${transcripts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`))
+    .all();
+  return new Map(rows.map((r) => [r.id, new Map(r.speakers.map((s) => [s.label, s.name]))]));
 }
 
 /**

@@ -16,7 +16,7 @@ export interface ChunkOptions {
   overlapSeconds: number;
 }
 
-type TextSegment = Pick<Segment, "id" | "start" | "end" | "text">;
+type TextSegment = Pick<Segment, "id" | "start" | "end" | "text" | "speaker">;
 
 const SENTENCE_END = /[.!?…。！？]["'”’)\]]*$/;
 
@@ -53,6 +53,8 @@ function makeChunk(position: number, segs: readonly TextSegment[]): IndexChunk {
     start: segs[0]!.start,
     end: segs[segs.length - 1]!.end,
     segmentIds: segs.map((s) => s.id),
+    // Who speaks in the chunk, in order of first appearance: a search hit can say who said it.
+    speakers: [...new Set(segs.flatMap((s) => (s.speaker !== undefined ? [s.speaker] : [])))],
     text: text.length <= CHUNK_TEXT_MAX ? text : cutAtWord(text, CHUNK_TEXT_MAX),
   };
 }

@@ -13,6 +13,7 @@ import { ApiError, notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { jsonBody } from "../../http/validate";
 import { loadSettings } from "../../platform/settings";
+import { speakerNamesOf } from "../../transcripts/lookup";
 
 /**
  * `/v1/catalog/*`: search over the project's collection, and its inventory. Every route is scoped
@@ -41,6 +42,7 @@ export const catalogRoutes = new Hono<AppBindings>()
       rrfK: settings.catalog.rrfK,
       reranker: reranker.engine,
       rerankCandidates: settings.catalog.rerankCandidates,
+      speakerNames: (ids) => speakerNamesOf(getDb(c.env.DB), projectId, ids),
       ...(timing ? { time: timing.time.bind(timing) } : {}),
     }).catch((err: unknown) => {
       if (err instanceof DenseUnavailable)
