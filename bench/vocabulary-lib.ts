@@ -100,6 +100,19 @@ export function align(ref: readonly string[], hyp: readonly string[]): Op[] {
   return ops.reverse();
 }
 
+/**
+ * Term occurrences recognised where the reference has none: for every term of the vocabulary, the
+ * hypothesis's occurrences beyond the reference's.
+ */
+export function termFalseAlarms(sentence: Pick<ScoredSentence, "text">, words: readonly Word[], vocabulary: readonly string[]): number {
+  const ref = normaliseForWer(sentence.text);
+  const hyp = normaliseForWer(words.map((w) => w.word).join(" "));
+  return vocabulary.reduce((n, term) => {
+    const seq = normaliseForWer(term);
+    return n + Math.max(0, countSequence(hyp, seq) - countSequence(ref, seq));
+  }, 0);
+}
+
 export function scoreSentence(sentence: ScoredSentence, words: readonly Word[]): Score {
   const ref = normaliseForWer(sentence.text);
   const hyp = normaliseForWer(words.map((w) => w.word).join(" "));

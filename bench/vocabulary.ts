@@ -8,55 +8,92 @@ import {
   LocalPocketSphinxEngine,
   pocketSphinxConfigFromEnv,
 } from "../gpu-runner/engines/speech/local-pocketsphinx";
-import type { VocabularyUse } from "../gpu-runner/engines/speech/vocabulary";
+import { prepareVocabulary } from "../gpu-runner/engines/speech/pocketsphinx-vocabulary";
+import { wordErrorRate } from "../gpu-runner/services/transcription/wer";
+import { buildSpeechWav } from "../scripts/make-sample-media";
 import { VOCABULARY_TERMS, vocabularySet, type SetVoice } from "../test/support/vocabulary-set";
 import { fmt, machineInfo, table } from "./lib";
-import { addScores, emptyScore, scoreSentence, wordsBySentence, type Score } from "./vocabulary-lib";
+import { keywordSpottingPass } from "./vocabulary-kws";
+import { addScores, emptyScore, scoreSentence, termFalseAlarms, wordsBySentence, type Score } from "./vocabulary-lib";
 
 /**
  * Vocabulary benchmark: the local PocketSphinx engine on the vocabulary set (test/support/
- * vocabulary-set.ts: 48 sentences naming 60 people, places and products, Festival and eSpeak NG
+ * vocabulary-set.ts: 48 sentences naming 58 people, places and products, Festival and eSpeak NG
  * voices) without a vocabulary (the baseline) and with the set's terms as the job's vocabulary, in
- * the same run: term recall, WER of the other words, overall WER, wall time.
+ * the same run: term recall, term false alarms, WER of the other words, overall WER, wall time.
+ * Then a control: the LibriVox recordings (no term is said in them) with and without the same
+ * vocabulary, for what the terms cost speech that does not contain them.
  *
- *   npx tsx bench/vocabulary.ts [--boost=-4] [--boost=-3 --boost=-5 …]
+ *   npx tsx bench/vocabulary.ts [--boost=-4 …] [--kws=1e-20 …]
  *
- * Each `--boost` (log10 unigram probability of a term) is one "with vocabulary" row; the default
- * is the engine's (DEFAULT_VOCABULARY_BOOST_LOG10). Decoding is deterministic, so one run of each
- * is enough for the accuracy figures; wall time is the engine's (vocabulary files and decoding).
+ * Each `--boost` (log10 unigram probability of a term; default the engine's) is one row of the
+ * engine's method; each `--kws` (a detection threshold) one row of the alternative measured
+ * against it, a keyword-spotting second pass (vocabulary-kws.ts). Decoding is deterministic, so one
+ * run of each gives the accuracy figures; wall time is the engine's (vocabulary files, decoding).
  */
 
 interface Run {
   label: string;
   words: Word[];
   wallMs: number;
-  use?: VocabularyUse;
 }
 
 const pct = (n: number, d: number) => (d ? `${fmt((100 * n) / d)} %` : "-");
+const secs = (ms: number) => `${fmt(ms / 1000)} s`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { boost: { type: "string", multiple: true } } });
+  const { values } = parseArgs({ options: { boost: { type: "string", multiple: true }, kws: { type: "string", multiple: true } } });
   const boosts = (values.boost ?? [String(DEFAULT_VOCABULARY_BOOST_LOG10)]).map(Number);
+  const thresholds = (values.kws ?? []).map(Number);
   console.log(machineInfo());
   const set = await vocabularySet();
+  const work = await mkdtemp(path.join(os.tmpdir(), "bench-vocabulary-"));
+  const control = path.join(work, "librivox.wav");
+  const reference = await buildSpeechWav(control);
+  const signal = AbortSignal.timeout(3_600_000);
+  const engineWith = (boost: number) => new LocalPocketSphinxEngine({ ...pocketSphinxConfigFromEnv({}), vocabularyBoostLog10: boost });
   console.log(
     `set: ${set.sentences.length} sentences, ${fmt(set.durationSec)} s, ${VOCABULARY_TERMS.length} distinct terms, ${set.sentences.reduce((n, s) => n + s.terms.length, 0)} term occurrences\n`,
   );
 
+  const transcribe = async (audio: string, label: string, boost: number, vocabulary?: readonly string[]): Promise<Run> => {
+    const workDir = await mkdtemp(path.join(work, "job-"));
+    const started = performance.now();
+    const r = await engineWith(boost).transcribe(audio, { signal, workDir, ...(vocabulary ? { vocabulary } : {}) });
+    const wallMs = performance.now() - started;
+    console.log(`${label}: ${secs(wallMs)}${r.vocabulary ? ` ${JSON.stringify(r.vocabulary)}` : ""}`);
+    return { label, words: r.words, wallMs };
+  };
+
   const runs: Run[] = [];
-  const work = await mkdtemp(path.join(os.tmpdir(), "bench-vocabulary-"));
+  const controls: Run[] = [];
   try {
-    const time = async (label: string, boost: number, vocabulary?: readonly string[]) => {
-      const engine = new LocalPocketSphinxEngine({ ...pocketSphinxConfigFromEnv({}), vocabularyBoostLog10: boost });
-      const workDir = await mkdtemp(path.join(work, "job-"));
+    const baseline = await transcribe(set.wav, "without vocabulary (baseline)", DEFAULT_VOCABULARY_BOOST_LOG10);
+    runs.push(baseline);
+    for (const b of boosts) runs.push(await transcribe(set.wav, `unigram boost 10^${b}`, b, VOCABULARY_TERMS));
+    for (const t of thresholds) {
       const started = performance.now();
-      const r = await engine.transcribe(set.wav, { signal: AbortSignal.timeout(900_000), workDir, ...(vocabulary ? { vocabulary } : {}) });
-      runs.push({ label, words: r.words, wallMs: performance.now() - started, ...(r.vocabulary ? { use: r.vocabulary } : {}) });
-      console.log(`${label}: ${fmt((performance.now() - started) / 1000)} s`);
-    };
-    await time("without vocabulary (baseline)", DEFAULT_VOCABULARY_BOOST_LOG10);
-    for (const b of boosts) await time(`with vocabulary, boost 10^${b}`, b, VOCABULARY_TERMS);
+      const dir = await mkdtemp(path.join(work, "kws-"));
+      const config = pocketSphinxConfigFromEnv({});
+      const prepared = await prepareVocabulary(
+        VOCABULARY_TERMS,
+        {
+          dict: config.dict,
+          lm: config.lm,
+          espeak: { binary: config.espeakBinary, voice: "en-us" },
+          boostLog10: DEFAULT_VOCABULARY_BOOST_LOG10,
+        },
+        dir,
+        signal,
+      );
+      const words = await keywordSpottingPass(set.wav, config, prepared.files!, baseline.words, t, dir, signal);
+      // The first pass is the baseline's decode: its time counts too.
+      const wallMs = baseline.wallMs + performance.now() - started;
+      runs.push({ label: `keyword spotting pass, threshold ${t.toExponential()}`, words, wallMs });
+      console.log(`kws ${t}: ${secs(wallMs)}`);
+    }
+    controls.push(await transcribe(control, "control without vocabulary", DEFAULT_VOCABULARY_BOOST_LOG10));
+    for (const b of boosts) controls.push(await transcribe(control, `control, unigram boost 10^${b}`, b, VOCABULARY_TERMS));
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -68,23 +105,12 @@ async function main(): Promise<void> {
       emptyScore(),
     );
   };
-  const baseline = scoreOf(runs[0]!);
-  const rows = runs.map((run) => {
-    const s = scoreOf(run);
-    const slt = scoreOf(run, "slt");
-    const klatt = scoreOf(run, "klatt2");
-    return [
-      run.label,
-      `${pct(s.termsRecognised, s.termOccurrences)} (${s.termsRecognised}/${s.termOccurrences})`,
-      `${fmt(s.termOccurrences && baseline.termsRecognised ? s.termsRecognised / baseline.termsRecognised : Number.NaN, 2)}×`,
-      pct(slt.termsRecognised, slt.termOccurrences),
-      pct(klatt.termsRecognised, klatt.termOccurrences),
-      pct(s.restErrors, s.restWords),
-      `${fmt((100 * s.restErrors) / s.restWords - (100 * baseline.restErrors) / baseline.restWords)}`,
-      pct(s.allErrors, s.allWords),
-      `${fmt(run.wallMs / 1000)} s`,
-    ];
-  });
+  const falseAlarmsOf = (run: Run) => {
+    const bySentence = wordsBySentence(set.sentences, run.words);
+    return set.sentences.reduce((n, s, i) => n + termFalseAlarms(s, bySentence[i]!, VOCABULARY_TERMS), 0);
+  };
+  const base = scoreOf(runs[0]!);
+  const baseRest = (100 * base.restErrors) / base.restWords;
   console.log("");
   console.log(
     table(
@@ -92,18 +118,49 @@ async function main(): Promise<void> {
         "run",
         "term recall",
         "vs baseline",
-        "recall (Festival slt)",
-        "recall (eSpeak klatt2)",
+        "recall, Festival slt",
+        "recall, eSpeak klatt2",
+        "term false alarms",
         "WER of the rest",
-        "Δ rest WER (points)",
-        "WER (all words)",
+        "Δ rest (points)",
+        "WER, all words",
         "wall time",
       ],
-      rows,
+      runs.map((run) => {
+        const s = scoreOf(run);
+        const slt = scoreOf(run, "slt");
+        const klatt = scoreOf(run, "klatt2");
+        return [
+          run.label,
+          `${pct(s.termsRecognised, s.termOccurrences)} (${s.termsRecognised}/${s.termOccurrences})`,
+          base.termsRecognised ? `${fmt(s.termsRecognised / base.termsRecognised, 1)}×` : "-",
+          pct(slt.termsRecognised, slt.termOccurrences),
+          pct(klatt.termsRecognised, klatt.termOccurrences),
+          String(falseAlarmsOf(run)),
+          pct(s.restErrors, s.restWords),
+          fmt((100 * s.restErrors) / s.restWords - baseRest),
+          pct(s.allErrors, s.allWords),
+          secs(run.wallMs),
+        ];
+      }),
     ),
   );
-  for (const run of runs) if (run.use) console.log(`${run.label}: ${JSON.stringify(run.use)}`);
-  console.log(`(rest: ${baseline.restWords} reference words that are not terms; all: ${baseline.allWords} words)`);
+  console.log(`(rest: ${base.restWords} reference words that are not terms; all: ${base.allWords} words)\n`);
+
+  const controlBase = wordErrorRate(reference, controls[0]!.words.map((w) => w.word).join(" "));
+  console.log(
+    `Control: the LibriVox recordings (${controlBase.referenceWords} words, none of them a term) with the same ${VOCABULARY_TERMS.length} terms`,
+  );
+  console.log(
+    table(
+      ["run", "WER", "Δ (points)", "terms inserted", "wall time"],
+      controls.map((run) => {
+        const w = wordErrorRate(reference, run.words.map((x) => x.word).join(" "));
+        const inserted = termFalseAlarms({ text: reference }, run.words, VOCABULARY_TERMS);
+        return [run.label, pct(w.errors, w.referenceWords), fmt(100 * (w.wer - controlBase.wer)), String(inserted), secs(run.wallMs)];
+      }),
+    ),
+  );
 }
 
 main().catch((err: unknown) => {
