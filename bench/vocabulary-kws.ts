@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Word } from "../contracts/transcript";
 import { runToolOk } from "../gpu-runner/media/spawn";
@@ -11,24 +11,35 @@ import { expandTerms, type PreparedVocabulary } from "../gpu-runner/engines/spee
  * PocketSphinx pass in keyword-spotting mode (`-kws`, one line per term with its detection
  * threshold) over the same audio, with the job's dictionary (placeholders and their phones), whose
  * detections replace the first pass's words they overlap (a word whose midpoint falls inside a
- * detection). Overlapping detections keep the one with the higher posterior.
+ * detection). Overlapping detections keep the one with the higher posterior. A term's threshold is
+ * 10^-(perPhone × its phones): a longer keyphrase collects more acoustic penalty against the phone
+ * loop it competes with, so it needs a lower threshold to be found at all.
  */
 export async function keywordSpottingPass(
   audio: string,
   config: PocketSphinxConfig,
   vocab: PreparedVocabulary,
   firstPass: readonly Word[],
-  threshold: number,
+  perPhone: number,
   dir: string,
   signal: AbortSignal,
 ): Promise<Word[]> {
-  const list = path.join(dir, `keyphrases-${threshold}.txt`);
-  await writeFile(list, [...vocab.terms.keys()].map((name) => `${name} /${threshold.toExponential()}/`).join("\n") + "\n");
+  const phones = new Map<string, number>();
+  for (const line of (await readFile(vocab.dict, "utf8")).split("\n")) {
+    const [name, ...p] = line.split(" ");
+    if (name && vocab.terms.has(name)) phones.set(name, p.length);
+  }
+  const list = path.join(dir, `keyphrases-${perPhone}.txt`);
+  await writeFile(
+    list,
+    [...vocab.terms.keys()].map((name) => `${name} /1e-${Math.round(perPhone * (phones.get(name) ?? 5))}/`).join("\n") + "\n",
+  );
   const lines: string[] = [];
   await runToolOk(
     config.binary,
     ["-infile", audio, "-time", "yes", "-hmm", config.hmm, "-dict", vocab.dict, "-kws", list, "-logfn", "/dev/null"],
-    { signal, onStdoutLine: (l) => lines.push(l) },
+    // Keyword-spotting lines put two spaces after the keyphrase.
+    { signal, onStdoutLine: (l) => lines.push(l.trim().replace(/\s+/g, " ")) },
   );
   const detections = parsePocketSphinxTimes(lines.join("\n")).filter((w) => vocab.terms.has(w.word));
   const kept: Word[] = [];

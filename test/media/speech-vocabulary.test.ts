@@ -97,6 +97,22 @@ describe("PocketSphinx vocabulary files", () => {
     }
   });
 
+  it("drops a term with a word eSpeak NG's English rules cannot read as no_pronunciation", async () => {
+    const { files, use } = await prepareVocabulary(["東京", "Okonkwo"], config, dir, signal());
+    expect(use).toEqual({ method: "dictionary_unigram_boost", termsUsed: 1, termsDropped: 1, dropped: { no_pronunciation: 1 } });
+    expect([...files!.terms.values()]).toEqual([["Okonkwo"]]);
+  });
+
+  it("still adds the terms the dictionary knows when eSpeak NG is missing", async () => {
+    const { use } = await prepareVocabulary(
+      ["Nguyen", "Okonkwo"],
+      { ...config, espeak: { binary: "/nonexistent/espeak-ng", voice: "en-us" } },
+      dir,
+      signal(),
+    );
+    expect(use).toEqual({ method: "dictionary_unigram_boost", termsUsed: 1, termsDropped: 1, dropped: { no_pronunciation: 1 } });
+  });
+
   it("refuses a language model that is not in the trie format, naming why", async () => {
     const arpa = path.join(dir, "model.lm");
     await writeFile(arpa, "\\data\\\nngram 1=1\n\n\\1-grams:\n-1.0 hello\n\n\\end\\\n");

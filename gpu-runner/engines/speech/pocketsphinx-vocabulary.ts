@@ -42,6 +42,8 @@ export interface VocabularyPreparation {
 
 export const placeholder = (i: number) => `vocabterm${String(i).padStart(3, "0")}`;
 
+const LATIN_WORD = /^[\p{Script=Latin}\p{M}0-9']+$/u;
+
 /** Words of a term as pronounced: hyphens separate words as spaces do ("Wi-Fi" is "wi" + "fi"). */
 const spokenWords = (term: string) => term.split(/[ -]+/).filter(Boolean);
 
@@ -69,11 +71,16 @@ export async function prepareVocabulary(
   const baseDict = await readFile(config.dict, "utf8");
   const needed = new Set(safe.flatMap(spokenWords).map((w) => w.toLowerCase()));
   const known = knownPronunciations(baseDict, needed);
-  const unknown = [...needed].filter((w) => !known.has(w));
-  const ipa = await espeakIpa(unknown, dir, config.espeak, signal);
+  // eSpeak's US English rules read Latin letters and ASCII digits; a word in another script gets no pronunciation.
+  const unknown = [...needed].filter((w) => !known.has(w) && LATIN_WORD.test(w));
+  // Without eSpeak (not installed, failing) the dictionary's words still count; the others have no pronunciation.
+  const ipa = await espeakIpa(unknown, dir, config.espeak, signal).catch((err: unknown) => {
+    if (signal.aborted) throw err;
+    return [];
+  });
   const espeak = new Map<string, string[]>();
   unknown.forEach((w, i) => {
-    const phones = ipa?.[i] ? ipaToCmu(ipa[i]) : [];
+    const phones = ipaToCmu(ipa[i] ?? "");
     if (phones.length) espeak.set(w, phones);
   });
 

@@ -133,27 +133,28 @@ export interface EspeakConfig {
 }
 
 /**
- * eSpeak NG's IPA for each line of `texts`, in one run: each line ends a sentence, and eSpeak
- * answers one line per sentence. Null when the answer's line count does not match (then the caller
- * has no pronunciation it can trust).
+ * eSpeak NG's IPA for each of `texts`, in one run: each text ends a sentence, and eSpeak answers
+ * one line per sentence. Should the answer not line up (a text eSpeak reads as more than one
+ * sentence), each text is run on its own. An empty string where eSpeak had nothing to say.
  */
-export async function espeakIpa(
-  texts: readonly string[],
-  dir: string,
-  config: EspeakConfig,
-  signal: AbortSignal,
-): Promise<string[] | null> {
+export async function espeakIpa(texts: readonly string[], dir: string, config: EspeakConfig, signal: AbortSignal): Promise<string[]> {
   if (texts.length === 0) return [];
-  const file = join(dir, "terms.txt");
+  const batch = await espeakLines(texts, join(dir, "terms.txt"), config, signal);
+  if (batch.length === texts.length) return batch;
+  const one: string[] = [];
+  for (const [i, text] of texts.entries()) one.push((await espeakLines([text], join(dir, `term-${i}.txt`), config, signal)).join(" "));
+  return one;
+}
+
+async function espeakLines(texts: readonly string[], file: string, config: EspeakConfig, signal: AbortSignal): Promise<string[]> {
   await writeFile(file, texts.map((t) => `${t}.\n`).join(""));
   const lines: string[] = [];
   const res = await runTool(config.binary, ["-q", "--ipa", "-v", config.voice, "-f", file], {
     signal,
-    onStdoutLine: (line) => {
-      if (line.trim()) lines.push(line.trim());
-    },
+    onStdoutLine: (line) => lines.push(line.trim()),
   });
-  if (res.code !== 0 || lines.length !== texts.length) return null;
+  if (res.code !== 0) throw new Error(`${config.binary} exited with ${res.code}: ${res.stderrTail.slice(-2).join(" | ")}`);
+  while (lines.length > texts.length && lines.at(-1) === "") lines.pop();
   return lines;
 }
 
