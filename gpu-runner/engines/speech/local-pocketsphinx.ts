@@ -31,7 +31,7 @@ export interface PocketSphinxConfig {
 }
 
 /** Measured by bench/vocabulary.ts (docs/benchmarks.md): the best term recall without raising the rest's WER. */
-export const DEFAULT_VOCABULARY_BOOST_LOG10 = -4;
+export const DEFAULT_VOCABULARY_BOOST_LOG10 = -3;
 
 export function pocketSphinxConfigFromEnv(env: EngineEnv): PocketSphinxConfig {
   const dir = env.POCKETSPHINX_MODEL_DIR ?? MODEL_DIR;
