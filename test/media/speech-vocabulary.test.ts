@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { pocketSphinxConfigFromEnv } from "../../gpu-runner/engines/speech/local
 import { addUnigrams, TrieLmError, trieWords, unigramLog10 } from "../../gpu-runner/engines/speech/pocketsphinx-lm";
 import { placeholder, prepareVocabulary, type VocabularyModelConfig } from "../../gpu-runner/engines/speech/pocketsphinx-vocabulary";
 import { CMU_PHONES } from "../../gpu-runner/engines/speech/pronunciation";
+import { LIBRIVOX_0880 } from "../support/media-fixtures";
 import { sentenceWav, VOCABULARY_SENTENCES } from "../support/vocabulary-set";
 
 /**
@@ -127,6 +128,25 @@ describe("local PocketSphinx engine with a vocabulary", () => {
   const engine = () => createSpeechEngine(DEFAULT_SETTINGS.transcription, {});
   // "Our team moved the billing service to Kubernetes last spring." (Festival's slt voice)
   const sentence = 0;
+
+  it("makes a job's vocabulary files once for all the chunks it transcribes", async () => {
+    const e = engine();
+    const opts = { signal: signal(), workDir: dir, vocabulary: ["Kubernetes"] };
+    await Promise.all([e.transcribe(LIBRIVOX_0880, opts), e.transcribe(LIBRIVOX_0880, opts)]);
+    const made = (await readdir(dir)).filter((f) => f.startsWith("vocabulary-"));
+    expect(made).toHaveLength(1);
+    expect((await readdir(path.join(dir, made[0]!))).sort()).toEqual(["terms.txt", "vocabulary.dict", "vocabulary.lm.bin"]);
+  });
+
+  it("makes the files again when the work directory was emptied since", async () => {
+    const e = engine();
+    const opts = { signal: signal(), workDir: dir, vocabulary: ["Kubernetes"] };
+    await e.transcribe(LIBRIVOX_0880, opts);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir);
+    const r = await e.transcribe(LIBRIVOX_0880, opts);
+    expect(r.vocabulary).toMatchObject({ termsUsed: 1 });
+  });
 
   it("recognises a term absent from its dictionary only when the vocabulary names it", async () => {
     expect(VOCABULARY_SENTENCES[sentence]!.terms).toEqual(["Kubernetes"]);

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,9 +117,12 @@ export class LocalPocketSphinxEngine implements SpeechEngine {
   /** One job's chunks share their vocabulary files: made once per work directory and term list. */
   private readonly preparing = new Map<string, Promise<VocabularyPreparation>>();
 
-  private prepare(terms: readonly string[], workDir: string, signal: AbortSignal): Promise<VocabularyPreparation> {
+  private async prepare(terms: readonly string[], workDir: string, signal: AbortSignal): Promise<VocabularyPreparation> {
     const key = `${workDir}\0${terms.join("\n")}`;
     let p = this.preparing.get(key);
+    // A work directory emptied since (a retried job reusing its path) gets its files made again.
+    const files = p ? (await p).files : null;
+    if (files && !(existsSync(files.dict) && existsSync(files.lm))) p = undefined;
     if (!p) {
       p = prepareVocabulary(terms, this.vocabularyConfig(), workDir, signal);
       this.preparing.set(key, p);
