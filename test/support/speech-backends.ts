@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS } from "../../contracts/settings";
 import type { EngineEnv } from "../../gpu-runner/engines/config";
 import { createSpeechEngine } from "../../gpu-runner/engines/speech/factory";
 import type { SpeechEngine, SpeechEngineName } from "../../gpu-runner/engines/speech/interface";
+import type { VocabularyMethod } from "../../gpu-runner/engines/speech/vocabulary";
 import { REPLICATE_DEFAULT_MODEL } from "../../gpu-runner/engines/speech/replicate";
 import { WORKERS_AI_DEFAULT_MODEL } from "../../gpu-runner/engines/speech/workers-ai";
 import type { FakeHttpServer } from "./fakes/fake-http";
@@ -40,6 +41,8 @@ export interface SpeechBackend<H extends SpeechHarness = SpeechHarness> {
   name: SpeechEngineName;
   /** The model the engine records. */
   model: string;
+  /** How the engine passes a vocabulary to its recogniser (EngineTranscript.vocabulary.method). */
+  vocabularyMethod: VocabularyMethod;
   start(): Promise<H>;
 }
 
@@ -53,11 +56,13 @@ export function speechEngine(name: SpeechEngineName, env: EngineEnv, speechModel
 function hosted<F extends FakeHttpServer>(
   name: SpeechEngineName,
   model: string,
+  vocabularyMethod: VocabularyMethod,
   opts: HostedFake<F> & { speechModel?: string },
 ): SpeechBackend<HostedSpeechHarness<F>> {
   return {
     name,
     model,
+    vocabularyMethod,
     async start() {
       const fixture = await startHosted(opts, "SPEECH");
       const { fake } = fixture;
@@ -85,18 +90,19 @@ function hosted<F extends FakeHttpServer>(
   };
 }
 
-export const OPENAI_COMPATIBLE = hosted("openai-compatible", "Systran/faster-whisper-small", {
+export const OPENAI_COMPATIBLE = hosted("openai-compatible", "Systran/faster-whisper-small", "prompt", {
   ...OPENAI_COMPATIBLE_FAKE,
   speechModel: "Systran/faster-whisper-small",
 });
 
-export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_DEFAULT_MODEL, WORKERS_AI_FAKE);
+export const WORKERS_AI = hosted("workers-ai", WORKERS_AI_DEFAULT_MODEL, "initial_prompt", WORKERS_AI_FAKE);
 
-export const REPLICATE = hosted("replicate", REPLICATE_DEFAULT_MODEL, REPLICATE_FAKE);
+export const REPLICATE = hosted("replicate", REPLICATE_DEFAULT_MODEL, "initial_prompt", REPLICATE_FAKE);
 
 export const LOCAL_POCKETSPHINX: SpeechBackend = {
   name: "local-pocketsphinx",
   model: "cmusphinx-en-us-ptm-5prealpha",
+  vocabularyMethod: "dictionary_unigram_boost",
   start: () =>
     Promise.resolve({
       engine: (env = {}) => speechEngine("local-pocketsphinx", env),

@@ -14,7 +14,7 @@ import { promisify } from "node:util";
  * harmlessly); `silentWav` is a recording with no speech at all.
  */
 const run = promisify(execFile);
-const RATE = 16_000;
+export const RATE = 16_000;
 const CACHE = path.join(os.tmpdir(), "media-jobs-two-voice-v1");
 
 export type Voice = "slt" | "m3";
@@ -107,7 +107,7 @@ async function synthesise(dir: string): Promise<{ samples: Int16Array; truth: Tr
 }
 
 /** Any input as 16 kHz mono s16 samples (ffmpeg). */
-async function toPcm16(file: string): Promise<Int16Array> {
+export async function toPcm16(file: string): Promise<Int16Array> {
   const { stdout } = await run("ffmpeg", ["-v", "error", "-i", file, "-ac", "1", "-ar", String(RATE), "-f", "s16le", "pipe:1"], {
     encoding: "buffer",
     maxBuffer: 64 * 1024 * 1024,
@@ -116,7 +116,7 @@ async function toPcm16(file: string): Promise<Int16Array> {
 }
 
 /** From the first to the last sample above −40 dBFS. */
-function trimSilence(s: Int16Array): Int16Array {
+export function trimSilence(s: Int16Array): Int16Array {
   const level = 328;
   let a = 0;
   let b = s.length;
@@ -126,7 +126,7 @@ function trimSilence(s: Int16Array): Int16Array {
 }
 
 /** Deterministic faint noise, so pauses are a real (quiet) room rather than digital zero. */
-function addNoise(s: Int16Array): void {
+export function addNoise(s: Int16Array): void {
   let seed = 12345;
   for (let i = 0; i < s.length; i++) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -134,7 +134,7 @@ function addNoise(s: Int16Array): void {
   }
 }
 
-function wavBytes(samples: Int16Array): Buffer {
+export function wavBytes(samples: Int16Array): Buffer {
   const header = Buffer.alloc(44);
   header.write("RIFF", 0, "ascii");
   header.writeUInt32LE(36 + samples.length * 2, 4);

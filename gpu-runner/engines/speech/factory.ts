@@ -14,8 +14,10 @@ import { WORKERS_AI_DEFAULT_MODEL, WorkersAIEngine } from "./workers-ai";
  *
  * Environment variables
  *   local-pocketsphinx   POCKETSPHINX_BIN (pocketsphinx_continuous), POCKETSPHINX_MODEL_DIR
- *                        (/usr/share/pocketsphinx/model/en-us), POCKETSPHINX_HMM, POCKETSPHINX_LM,
- *                        POCKETSPHINX_DICT
+ *                        (/usr/share/pocketsphinx/model/en-us), POCKETSPHINX_HMM, POCKETSPHINX_LM
+ *                        (a trie .lm.bin for vocabulary to be added), POCKETSPHINX_DICT,
+ *                        POCKETSPHINX_VOCABULARY_BOOST_LOG10 (-3: a vocabulary term's unigram
+ *                        log10 probability), ESPEAK_NG_BIN (espeak-ng: pronunciations of terms)
  *   openai-compatible    OPENAI_COMPAT_BASE_URL (required, e.g. http://gpu-box:8000),
  *                        OPENAI_COMPAT_API_KEY (optional bearer token), OPENAI_COMPAT_MODEL
  *                        (default: settings speechModel or whisper-1), OPENAI_COMPAT_AUDIO_FORMAT

@@ -1,6 +1,7 @@
 import type { Word } from "../../../contracts/transcript";
 import type { Settings } from "../../../contracts/settings";
 import type { CompressedFormat } from "../../media/ffmpeg";
+import type { VocabularyUse } from "./vocabulary";
 
 /**
  * The one seam between the pipeline and a speech recogniser. The pipeline prepares audio (16 kHz
@@ -21,12 +22,25 @@ export interface EngineTranscript {
   words: Word[];
   segments?: EngineSegment[];
   durationSec?: number;
+  /** What the engine did with TranscribeOptions.vocabulary (absent when none was given). */
+  vocabulary?: VocabularyUse;
 }
 
 export interface TranscribeOptions {
   /** A hint; engines that auto-detect use it to skip detection. */
   language?: string;
   signal: AbortSignal;
+  /**
+   * Terms the caller wants recognised (names, products, jargon), most important first: the job's
+   * terms, then the project glossary's preferred spellings. Each engine passes them on its own
+   * documented way and says what it did in EngineTranscript.vocabulary.
+   */
+  vocabulary?: readonly string[];
+  /**
+   * The job's work directory, for per-job files an engine makes (PocketSphinx writes its
+   * vocabulary dictionary and language model there); a temporary directory when absent.
+   */
+  workDir?: string;
 }
 
 export interface SpeechEngine {
@@ -49,6 +63,7 @@ export interface SpeechEngine {
 export type SpeechEngineName = Settings["transcription"]["speechEngine"];
 
 export type { EngineEnv } from "../config";
+export type { VocabularyUse } from "./vocabulary";
 
 export interface EngineFactoryOptions {
   /** Upper bound for one HTTP call; the handler passes something shorter than the lease. */

@@ -8,11 +8,14 @@ import type { RetryPolicy } from "../http";
 import { NetworkSpeechEngine } from "./network";
 import { type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
+import { whisperPrompt } from "./vocabulary";
 
 /**
  * An OpenAI-compatible `/v1/audio/transcriptions` endpoint: OpenAI itself, or on the GPU box a
  * faster-whisper server (speaches), whisper.cpp's server or vLLM. `verbose_json` with word and
  * segment timestamp granularities gives language, duration, segments and words in one answer.
+ * Vocabulary goes in the documented `prompt` field ("text to guide the model's style"; Whisper
+ * follows the spellings it sees there), capped to Whisper's prompt window (vocabulary.ts).
  */
 export interface OpenAICompatibleConfig {
   baseUrl: string;
@@ -65,6 +68,7 @@ export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatible
   private readonly http = this.httpClient(this.config.baseUrl, this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {});
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
+    const vocabulary = opts.vocabulary?.length ? whisperPrompt(opts.vocabulary, "prompt") : null;
     const body = await this.http.multipart(
       "/v1/audio/transcriptions",
       async () => {
@@ -77,10 +81,12 @@ export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatible
         form.append("timestamp_granularities[]", "word");
         form.append("timestamp_granularities[]", "segment");
         if (opts.language) form.set("language", primaryLanguage(opts.language));
+        if (vocabulary?.prompt) form.set("prompt", vocabulary.prompt);
         return form;
       },
       { signal: opts.signal },
     );
-    return parseVerboseJson(body, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
+    const r = parseVerboseJson(body, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
+    return vocabulary ? { ...r, vocabulary: vocabulary.use } : r;
   }
 }

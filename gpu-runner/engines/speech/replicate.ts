@@ -8,6 +8,7 @@ import { NetworkSpeechEngine } from "./network";
 import { type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 import { wordsFromSegments } from "./segments";
+import { whisperPrompt } from "./vocabulary";
 
 /**
  * Replicate's hosted Whisper (`openai/whisper`) over the predictions API: create a prediction
@@ -17,7 +18,9 @@ import { wordsFromSegments } from "./segments";
  * `{ detected_language, transcription, segments: [{ start, end, text, avg_logprob, … }] }` with
  * segment times only, so word times are interpolated within segments. Audio goes inline as a data
  * URI (chunks are compressed and bounded by maxChunkSec, so this is a few hundred kilobytes in
- * memory), which avoids a separate file-upload round trip.
+ * memory), which avoids a separate file-upload round trip. Vocabulary goes in the model's
+ * `initial_prompt` input ("optional text to provide as a prompt for the first window"), capped to
+ * Whisper's prompt window (vocabulary.ts).
  *
  * A prediction that fails is retried with a new one (within the policy's attempts); each HTTP call
  * has the shared client's own retries. When the task is cancelled (or polling gives up) while a
@@ -74,13 +77,16 @@ export class ReplicateEngine extends NetworkSpeechEngine<ReplicateConfig> {
   private readonly predictions = new ReplicatePredictions(this.http, this.config);
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
+    const vocabulary = opts.vocabulary?.length ? whisperPrompt(opts.vocabulary, "initial_prompt") : null;
     const input = {
       audio: `data:${this.config.inputFormat === "ogg" ? "audio/ogg" : "audio/mpeg"};base64,${(await readFile(audioPath)).toString("base64")}`,
       model: this.config.whisperModel,
       transcription: "plain text",
       ...(opts.language ? { language: primaryLanguage(opts.language) } : {}),
+      ...(vocabulary?.prompt ? { initial_prompt: vocabulary.prompt } : {}),
     };
     const prediction = await this.predictions.run(input, opts.signal);
-    return parseReplicateOutput(prediction.output, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
+    const r = parseReplicateOutput(prediction.output, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
+    return vocabulary ? { ...r, vocabulary: vocabulary.use } : r;
   }
 }

@@ -7,6 +7,7 @@ import { NetworkSpeechEngine } from "./network";
 import { type EngineSegment, type EngineTranscript, type TranscribeOptions } from "./interface";
 import { normaliseLanguage, primaryLanguage } from "./languages";
 import { workersAiRunPath } from "../../../contracts/model-refs";
+import { vocabularyUnused, whisperPrompt, type WhisperPrompt } from "./vocabulary";
 
 /**
  * Cloudflare Workers AI over its REST API:
@@ -15,6 +16,11 @@ import { workersAiRunPath } from "../../../contracts/model-refs";
  * { language, duration }, segments: [{ start, end, text, words: [{ word, start, end }] }] } }`.
  * The API takes the audio base64-encoded inside JSON, so a chunk is read into memory; chunks are
  * compressed and bounded by `maxChunkSec`, which keeps that to a few hundred kilobytes.
+ *
+ * Vocabulary goes in `initial_prompt` ("a text prompt to help provide context to the model"),
+ * capped to Whisper's prompt window (vocabulary.ts), for the models whose input schema has it
+ * (WORKERS_AI_PROMPT_MODELS); `@cf/openai/whisper` and `whisper-tiny-en` take only audio, so with
+ * those every term is dropped as model_takes_no_prompt and the request is sent without it.
  */
 export interface WorkersAIConfig {
   baseUrl: string;
@@ -29,6 +35,9 @@ export interface WorkersAIConfig {
 
 export { WORKERS_AI_DEFAULT_BASE_URL } from "../config";
 export const WORKERS_AI_DEFAULT_MODEL = "@cf/openai/whisper-large-v3-turbo";
+
+/** Workers AI speech models whose documented input takes `initial_prompt`. */
+export const WORKERS_AI_PROMPT_MODELS: ReadonlySet<string> = new Set(["@cf/openai/whisper-large-v3-turbo"]);
 
 const WordSchema = z.object({ word: z.string(), start: z.number(), end: z.number() });
 const ResponseSchema = z.object({
@@ -83,11 +92,23 @@ export class WorkersAIEngine extends NetworkSpeechEngine<WorkersAIConfig> {
 
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
     const audio = (await readFile(audioPath)).toString("base64");
+    const vocabulary = this.vocabulary(opts.vocabulary);
     const body = await this.http.json(workersAiRunPath(this.config.accountId, this.config.model), {
       method: "POST",
-      body: { audio, ...(opts.language ? { language: primaryLanguage(opts.language) } : {}) },
+      body: {
+        audio,
+        ...(opts.language ? { language: primaryLanguage(opts.language) } : {}),
+        ...(vocabulary?.prompt ? { initial_prompt: vocabulary.prompt } : {}),
+      },
       signal: opts.signal,
     });
-    return parseWorkersAIResponse(body, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
+    const r = parseWorkersAIResponse(body, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
+    return vocabulary ? { ...r, vocabulary: vocabulary.use } : r;
+  }
+
+  private vocabulary(terms: readonly string[] | undefined): WhisperPrompt | null {
+    if (!terms?.length) return null;
+    if (!WORKERS_AI_PROMPT_MODELS.has(this.config.model)) return { prompt: null, use: vocabularyUnused(terms, "model_takes_no_prompt") };
+    return whisperPrompt(terms, "initial_prompt");
   }
 }

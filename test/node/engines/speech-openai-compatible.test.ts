@@ -37,6 +37,19 @@ describe("openai-compatible speech engine", () => {
     expect(r.segments).toEqual([{ start: 0.1, end: 1.1, text: "Hello world." }]);
   });
 
+  it("sends the vocabulary as the prompt field, the terms comma-separated in the caller's order", async () => {
+    const r = await h()
+      .engine()
+      .transcribe(h().audio, { signal: AbortSignal.timeout(20_000), vocabulary: ["Okonkwo", "Kubernetes", "TikTok"] });
+    expect((await h().fake.requests[0]!.formData()).get("prompt")).toBe("Okonkwo, Kubernetes, TikTok.");
+    expect(r.vocabulary).toEqual({ method: "prompt", termsUsed: 3, termsDropped: 0, dropped: {} });
+  });
+
+  it("sends no prompt field without a vocabulary", async () => {
+    await transcribe();
+    expect((await h().fake.requests[0]!.formData()).has("prompt")).toBe(false);
+  });
+
   it("omits the language field when no hint is given, so the server detects it", async () => {
     await transcribe();
     expect((await h().fake.requests[0]!.formData()).has("language")).toBe(false);

@@ -36,6 +36,20 @@ describe("replicate speech engine", () => {
     });
   });
 
+  it("sends the vocabulary as the whisper model's initial_prompt input", async () => {
+    const r = await h()
+      .engine()
+      .transcribe(h().audio, { signal: AbortSignal.timeout(20_000), vocabulary: ["Okonkwo", "Kubernetes"] });
+    const body = h().fake.requests[0]!.json() as { input: Record<string, unknown> };
+    expect(body.input.initial_prompt).toBe("Okonkwo, Kubernetes.");
+    expect(r.vocabulary).toEqual({ method: "initial_prompt", termsUsed: 2, termsDropped: 0, dropped: {} });
+  });
+
+  it("sends no initial_prompt without a vocabulary", async () => {
+    await transcribe();
+    expect((h().fake.requests[0]!.json() as { input: Record<string, unknown> }).input).not.toHaveProperty("initial_prompt");
+  });
+
   it("parses detected_language and segments, spreading segment time over its words", async () => {
     h().fake.transcript = SPOKEN;
     const r = await transcribe();

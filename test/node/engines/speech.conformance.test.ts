@@ -28,6 +28,17 @@ describe.each(SPEECH_BACKENDS)("$name speech engine", (backend) => {
     if (h().segments) expect(r.segments?.map((s) => s.text).join(" ")).toMatch(h().expectedText);
   });
 
+  it("passes a vocabulary to the recogniser and says how, counting every term as used or dropped", async () => {
+    const r = await h()
+      .engine()
+      .transcribe(h().audio, { signal: AbortSignal.timeout(30_000), vocabulary: ["Kubernetes", "Okonkwo"] });
+    expect(r.vocabulary).toMatchObject({ method: backend.vocabularyMethod, termsUsed: 2, termsDropped: 0 });
+  });
+
+  it("reports no vocabulary use when none is given", async () => {
+    expect((await transcribe(h().engine(), h().audio)).vocabulary).toBeUndefined();
+  });
+
   it("stops when the task is cancelled, rejecting with the signal's reason", async () => {
     h().hang();
     const reason = new Error("cancel requested");

@@ -10,7 +10,8 @@ import { fakeSpeechWav } from "./synthesis";
  * written from OpenAI's API reference:
  *
  *   POST /v1/audio/transcriptions   multipart: file, model, response_format (json | text |
- *                                   verbose_json), timestamp_granularities[] (word, segment), language
+ *                                   verbose_json), timestamp_granularities[] (word, segment), language,
+ *                                   prompt (text the model takes as already said)
  *   POST /v1/images/generations     JSON: model, prompt, n, size ("WxH"), response_format (url |
  *                                   b64_json; gpt-image models take none and answer b64_json)
  *   POST /v1/chat/completions       JSON: model, messages [{ role, content }], temperature (0–2),

@@ -20,7 +20,8 @@ import { fakeSpeechWav } from "./synthesis";
  * A prediction moves `starting` → `processing` → `succeeded` | `failed` | `canceled`. With
  * `Prefer: wait=n` (sync mode) a prediction that needs no polling is answered finished; one planned
  * to need polls comes back `starting` as if the wait ran out. Errors are problem details
- * `{ title, detail, status }`. `openai/whisper` (the version the speech engine defaults to) and
+ * `{ title, detail, status }`. `openai/whisper` (the version the speech engine defaults to; input
+ * `{ audio, model, transcription, language, initial_prompt (a string), … }`) and
  * `black-forest-labs/flux-schnell` (input `{ prompt, aspect_ratio, num_outputs, output_format,
  * output_quality, seed, … }`, output a list of file URLs) are registered from the start, and so is
  * the official language model `meta/meta-llama-3-8b-instruct` (input `{ prompt, system_prompt,
@@ -326,6 +327,8 @@ export class FakeReplicate extends FakeHttpServer {
   /** openai/whisper: `{ detected_language, transcription, segments, translation, txt_file, srt_file }`. */
   private whisper(input: Record<string, unknown>): unknown {
     if (typeof input.audio !== "string" || input.audio === "") throw new Error("audio is required");
+    // "optional text to provide as a prompt for the first window"
+    if (input.initial_prompt !== undefined && typeof input.initial_prompt !== "string") throw new Error("initial_prompt must be a string");
     const t = this.transcript;
     return {
       detected_language: whisperLanguageName(t.language),

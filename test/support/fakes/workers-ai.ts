@@ -13,8 +13,8 @@ import { m2m100Output } from "./translation";
  *
  * Every answer is Cloudflare's v4 envelope `{ result, success, errors: [{ code, message }],
  * messages }`. Models are registered by name with a function from input to `result`;
- * `@cf/openai/whisper-large-v3-turbo` is there from the start (input `{ audio: <base64>, language?
- * }`, result `{ transcription_info, text, word_count, segments: [{ …, words }], vtt }`), and so is
+ * `@cf/openai/whisper-large-v3-turbo` is there from the start (input `{ audio: <base64>, language?,
+ * initial_prompt? }`, result `{ transcription_info, text, word_count, segments: [{ …, words }], vtt }`), and so is
  * `@cf/black-forest-labs/flux-1-schnell` (input `{ prompt (1–2048 chars), steps? (1–8, default 4) }`,
  * result `{ image: <base64 JPEG, always 1024×1024> }`), and `@cf/meta/llama-3.1-8b-instruct` (input
  * `{ messages: [{ role, content }] }` or `{ prompt }`, with `max_tokens` (default 256), `temperature`
@@ -88,6 +88,8 @@ export class FakeWorkersAI extends FakeHttpServer {
 
   private whisper(input: Record<string, unknown>): unknown {
     if (typeof input.audio !== "string" || input.audio === "") throw new Error("Type mismatch of '/audio': a base64 string is required");
+    if (input.initial_prompt !== undefined && typeof input.initial_prompt !== "string")
+      throw new Error("Type mismatch of '/initial_prompt': a string is required");
     const t = this.transcript;
     const words = t.segments.flatMap((s) => s.words);
     return {
