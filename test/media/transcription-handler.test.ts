@@ -31,6 +31,7 @@ function storedInput(
   language?: string,
   diarization?: { enabled: boolean; minSpeakers: number | null; maxSpeakers: number | null },
   languages?: string[],
+  vocabulary?: string[],
 ): Record<string, unknown> {
   return {
     textSourceId: "txt_test",
@@ -45,6 +46,7 @@ function storedInput(
       preprocessing: { extract: true, denoise: true, separateVocals: false },
       ...(diarization ? { diarization } : {}),
       ...(languages ? { languages } : {}),
+      ...(vocabulary ? { vocabulary } : {}),
     },
   };
 }
@@ -86,7 +88,12 @@ class ScriptedEngine implements SpeechEngine {
   readonly maxConcurrency = 8;
   readonly reducesNoise: boolean = false;
   readonly languages: readonly string[] | null;
-  readonly calls: { path: string; language: string | undefined }[] = [];
+  readonly calls: {
+    path: string;
+    language: string | undefined;
+    vocabulary?: readonly string[] | undefined;
+    workDir?: string | undefined;
+  }[] = [];
 
   constructor(
     readonly inputFormat: SpeechEngine["inputFormat"] = "wav",
@@ -101,7 +108,7 @@ class ScriptedEngine implements SpeechEngine {
   }
 
   async transcribe(path: string, opts: TranscribeOptions): Promise<EngineTranscript> {
-    this.calls.push({ path, language: opts.language });
+    this.calls.push({ path, language: opts.language, vocabulary: opts.vocabulary, workDir: opts.workDir });
     const a = this.answer(this.calls.length);
     if (a instanceof Error) throw a;
     return a;
@@ -130,6 +137,8 @@ interface RunOptions {
   diarizer?: DiarizationEngine;
   /** The job's allowed languages (`options.language` as a list of two or more). */
   languages?: string[];
+  /** The job's vocabulary as create stores it. */
+  vocabulary?: string[];
 }
 
 interface RunOutcome {
@@ -141,7 +150,14 @@ interface RunOutcome {
 async function runHandler(opts: RunOptions = {}): Promise<RunOutcome> {
   const grant = storageGrant(s3, BUCKET);
   const ctx = await makeHandlerContext({
-    input: storedInput(opts.sourceKey ?? "src/speech.mp4", opts.outputKeys ?? OUTPUT_KEYS, opts.language, opts.diarization, opts.languages),
+    input: storedInput(
+      opts.sourceKey ?? "src/speech.mp4",
+      opts.outputKeys ?? OUTPUT_KEYS,
+      opts.language,
+      opts.diarization,
+      opts.languages,
+      opts.vocabulary,
+    ),
     storage: opts.storage === "wrong-secret" ? { ...grant, secretAccessKey: "wrong" } : grant,
     settings: { transcription: opts.settings ?? {} },
     cores: opts.cores ?? 2,
@@ -387,6 +403,17 @@ describe("transcription handler stages", () => {
     const engine = new ScriptedEngine();
     await runHandler({ engine, language: "en-US" });
     expect(engine.calls[0]!.language).toBe("en");
+  });
+
+  it("passes the job's vocabulary and its work dir to every engine call", async () => {
+    const engine = new ScriptedEngine();
+    const { ctx } = await runHandler({
+      engine,
+      vocabulary: ["Kubernetes", "Ada Lovelace"],
+      settings: { singlePassMaxSec: 5, maxChunkSec: 10 },
+    });
+    expect(engine.calls.length).toBeGreaterThan(1);
+    expect(engine.calls.every((c) => c.vocabulary?.join("|") === "Kubernetes|Ada Lovelace" && c.workDir === ctx.workDir)).toBe(true);
   });
 
   it("lets the engine detect among a job's allowed languages, and recognises a part heard as another language again in the first allowed one", async () => {

@@ -5,7 +5,7 @@ import type { TRANSCRIPTION_STAGES } from "../../../contracts/services/transcrip
 import type { Settings } from "../../../contracts/settings";
 import { StepFailure } from "../../../contracts/step-failure";
 import type { Segment, TranscriptionResult, VisualChunk, Word } from "../../../contracts/transcript";
-import type { EngineTranscript, SpeechEngine } from "../../engines/speech/interface";
+import type { EngineTranscript, SpeechEngine, VocabularyUse } from "../../engines/speech/interface";
 import { wordsFromSegments } from "../../engines/speech/segments";
 import type { StageReporter } from "../../../contracts/step-kit";
 import {
@@ -164,6 +164,8 @@ export const separateDetails = () => ({ method: "mid channel, speech band-pass, 
 export interface Transcript {
   language: string;
   segments: Segment[];
+  /** What the engine did with the job's vocabulary (every chunk gets the same terms, so the first one's says it). */
+  vocabulary?: VocabularyUse;
 }
 
 /** A source this short is recognised in one pass; a longer one in chunks cut at silences. */
@@ -180,6 +182,7 @@ export const transcribeDetails = (run: TranscriptionRun, media: AcceptedSource) 
   language: r.language,
   segments: r.segments.length,
   mode: isSinglePass(run, media) ? "single_pass" : "chunked",
+  ...(r.vocabulary ? { vocabulary: r.vocabulary } : {}),
 });
 
 /**
@@ -188,10 +191,13 @@ export const transcribeDetails = (run: TranscriptionRun, media: AcceptedSource) 
  * expected, rather than transcribed in a language the caller ruled out.
  */
 async function recognise(run: TranscriptionRun, path: string): Promise<EngineTranscript> {
-  const r = await run.engine.transcribe(path, { language: run.language, signal: run.signal });
+  const { vocabulary } = run.input.options;
+  // The vocabulary's files (a dictionary, a language model) go in the job's work dir, shared by its chunks.
+  const common = { signal: run.signal, workDir: run.workDir, ...(vocabulary && vocabulary.length > 0 ? { vocabulary } : {}) };
+  const r = await run.engine.transcribe(path, { ...common, language: run.language });
   const allowed = run.input.options.languages;
   if (!allowed || allowed.some((l) => primaryLanguage(l) === primaryLanguage(r.language))) return r;
-  return run.engine.transcribe(path, { language: primaryLanguage(allowed[0]!), signal: run.signal });
+  return run.engine.transcribe(path, { ...common, language: primaryLanguage(allowed[0]!) });
 }
 
 function engineWords(r: EngineTranscript): Word[] {
@@ -216,7 +222,7 @@ function transcribeFile(run: TranscriptionRun, audio: string, media: AcceptedSou
       }
       const r = await recognise(run, input);
       const words = mergeChunkWords([{ start: 0, end: media.durationSec, words: engineWords(r) }]);
-      return { language: r.language, segments: buildSegments(words) };
+      return { language: r.language, segments: buildSegments(words), ...(r.vocabulary ? { vocabulary: r.vocabulary } : {}) };
     },
     (r) => ({ words: r.segments.reduce((n, s) => n + (s.words?.length ?? 0), 0), segments: r.segments.length }),
   );
@@ -282,7 +288,12 @@ async function transcribeChunked(run: TranscriptionRun, audio: string, media: Ac
       const words = mergeChunkWords(
         results.map((r, i) => ({ start: inputs[i]!.range.start, end: inputs[i]!.range.end, words: engineWords(r) })),
       );
-      return { language: majorityLanguage(results.map((r) => r.language)), segments: buildSegments(words) };
+      const vocabulary = results[0]?.vocabulary;
+      return {
+        language: majorityLanguage(results.map((r) => r.language)),
+        segments: buildSegments(words),
+        ...(vocabulary ? { vocabulary } : {}),
+      };
     },
     (r) => ({ chunks: results.length, segments: r.segments.length }),
   );
