@@ -1,6 +1,6 @@
 import { StepFailure } from "../../../contracts/step-failure";
 import { clusterWindows, DEFAULT_CLUSTERING, type ClusteringOptions } from "./clustering";
-import { DEFAULT_WINDOWS, featureWindows, standardise, type WindowOptions } from "./features";
+import { DEFAULT_WINDOWS, featureWeights, featureWindows, standardise, type WindowOptions } from "./features";
 import type { Diarization, DiarizationEngine, DiarizeRequest } from "./interface";
 import { readPcm16Wav } from "./pcm";
 import { DEFAULT_SMOOTHING, turnsFromWindows, type SmoothingOptions } from "./smoothing";
@@ -13,8 +13,9 @@ import { normaliseTurns } from "./turns";
  *
  * 1. Voice activity: Silero VAD v5 (bundled ONNX weights) marks speech regions (silero-vad.ts).
  * 2. Features: 12 MFCCs (c1–c12) every 16 ms inside speech, summarised per 1.5 s window stepped by
- *    0.75 s as their means and standard deviations (24 values), each dimension standardised over
- *    the recording (features.ts).
+ *    0.75 s as their means and standard deviations (24 values), and the window's median pitch
+ *    (autocorrelation, pitch.ts), each dimension standardised over the recording, pitch weighted 4
+ *    (features.ts).
  * 3. Clustering: Ward agglomerative clustering; a cluster is split while its split explains at least
  *    40% of its own variance, the count clamped into [minSpeakers, maxSpeakers] (clustering.ts).
  * 4. Turns: every instant of speech takes the speaker of the nearest window centre; flickers
@@ -64,7 +65,10 @@ export class LocalDiarizationEngine implements DiarizationEngine {
     const regions = speechRegions(probs, pcm.samples.length, pcm.sampleRate, this.opts.vad);
     const windows = featureWindows(pcm, regions, req.signal, this.opts.windows);
     const labels = clusterWindows(
-      standardise(windows.map((w) => w.features)),
+      standardise(
+        windows.map((w) => w.features),
+        featureWeights(this.opts.windows),
+      ),
       { minSpeakers: req.minSpeakers, maxSpeakers: req.maxSpeakers },
       this.opts.clustering,
     );
