@@ -3,47 +3,158 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { LocalDiarizationEngine } from "../gpu-runner/engines/diarization/local";
-import { scoreAttribution, twoVoiceSample, type TruthTurn } from "../test/support/two-voice";
+import { DEFAULT_LOCAL_OPTIONS, LocalDiarizationEngine } from "../gpu-runner/engines/diarization/local";
+import { LocalPocketSphinxEngine, pocketSphinxConfigFromEnv } from "../gpu-runner/engines/speech/local-pocketsphinx";
+import { CONVERSATIONS, conversationSample } from "../test/support/conversations";
+import { attribution, diarizationError, type DiarizationError, type ScoredTurn } from "../test/support/diarization-score";
+import { speechWav } from "../test/support/media-fixtures";
+import { twoVoiceSample } from "../test/support/two-voice";
+import { fmt, machineInfo, table } from "./lib";
 
 /**
- * Local diarization benchmark: accuracy and CPU time per minute of audio of the local engine
- * (gpu-runner/engines/diarization/local.ts) on the two-voice TTS conversation the tests build,
- * looped BENCH_LOOPS times (default 4, about 2¼ minutes) so the clustering sees a longer recording.
+ * Local diarization benchmark: the local engine (gpu-runner/engines/diarization/local.ts) on the
+ * recordings the tests build, scored against their truth beside the naive baseline measured in the
+ * same run, and its time beside a local PocketSphinx transcription of the same recording (what the
+ * transcription step adds by diarizing).
+ *
+ * Recordings: the two-voice conversation looped BENCH_LOOPS times (default 4, about 2¼ minutes; two
+ * voices strictly taking turns), the two-speaker interview and the three-speaker panel (overlapped
+ * turns, 0.3–0.8 s back-channels; test/support/conversations.ts), and the demo's sample speech
+ * (29 s of LibriVox, no truth: speakers found and time only).
+ *
+ * Scores (test/support/diarization-score.ts): attributed time right (of the time given to a
+ * speaker, the share given to one really speaking, best one-to-one mapping), coverage, and the
+ * diarization error rate (missed + false alarm + confusion over reference speech, overlapped speech
+ * counted once per speaker, optimal mapping) with a 0.25 s collar and with none. The naive baseline
+ * is everything one speaker over the same engine's speech regions (`maxSpeakers: 1`), so the two
+ * differ only in who is said to speak. Times are medians of BENCH_RUNS runs (default 3) after a
+ * warm-up; BENCH_PITCH_WEIGHT overrides the engine's pitch weight (0: MFCCs only, the engine
+ * before pitch was added).
  *
  *   npx tsx bench/diarization.ts
- *   BENCH_LOOPS=8 BENCH_RUNS=3 npx tsx bench/diarization.ts
+ *   BENCH_LOOPS=8 BENCH_RUNS=5 npx tsx bench/diarization.ts
  */
 const LOOPS = Number(process.env["BENCH_LOOPS"] ?? 4);
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
+const PITCH_WEIGHT = process.env["BENCH_PITCH_WEIGHT"];
+const COLLAR_SEC = 0.25;
 const run = promisify(execFile);
 
-const sample = await twoVoiceSample();
+interface Recording {
+  name: string;
+  wav: string;
+  durationSec: number;
+  /** Absent: no truth, nothing scored. */
+  truth?: ScoredTurn[];
+}
+
+const engine = new LocalDiarizationEngine(
+  PITCH_WEIGHT === undefined
+    ? DEFAULT_LOCAL_OPTIONS
+    : { ...DEFAULT_LOCAL_OPTIONS, windows: { ...DEFAULT_LOCAL_OPTIONS.windows, pitchWeight: Number(PITCH_WEIGHT) } },
+);
+const speech = new LocalPocketSphinxEngine(pocketSphinxConfigFromEnv(process.env));
+
+async function median(times: number, body: () => Promise<unknown>): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    await body();
+    ms.push(performance.now() - t0);
+  }
+  return ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)]! / 1000;
+}
+
+const pct = (x: number) => `${fmt(x * 100)} %`;
+const derParts = (d: DiarizationError) =>
+  `${pct(d.rate)} (${fmt(d.missedSec)} / ${fmt(d.falseAlarmSec)} / ${fmt(d.confusionSec)} of ${fmt(d.referenceSec)} s)`;
+
 const dir = await mkdtemp(path.join(os.tmpdir(), "bench-diarization-"));
 try {
-  const wav = path.join(dir, "looped.wav");
-  await run("ffmpeg", ["-v", "error", "-stream_loop", String(LOOPS - 1), "-i", sample.wav, "-c:a", "pcm_s16le", wav]);
-  const truth: TruthTurn[] = Array.from({ length: LOOPS }, (_, k) =>
-    sample.truth.map((t) => ({ ...t, start: t.start + k * sample.durationSec, end: t.end + k * sample.durationSec })),
-  ).flat();
-  const minutes = (LOOPS * sample.durationSec) / 60;
-  const engine = new LocalDiarizationEngine();
-  // The first call loads the ONNX session: not part of a recording's cost.
-  await engine.diarize({ audioPath: sample.wav, signal: AbortSignal.timeout(60_000) });
-  const times: number[] = [];
-  let result = await engine.diarize({ audioPath: wav, signal: AbortSignal.timeout(600_000) });
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    result = await engine.diarize({ audioPath: wav, signal: AbortSignal.timeout(600_000) });
-    times.push(performance.now() - t0);
+  const recordings: Recording[] = [];
+  const twoVoice = await twoVoiceSample();
+  const looped = path.join(dir, "two-voice-looped.wav");
+  await run("ffmpeg", ["-v", "error", "-stream_loop", String(LOOPS - 1), "-i", twoVoice.wav, "-c:a", "pcm_s16le", looped]);
+  recordings.push({
+    name: `two-voice ×${LOOPS}`,
+    wav: looped,
+    durationSec: LOOPS * twoVoice.durationSec,
+    truth: Array.from({ length: LOOPS }, (_, k) =>
+      twoVoice.truth.map((t) => ({ start: t.start + k * twoVoice.durationSec, end: t.end + k * twoVoice.durationSec, speaker: t.voice })),
+    ).flat(),
+  });
+  for (const script of CONVERSATIONS) {
+    const c = await conversationSample(script);
+    recordings.push({ name: script.name, wav: c.wav, durationSec: c.durationSec, truth: c.truth });
   }
-  times.sort((a, b) => a - b);
-  const score = scoreAttribution(truth, result.turns);
-  console.log(`recording        ${(minutes * 60).toFixed(1)} s (${LOOPS} × the two-voice conversation), ${os.cpus().length} cores`);
-  console.log(`speakers         ${result.speakers.length} (${result.turns.length} turns, truth ${truth.length})`);
-  console.log(`attributed right ${(score.accuracy * 100).toFixed(1)}%   speech covered ${(score.coverage * 100).toFixed(1)}%`);
+  const sampleSpeech = await speechWav();
+  recordings.push({
+    name: "sample speech (LibriVox)",
+    wav: sampleSpeech,
+    durationSec: Number((await run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", sampleSpeech])).stdout),
+  });
+
+  console.log(machineInfo());
+  console.log(`runs ${RUNS}, collar ${COLLAR_SEC} s${PITCH_WEIGHT === undefined ? "" : `, pitch weight ${PITCH_WEIGHT}`}\n`);
+  // The first call loads the ONNX session: not part of a recording's cost.
+  await engine.diarize({ audioPath: twoVoice.wav, signal: AbortSignal.timeout(60_000) });
+
+  const quality: string[][] = [];
+  const timing: string[][] = [];
+  for (const r of recordings) {
+    const signal = () => AbortSignal.timeout(600_000);
+    const found = await engine.diarize({ audioPath: r.wav, signal: signal() });
+    const naive = await engine.diarize({ audioPath: r.wav, maxSpeakers: 1, signal: signal() });
+    const diarizeSec = await median(RUNS, () => engine.diarize({ audioPath: r.wav, signal: signal() }));
+    const transcribeSec = await median(RUNS, () => speech.transcribe(r.wav, { signal: signal() }));
+    const truthSpeakers = r.truth ? new Set(r.truth.map((t) => t.speaker)).size : undefined;
+    if (r.truth) {
+      const a = attribution(r.truth, found.turns);
+      const n = attribution(r.truth, naive.turns);
+      quality.push([
+        r.name,
+        `${found.speakers.length} of ${truthSpeakers}`,
+        pct(a.accuracy),
+        pct(a.coverage),
+        derParts(diarizationError(r.truth, found.turns, { collarSec: COLLAR_SEC })),
+        pct(diarizationError(r.truth, found.turns, { collarSec: 0 }).rate),
+        pct(n.accuracy),
+        derParts(diarizationError(r.truth, naive.turns, { collarSec: COLLAR_SEC })),
+        pct(diarizationError(r.truth, naive.turns, { collarSec: 0 }).rate),
+      ]);
+    } else quality.push([r.name, `${found.speakers.length} (no truth)`, "-", "-", "-", "-", "-", "-", "-"]);
+    timing.push([
+      r.name,
+      `${fmt(r.durationSec)} s`,
+      `${fmt(diarizeSec, 2)} s`,
+      `${fmt(transcribeSec, 2)} s`,
+      pct(diarizeSec / transcribeSec),
+    ]);
+    console.error(`${r.name}: done, load ${os.loadavg()[0]!.toFixed(2)}`);
+  }
   console.log(
-    `time             median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s = ${(times[Math.floor(times.length / 2)]! / 1000 / minutes).toFixed(2)} s per minute of audio (best ${(times[0]! / 1000 / minutes).toFixed(2)})`,
+    table(
+      [
+        "recording",
+        "speakers found",
+        "attributed right",
+        "coverage",
+        `DER, ${COLLAR_SEC} s collar (missed / false alarm / confusion)`,
+        "DER, no collar",
+        "naive: attributed right",
+        `naive: DER, ${COLLAR_SEC} s collar`,
+        "naive: DER, no collar",
+      ],
+      quality,
+    ),
+  );
+  console.log();
+  console.log(table(["recording", "length", "diarize (median)", "PocketSphinx transcription (median)", "diarize ÷ transcription"], timing));
+  console.log(
+    `\nload average at end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
   );
 } finally {
   await rm(dir, { recursive: true, force: true });
