@@ -3,9 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { Diarization } from "../gpu-runner/engines/diarization/interface";
 import { DEFAULT_LOCAL_OPTIONS, LocalDiarizationEngine } from "../gpu-runner/engines/diarization/local";
 import { LocalPocketSphinxEngine, pocketSphinxConfigFromEnv } from "../gpu-runner/engines/speech/local-pocketsphinx";
-import { CONVERSATIONS, conversationSample } from "../test/support/conversations";
+import { CONVERSATIONS, conversationSample, VOICE_VARIANTS } from "../test/support/conversations";
 import { attribution, diarizationError, type DiarizationError, type ScoredTurn } from "../test/support/diarization-score";
 import { speechWav } from "../test/support/media-fixtures";
 import { twoVoiceSample } from "../test/support/two-voice";
@@ -20,7 +21,8 @@ import { fmt, machineInfo, table } from "./lib";
  * Recordings: the two-voice conversation looped BENCH_LOOPS times (default 4, about 2¼ minutes; two
  * voices strictly taking turns), the two-speaker interview and the three-speaker panel (overlapped
  * turns, 0.3–0.8 s back-channels; test/support/conversations.ts), and the demo's sample speech
- * (29 s of LibriVox, no truth: speakers found and time only).
+ * (29 s of LibriVox, no truth: speakers found and time only). Then, quality only, the same
+ * scripts spoken by other voices (VOICE_VARIANTS), including voices of equal pitch.
  *
  * Scores (test/support/diarization-score.ts): attributed time right (of the time given to a
  * speaker, the share given to one really speaking, best one-to-one mapping), coverage, and the
@@ -69,6 +71,34 @@ const pct = (x: number) => `${fmt(x * 100)} %`;
 const derParts = (d: DiarizationError) =>
   `${pct(d.rate)} (${fmt(d.missedSec)} / ${fmt(d.falseAlarmSec)} / ${fmt(d.confusionSec)} of ${fmt(d.referenceSec)} s)`;
 
+const QUALITY_HEADER = [
+  "recording",
+  "speakers found",
+  "attributed right",
+  "coverage",
+  `DER, ${COLLAR_SEC} s collar (missed / false alarm / confusion)`,
+  "DER, no collar",
+  "naive: attributed right",
+  `naive: DER, ${COLLAR_SEC} s collar`,
+  "naive: DER, no collar",
+];
+
+/** A row of QUALITY_HEADER: the engine's answer and the one-speaker answer against the truth. */
+function qualityRow(name: string, truth: readonly ScoredTurn[], found: Diarization, naive: Diarization): string[] {
+  const a = attribution(truth, found.turns);
+  return [
+    name,
+    `${found.speakers.length} of ${new Set(truth.map((t) => t.speaker)).size}`,
+    pct(a.accuracy),
+    pct(a.coverage),
+    derParts(diarizationError(truth, found.turns, { collarSec: COLLAR_SEC })),
+    pct(diarizationError(truth, found.turns, { collarSec: 0 }).rate),
+    pct(attribution(truth, naive.turns).accuracy),
+    derParts(diarizationError(truth, naive.turns, { collarSec: COLLAR_SEC })),
+    pct(diarizationError(truth, naive.turns, { collarSec: 0 }).rate),
+  ];
+}
+
 const dir = await mkdtemp(path.join(os.tmpdir(), "bench-diarization-"));
 try {
   const recordings: Recording[] = [];
@@ -107,22 +137,11 @@ try {
     const naive = await engine.diarize({ audioPath: r.wav, maxSpeakers: 1, signal: signal() });
     const diarizeSec = await median(RUNS, () => engine.diarize({ audioPath: r.wav, signal: signal() }));
     const transcribeSec = await median(RUNS, () => speech.transcribe(r.wav, { signal: signal() }));
-    const truthSpeakers = r.truth ? new Set(r.truth.map((t) => t.speaker)).size : undefined;
-    if (r.truth) {
-      const a = attribution(r.truth, found.turns);
-      const n = attribution(r.truth, naive.turns);
-      quality.push([
-        r.name,
-        `${found.speakers.length} of ${truthSpeakers}`,
-        pct(a.accuracy),
-        pct(a.coverage),
-        derParts(diarizationError(r.truth, found.turns, { collarSec: COLLAR_SEC })),
-        pct(diarizationError(r.truth, found.turns, { collarSec: 0 }).rate),
-        pct(n.accuracy),
-        derParts(diarizationError(r.truth, naive.turns, { collarSec: COLLAR_SEC })),
-        pct(diarizationError(r.truth, naive.turns, { collarSec: 0 }).rate),
-      ]);
-    } else quality.push([r.name, `${found.speakers.length} (no truth)`, "-", "-", "-", "-", "-", "-", "-"]);
+    quality.push(
+      r.truth
+        ? qualityRow(r.name, r.truth, found, naive)
+        : [r.name, `${found.speakers.length} (no truth)`, ...new Array<string>(7).fill("-")],
+    );
     timing.push([
       r.name,
       `${fmt(r.durationSec)} s`,
@@ -132,24 +151,26 @@ try {
     ]);
     console.error(`${r.name}: done, load ${os.loadavg()[0]!.toFixed(2)}`);
   }
-  console.log(
-    table(
-      [
-        "recording",
-        "speakers found",
-        "attributed right",
-        "coverage",
-        `DER, ${COLLAR_SEC} s collar (missed / false alarm / confusion)`,
-        "DER, no collar",
-        "naive: attributed right",
-        `naive: DER, ${COLLAR_SEC} s collar`,
-        "naive: DER, no collar",
-      ],
-      quality,
-    ),
-  );
+  console.log(table(QUALITY_HEADER, quality));
   console.log();
   console.log(table(["recording", "length", "diarize (median)", "PocketSphinx transcription (median)", "diarize ÷ transcription"], timing));
+
+  const variants: string[][] = [];
+  for (const script of VOICE_VARIANTS) {
+    const c = await conversationSample(script);
+    const voices = Object.values(script.voices)
+      .map((v) =>
+        v.engine === "festival"
+          ? v.voice.replace(/^cmu_us_(\w+?)_.*$/, "$1")
+          : `${v.voice}${v.pitch === undefined ? "" : ` pitch ${v.pitch}`}`,
+      )
+      .join(", ");
+    const found = await engine.diarize({ audioPath: c.wav, signal: AbortSignal.timeout(600_000) });
+    const naive = await engine.diarize({ audioPath: c.wav, maxSpeakers: 1, signal: AbortSignal.timeout(600_000) });
+    variants.push(qualityRow(`${script.name} (${voices})`, c.truth, found, naive));
+  }
+  console.log("\nThe same scripts, other voices (quality only):\n");
+  console.log(table(QUALITY_HEADER, variants));
   console.log(
     `\nload average at end ${os
       .loadavg()

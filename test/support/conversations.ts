@@ -153,6 +153,31 @@ export const THREE_SPEAKER_PANEL: ConversationScript = {
 
 export const CONVERSATIONS: readonly ConversationScript[] = [TWO_SPEAKER_INTERVIEW, THREE_SPEAKER_PANEL];
 
+const espeak = (voice: string, pitch?: number): TtsVoice => ({ engine: "espeak-ng", voice, ...(pitch === undefined ? {} : { pitch }) });
+
+/**
+ * The same two scripts spoken by other voices, for the benchmark to show how far the measured
+ * figures carry: a woman and a man of different synthesisers, two men and two women of one
+ * synthesiser at the same pitch (only the formants differ), one voice at two pitches, and panels
+ * where two of the three share a pitch.
+ */
+export const VOICE_VARIANTS: readonly ConversationScript[] = [
+  { ...TWO_SPEAKER_INTERVIEW, name: "interview-slt-en-gb", voices: { host: FESTIVAL_SLT, guest: espeak("en-gb") } },
+  { ...TWO_SPEAKER_INTERVIEW, name: "interview-m3-m7", voices: { host: espeak("en-us+m3"), guest: espeak("en+m7") } },
+  { ...TWO_SPEAKER_INTERVIEW, name: "interview-f2-f4", voices: { host: espeak("en+f2"), guest: espeak("en+f4") } },
+  { ...TWO_SPEAKER_INTERVIEW, name: "interview-en-us-pitch-50-75", voices: { host: espeak("en-us"), guest: espeak("en-us", 75) } },
+  {
+    ...THREE_SPEAKER_PANEL,
+    name: "panel-en-us-f4-slt",
+    voices: { moderator: espeak("en-us"), engineer: espeak("en+f4"), historian: FESTIVAL_SLT },
+  },
+  {
+    ...THREE_SPEAKER_PANEL,
+    name: "panel-slt-m3-en-gb",
+    voices: { moderator: FESTIVAL_SLT, engineer: espeak("en-us+m3"), historian: espeak("en-gb") },
+  },
+];
+
 /** The conversation's recording and truth (built on first use). */
 export async function conversationSample(script: ConversationScript): Promise<ConversationSample> {
   const hash = createHash("sha256").update(JSON.stringify(script)).digest("hex").slice(0, 12);
