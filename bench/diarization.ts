@@ -29,16 +29,16 @@ import { fmt, machineInfo, table } from "./lib";
  * diarization error rate (missed + false alarm + confusion over reference speech, overlapped speech
  * counted once per speaker, optimal mapping) with a 0.25 s collar and with none. The naive baseline
  * is everything one speaker over the same engine's speech regions (`maxSpeakers: 1`), so the two
- * differ only in who is said to speak. Times are medians of BENCH_RUNS runs (default 3) after a
- * warm-up; BENCH_PITCH_WEIGHT overrides the engine's pitch weight (0: MFCCs only, the engine
- * before pitch was added).
+ * differ only in who is said to speak. Times are medians of BENCH_RUNS runs (default 3; 0 skips
+ * timing) after a warm-up. BENCH_WITHOUT_PITCH=1 runs the engine on MFCCs alone, as it was before
+ * pitch was added (features.ts).
  *
  *   npx tsx bench/diarization.ts
  *   BENCH_LOOPS=8 BENCH_RUNS=5 npx tsx bench/diarization.ts
  */
 const LOOPS = Number(process.env["BENCH_LOOPS"] ?? 4);
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
-const PITCH_WEIGHT = process.env["BENCH_PITCH_WEIGHT"];
+const WITHOUT_PITCH = process.env["BENCH_WITHOUT_PITCH"] === "1";
 const COLLAR_SEC = 0.25;
 const run = promisify(execFile);
 
@@ -51,9 +51,7 @@ interface Recording {
 }
 
 const engine = new LocalDiarizationEngine(
-  PITCH_WEIGHT === undefined
-    ? DEFAULT_LOCAL_OPTIONS
-    : { ...DEFAULT_LOCAL_OPTIONS, windows: { ...DEFAULT_LOCAL_OPTIONS.windows, pitchWeight: Number(PITCH_WEIGHT) } },
+  WITHOUT_PITCH ? { ...DEFAULT_LOCAL_OPTIONS, windows: { ...DEFAULT_LOCAL_OPTIONS.windows, pitchUnit: Infinity } } : DEFAULT_LOCAL_OPTIONS,
 );
 const speech = new LocalPocketSphinxEngine(pocketSphinxConfigFromEnv(process.env));
 
@@ -67,7 +65,8 @@ async function median(times: number, body: () => Promise<unknown>): Promise<numb
   return ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)]! / 1000;
 }
 
-const pct = (x: number) => `${fmt(x * 100)} %`;
+const pct = (x: number) => (Number.isFinite(x) ? `${fmt(x * 100)} %` : "-");
+const sec = (x: number, digits = 1) => (Number.isFinite(x) ? `${fmt(x, digits)} s` : "-");
 const derParts = (d: DiarizationError) =>
   `${pct(d.rate)} (${fmt(d.missedSec)} / ${fmt(d.falseAlarmSec)} / ${fmt(d.confusionSec)} of ${fmt(d.referenceSec)} s)`;
 
@@ -125,7 +124,7 @@ try {
   });
 
   console.log(machineInfo());
-  console.log(`runs ${RUNS}, collar ${COLLAR_SEC} s${PITCH_WEIGHT === undefined ? "" : `, pitch weight ${PITCH_WEIGHT}`}\n`);
+  console.log(`runs ${RUNS}, collar ${COLLAR_SEC} s${WITHOUT_PITCH ? ", without pitch (MFCCs only)" : ""}\n`);
   // The first call loads the ONNX session: not part of a recording's cost.
   await engine.diarize({ audioPath: twoVoice.wav, signal: AbortSignal.timeout(60_000) });
 
@@ -135,25 +134,22 @@ try {
     const signal = () => AbortSignal.timeout(600_000);
     const found = await engine.diarize({ audioPath: r.wav, signal: signal() });
     const naive = await engine.diarize({ audioPath: r.wav, maxSpeakers: 1, signal: signal() });
-    const diarizeSec = await median(RUNS, () => engine.diarize({ audioPath: r.wav, signal: signal() }));
-    const transcribeSec = await median(RUNS, () => speech.transcribe(r.wav, { signal: signal() }));
+    const diarizeSec = RUNS > 0 ? await median(RUNS, () => engine.diarize({ audioPath: r.wav, signal: signal() })) : NaN;
+    const transcribeSec = RUNS > 0 ? await median(RUNS, () => speech.transcribe(r.wav, { signal: signal() })) : NaN;
     quality.push(
       r.truth
         ? qualityRow(r.name, r.truth, found, naive)
         : [r.name, `${found.speakers.length} (no truth)`, ...new Array<string>(7).fill("-")],
     );
-    timing.push([
-      r.name,
-      `${fmt(r.durationSec)} s`,
-      `${fmt(diarizeSec, 2)} s`,
-      `${fmt(transcribeSec, 2)} s`,
-      pct(diarizeSec / transcribeSec),
-    ]);
+    timing.push([r.name, sec(r.durationSec), sec(diarizeSec, 2), sec(transcribeSec, 2), pct(diarizeSec / transcribeSec)]);
     console.error(`${r.name}: done, load ${os.loadavg()[0]!.toFixed(2)}`);
   }
   console.log(table(QUALITY_HEADER, quality));
   console.log();
-  console.log(table(["recording", "length", "diarize (median)", "PocketSphinx transcription (median)", "diarize ÷ transcription"], timing));
+  if (RUNS > 0)
+    console.log(
+      table(["recording", "length", "diarize (median)", "PocketSphinx transcription (median)", "diarize ÷ transcription"], timing),
+    );
 
   const variants: string[][] = [];
   for (const script of VOICE_VARIANTS) {

@@ -10,11 +10,16 @@ import type { SpeechRegion } from "./silero-vad";
  * the mean and standard deviation of each coefficient c1…c12 over its frames. c0 (overall level)
  * is left out so loudness does not split a speaker; the means carry the vocal tract's spectral
  * envelope, the deviations how much it moves. The last value is the median log pitch of the
- * window's voiced frames (pitch.ts; a window with none takes the recording's median), weighted
- * `pitchWeight` times a standardised MFCC statistic: alone among 25 equal dimensions it was drowned
- * by phonetic noise in the MFCCs (a man and a woman of eSpeak NG split at R² 0.27, one LibriVox
- * reader at 0.27 too); at 4 the man and woman split at 0.55, two voices of one pitch still by their
- * MFCCs, and the reader stays at 0.29 (clustering.ts's threshold is 0.4).
+ * window's voiced frames (pitch.ts; a window with none takes the recording's median).
+ *
+ * `standardise` scales each MFCC statistic to unit variance over the recording, but pitch by a fixed
+ * unit, `pitchUnit` (a log-pitch difference of 0.033, 3.3 % or about 0.6 semitone, counts as much
+ * as one standard deviation of an MFCC statistic): what tells two people apart is how far apart
+ * their pitches are, not how they compare with the recording's spread, which for one speaker is
+ * intonation alone. Measured on the project's recordings (Ward root split, clustering.ts splits at
+ * R² 0.4): MFCCs alone split a man and a woman of eSpeak NG at 0.27, no better than one LibriVox
+ * reader (0.27); pitch standardised like the MFCCs and weighted 4 took the pair to 0.55 and the
+ * reader to 0.34; with the fixed unit the pair splits at 0.80, the reader stays at 0.26.
  */
 export const MFCC_FRAME = 512;
 export const MFCC_HOP = 256;
@@ -25,15 +30,15 @@ export interface WindowOptions {
   hopSec: number;
   /** Regions shorter than this carry too little voice to describe; they inherit a neighbour's speaker. */
   minWindowSec: number;
-  /** The pitch dimension's weight after standardisation (each MFCC statistic weighs 1). */
-  pitchWeight: number;
+  /** The natural-log pitch difference that weighs as one standard deviation of an MFCC statistic; Infinity leaves pitch out. */
+  pitchUnit: number;
 }
 
-export const DEFAULT_WINDOWS: WindowOptions = { windowSec: 1.5, hopSec: 0.75, minWindowSec: 0.4, pitchWeight: 4 };
+export const DEFAULT_WINDOWS: WindowOptions = { windowSec: 1.5, hopSec: 0.75, minWindowSec: 0.4, pitchUnit: 0.033 };
 
-/** Per dimension of `FeatureWindow.features`: the 24 MFCC statistics, then pitch. */
-export function featureWeights(opts: WindowOptions = DEFAULT_WINDOWS): number[] {
-  return [...new Array<number>(2 * (COEFFICIENTS - 1)).fill(1), opts.pitchWeight];
+/** Per dimension of `FeatureWindow.features`, the fixed unit `standardise` scales it by: none for the 24 MFCC statistics, then pitch's. */
+export function featureUnits(opts: WindowOptions = DEFAULT_WINDOWS): (number | undefined)[] {
+  return [...new Array<undefined>(2 * (COEFFICIENTS - 1)).fill(undefined), opts.pitchUnit];
 }
 
 export interface FeatureWindow {
@@ -100,13 +105,14 @@ function meanAndDeviation(vectors: readonly number[][]): number[] {
   return [...mean, ...sq.map(Math.sqrt)];
 }
 
-/** Each dimension scaled to zero mean and unit variance over the recording's windows, then by its weight (1 when absent). */
-export function standardise(rows: readonly number[][], weights: readonly number[] = []): number[][] {
+/** Each dimension centred on the recording's mean, then divided by its fixed unit where `units` gives one, else by its standard deviation. */
+export function standardise(rows: readonly number[][], units: readonly (number | undefined)[] = []): number[][] {
   if (rows.length === 0) return [];
   const dims = rows[0]!.length;
   const mean = new Array<number>(dims).fill(0);
   const sd = new Array<number>(dims).fill(0);
   for (const r of rows) for (let d = 0; d < dims; d++) mean[d]! += r[d]! / rows.length;
   for (const r of rows) for (let d = 0; d < dims; d++) sd[d]! += (r[d]! - mean[d]!) ** 2 / rows.length;
-  return rows.map((r) => r.map((x, d) => (sd[d]! > 1e-9 ? ((x - mean[d]!) / Math.sqrt(sd[d]!)) * (weights[d] ?? 1) : 0)));
+  const scale = mean.map((_, d) => units[d] ?? (sd[d]! > 1e-9 ? Math.sqrt(sd[d]!) : Infinity));
+  return rows.map((r) => r.map((x, d) => (x - mean[d]!) / scale[d]!));
 }
