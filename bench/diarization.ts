@@ -29,8 +29,8 @@ import { fmt, machineInfo, table } from "./lib";
  * diarization error rate (missed + false alarm + confusion over reference speech, overlapped speech
  * counted once per speaker, optimal mapping) with a 0.25 s collar and with none. The naive baseline
  * is everything one speaker over the same engine's speech regions (`maxSpeakers: 1`), so the two
- * differ only in who is said to speak. Times are medians of BENCH_RUNS runs (default 3; 0 skips
- * timing) after a warm-up. BENCH_WITHOUT_PITCH=1 runs the engine on MFCCs alone, as it was before
+ * differ only in who is said to speak. Times: BENCH_RUNS (default 3; 0 skips timing) pairs of a
+ * diarization and a transcription, alternated, after a warm-up; medians. BENCH_WITHOUT_PITCH=1 runs the engine on MFCCs alone, as it was before
  * pitch was added (features.ts).
  *
  *   npx tsx bench/diarization.ts
@@ -55,14 +55,24 @@ const engine = new LocalDiarizationEngine(
 );
 const speech = new LocalPocketSphinxEngine(pocketSphinxConfigFromEnv(process.env));
 
-async function median(times: number, body: () => Promise<unknown>): Promise<number> {
-  const ms: number[] = [];
-  for (let i = 0; i < times; i++) {
+/**
+ * Diarization and transcription timed alternately, RUNS pairs, so both see the same load on a
+ * shared machine; the ratio is the median of the pairs' ratios.
+ */
+async function timePairs(diarize: () => Promise<unknown>, transcribe: () => Promise<unknown>) {
+  const pairs: { diarizeSec: number; transcribeSec: number }[] = [];
+  const timed = async (body: () => Promise<unknown>) => {
     const t0 = performance.now();
     await body();
-    ms.push(performance.now() - t0);
-  }
-  return ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)]! / 1000;
+    return (performance.now() - t0) / 1000;
+  };
+  for (let i = 0; i < RUNS; i++) pairs.push({ diarizeSec: await timed(diarize), transcribeSec: await timed(transcribe) });
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  return {
+    diarizeSec: median(pairs.map((p) => p.diarizeSec)),
+    transcribeSec: median(pairs.map((p) => p.transcribeSec)),
+    ratio: median(pairs.map((p) => p.diarizeSec / p.transcribeSec)),
+  };
 }
 
 const pct = (x: number) => (Number.isFinite(x) ? `${fmt(x * 100)} %` : "-");
@@ -134,21 +144,26 @@ try {
     const signal = () => AbortSignal.timeout(600_000);
     const found = await engine.diarize({ audioPath: r.wav, signal: signal() });
     const naive = await engine.diarize({ audioPath: r.wav, maxSpeakers: 1, signal: signal() });
-    const diarizeSec = RUNS > 0 ? await median(RUNS, () => engine.diarize({ audioPath: r.wav, signal: signal() })) : NaN;
-    const transcribeSec = RUNS > 0 ? await median(RUNS, () => speech.transcribe(r.wav, { signal: signal() })) : NaN;
+    const time = await timePairs(
+      () => engine.diarize({ audioPath: r.wav, signal: signal() }),
+      () => speech.transcribe(r.wav, { signal: signal() }),
+    );
     quality.push(
       r.truth
         ? qualityRow(r.name, r.truth, found, naive)
         : [r.name, `${found.speakers.length} (no truth)`, ...new Array<string>(7).fill("-")],
     );
-    timing.push([r.name, sec(r.durationSec), sec(diarizeSec, 2), sec(transcribeSec, 2), pct(diarizeSec / transcribeSec)]);
+    timing.push([r.name, sec(r.durationSec), sec(time.diarizeSec, 2), sec(time.transcribeSec, 2), pct(time.ratio)]);
     console.error(`${r.name}: done, load ${os.loadavg()[0]!.toFixed(2)}`);
   }
   console.log(table(QUALITY_HEADER, quality));
   console.log();
   if (RUNS > 0)
     console.log(
-      table(["recording", "length", "diarize (median)", "PocketSphinx transcription (median)", "diarize ÷ transcription"], timing),
+      table(
+        ["recording", "length", "diarize (median)", "PocketSphinx transcription (median)", "diarize ÷ transcription (median of pairs)"],
+        timing,
+      ),
     );
 
   const variants: string[][] = [];
