@@ -70,7 +70,7 @@ const backChannel = (speaker: string, atSec: number, text: string): Conversation
 
 /**
  * An interview, about 80 s: a host (eSpeak NG `en-us`, a man's voice) and a guest (eSpeak NG
- * `en+f4`, a woman's), three turns that start before the previous ends, seven back-channels.
+ * `en+f4`, a woman's), three turns that start before the previous ends, six back-channels.
  */
 export const TWO_SPEAKER_INTERVIEW: ConversationScript = {
   name: "two-speaker-interview",

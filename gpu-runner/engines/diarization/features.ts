@@ -18,7 +18,7 @@ import type { SpeechRegion } from "./silero-vad";
  * their pitches are, not how they compare with the recording's spread, which for one speaker is
  * intonation alone. Measured on the project's recordings (Ward root split, clustering.ts splits at
  * R² 0.4): MFCCs alone split a man and a woman of eSpeak NG at 0.27, no better than one LibriVox
- * reader (0.27); pitch standardised like the MFCCs and weighted 4 took the pair to 0.55 and the
+ * reader (0.26); pitch standardised like the MFCCs and weighted 4 took the pair to 0.55 and the
  * reader to 0.34; with the fixed unit the pair splits at 0.80, the reader stays at 0.26.
  */
 export const MFCC_FRAME = 512;
