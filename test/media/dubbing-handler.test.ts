@@ -181,7 +181,7 @@ describe("dubbing handler: two voices into Spanish", () => {
   it("records what made each part, honestly", () => {
     expect(full.save.engines).toMatchObject({
       translation: { backend: "apertium", model: "apertium:eng-spa" },
-      diarization: { engine: "local-mfcc", model: "silero-vad-v5+mfcc-ahc" },
+      diarization: { engine: "local-mfcc", model: "silero-vad-v5+mfcc-pitch-ahc" },
       speech: { engine: "local" },
       separation: { engine: "ffmpeg-filters" },
     });

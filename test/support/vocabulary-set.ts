@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { addNoise, RATE, toPcm16, trimSilence, wavBytes } from "./two-voice";
+import { addNoise, RATE, toPcm16, trimSilence, wavBytes } from "./synthetic-speech";
 
 /**
  * A vocabulary test set, synthesised on this machine: 48 sentences of everyday words around names

