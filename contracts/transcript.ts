@@ -57,6 +57,8 @@ export const DiarizationRecordSchema = z.object({ engine: z.string(), model: z.s
 /** What a runner reports when a transcription task completes. */
 export const TranscriptionResultSchema = z.object({
   language: z.string(),
+  /** How sure the speech engine is of the language it detected (0..1); null or absent when it gives no figure. */
+  languageConfidence: z.number().min(0).max(1).nullable().optional(),
   durationSec: z.number().nonnegative(),
   engine: z.string(),
   model: z.string(),

@@ -83,6 +83,8 @@ export interface TranscriptRecord {
   jobId: string;
   status: "pending" | "completed" | "failed";
   language: string | null;
+  /** How sure the speech engine was of the language it detected (0..1), or null (an extension). */
+  languageConfidence: number | null;
   durationSec: number | null;
   engine: string | null;
   model: string | null;

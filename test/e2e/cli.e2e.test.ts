@@ -123,6 +123,7 @@ const TRANSCRIPT_RECORD_KEYS = {
   segmentCount: true,
   speakers: true,
   diarization: true,
+  languageConfidence: true,
   segments: true,
   glossary: true,
   raw: true,

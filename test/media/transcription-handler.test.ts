@@ -416,6 +416,21 @@ describe("transcription handler stages", () => {
     expect(engine.calls.every((c) => c.vocabulary?.join("|") === "Kubernetes|Ada Lovelace" && c.workDir === ctx.workDir)).toBe(true);
   });
 
+  it("records the engine's confidence in the language it detected: over chunks, the mean of those in the transcript's language", async () => {
+    const confidence = [0.9, 0.5, 0.7, 0.2];
+    const engine = new ScriptedEngine("wav", true, (call) => ({
+      language: call === 4 ? "es" : "en",
+      languageConfidence: confidence[call - 1]!,
+      words: sentence(),
+    }));
+    const { result } = await runHandler({
+      engine,
+      settings: { singlePassMaxSec: 5, maxChunkSec: 10, supportedSourceLanguages: ["en", "es"] },
+    });
+    // Chunks 1-3 heard English (0.9, 0.5, 0.7); a fourth, if any, Spanish: it does not count.
+    expect(result!.languageConfidence).toBeCloseTo(0.7, 3);
+  });
+
   it("lets the engine detect among a job's allowed languages, and recognises a part heard as another language again in the first allowed one", async () => {
     const engine = new ScriptedEngine("wav", true, (call) => ({ language: call === 1 ? "fr" : "es", words: sentence() }));
     const { result } = await runHandler({ engine, languages: ["es", "en"], settings: { supportedSourceLanguages: ["en", "es", "fr"] } });

@@ -52,6 +52,16 @@ describe("a diarized transcript", () => {
     expect(b.speakers).toEqual([{ label: "SPEAKER_00", name: null, speakingSec: 2, segmentCount: 1 }]);
   });
 
+  it("reads with the speech engine's confidence in the language it detected, null when it gave none", async () => {
+    const job = await submitTranscription(t);
+    const task = await fakeRunner.leaseWhenReady(job.jobId, TRANSCRIPTION_HANDLER);
+    expect((await fakeRunner.complete(task, { ...transcriptionResult(job, 1), languageConfidence: 0.93 })).status).toBe(200);
+    const read = async (id: string) =>
+      (await call<{ languageConfidence: number | null }>("GET", `/v1/transcriptions/${id}`, { key: t.projectKey })).body.data;
+    expect((await read(String(job.input["textSourceId"]))).languageConfidence).toBe(0.93);
+    expect((await read((await completedTranscript(t, 1)).textSourceId)).languageConfidence).toBeNull();
+  });
+
   it("a transcript that was not diarized has no speakers and no diarization", async () => {
     const { textSourceId } = await completedTranscript(t, 2);
     const b = await read(textSourceId);

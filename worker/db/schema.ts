@@ -299,6 +299,8 @@ export const transcripts = sqliteTable(
     jobId: text("job_id").notNull(),
     status: text("status", { enum: ["pending", "completed", "failed"] }).notNull(),
     language: text("language"),
+    /** How sure the engine was of the language it detected (0..1); null when it gives no figure. */
+    languageConfidence: real("language_confidence"),
     durationSec: real("duration_sec"),
     engine: text("engine"),
     model: text("model"),

@@ -47,6 +47,7 @@ export async function saveTranscription(
     id: string;
     projectId: string;
     language: string;
+    languageConfidence?: number | null | undefined;
     durationSec: number;
     engine: string;
     model: string;
@@ -72,6 +73,7 @@ export async function saveTranscription(
     .set({
       status: "completed",
       language: t.language,
+      languageConfidence: t.languageConfidence ?? null,
       durationSec: t.durationSec,
       engine: t.engine,
       model: t.model,

@@ -22,6 +22,11 @@ export interface EngineTranscript {
   words: Word[];
   segments?: EngineSegment[];
   durationSec?: number;
+  /**
+   * How sure the engine is of `language`, 0..1, when it detected the language itself and says so
+   * (Whisper on Workers AI reports `language_probability`); absent otherwise.
+   */
+  languageConfidence?: number;
   /** What the engine did with TranscribeOptions.vocabulary (absent when none was given). */
   vocabulary?: VocabularyUse;
 }

@@ -46,7 +46,10 @@ const ResponseSchema = z.object({
   result: z
     .object({
       text: z.string().nullish(),
-      transcription_info: z.object({ language: z.string().nullish(), duration: z.number().nullish() }).loose().nullish(),
+      transcription_info: z
+        .object({ language: z.string().nullish(), language_probability: z.number().nullish(), duration: z.number().nullish() })
+        .loose()
+        .nullish(),
       segments: z
         .array(z.object({ start: z.number(), end: z.number(), text: z.string(), words: z.array(WordSchema).nullish() }).loose())
         .nullish(),
@@ -56,7 +59,12 @@ const ResponseSchema = z.object({
 });
 
 /** `fail` builds the error for an answer of the wrong shape (the engine's client names engine and model). */
-export function parseWorkersAIResponse(body: unknown, fallbackLanguage: string, fail: (message: string) => StepFailure): EngineTranscript {
+export function parseWorkersAIResponse(
+  body: unknown,
+  fallbackLanguage: string,
+  fail: (message: string) => StepFailure,
+  detected = fallbackLanguage === "und",
+): EngineTranscript {
   const parsed = ResponseSchema.safeParse(body);
   if (!parsed.success || !parsed.data.result) {
     const reason = parsed.success
@@ -73,11 +81,14 @@ export function parseWorkersAIResponse(body: unknown, fallbackLanguage: string, 
   }));
   const words = segments.flatMap((s) => s.words ?? []);
   const duration = r.transcription_info?.duration;
+  const probability = r.transcription_info?.language_probability;
   return {
     language: normaliseLanguage(r.transcription_info?.language, fallbackLanguage),
     words,
     segments,
     ...(typeof duration === "number" ? { durationSec: duration } : {}),
+    // A probability means a detection; given a language, Whisper detects nothing and reports none worth keeping.
+    ...(typeof probability === "number" && detected && probability >= 0 && probability <= 1 ? { languageConfidence: probability } : {}),
   };
 }
 

@@ -111,6 +111,7 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       const detected = checkDetectedLanguage(transcript.language, t);
       doc = {
         language: detected,
+        languageConfidence: transcript.languageConfidence ?? null,
         durationSec: round3(media.durationSec),
         engine: engine.engine,
         model: engine.model,

@@ -166,6 +166,8 @@ export interface Transcript {
   segments: Segment[];
   /** What the engine did with the job's vocabulary (every chunk gets the same terms, so the first one's says it). */
   vocabulary?: VocabularyUse;
+  /** How sure the engine is of `language`, when it detected it and says so (chunked: the mean over the chunks in that language). */
+  languageConfidence?: number;
 }
 
 /** A source this short is recognised in one pass; a longer one in chunks cut at silences. */
@@ -180,6 +182,7 @@ export const transcribeDetails = (run: TranscriptionRun, media: AcceptedSource) 
   engine: run.engine.engine,
   model: run.engine.model,
   language: r.language,
+  ...(r.languageConfidence !== undefined ? { languageConfidence: r.languageConfidence } : {}),
   segments: r.segments.length,
   mode: isSinglePass(run, media) ? "single_pass" : "chunked",
   ...(r.vocabulary ? { vocabulary: r.vocabulary } : {}),
@@ -222,7 +225,12 @@ function transcribeFile(run: TranscriptionRun, audio: string, media: AcceptedSou
       }
       const r = await recognise(run, input);
       const words = mergeChunkWords([{ start: 0, end: media.durationSec, words: engineWords(r) }]);
-      return { language: r.language, segments: buildSegments(words), ...(r.vocabulary ? { vocabulary: r.vocabulary } : {}) };
+      return {
+        language: r.language,
+        segments: buildSegments(words),
+        ...(r.vocabulary ? { vocabulary: r.vocabulary } : {}),
+        ...(r.languageConfidence !== undefined ? { languageConfidence: r.languageConfidence } : {}),
+      };
     },
     (r) => ({ words: r.segments.reduce((n, s) => n + (s.words?.length ?? 0), 0), segments: r.segments.length }),
   );
@@ -289,10 +297,13 @@ async function transcribeChunked(run: TranscriptionRun, audio: string, media: Ac
         results.map((r, i) => ({ start: inputs[i]!.range.start, end: inputs[i]!.range.end, words: engineWords(r) })),
       );
       const vocabulary = results[0]?.vocabulary;
+      const language = majorityLanguage(results.map((r) => r.language));
+      const sure = results.flatMap((r) => (r.language === language && r.languageConfidence !== undefined ? [r.languageConfidence] : []));
       return {
-        language: majorityLanguage(results.map((r) => r.language)),
+        language,
         segments: buildSegments(words),
         ...(vocabulary ? { vocabulary } : {}),
+        ...(sure.length > 0 ? { languageConfidence: round(sure.reduce((a, b) => a + b, 0) / sure.length) } : {}),
       };
     },
     (r) => ({ chunks: results.length, segments: r.segments.length }),

@@ -49,6 +49,14 @@ describe("workers-ai speech engine", () => {
     expect(r.segments).toHaveLength(1);
   });
 
+  it("reports Whisper's language_probability as the confidence of a language it detected", async () => {
+    expect((await transcribe()).languageConfidence).toBe(0.98);
+  });
+
+  it("reports no language confidence when the language was given, since nothing was detected", async () => {
+    expect((await transcribe("en")).languageConfidence).toBeUndefined();
+  });
+
   it("fails naming engine and model when the envelope carries no result", async () => {
     h().fake.model("@cf/openai/whisper-large-v3-turbo", () => null);
     await expect(transcribe()).rejects.toMatchObject({

@@ -117,6 +117,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
       jobId: t.jobId,
       status: t.status,
       language: t.language,
+      languageConfidence: t.languageConfidence,
       durationSec: t.durationSec,
       engine: t.engine,
       model: t.model,
