@@ -89,15 +89,22 @@ async function main(): Promise<void> {
         engine: string;
         model: string;
         language: string;
-        segments: Array<{ start: number; end: number; text: string }>;
+        segments: Array<{ start: number; end: number; text: string; speaker?: string }>;
+        speakers: Array<{ label: string; speakingSec: number }>;
+        diarization: { engine: string; model: string } | null;
         outputKeys: Record<string, string>;
       }>(stack.apiBaseUrl, "GET", `/v1/transcriptions/${summary.textSourceId}?layers=segments`, tenant.projectKey)
     ).data;
     out(
       `\ncompleted in ${seconds} s: ${summary.segmentCount} segments, ${summary.durationSec.toFixed(1)} s of media, engine ${transcript.engine} (${transcript.model}), language ${transcript.language}\n`,
     );
+    if (transcript.diarization)
+      out(
+        `speakers (${transcript.diarization.engine}, ${transcript.diarization.model}): ${transcript.speakers.map((sp) => `${sp.label} ${sp.speakingSec.toFixed(1)} s`).join(", ")}\n`,
+      );
     out("transcript (first segments):");
-    for (const s of transcript.segments.slice(0, 8)) out(`  [${s.start.toFixed(2)} → ${s.end.toFixed(2)}] ${s.text}`);
+    for (const s of transcript.segments.slice(0, 8))
+      out(`  [${s.start.toFixed(2)} → ${s.end.toFixed(2)}]${s.speaker ? ` ${s.speaker}:` : ""} ${s.text}`);
     out(`\nreference (LibriVox):\n  ${reference.split("\n").slice(0, 3).join("\n  ")}`);
     out("\noutput files in the bucket:");
     for (const [kind, key] of Object.entries(transcript.outputKeys)) {
