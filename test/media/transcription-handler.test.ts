@@ -88,6 +88,8 @@ class ScriptedEngine implements SpeechEngine {
   readonly maxConcurrency = 8;
   readonly reducesNoise: boolean = false;
   readonly languages: readonly string[] | null;
+  /** Set by a test for an engine that labels speakers itself (its answers then carry speakerTurns). */
+  labelsSpeakers = false;
   readonly calls: {
     path: string;
     language: string | undefined;
@@ -135,6 +137,8 @@ interface RunOptions {
   /** The job's diarization as create stores it; absent: a job stored before transcripts had speakers. */
   diarization?: { enabled: boolean; minSpeakers: number | null; maxSpeakers: number | null };
   diarizer?: DiarizationEngine;
+  /** Further handler dependencies (e.g. a diarization factory that must not be called). */
+  deps?: TranscriptionHandlerDeps;
   /** The job's allowed languages (`options.language` as a list of two or more). */
   languages?: string[];
   /** The job's vocabulary as create stores it. */
@@ -165,6 +169,7 @@ async function runHandler(opts: RunOptions = {}): Promise<RunOutcome> {
   const deps: TranscriptionHandlerDeps = {
     ...(opts.engine ? { createEngine: () => opts.engine! } : {}),
     ...(opts.diarizer ? { createDiarizer: () => opts.diarizer! } : {}),
+    ...opts.deps,
   };
   try {
     const result = TranscriptionResultSchema.parse(await transcribe(ctx, deps));
@@ -429,6 +434,35 @@ describe("transcription handler stages", () => {
     });
     // Chunks 1-3 heard English (0.9, 0.5, 0.7); a fourth, if any, Spanish: it does not count.
     expect(result!.languageConfidence).toBeCloseTo(0.7, 3);
+  });
+
+  it("uses the turns of a speech engine that labels speakers itself: the whole file in one request, no diarization engine", async () => {
+    const engine = new ScriptedEngine("wav", false, () => ({
+      language: "en",
+      words: sentence(),
+      speakerTurns: [
+        { start: 0, end: 1.6, speaker: "B" },
+        { start: 1.6, end: 9, speaker: "A" },
+      ],
+    }));
+    engine.labelsSpeakers = true;
+    const refuse = {
+      createDiarizer: () => {
+        throw new Error("no diarization engine may run");
+      },
+    };
+    const { ctx, result, error } = await runHandler({
+      engine,
+      diarization: { enabled: true, minSpeakers: null, maxSpeakers: null },
+      settings: { singlePassMaxSec: 5 },
+      deps: refuse,
+    });
+    expect(error).toBeUndefined();
+    expect(engine.calls).toHaveLength(1);
+    expect(ctx.report.timeline()).toContain("transcribe_file:completed");
+    expect(result!.segments.map((s) => s.speaker)).toEqual(["SPEAKER_00", "SPEAKER_01"]);
+    expect(result!.diarization).toEqual({ engine: "scripted", model: "scripted-1" });
+    expect(ctx.report.eventsOf("diarize").at(-1)?.details).toMatchObject({ source: "speech engine" });
   });
 
   it("lets the engine detect among a job's allowed languages, and recognises a part heard as another language again in the first allowed one", async () => {

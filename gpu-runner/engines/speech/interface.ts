@@ -27,6 +27,11 @@ export interface EngineTranscript {
    * (Whisper on Workers AI reports `language_probability`); absent otherwise.
    */
   languageConfidence?: number;
+  /**
+   * Who speaks when, from an engine that labels speakers itself (`labelsSpeakers`): its own labels
+   * (`A`, `B`, …), which the pipeline renumbers SPEAKER_NN by first appearance. Absent otherwise.
+   */
+  speakerTurns?: Array<{ start: number; end: number; speaker: string }>;
   /** What the engine did with TranscribeOptions.vocabulary (absent when none was given). */
   vocabulary?: VocabularyUse;
 }
@@ -57,6 +62,12 @@ export interface SpeechEngine {
   readonly maxConcurrency: number;
   /** Whether the engine can detect the language itself (else an absent hint means its only language). */
   readonly detectsLanguage: boolean;
+  /**
+   * Whether the engine tells speakers apart itself (OpenAI's diarizing transcription model): its
+   * turns are then used as they are, no diarization engine runs, and the file is recognised in one
+   * request, since its labels only hold within one.
+   */
+  readonly labelsSpeakers: boolean;
   /** The engine reduces noise itself (then the pipeline's denoise keeps to a gentle high-pass). */
   readonly reducesNoise: boolean;
   /** Languages the engine can recognise, or null when it handles any language. */

@@ -79,6 +79,7 @@ export class LocalPocketSphinxEngine implements SpeechEngine {
   /** CPU bound and single threaded per process: the runner's cores are the real cap. */
   readonly maxConcurrency = 64;
   readonly detectsLanguage = false;
+  readonly labelsSpeakers = false;
   /** `-remove_noise yes` (the default) runs spectral subtraction on the features. */
   readonly reducesNoise = true;
   readonly languages = ["en"] as const;

@@ -11,7 +11,8 @@ export abstract class NetworkSpeechEngine<
   C extends { model: string; maxConcurrency: number; inputFormat: "wav" | CompressedFormat; retry: RetryPolicy },
 > implements SpeechEngine {
   abstract readonly engine: string;
-  readonly detectsLanguage = true;
+  readonly detectsLanguage: boolean = true;
+  readonly labelsSpeakers: boolean = false;
   readonly reducesNoise = false;
   readonly languages = null;
 

@@ -19,6 +19,8 @@ import {
   diarizeDetails,
   diarizeTranscript,
   downloadDetails,
+  engineSpeakers,
+  engineSpeakersDetails,
   downloadSource,
   extractAudioTrack,
   extractDetails,
@@ -97,11 +99,15 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
     const early = startEarlyAnalysis(run, media);
     let doc: TranscriptDoc;
     try {
-      const diarizer = diarizationOptionsOf(input).enabled ? makeDiarizer(t, deps.env ?? process.env, requestTimeoutMs) : null;
+      const wanted = diarizationOptionsOf(input).enabled;
+      // A speech engine that labels speakers itself is used as it is: no diarization engine then.
+      const byEngine = wanted && engine.labelsSpeakers;
+      const diarizer = wanted && !byEngine ? makeDiarizer(t, deps.env ?? process.env, requestTimeoutMs) : null;
       const transcript = await report.stage(
         "transcribe",
         async () => {
           const heard = await transcribeAudio(run, speech, media);
+          if (byEngine) return report.stage("diarize", async () => engineSpeakers(heard), engineSpeakersDetails(engine));
           return diarizer
             ? report.stage("diarize", () => diarizeTranscript(run, diarizer, speech, heard), diarizeDetails(diarizer))
             : report.skip("diarize", "diarization is off for this job").then(() => heard);
@@ -117,7 +123,11 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
         model: engine.model,
         segments: transcript.segments,
         speakers: speakerList(transcript.segments),
-        diarization: diarizer ? { engine: diarizer.engine, model: diarizer.model } : null,
+        diarization: byEngine
+          ? { engine: engine.engine, model: engine.model }
+          : diarizer
+            ? { engine: diarizer.engine, model: diarizer.model }
+            : null,
       };
     } catch (err) {
       early.stop(err);

@@ -53,6 +53,15 @@ export function checkLanguageHint(
     if (!engine.supportsLanguage(lang)) throw unsupportedLanguage(hint, engine);
     return lang;
   }
+  if (!engine.detectsLanguage && engine.languages === null) {
+    // Any language, but it cannot tell which: the platform's only language, or the job must name one.
+    if (allowed.length === 1) return allowed[0];
+    throw new StepFailure(
+      "unsupported_language",
+      `the configured engine ${engine.engine} (${engine.model}) cannot detect the language and the platform allows ${allowed.join(", ")}: send options.language`,
+      false,
+    );
+  }
   if (!engine.detectsLanguage && engine.languages && !engine.languages.some((l) => allowed.includes(l))) {
     throw new StepFailure(
       "unsupported_language",

@@ -168,11 +168,16 @@ export interface Transcript {
   vocabulary?: VocabularyUse;
   /** How sure the engine is of `language`, when it detected it and says so (chunked: the mean over the chunks in that language). */
   languageConfidence?: number;
+  /** The engine's own speaker turns, when it labels speakers itself (always one pass then). */
+  speakerTurns?: NonNullable<EngineTranscript["speakerTurns"]>;
 }
 
-/** A source this short is recognised in one pass; a longer one in chunks cut at silences. */
+/**
+ * A source this short is recognised in one pass; a longer one in chunks cut at silences. An engine
+ * that labels speakers itself always gets the whole file: its labels hold within one request only.
+ */
 export const isSinglePass = (run: TranscriptionRun, media: AcceptedSource): boolean =>
-  media.durationSec <= run.settings.transcription.singlePassMaxSec;
+  run.engine.labelsSpeakers || media.durationSec <= run.settings.transcription.singlePassMaxSec;
 
 export function transcribeAudio(run: TranscriptionRun, audio: string, media: AcceptedSource): Promise<Transcript> {
   return isSinglePass(run, media) ? transcribeFile(run, audio, media) : transcribeChunked(run, audio, media);
@@ -230,6 +235,7 @@ function transcribeFile(run: TranscriptionRun, audio: string, media: AcceptedSou
         segments: buildSegments(words),
         ...(r.vocabulary ? { vocabulary: r.vocabulary } : {}),
         ...(r.languageConfidence !== undefined ? { languageConfidence: r.languageConfidence } : {}),
+        ...(r.speakerTurns ? { speakerTurns: r.speakerTurns } : {}),
       };
     },
     (r) => ({ words: r.segments.reduce((n, s) => n + (s.words?.length ?? 0), 0), segments: r.segments.length }),
@@ -369,6 +375,20 @@ export async function diarizeTranscript(
   });
   return { ...t, segments: diarizedSegments(t.segments, d) };
 }
+
+/** The speech engine's own turns laid over its words, as a diarization engine's would be (speakers.ts). */
+export function engineSpeakers(t: Transcript): Transcript {
+  const turns = t.speakerTurns ?? [];
+  return { ...t, segments: diarizedSegments(t.segments, { turns, speakers: [...new Set(turns.map((x) => x.speaker))] }) };
+}
+
+export const engineSpeakersDetails = (engine: SpeechEngine) => (t: Transcript) => ({
+  source: "speech engine",
+  engine: engine.engine,
+  model: engine.model,
+  speakers: speakerList(t.segments).map((s) => ({ label: s.label, speakingSec: s.speakingSec, segments: s.segmentCount })),
+  segments: t.segments.length,
+});
 
 export const diarizeDetails = (diarizer: DiarizationEngine) => (t: Transcript) => ({
   engine: diarizer.engine,

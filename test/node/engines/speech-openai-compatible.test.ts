@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { useFixture } from "../../support/engine-conformance";
-import { FAKE_AUDIO, OPENAI_COMPATIBLE } from "../../support/speech-backends";
+import { FAKE_AUDIO, OPENAI_COMPATIBLE, speechEngine } from "../../support/speech-backends";
+import { engineEnv } from "../../support/hosted-fakes";
 
 /** The OpenAI-compatible `/v1/audio/transcriptions` format; shared behaviour is in speech.conformance.test.ts. */
 const h = useFixture(OPENAI_COMPATIBLE.start);
@@ -76,5 +77,45 @@ describe("openai-compatible speech engine", () => {
     expect(() => h().engine({ OPENAI_COMPAT_AUDIO_FORMAT: "flac" })).toThrow(
       "speech engine is not configured on this runner: OPENAI_COMPAT_AUDIO_FORMAT must be mp3, ogg or wav",
     );
+  });
+});
+
+describe("openai-compatible speech engine with a diarizing model (gpt-4o-transcribe-diarize)", () => {
+  const DIARIZE = "gpt-4o-transcribe-diarize";
+  const diarizing = () => speechEngine("openai-compatible", engineEnv(h()), DIARIZE);
+  const twoTurns = () => {
+    h().fake.transcript = {
+      language: "en",
+      duration: 4,
+      segments: [
+        { start: 0.1, end: 1.1, text: "How was the trip?", words: [] },
+        { start: 1.3, end: 2.9, text: "Long, but worth it.", words: [] },
+      ],
+    };
+  };
+
+  it("says it labels speakers and cannot detect the language", () => {
+    expect({ labelsSpeakers: diarizing().labelsSpeakers, detectsLanguage: diarizing().detectsLanguage }).toEqual({
+      labelsSpeakers: true,
+      detectsLanguage: false,
+    });
+  });
+
+  it("asks for diarized_json with chunking_strategy auto and sends no prompt, reporting the vocabulary unused", async () => {
+    const r = await diarizing().transcribe(h().audio, { signal: AbortSignal.timeout(20_000), language: "en", vocabulary: ["Okonkwo"] });
+    const form = await h().fake.requests[0]!.formData();
+    expect([form.get("response_format"), form.get("chunking_strategy"), form.has("prompt")]).toEqual(["diarized_json", "auto", false]);
+    expect(r.vocabulary).toEqual({ method: "none", termsUsed: 0, termsDropped: 1, dropped: { model_takes_no_prompt: 1 } });
+  });
+
+  it("answers the model's speaker turns and words spread over each segment", async () => {
+    twoTurns();
+    const r = await diarizing().transcribe(h().audio, { signal: AbortSignal.timeout(20_000), language: "en" });
+    expect(r.speakerTurns).toEqual([
+      { start: 0.1, end: 1.1, speaker: "A" },
+      { start: 1.3, end: 2.9, speaker: "B" },
+    ]);
+    expect(r.words.map((w) => w.word)).toEqual(["How", "was", "the", "trip?", "Long,", "but", "worth", "it."]);
+    expect(r.language).toBe("en");
   });
 });

@@ -10,7 +10,7 @@ import { fakeSpeechWav } from "./synthesis";
  * written from OpenAI's API reference:
  *
  *   POST /v1/audio/transcriptions   multipart: file, model, response_format (json | text |
- *                                   verbose_json), timestamp_granularities[] (word, segment), language,
+ *                                   verbose_json | diarized_json), timestamp_granularities[] (word, segment), language,
  *                                   prompt (text the model takes as already said)
  *   POST /v1/images/generations     JSON: model, prompt, n, size ("WxH"), response_format (url |
  *                                   b64_json; gpt-image models take none and answer b64_json)
@@ -113,6 +113,26 @@ export class FakeOpenAICompatible extends FakeHttpServer {
     const t = this.transcript;
     if (format === "text") return { status: 200, text: fullText(t) };
     if (format === "json") return { status: 200, json: { text: fullText(t) } };
+    if (format === "diarized_json") {
+      // gpt-4o-transcribe-diarize: speaker-labelled segments (A, B, … in turn here), no words, no language.
+      if (form.get("prompt") !== null) return this.error(400, "Prompt is not supported for diarization models.");
+      return {
+        status: 200,
+        json: {
+          task: "transcribe",
+          duration: t.duration,
+          text: fullText(t),
+          segments: t.segments.map((s, i) => ({
+            type: "transcript.text.segment",
+            id: `seg_${i}`,
+            start: s.start,
+            end: s.end,
+            text: s.text,
+            speaker: String.fromCharCode(65 + (i % 2)),
+          })),
+        },
+      };
+    }
     if (format !== "verbose_json") return this.error(400, `response_format: ${format} is not supported here`);
     const granularities = form.getAll("timestamp_granularities[]").map(String);
     const withWords = granularities.includes("word");
