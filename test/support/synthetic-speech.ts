@@ -58,6 +58,17 @@ export function addNoise(s: Int16Array): void {
   }
 }
 
+/** Recordings one after another, as one. */
+export function concatPcm(parts: readonly Int16Array[]): Int16Array {
+  const samples = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    samples.set(p, offset);
+    offset += p.length;
+  }
+  return samples;
+}
+
 export function wavBytes(samples: Int16Array): Buffer {
   const header = Buffer.alloc(44);
   header.write("RIFF", 0, "ascii");

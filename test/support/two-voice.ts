@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { attribution, type AttributionScore } from "./diarization-score";
-import { addNoise, buildOnce, RATE, speak, wavBytes, type TtsVoice } from "./synthetic-speech";
+import { addNoise, buildOnce, concatPcm, RATE, speak, wavBytes, type TtsVoice } from "./synthetic-speech";
 
 /**
  * A two-voice conversation for diarization tests, synthesised on this machine: Festival's US
@@ -82,12 +82,7 @@ async function synthesise(dir: string): Promise<{ samples: Int16Array; truth: Tr
     parts.push(utterance, pause);
     at += utterance.length + pause.length;
   }
-  const samples = new Int16Array(at);
-  let offset = 0;
-  for (const p of parts) {
-    samples.set(p, offset);
-    offset += p.length;
-  }
+  const samples = concatPcm(parts);
   addNoise(samples);
   return { samples, truth };
 }

@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { addNoise, RATE, toPcm16, trimSilence, wavBytes } from "./synthetic-speech";
+import { addNoise, concatPcm, RATE, toPcm16, trimSilence, wavBytes } from "./synthetic-speech";
 
 /**
  * A vocabulary test set, synthesised on this machine: 48 sentences of everyday words around names
@@ -170,12 +170,7 @@ async function synthesise(dir: string): Promise<{ samples: Int16Array; sentences
     parts.push(utterance, gap);
     at += utterance.length + gap.length;
   }
-  const samples = new Int16Array(at);
-  let offset = 0;
-  for (const p of parts) {
-    samples.set(p, offset);
-    offset += p.length;
-  }
+  const samples = concatPcm(parts);
   addNoise(samples);
   return { samples, sentences };
 }

@@ -110,23 +110,12 @@ export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatible
   async transcribe(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
     if (this.labelsSpeakers) return this.transcribeDiarized(audioPath, opts);
     const vocabulary = opts.vocabulary?.length ? whisperPrompt(opts.vocabulary, "prompt") : null;
-    const body = await this.http.multipart(
-      "/v1/audio/transcriptions",
-      async () => {
-        // openAsBlob reads from disk as the body is sent: the chunk is never copied into memory.
-        const file = await openAsBlob(audioPath, { type: MIME[this.config.inputFormat] });
-        const form = new FormData();
-        form.set("file", file, basename(audioPath));
-        form.set("model", this.config.model);
-        form.set("response_format", "verbose_json");
-        form.append("timestamp_granularities[]", "word");
-        form.append("timestamp_granularities[]", "segment");
-        if (opts.language) form.set("language", primaryLanguage(opts.language));
-        if (vocabulary?.prompt) form.set("prompt", vocabulary.prompt);
-        return form;
-      },
-      { signal: opts.signal },
-    );
+    const body = await this.send(audioPath, opts, (form) => {
+      form.set("response_format", "verbose_json");
+      form.append("timestamp_granularities[]", "word");
+      form.append("timestamp_granularities[]", "segment");
+      if (vocabulary?.prompt) form.set("prompt", vocabulary.prompt);
+    });
     const r = parseVerboseJson(body, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
     return vocabulary ? { ...r, vocabulary: vocabulary.use } : r;
   }
@@ -136,21 +125,29 @@ export class OpenAICompatibleEngine extends NetworkSpeechEngine<OpenAICompatible
    * auto` (OpenAI refuses a diarizing request over 30 s without it), no prompt (OpenAI answers 400
    * "Prompt is not supported for diarization models"): the vocabulary is reported unused.
    */
-  private async transcribeDiarized(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
-    const body = await this.http.multipart(
+  /** One request to `/v1/audio/transcriptions`: the file, the model and the language hint, plus what `fields` adds. */
+  private send(audioPath: string, opts: TranscribeOptions, fields: (form: FormData) => void): Promise<unknown> {
+    return this.http.multipart(
       "/v1/audio/transcriptions",
       async () => {
+        // openAsBlob reads from disk as the body is sent: the chunk is never copied into memory.
         const file = await openAsBlob(audioPath, { type: MIME[this.config.inputFormat] });
         const form = new FormData();
         form.set("file", file, basename(audioPath));
         form.set("model", this.config.model);
-        form.set("response_format", "diarized_json");
-        form.set("chunking_strategy", "auto");
         if (opts.language) form.set("language", primaryLanguage(opts.language));
+        fields(form);
         return form;
       },
       { signal: opts.signal },
     );
+  }
+
+  private async transcribeDiarized(audioPath: string, opts: TranscribeOptions): Promise<EngineTranscript> {
+    const body = await this.send(audioPath, opts, (form) => {
+      form.set("response_format", "diarized_json");
+      form.set("chunking_strategy", "auto");
+    });
     const r = parseDiarizedJson(body, opts.language ? primaryLanguage(opts.language) : "und", (m) => this.http.failure(m));
     return opts.vocabulary?.length ? { ...r, vocabulary: vocabularyUnused(opts.vocabulary, "model_takes_no_prompt") } : r;
   }

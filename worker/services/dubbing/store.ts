@@ -4,6 +4,7 @@ import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
 import { DubbingStoredSchema, type DubbingSave, type DubbingStored, type TranscriptSpeakers } from "../../../contracts/services/dubbing";
 import type { Segment } from "../../../contracts/transcript";
+import { speakerTurns } from "../../../contracts/speaker-turns";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
 import { CreatedVoiceSchema } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
@@ -54,13 +55,12 @@ export async function transcriptSpeakers(db: Db, blobs: BlobStore, job: Job): Pr
     .get();
   if (!t || t.speakers.length === 0) return { turns: [], speakers: [], diarization: null };
   const segments = (await readLayer<Segment[]>(db, blobs, t, "segments")) ?? [];
-  const turns: TranscriptSpeakers["turns"] = [];
-  for (const s of [...segments].sort((a, b) => a.start - b.start)) {
-    if (s.speaker === undefined) continue;
-    const last = turns.at(-1);
-    if (last && last.speaker === s.speaker) last.end = Math.max(last.end, s.end);
-    else turns.push({ start: s.start, end: s.end, speaker: s.speaker });
-  }
+  const labelled = segments.filter((s) => s.speaker !== undefined).sort((a, b) => a.start - b.start);
+  const turns = speakerTurns(labelled).map((turn) => ({
+    start: turn.segments[0]!.start,
+    end: Math.max(...turn.segments.map((s) => s.end)),
+    speaker: turn.speaker!,
+  }));
   return { turns, speakers: t.speakers.map(({ label, name }) => ({ label, name })), diarization: t.diarization };
 }
 
