@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RedactedSpanSchema } from "./redaction";
 
 /**
  * The shapes clip generation shares between the Worker (create checks, the record) and the runner
@@ -80,5 +81,10 @@ export const ClipTranscriptSchema = z.object({
   ),
   /** The transcript's speakers with the names people gave them (absent from a handover written before speakers existed). */
   speakers: z.array(z.object({ label: z.string(), name: z.string().nullable() })).optional(),
+  /**
+   * Spans of the media whose words were redacted (contracts/redaction.ts): the audio of a clip is
+   * silenced over each. Absent or empty when the transcript was not redacted.
+   */
+  redactedSpans: z.array(RedactedSpanSchema).optional(),
 });
 export type ClipTranscript = z.infer<typeof ClipTranscriptSchema>;

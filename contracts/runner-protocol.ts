@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RedactedSpanSchema } from "./redaction";
 import { JobErrorSchema, ProgressEntrySchema } from "./job";
 import { SegmentSchema, SpeakerSchema, VisualChunkSchema } from "./transcript";
 import { PrioritySchema } from "./service-types";
@@ -117,6 +118,8 @@ export const TranscriptDocumentSchema = z.object({
   /** The transcript's speakers with their names; empty when it was not diarized (or from a Worker before speakers). */
   speakers: z.array(SpeakerSchema).default([]),
   visualChunks: z.array(VisualChunkSchema),
+  /** Spans of the media whose words were redacted; empty when the transcript was not (or from a Worker before redaction). */
+  redactedSpans: z.array(RedactedSpanSchema).default([]),
 });
 export type TranscriptDocument = z.infer<typeof TranscriptDocumentSchema>;
 

@@ -53,5 +53,6 @@ export function transcriptDoc(textSourceId: string, texts: readonly string[], se
     segments: texts.map((text, id) => ({ id, start: id * secondsEach, end: (id + 1) * secondsEach, text })),
     speakers: [],
     visualChunks: [],
+    redactedSpans: [],
   };
 }

@@ -39,5 +39,6 @@ export async function transcriptForRunner(db: Db, blobs: BlobStore, job: Job, te
     segments: segments.map(({ words: _words, ...s }) => s),
     speakers: t.speakers,
     visualChunks,
+    redactedSpans: [],
   };
 }
