@@ -8,6 +8,7 @@ import type { Db } from "../db/client";
 import { apiKeys, projects, workspaces } from "../db/schema";
 import { SEAL_PURPOSES, seal, unseal } from "../platform/crypto";
 import { nowIso } from "../../contracts/clock";
+import { effectiveDataPolicy } from "../../contracts/data-policy";
 
 /** Account operations shared by the public routes and the operator's admin routes. */
 
@@ -91,6 +92,7 @@ export async function createProject(db: Db, encryptionKey: string, workspaceId: 
     webhookSecretPreviousEnc: null,
     webhookSecretPreviousUntil: null,
     branding: null,
+    dataPolicy: null,
     createdAt: nowIso(),
   };
   await db.insert(projects).values(row);
@@ -104,6 +106,7 @@ export function publicProject(p: typeof projects.$inferSelect, webhookSecret?: s
     name: p.name,
     webhookUrl: p.webhookUrl,
     branding: p.branding ?? null,
+    dataPolicy: effectiveDataPolicy(p.dataPolicy),
     ...(webhookSecret !== undefined ? { webhookSecret } : {}),
     createdAt: p.createdAt,
   };

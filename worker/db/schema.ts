@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { ProjectBranding } from "../../contracts/branding";
+import type { DataPolicy } from "../../contracts/data-policy";
+import type { RedactionRecord } from "../../contracts/redaction";
 import type { Priority } from "../../contracts/service-types";
 import type { Speaker } from "../../contracts/transcript";
 
@@ -32,6 +34,8 @@ export const projects = sqliteTable(
     webhookSecretPreviousUntil: text("webhook_secret_previous_until"),
     /** Brand colour and logo for branded renders (clips' `branding` fill); null: the platform's colour, no logo. */
     branding: text("branding", { mode: "json" }).$type<ProjectBranding>(),
+    /** The project's data policy as set (contracts/data-policy.ts); null or missing fields: the defaults. */
+    dataPolicy: text("data_policy", { mode: "json" }).$type<Partial<DataPolicy>>(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("projects_workspace_name").on(t.workspaceId, t.name)],
@@ -352,6 +356,8 @@ export const transcripts = sqliteTable(
       .default(sql`'[]'`),
     /** What diarized the transcript (engine and model); null: not diarized. */
     diarization: text("diarization", { mode: "json" }).$type<{ engine: string; model: string }>(),
+    /** What was redacted and by what (contracts/redaction.ts), never the values; null: not redacted. */
+    redaction: text("redaction", { mode: "json" }).$type<RedactionRecord>(),
     bucket: text("bucket"),
     connectionId: text("connection_id"),
     sourceKey: text("source_key"),

@@ -26,12 +26,18 @@ import { METERS } from "../services/index";
 import { checkWebhookUrl } from "../jobs/create";
 import { loadSettings } from "../platform/settings";
 import { checkLogo } from "../accounts/branding";
+import { patchedDataPolicy } from "../accounts/data-policy";
+import { DataPolicyPatchSchema } from "../../contracts/data-policy";
 
 export const CreateProjectSchema = z.strictObject({ name: z.string().min(1).max(120), webhookUrl: WebhookUrlSchema.nullable().optional() });
 export const UpdateProjectSchema = z
-  .strictObject({ webhookUrl: WebhookUrlSchema.nullable().optional(), branding: ProjectBrandingSchema.nullable().optional() })
-  .refine((b) => b.webhookUrl !== undefined || b.branding !== undefined, {
-    message: "send webhookUrl, branding or both",
+  .strictObject({
+    webhookUrl: WebhookUrlSchema.nullable().optional(),
+    branding: ProjectBrandingSchema.nullable().optional(),
+    dataPolicy: DataPolicyPatchSchema.optional(),
+  })
+  .refine((b) => b.webhookUrl !== undefined || b.branding !== undefined || b.dataPolicy !== undefined, {
+    message: "send webhookUrl, branding, dataPolicy or any of them",
     params: { issue: "empty" },
   });
 export const CreateKeySchema = z.strictObject({
@@ -129,6 +135,7 @@ export const projectRoutes = new Hono<AppBindings>()
       .set({
         ...(body.webhookUrl !== undefined ? { webhookUrl: body.webhookUrl } : {}),
         ...(body.branding !== undefined ? { branding: body.branding } : {}),
+        ...(body.dataPolicy !== undefined ? { dataPolicy: patchedDataPolicy(project.dataPolicy, body.dataPolicy) } : {}),
       })
       .where(eq(projects.id, project.id))
       .returning();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DataPolicySchema, DEFAULT_DATA_POLICY } from "../../../contracts/data-policy";
 import { ConsoleSessionSchema, CreateKeySchema, CreateProjectSchema, UpdateProjectSchema } from "../../routes/accounts";
 import { operations } from "../operation";
 import { EXAMPLE_ID } from "../examples";
@@ -11,6 +12,7 @@ const PROJECT_EXAMPLE = {
   name: "podcasts",
   webhookUrl: "https://hooks.example.com/media-jobs",
   branding: null,
+  dataPolicy: DEFAULT_DATA_POLICY,
   createdAt: "2026-11-23T16:00:00.000Z",
 };
 
@@ -27,7 +29,7 @@ const KEY_EXAMPLE = {
   expiresAt: null,
 };
 
-const Project = z.looseObject({ projectId: z.string(), workspaceId: z.string(), name: z.string() });
+const Project = z.looseObject({ projectId: z.string(), workspaceId: z.string(), name: z.string(), dataPolicy: DataPolicySchema });
 const ApiKey = z.looseObject({ apiKeyId: z.string(), kind: z.string(), name: z.string(), prefix: z.string() });
 const projectParam = { projectId: "The project's id (`prj_…`)." };
 
@@ -84,12 +86,14 @@ export const accountOperations = operations([
     method: "patch",
     path: "/v1/projects/:projectId",
     tag: "Projects",
-    summary: "Update a project's webhook URL or branding",
+    summary: "Update a project's webhook URL, branding or data policy",
+    description:
+      '`dataPolicy` (an extension, docs/api.md "Your data"): any of its fields; the others keep their values. `voiceCloning` is replaced whole.',
     access: "workspace",
     permission: "project:update",
     params: projectParam,
     body: UpdateProjectSchema,
-    bodyExample: { webhookUrl: null },
+    bodyExample: { dataPolicy: { retentionDays: 30, redaction: "required" } },
     data: Project,
     errors: ["notFound"],
   },
