@@ -22,6 +22,8 @@ export const ID_PREFIX = {
   consoleSession: "cse_",
   glossaryTerm: "gls_",
   webhookDelivery: "whd_",
+  /** Not in the spec's table: an entry of the audit log (issue 25). */
+  auditEvent: "aud_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -24,7 +24,7 @@ import { VectorIndex, type ScoredRow } from "./catalog/vector-index";
  * call after a lost answer changes nothing twice):
  * - `writeChunks` / `putVectors` / `queryVectors` / `removeVectors`: the indexer's writes, and the
  *   vector-store interface (worker/catalog/vector-store/durable-object.ts);
- * - `cutover`, `removeGenerations`, `drop`: generations going live and away;
+ * - `cutover`, `removeGenerations`, `drop`: generations going live and away; `eraseSome`: a project's deletion;
  * - `entries`, `scope`, `search`: the inventory and a search's candidates (catalog/candidates.ts).
  */
 
@@ -267,6 +267,33 @@ export class CatalogDO extends DurableObject {
       this.deleteChunks(ids);
       return { removedRowIds: ids };
     });
+  }
+
+  /**
+   * A project's deletion (worker/deletion/): removes up to `limit` chunks of any generation with their
+   * entries, answering their row ids (for an external vector store) and whether the catalog is now
+   * empty. Once it is, the object's storage is cleared whole and the empty tables made again, so
+   * nothing of the project stays in it and a late call still finds the tables it expects.
+   */
+  async eraseSome(limit: number): Promise<{ removedRowIds: number[]; empty: boolean }> {
+    const removed = this.ctx.storage.transactionSync(() => {
+      this.liveEntries = null;
+      this.sql.exec("DELETE FROM entries");
+      const ids = this.sql
+        .exec<{ id: number }>("SELECT id FROM chunks ORDER BY id LIMIT ?", Math.max(1, limit))
+        .toArray()
+        .map((r) => r.id);
+      this.deleteChunks(ids);
+      return ids;
+    });
+    const left = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM chunks").one().n;
+    if (left > 0) return { removedRowIds: removed, empty: false };
+    await this.ctx.storage.deleteAll();
+    this.index = null;
+    this.sparseIndex = null;
+    this.liveEntries = null;
+    for (const statement of CATALOG_SCHEMA) this.sql.exec(statement);
+    return { removedRowIds: removed, empty: true };
   }
 
   /** The inventory: every indexed transcript with its live generation. */

@@ -154,6 +154,7 @@ export type JobRpc = Pick<
   | "ackCancelled"
   | "release"
   | "dispatchDeadLettered"
+  | "erase"
 >;
 
 const STATE_KEY = "state";
@@ -318,6 +319,22 @@ export abstract class JobDurableObject<E extends JobEnv = JobEnv> extends Durabl
   async getProgress(): Promise<JobProgressView | null> {
     if (!this.state) return null;
     return { progress: this.state.progress, currentStage: this.state.job.currentStage, attemptHistory: this.state.attemptHistory };
+  }
+
+  // ---- deletion -------------------------------------------------------------------------------
+
+  /**
+   * A finished job's deletion (worker/deletion/): its state and alarm leave the object's storage.
+   * Refused while the job is not finished (the caller answers 409). Answers the scratch keys its
+   * steps reported, for the caller to delete from the job's bucket. Erasing an erased job is a no-op.
+   */
+  async erase(): Promise<{ erased: true; artifacts: string[] } | { erased: false; status: JobStatus }> {
+    const s = this.state;
+    if (s && !isTerminal(s.job.status)) return { erased: false, status: s.job.status };
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.state = null;
+    return { erased: true, artifacts: s?.artifacts ?? [] };
   }
 
   // ---- cancel ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { PROJECT_PERMISSIONS, WORKSPACE_PERMISSIONS } from "../../worker/auth/pe
 import { ROUTE_ACCESS, SECRET_PREFIXES, type RouteRule } from "../../worker/auth/route-access";
 import { getDb } from "../../worker/db/client";
 import { apiKeys } from "../../worker/db/schema";
+import { openAuditEvent } from "../../worker/deletion/audit-log";
 import { ALL_OPERATIONS } from "../../worker/openapi/document";
 import { sha256Hex } from "../../worker/platform/crypto";
 import { admin, call, expectError, runnerToken, type ApiResponse } from "./helpers/api";
@@ -98,6 +99,14 @@ beforeAll(async () => {
   const term = await call<{ termId: string }>("POST", "/v1/glossary", { key: a.projectKey, body: { term: unique("t"), preferred: "T" } });
   const [sessionA, sessionB] = await Promise.all([adminSession(a), adminSession(b)]);
   const memberOfA = await createUser(a);
+  const audit = await openAuditEvent(getDb(env.DB), {
+    workspaceId: a.workspaceId,
+    projectId: a.projectId,
+    action: "voice.deleted",
+    subject: { type: "voice", id: "vce_none" },
+    actor: { kind: "api_key", id: a.projectKeyId, label: "ci-key" },
+    pending: {},
+  });
   w.params = {
     jobId: job.jobId,
     deliveryId: "whd_none",
@@ -108,6 +117,7 @@ beforeAll(async () => {
     transcriptionId,
     textSourceId: transcriptionId,
     termId: term.body.data.termId,
+    auditEventId: audit.id,
     ...records,
   };
   w.secretsOfA = [...new Set(Object.values(w.params).filter((v) => /^[a-z]{3}_[0-9A-Za-z]{8,}$/.test(v))), a.projectKeyId];

@@ -93,6 +93,7 @@ export async function createProject(db: Db, encryptionKey: string, workspaceId: 
     webhookSecretPreviousUntil: null,
     branding: null,
     dataPolicy: null,
+    deletionStartedAt: null,
     createdAt: nowIso(),
   };
   await db.insert(projects).values(row);
@@ -150,7 +151,7 @@ export async function findProject(db: Db, workspaceId: string, projectId: string
   return db
     .select()
     .from(projects)
-    .where(and(eq(projects.id, projectId), eq(projects.workspaceId, workspaceId)))
+    .where(and(eq(projects.id, projectId), eq(projects.workspaceId, workspaceId), isNull(projects.deletionStartedAt)))
     .get();
 }
 

@@ -6,6 +6,7 @@ export const PROJECT_PERMISSIONS = [
   "job:read",
   "job:list",
   "job:cancel",
+  "job:delete",
   "ai:search",
   "catalog:delete",
   "storage_connection:create",
@@ -13,6 +14,7 @@ export const PROJECT_PERMISSIONS = [
   "storage_connection:delete",
   "transcript:read",
   "transcript:write",
+  "transcript:delete",
   "glossary:read",
   "glossary:write",
   "voice:read",
@@ -24,11 +26,13 @@ export const WORKSPACE_PERMISSIONS = [
   "project:create",
   "project:read",
   "project:update",
+  "project:delete",
   "project_api_key:create",
   "project_api_key:read",
   "project_api_key:revoke",
   "workspace:read",
   "console_session:create",
+  "audit_log:read",
 ] as const;
 
 export type Permission = (typeof PROJECT_PERMISSIONS)[number] | (typeof WORKSPACE_PERMISSIONS)[number];

@@ -47,6 +47,7 @@ export const ROUTE_ACCESS = {
   "GET /v1/jobs/:jobId": { access: "project", permission: "job:read" },
   "GET /v1/jobs/:jobId/progress": { access: "console", permission: "job:read" },
   "POST /v1/jobs/:jobId/cancel": { access: "project", permission: "job:cancel" },
+  "DELETE /v1/jobs/:jobId": { access: "project", permission: "job:delete" },
   "GET /v1/jobs/:jobId/webhook-deliveries": { access: "project", permission: "job:read" },
   "POST /v1/jobs/:jobId/webhook-deliveries/:deliveryId/replay": { access: "project", permission: "webhook:replay" },
 
@@ -56,6 +57,9 @@ export const ROUTE_ACCESS = {
   "POST /v1/projects": { access: "workspace", permission: "project:create" },
   "GET /v1/projects/:projectId": { access: "workspace", permission: "project:read" },
   "PATCH /v1/projects/:projectId": { access: "workspace", permission: "project:update" },
+  "DELETE /v1/projects/:projectId": { access: "workspace", permission: "project:delete" },
+  "GET /v1/audit-log": { access: "workspace", permission: "audit_log:read" },
+  "GET /v1/audit-log/:auditEventId": { access: "workspace", permission: "audit_log:read" },
   "POST /v1/projects/:projectId/webhook-secret": { access: "workspace", permission: "project:update" },
   "POST /v1/projects/:projectId/api-keys": { access: "workspace", permission: "project_api_key:create" },
   "GET /v1/projects/:projectId/api-keys": { access: "workspace", permission: "project_api_key:read" },
@@ -82,6 +86,7 @@ export const ROUTE_ACCESS = {
 
   // Transcripts and the glossary (worker/services/transcription).
   "GET /v1/transcriptions/:transcriptionId": { access: "project", permission: "transcript:read" },
+  "DELETE /v1/transcriptions/:transcriptionId": { access: "project", permission: "transcript:delete" },
   "PATCH /v1/transcriptions/:transcriptionId/segments": { access: "project", permission: "transcript:write" },
   "PATCH /v1/transcriptions/:transcriptionId/speakers": { access: "project", permission: "transcript:write" },
   "GET /v1/transcriptions/:transcriptionId/export": { access: "project", permission: "transcript:read" },

@@ -36,6 +36,8 @@ export const projects = sqliteTable(
     branding: text("branding", { mode: "json" }).$type<ProjectBranding>(),
     /** The project's data policy as set (contracts/data-policy.ts); null or missing fields: the defaults. */
     dataPolicy: text("data_policy", { mode: "json" }).$type<Partial<DataPolicy>>(),
+    /** Set when the project's deletion starts (worker/deletion/project.ts): from then on no route finds it. */
+    deletionStartedAt: text("deletion_started_at"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("projects_workspace_name").on(t.workspaceId, t.name)],
@@ -619,3 +621,30 @@ export const jobSecrets = sqliteTable("job_secrets", {
   presignedEnc: text("presigned_enc").notNull(),
   createdAt: text("created_at").notNull(),
 });
+
+/**
+ * The audit log (`aud_`): every deletion, by a person, a key or a retention policy, with what it
+ * covered and what became of it. Rows hold ids and counts, never content, and outlive what they
+ * describe (a project's deletion keeps them: they are the record that it happened). `pending` holds
+ * what is still to be erased while `state` is `in_progress`: the scheduled sweep resumes it.
+ */
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    projectId: text("project_id"),
+    action: text("action").notNull(),
+    subjectType: text("subject_type").notNull(),
+    subjectId: text("subject_id").notNull(),
+    actorKind: text("actor_kind", { enum: ["api_key", "console", "policy"] }).notNull(),
+    actorId: text("actor_id"),
+    actorLabel: text("actor_label").notNull(),
+    state: text("state", { enum: ["in_progress", "completed"] }).notNull(),
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    pending: text("pending", { mode: "json" }).$type<Record<string, unknown>>(),
+    createdAt: text("created_at").notNull(),
+    completedAt: text("completed_at"),
+  },
+  (t) => [index("audit_events_workspace").on(t.workspaceId, t.createdAt), index("audit_events_state").on(t.state, t.createdAt)],
+);

@@ -14,6 +14,7 @@ import { policyOperations } from "./areas/policy";
 import { EXAMPLE_ID } from "./examples";
 import { runnerOperations } from "./areas/runner";
 import { storageConnectionOperations } from "./areas/storage-connections";
+import { yourDataOperations } from "./areas/your-data";
 import type { Access, OperationDoc } from "./operation";
 import { SERVICE_OPERATIONS } from "./services/index";
 
@@ -30,6 +31,7 @@ export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...accountOperations,
   ...consoleOperations,
   ...storageConnectionOperations,
+  ...yourDataOperations,
   ...Object.values(SERVICE_OPERATIONS).flat(),
   ...adminOperations,
   ...runnerOperations,
@@ -46,6 +48,7 @@ export const TAGS = [
   { name: "Catalog", description: "Search over the project's indexed transcripts." },
   { name: "Translation and dubbing", description: "Translations per language and dubbed media." },
   { name: "Voices", description: "Voices for dubbing and synthesis." },
+  { name: "Your data", description: "Deleting what you sent and what was made from it, retention, and the audit log of every deletion." },
   { name: "Storage connections", description: "The S3-compatible stores jobs read sources from and write outputs to." },
   { name: "Workspace", description: "The key's workspace, plan and usage." },
   { name: "Projects", description: "Projects, their webhook settings and API keys (workspace keys)." },

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { ProjectBrandingSchema } from "../../contracts/branding";
@@ -85,7 +85,7 @@ export const projectRoutes = new Hono<AppBindings>()
     const rows = await getDb(c.env.DB)
       .select()
       .from(projects)
-      .where(eq(projects.workspaceId, p.workspaceId))
+      .where(and(eq(projects.workspaceId, p.workspaceId), isNull(projects.deletionStartedAt)))
       .orderBy(desc(projects.createdAt))
       .all();
     return ok(

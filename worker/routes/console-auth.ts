@@ -100,7 +100,14 @@ async function sessionProject(db: Db, workspaceId: string, projectId: string | u
     if (!p) throw notFound(`project not found: ${projectId}`, [{ path: "projectId", issue: `notFound:${projectId}` }]);
     return p;
   }
-  return (await db.select().from(projects).where(eq(projects.workspaceId, workspaceId)).orderBy(asc(projects.createdAt)).get()) ?? null;
+  return (
+    (await db
+      .select()
+      .from(projects)
+      .where(and(eq(projects.workspaceId, workspaceId), isNull(projects.deletionStartedAt)))
+      .orderBy(asc(projects.createdAt))
+      .get()) ?? null
+  );
 }
 
 async function sessionView(
@@ -230,7 +237,7 @@ export const consoleUserRoutes = new Hono<AppBindings>()
     const rows = await getDb(c.env.DB)
       .select()
       .from(projects)
-      .where(eq(projects.workspaceId, user.workspaceId))
+      .where(and(eq(projects.workspaceId, user.workspaceId), isNull(projects.deletionStartedAt)))
       .orderBy(asc(projects.createdAt))
       .all();
     return ok(

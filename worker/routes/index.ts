@@ -1,6 +1,7 @@
 import { adminRoutes } from "./admin";
 import { consoleRoutes, projectRoutes, workspaceRoutes } from "./accounts";
 import { consolePublicRoutes, consoleUserRoutes } from "./console-auth";
+import { deletionRoutes } from "./deletion";
 import { jobRoutes } from "./jobs";
 import { policyRoutes } from "./policy";
 import { runnerRoutes } from "./runner";
@@ -13,6 +14,7 @@ export const routes = {
   console: consoleRoutes,
   consolePublic: consolePublicRoutes,
   consoleUser: consoleUserRoutes,
+  deletion: deletionRoutes,
   jobs: jobRoutes,
   policy: policyRoutes,
   projects: projectRoutes,
