@@ -1,12 +1,8 @@
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { collectionName, type SearchGroup, type SearchHit } from "../../contracts/catalog";
-import type { Job } from "../../contracts/job";
+import type { SearchGroup, SearchHit } from "../../contracts/catalog";
 import type { LeasedTask } from "../../contracts/runner-protocol";
 import { LOCAL_RERANK_ENGINE, LOCAL_RERANK_MODEL } from "../../contracts/rerank/interface";
 import {
-  LEXICAL_DIMENSIONS,
   LEXICAL_FAIL_WORD,
   LEXICAL_MODEL,
   LEXICAL_RERANK_FAIL_WORD,
@@ -18,6 +14,7 @@ import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./he
 import { createTenant, projectKey, type Tenant } from "./helpers/tenant";
 import { completedTranscript, diarizedTranscript, usage } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
+import { DENSE, index, storedChunks, writeTranscript } from "./helpers/catalog";
 
 /**
  * The indexer and catalog search through the Worker, with the test playing the runner over the
@@ -26,7 +23,6 @@ import { createJob } from "./helpers/understanding";
  * embeds queries with.
  */
 
-const DENSE = { engine: "openai-compatible", model: LEXICAL_MODEL, dimensions: LEXICAL_DIMENSIONS };
 const BREAD = ["Knead the dough for ten minutes.", "Let the bread rise overnight.", "Bake it in a hot oven."];
 const FOOTBALL = ["The striker scored a late goal.", "The referee showed a red card.", "Fans sang in the stadium."];
 
@@ -49,65 +45,6 @@ afterAll(async () => {
 afterEach(async () => {
   await cancelUnfinished(t);
 });
-
-/** The runner's part for one transcript: read it, one chunk per segment, embed, write. Returns the chunk count. */
-async function writeTranscript(task: LeasedTask, id: string): Promise<{ chunks: number; language: string }> {
-  const doc = (await fakeRunner.transcript(task, id)).body.data;
-  const chunks = doc.segments.map((s, position) => ({
-    position,
-    start: s.start,
-    end: s.end,
-    segmentIds: [s.id],
-    speakers: s.speaker !== undefined ? [s.speaker] : [],
-    text: s.text,
-    vector: lexicalEmbedding(s.text),
-  }));
-  const res = await fakeRunner.call(task, "catalog.write", { textSourceId: id, dense: DENSE, chunks });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return { chunks: chunks.length, language: doc.language };
-}
-
-async function cutover(task: LeasedTask, id: string, { chunks: chunkCount, language }: { chunks: number; language: string }) {
-  const res = await fakeRunner.call<{ removedStaleChunks: number; reindexed: boolean }>(task, "catalog.cutover", {
-    textSourceId: id,
-    dense: DENSE,
-    chunkCount,
-    segmentCount: chunkCount,
-    transcriptRevision: 1,
-    language,
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return { textSourceId: id, segmentCount: chunkCount, indexedChunks: chunkCount, ...res.body.data };
-}
-
-/** A whole indexer job: create, then the runner writes and cuts over every transcript and completes. */
-async function index(tenant: Tenant, ids: string[]): Promise<Job> {
-  const job = await createJob(tenant, "indexer", { textSourceIds: ids });
-  const task = await fakeRunner.leaseWhenReady(job.jobId, ["indexer"]);
-  const counts = [];
-  for (const id of job.input["textSourceIds"] as string[]) counts.push([id, await writeTranscript(task, id)] as const);
-  const indexed = [];
-  for (const [id, n] of counts) indexed.push(await cutover(task, id, n));
-  const result = {
-    denseEngine: DENSE.engine,
-    denseModel: DENSE.model,
-    dimensions: DENSE.dimensions,
-    sparseEngine: "catalog-bm25",
-    chunkType: "segment_window",
-    indexedTranscriptions: indexed,
-  };
-  expect((await fakeRunner.complete(task, result)).status).toBe(200);
-  return waitForStatus(tenant, job.jobId, "completed");
-}
-
-/** The chunk rows (every generation) of a transcript in its project's catalog object. */
-async function storedChunks(tenant: Tenant, id: string): Promise<number> {
-  const stub = env.CATALOG.get(env.CATALOG.idFromName(collectionName(tenant.projectId)));
-  return runInDurableObject(
-    stub,
-    (_, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM chunks WHERE text_source_id = ?", id).one().n,
-  );
-}
 
 interface SearchAnswer {
   results: SearchHit[];
