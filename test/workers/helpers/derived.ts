@@ -49,9 +49,14 @@ export async function deriveEverything(t: Tenant, textSourceId: string): Promise
   const metadata = await runRunnerStep(t, await createJob(t, "metadata", { textSourceId }), "metadata", async () => ({
     ...metadataDraft(),
   }));
-  const summary = await runRunnerStep(t, await createJob(t, "summarization", { textSourceJobId: textSourceId }), "summarization", async () => ({
-    ...summaryDraft(),
-  }));
+  const summary = await runRunnerStep(
+    t,
+    await createJob(t, "summarization", { textSourceJobId: textSourceId }),
+    "summarization",
+    async () => ({
+      ...summaryDraft(),
+    }),
+  );
   return { translation, metadata, summary, index: await index(t, [textSourceId]) };
 }
 
