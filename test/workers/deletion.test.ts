@@ -20,6 +20,7 @@ import {
 } from "./helpers/derived";
 import { cancelUnfinished, patchSettings } from "./helpers/jobs";
 import { testS3 } from "./helpers/s3";
+import { seedServiceRecords } from "./helpers/records";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
@@ -193,6 +194,18 @@ describe("deleting a job", () => {
     expect(res.body.data["outputs"]).toEqual({ deleted: own.length, kept: [] });
     for (const key of own) expect(await exists(key), key).toBe(false);
     for (const key of others) expect(await exists(key), key).toBe(true);
+  });
+});
+
+describe("deleting a voice", () => {
+  it("removes the voice and records who deleted it", async () => {
+    const { jobId, textSourceId } = await completedTranscript(t, TEXTS);
+    const { voiceId } = await seedServiceRecords(t.projectId, textSourceId, jobId);
+    const res = await del(`/v1/voices/${voiceId}`);
+    expect(res.body.data).toMatchObject({ voiceId, deleted: true });
+    expect((await call("GET", `/v1/voices/${voiceId}`, { key: t.projectKey })).status).toBe(404);
+    const [entry] = await auditLog(`?action=voice.deleted&limit=1`);
+    expect(entry).toMatchObject({ subject: { type: "voice", id: voiceId }, actor: { kind: "api_key", label: "ci-key" } });
   });
 });
 

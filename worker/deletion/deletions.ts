@@ -4,13 +4,14 @@ import { nowIso } from "../../contracts/clock";
 import { isTerminal, TERMINAL_STATUSES, type JobStatus } from "../../contracts/service-types";
 import { forgetKeys } from "../auth/key-cache";
 import { getDb, type Db } from "../db/client";
-import { apiKeys, jobs, projects, storageConnections, transcripts } from "../db/schema";
+import { apiKeys, jobs, projects, storageConnections, transcripts, voices } from "../db/schema";
+import { projectVoice } from "../services/voice-creation/store";
 import type { Env } from "../env";
 import { conflict, notFound } from "../errors";
 import { findTranscript } from "../transcripts/lookup";
 import { completeAuditEvent, openAuditEvent, progressAuditEvent, type AuditRow } from "./audit-log";
 import { deleteBucketFiles } from "./bucket-files";
-import { addTallies, eraseJobObjects, eraseTranscript, jobRowStatements, type ErasureTally } from "./erase-transcript";
+import { addTallies, emptyTally, eraseJobObjects, eraseTranscript, jobRowStatements, type ErasureTally } from "./erase-transcript";
 import { eraseProjectBatch, type ProjectErasure } from "./erase-project";
 import { jobsUsingTranscript, transcriptScope, type BucketFiles, type ErasedJob, type TranscriptScope } from "./scope";
 
@@ -138,6 +139,55 @@ async function eraseJob(env: Env, e: JobErasure): Promise<ErasureTally> {
   await deleteBucketFiles(env, db, e.projectId, scratch);
   const bucket = await deleteBucketFiles(env, db, e.projectId, e.outputs ?? []);
   return { jobs: 1, records: {}, catalogChunks: 0, platformObjects: 0, bucketFilesDeleted: bucket.deleted, bucketFilesKept: bucket.kept };
+}
+
+// ---- voices -----------------------------------------------------------------------------------
+
+/**
+ * A voice: its row goes at once (dubbings that used it keep their record and audio); with
+ * `deleteOutputs` its reference clip in the bucket too, through the connection its sample was read with.
+ */
+export async function deleteVoice(
+  env: Env,
+  actor: AuditActor,
+  workspaceId: string,
+  projectId: string,
+  voiceId: string,
+  opts: { deleteOutputs: boolean },
+): Promise<DeletionOutcome> {
+  const db = getDb(env.DB);
+  const v = await projectVoice(db, projectId, voiceId);
+  if (!v) throw notFound(`voice not found: ${voiceId}`, [{ path: "voiceId", issue: `notFound:${voiceId}` }]);
+  const sample = v.sample as { connectionId?: unknown; bucket?: unknown };
+  const files: BucketFiles[] =
+    opts.deleteOutputs && v.referenceKey
+      ? [
+          {
+            what: `voice ${voiceId} reference clip`,
+            jobId: v.jobId,
+            connectionId: typeof sample.connectionId === "string" ? sample.connectionId : null,
+            bucket: typeof sample.bucket === "string" ? sample.bucket : null,
+            keys: [v.referenceKey],
+            keptReason: typeof sample.connectionId === "string" ? null : "the voice's sample came through a presigned URL",
+          },
+        ]
+      : [];
+  const audit = await openAuditEvent(db, {
+    workspaceId,
+    projectId,
+    action: "voice.deleted",
+    subject: { type: "voice", id: voiceId },
+    actor,
+    pending: {},
+  });
+  await db.delete(voices).where(and(eq(voices.id, voiceId), eq(voices.projectId, projectId)));
+  const bucket = await deleteBucketFiles(env, db, projectId, files);
+  return finish(db, audit, {
+    ...emptyTally(),
+    records: { voices: 1 },
+    bucketFilesDeleted: bucket.deleted,
+    bucketFilesKept: bucket.kept,
+  });
 }
 
 // ---- projects -----------------------------------------------------------------------------------

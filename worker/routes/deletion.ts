@@ -4,7 +4,7 @@ import { AuditActionSchema } from "../../contracts/audit-log";
 import { principalOf, projectOf } from "../auth/middleware";
 import { getDb } from "../db/client";
 import { actorOfPrincipal, findAuditEvent, listAuditEvents, publicAuditEvent } from "../deletion/audit-log";
-import { deleteJob, deleteTranscript, startProjectDeletion, type DeletionOutcome } from "../deletion/deletions";
+import { deleteJob, deleteTranscript, deleteVoice, startProjectDeletion, type DeletionOutcome } from "../deletion/deletions";
 import { runProjectDeletionNow } from "../deletion/retention";
 import type { AppBindings } from "../env";
 import { notFound } from "../errors";
@@ -16,6 +16,7 @@ import { queryWith } from "../http/validate";
  *   DELETE /v1/transcriptions/{id}   the transcript and everything made from it (200)
  *   DELETE /v1/jobs/{jobId}          a finished job: its row, state, deliveries and scratch (200)
  *   DELETE /v1/projects/{projectId}  everything the project holds; keys and connections revoked first (202)
+ *   DELETE /v1/voices/{voiceId}      a voice (dubbings that used it keep their record and audio)
  *   GET    /v1/audit-log             the workspace's deletions, newest first
  *   GET    /v1/audit-log/{id}
  * `?deleteOutputs=true` also deletes the files the service wrote into the customer's bucket.
@@ -74,6 +75,13 @@ export const deletionRoutes = new Hono<AppBindings>()
       ),
     );
     return ok(c, { projectId: id, state: "in_progress", auditEventId: audit.id }, {}, 202);
+  })
+  .delete("/voices/:voiceId", async (c) => {
+    const p = principalOf(c);
+    const q = queryWith(c, DeleteQuery);
+    const id = c.req.param("voiceId");
+    const outcome = await deleteVoice(c.env, actorOfPrincipal(p), p.workspaceId, projectOf(p), id, q);
+    return ok(c, deletionAnswer({ voiceId: id }, outcome));
   })
   .get("/audit-log", async (c) => {
     const p = principalOf(c);

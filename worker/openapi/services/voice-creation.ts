@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DeleteQuery } from "../../routes/deletion";
 import { JobSchema } from "../../../contracts/job";
 import { SERVICE_CONTRACTS } from "../../../contracts/services/index";
 import { ListQuery } from "../../services/voice-creation/routes";
@@ -56,11 +57,13 @@ export const voiceCreationOperations = operations([
     path: "/v1/voices/:voiceId",
     tag: TAG,
     summary: "Delete a voice",
-    description: "Gone at once; dubbings that used it keep their record and audio.",
+    description:
+      "Gone at once; dubbings that used it keep their record and audio. Recorded in the audit log. `?deleteOutputs=true` also deletes its reference clip from the bucket its sample was read from.",
     access: "project",
     permission: "voice:write",
     params: voiceParam,
-    data: z.object({ voiceId: z.string(), deleted: z.literal(true) }),
+    query: DeleteQuery,
+    data: z.looseObject({ voiceId: z.string(), deleted: z.literal(true), auditEventId: z.string() }),
     errors: ["notFound"],
   },
 ]);

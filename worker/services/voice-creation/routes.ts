@@ -16,7 +16,7 @@ import { projectVoice, publicVoice } from "./store";
  *                                  worker/routes/voices.ts, as it creates a job through the orchestrator)
  *   GET    /v1/voices             the project's voices, newest first (`?limit`, `?before`, `?origin`)
  *   GET    /v1/voices/{voiceId}
- *   DELETE /v1/voices/{voiceId}   gone at once; dubbings that used it keep their record and audio
+ *   DELETE /v1/voices/{voiceId}   gone at once (worker/routes/deletion.ts, as deletions are audited)
  */
 
 export const ListQuery = z.strictObject({
@@ -50,13 +50,4 @@ export const voiceRoutes = new Hono<AppBindings>()
     const v = await projectVoice(getDb(c.env.DB), projectOf(p), id);
     if (!v) throw notFound(`voice not found: ${id}`, [{ path: "voiceId", issue: `notFound:${id}` }]);
     return ok(c, publicVoice(v));
-  })
-  .delete("/:voiceId", async (c) => {
-    const p = principalOf(c);
-    const id = c.req.param("voiceId");
-    const db = getDb(c.env.DB);
-    const v = await projectVoice(db, projectOf(p), id);
-    if (!v) throw notFound(`voice not found: ${id}`, [{ path: "voiceId", issue: `notFound:${id}` }]);
-    await db.delete(voices).where(eq(voices.id, id));
-    return ok(c, { voiceId: id, deleted: true });
   });
