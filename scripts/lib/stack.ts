@@ -44,6 +44,12 @@ export interface StackOptions {
    * (APERTIUM_APY_URL; its mark-free modes are written under the state dir).
    */
   localEngines?: boolean;
+  /**
+   * How often the stack runs the Worker's scheduled handler (the Cron Trigger's: orphan sweep,
+   * expired rows, retention and unfinished deletions), in ms; 0: never on its own (tests call
+   * `runScheduled`). Default: STACK_SCHEDULED_EVERY_MS, else every 15 minutes as in production.
+   */
+  scheduledEveryMs?: number;
 }
 
 export interface Stack {
@@ -66,6 +72,8 @@ export interface Stack {
    */
   stopRunners(): Promise<void>;
   logs(): string;
+  /** Runs the Worker's scheduled handler once, as the Cron Trigger does (wrangler's --test-scheduled route). */
+  runScheduled(): Promise<void>;
   /** Graceful: runners first (they release or finish their work through the API), then the API. */
   close(): Promise<void>;
   /** Now: SIGKILL to every child's process group, e.g. on a second Ctrl-C. */
@@ -248,6 +256,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
 
   let runnerTokenId: string | null = null;
+  let scheduledTimer: NodeJS.Timeout | null = null;
   const stack: Stack = {
     apiBaseUrl,
     runnerToken: "",
@@ -261,7 +270,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await Promise.all(runners.map((r) => stopChild(r, "SIGTERM", stopDeadlines.get(r) ?? shutdownDeadlineMs(0), "process")));
     },
     logs: () => log,
+    runScheduled: async () => {
+      const res = await fetch(`${apiBaseUrl}/__scheduled?cron=${encodeURIComponent("*/15 * * * *")}`);
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`the scheduled handler answered ${res.status}`);
+    },
     close: async () => {
+      if (scheduledTimer) clearInterval(scheduledTimer);
       await stack.stopRunners();
       // The state dir outlives the stack (npm run dev): a token nobody holds any more is revoked, not left valid.
       if (runnerTokenId)
@@ -294,6 +309,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     throw err;
   }
   for (let i = 0; i < (opts.runners ?? 0); i++) startRunner();
+  const everyMs = opts.scheduledEveryMs ?? Number(process.env["STACK_SCHEDULED_EVERY_MS"] ?? 15 * 60_000);
+  if (everyMs > 0) {
+    scheduledTimer = setInterval(() => {
+      stack.runScheduled().catch((err: unknown) => keep(Buffer.from(`scheduled run failed: ${String(err)}\n`)));
+    }, everyMs);
+    scheduledTimer.unref();
+  }
   await writeFile(
     path.join(stateDir, "stack.json"),
     JSON.stringify(

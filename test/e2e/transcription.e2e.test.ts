@@ -6,6 +6,7 @@ import { startE2E, type E2E } from "../support/e2e-stack";
 import { garbageFile, overLimitFile, speechVideo } from "../support/media-fixtures";
 import { twoVoiceVideo } from "../support/dubbing-fixtures";
 import { MediaJobs, type TranscriptRecord } from "../../sdk/client";
+import { apiCall } from "../../scripts/lib/api-client";
 import { strFromU8, unzipSync } from "fflate";
 
 /**
@@ -29,9 +30,13 @@ const submit = (sourceKey: string) =>
     input: { sourceType: "s3_direct", connectionId: e.tenant.connectionId, bucket: e.tenant.bucket, sourceKey },
   });
 
+/** The first test's job: the deletion test deletes what it made rather than transcribe another file. */
+let transcribed: Job | null = null;
+
 describe("transcription end to end", () => {
   it("a video in the bucket becomes four output files and a transcript readable through the API", async () => {
     const job = await submit(await upload(await speechVideo(), "e2e/speech.mp4"));
+    transcribed = job;
     const done = await e.waitForJob(job.jobId, ["completed", "failed"], 180_000);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
 
@@ -68,6 +73,35 @@ describe("transcription end to end", () => {
     expect(transcript.raw).toHaveLength(summary.segmentCount);
     expect(transcript.glossary).toHaveLength(summary.segmentCount);
     expect(transcript.visualChunks.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("deleting the transcript with deleteOutputs removes its four files from the bucket and records who did it", async () => {
+    if (!transcribed) throw new Error("needs the first test's transcript");
+    const textSourceId = String(transcribed.input["textSourceId"]);
+    const keys = Object.values(transcribed.input["resolvedOutputKeys"] as Record<string, string>);
+    const answer = await e.api<{ deleted: boolean; auditEventId: string; outputs: { deleted: number; kept: unknown[] } }>(
+      "DELETE",
+      `/v1/transcriptions/${textSourceId}?deleteOutputs=true`,
+    );
+    expect(answer.outputs).toEqual({ deleted: keys.length, kept: [] });
+    for (const key of keys) expect(await e.s3.headObject(e.tenant.bucket, key), key).toBeNull();
+    expect(
+      (
+        await fetch(`${e.stack.apiBaseUrl}/v1/transcriptions/${textSourceId}`, {
+          headers: { authorization: `Bearer ${e.tenant.projectKey}` },
+        })
+      ).status,
+    ).toBe(404);
+    const entry = await apiCall<{ state: string; subject: { id: string } }>(
+      e.stack.apiBaseUrl,
+      "GET",
+      `/v1/audit-log/${answer.auditEventId}`,
+      e.tenant.workspaceKey,
+      undefined,
+      {},
+      e.checkResponse,
+    );
+    expect(entry.data).toMatchObject({ state: "completed", subject: { id: textSourceId } });
   });
 
   it("an interview with two speakers comes out labelled in the transcript, SRT, VTT and DOCX, and a rename reaches the next export", async () => {

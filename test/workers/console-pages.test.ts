@@ -75,6 +75,7 @@ const PAGES = () => [
   { path: "/console/usage", content: "transcription jobs" },
   { path: "/console/catalog", content: "Search the project" },
   { path: "/console/account", content: "Change your password" },
+  { path: "/console/data", content: "Data policy of" },
 ];
 
 describe("pages for a signed-in user", () => {

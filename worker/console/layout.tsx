@@ -12,6 +12,7 @@ export const NAV = [
   { key: "keys", href: "/console/keys", label: "API keys" },
   { key: "connections", href: "/console/connections", label: "Storage" },
   { key: "usage", href: "/console/usage", label: "Usage" },
+  { key: "data", href: "/console/data", label: "Your data" },
 ] as const;
 export type NavKey = (typeof NAV)[number]["key"];
 

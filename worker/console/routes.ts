@@ -21,6 +21,14 @@ import { ProjectsPage, type ProjectView } from "./pages/projects";
 import { SummaryPage, type Summary } from "./pages/summary";
 import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/transcript";
 import { UsagePage, type WorkspaceView } from "./pages/usage";
+import { DataPage } from "./pages/data";
+import { patchedDataPolicy } from "../accounts/data-policy";
+import { DataPolicyPatchSchema, effectiveDataPolicy } from "../../contracts/data-policy";
+import { listAuditEvents, publicAuditEvent } from "../deletion/audit-log";
+import { startProjectDeletion } from "../deletion/deletions";
+import { runProjectDeletionNow } from "../deletion/retention";
+import { projects } from "../db/schema";
+import { and, eq } from "drizzle-orm";
 import { DubbingPage, TranslationPage, type Dubbing, type DubbingEntry, type Translation, type TranslationEntry } from "./pages/versions";
 import { createKey, listProjectKeys, revokeProjectKey } from "../accounts/service";
 import type { MediaKind } from "./media-types";
@@ -54,6 +62,9 @@ const DONE = new Map<string, string>(
     connectionCreated: "Storage connection added.",
     deactivated: "Storage connection deactivated.",
     signedOut: "You are signed out.",
+    policySaved: "Data policy saved.",
+    projectDeleted: "The project is being deleted: its keys are revoked and its data is erased in the background (see the audit log).",
+    transcriptDeleted: "Transcript deleted, with everything made from it.",
   }),
 );
 
@@ -591,6 +602,95 @@ export function consolePages(api: ApiFetch) {
       const keyId = param(c, "keyId");
       if (!(await revokeProjectKey(getDb(c.env.DB), projectId, keyId))) throw new PageError(404, `API key not found: ${keyId}`);
       return seeOther("/console/keys?done=revoked");
+    }),
+  );
+
+  const projectRow = async (c: Ctx, shell: Shell) => {
+    const projectId = shell.session.project?.projectId;
+    if (!projectId) throw new PageError(404, "the session has no project");
+    const row = await getDb(c.env.DB)
+      .select()
+      .from(projects)
+      .where(and(eq(projects.id, projectId), eq(projects.workspaceId, shell.session.workspace.workspaceId)))
+      .get();
+    if (!row) throw new PageError(404, `project not found: ${projectId}`);
+    return row;
+  };
+
+  const dataPage = async (c: Ctx, shell: Shell, extra: { error?: string; status?: ContentfulStatusCode } = {}) => {
+    const row = await projectRow(c, shell);
+    const audit =
+      shell.session.user.role === "admin"
+        ? (await listAuditEvents(getDb(c.env.DB), shell.session.workspace.workspaceId, { limit: 50 })).map(publicAuditEvent)
+        : [];
+    return c.html(
+      DataPage({ shell, policy: effectiveDataPolicy(row.dataPolicy), audit, notice: done(c), error: extra.error }),
+      extra.status ?? 200,
+    );
+  };
+
+  const requireAdmin = (shell: Shell, what: string) => {
+    if (shell.session.user.role !== "admin") throw new PageError(403, `only a workspace admin can ${what}`);
+  };
+  const consoleActor = (shell: Shell) => ({ kind: "console" as const, id: shell.session.user.userId, label: shell.session.user.email });
+
+  app.get(
+    "/data",
+    page((c, shell) => dataPage(c, shell)),
+  );
+
+  app.post(
+    "/data/policy",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      checkConsoleCsrf(c, shell, form);
+      requireAdmin(shell, "change the data policy");
+      const row = await projectRow(c, shell);
+      const daysOf = (v: string | undefined) => (v === undefined || v.trim() === "" ? null : Number(v));
+      const parsed = DataPolicyPatchSchema.safeParse({
+        retentionDays: daysOf(form["retentionDays"]),
+        jobRetentionDays: daysOf(form["jobRetentionDays"]),
+        redaction: form["redaction"],
+        keepUnredacted: form["keepUnredacted"] === "true",
+        voiceCloning: { requireConsent: form["requireConsent"] === "true" },
+      });
+      if (!parsed.success)
+        return dataPage(c, shell, { error: "Retention is 1–3650 days, or empty to keep; pick a redaction mode.", status: 422 });
+      await getDb(c.env.DB)
+        .update(projects)
+        .set({ dataPolicy: patchedDataPolicy(row.dataPolicy, parsed.data) })
+        .where(eq(projects.id, row.id));
+      return seeOther("/console/data?done=policySaved");
+    }),
+  );
+
+  app.post(
+    "/data/delete-project",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      checkConsoleCsrf(c, shell, form);
+      requireAdmin(shell, "delete a project");
+      const row = await projectRow(c, shell);
+      if ((form["confirmName"] ?? "").trim() !== row.name)
+        return dataPage(c, shell, { error: "The name typed is not the project's: nothing was deleted.", status: 422 });
+      const audit = await startProjectDeletion(c.env, consoleActor(shell), row.workspaceId, row.id, {
+        deleteOutputs: form["deleteOutputs"] === "true",
+      });
+      c.executionCtx.waitUntil(runProjectDeletionNow(c.env, audit.id).catch(() => undefined));
+      // The project's console sessions, this one too, were revoked with its keys: sign in again to another project.
+      return seeOther("/console/sign-in?done=projectDeleted");
+    }),
+  );
+
+  app.post(
+    "/transcripts/:transcriptionId/delete",
+    page(async (c) => {
+      const form = await readForm(c);
+      const id = encodeURIComponent(param(c, "transcriptionId"));
+      const query = form["deleteOutputs"] === "true" ? "?deleteOutputs=true" : "";
+      const r = await forward(c, form, "DELETE", `/v1/transcriptions/${id}${query}`);
+      if (r.status !== 200) throw new PageError(r.status, apiMessage(r));
+      return seeOther("/console/jobs?done=transcriptDeleted");
     }),
   );
 

@@ -176,6 +176,23 @@ export function TranscriptPage(props: {
           <pre>{JSON.stringify(t.metadata, null, 2)}</pre>
         </>
       ) : null}
+      <h2>Delete</h2>
+      <p>
+        Deletes the transcript with its translations, metadata, summaries, clips, thumbnails, dubbings, index entries and the jobs that made
+        them. Recorded in the audit log.
+      </p>
+      <form method="post" action={`/console/transcripts/${t.transcriptionId}/delete`}>
+        <Csrf token={props.shell.session.csrfToken} />
+        <p>
+          <input id="delete-outputs" name="deleteOutputs" type="checkbox" value="true" />{" "}
+          <label for="delete-outputs">Also delete the files the service wrote into the bucket</label>
+        </p>
+        <p>
+          <button type="submit" class="danger" aria-label={`Delete transcript ${t.transcriptionId}`}>
+            Delete the transcript
+          </button>
+        </p>
+      </form>
     </Layout>
   );
 }
