@@ -64,7 +64,20 @@ function nameAt(words: readonly string[], cores: readonly string[], at: number, 
   return { from: at, to };
 }
 
-const knownName = (word: string): boolean => nlp(word).has("(#FirstName|#LastName|#Person|#MaleName|#FemaleName)");
+/** compromise's lexicon, asked once per word (a parse per lookup is most of the detector's time otherwise). */
+const lexicon = new Map<string, { name: boolean; firstName: boolean }>();
+function lookUp(word: string): { name: boolean; firstName: boolean } {
+  let known = lexicon.get(word);
+  if (!known) {
+    const doc = nlp(word);
+    known = { name: doc.has("(#FirstName|#LastName|#Person|#MaleName|#FemaleName)"), firstName: doc.has("#FirstName") };
+    // Bounded: a long transcript in another language must not grow it without end.
+    if (lexicon.size > 5000) lexicon.clear();
+    lexicon.set(word, known);
+  }
+  return known;
+}
+const knownName = (word: string): boolean => lookUp(word).name;
 
 function compromisePeople(words: readonly string[]): EntitySpan[] {
   const starts: number[] = [];
@@ -100,7 +113,7 @@ function capitalisedNames(words: readonly string[]): EntitySpan[] {
   for (let i = 1; i < words.length; i++) {
     const sentenceStart = /[.!?:]$/.test(words[i - 1]!);
     if (sentenceStart || !cap(i) || cap(i - 1) || !cap(i + 1)) continue;
-    if (!nlp(coreOf(words[i]!)).has("#FirstName")) continue;
+    if (!lookUp(coreOf(words[i]!)).firstName) continue;
     let to = i + 2;
     if (cap(to) && to < i + 3) to++;
     spans.push({ type: "PERSON", from: i, to });

@@ -10,7 +10,8 @@ import type { ViewToken } from "./view";
  * between digits); compounds join ("twenty three" → 23, "four hundred and fifteen" → 415,
  * "two thousand and five" → 2005); a year said in pairs stays two numbers ("nineteen eighty
  * five" → 19 85, which the date patterns read as a year); "double five" → 55; "oh" between
- * digits is 0; ordinals get their suffix ("twelfth" → 12th). English, Spanish and French.
+ * digits is 0, and so are the words a recogniser writes for a digit between two digits ("five to
+ * eight" → 5 2 8); ordinals get their suffix ("twelfth" → 12th). English, Spanish and French.
  */
 
 interface NumberWords {
@@ -28,6 +29,11 @@ interface NumberWords {
   repeats: Record<string, number>;
   /** Read as 0 only next to other digits ("oh" is also an exclamation). */
   zeroBetweenDigits: readonly string[];
+  /**
+   * Words a recogniser writes for a digit it heard ("to" for two, "for" for four), read as that
+   * digit only between two digits ("five to eight" inside a number; "went to eight" is not).
+   */
+  homophones: Record<string, number>;
 }
 
 const EN: NumberWords = {
@@ -82,6 +88,7 @@ const EN: NumberWords = {
   },
   repeats: { double: 2, triple: 3 },
   zeroBetweenDigits: ["oh", "o"],
+  homophones: { to: 2, too: 2, for: 4, fore: 4, won: 1, ate: 8 },
 };
 
 const ES: NumberWords = {
@@ -146,6 +153,7 @@ const ES: NumberWords = {
   ordinals: { primero: 1 },
   repeats: {},
   zeroBetweenDigits: [],
+  homophones: {},
 };
 
 const FR: NumberWords = {
@@ -182,6 +190,7 @@ const FR: NumberWords = {
   ordinals: { premier: 1, première: 1 },
   repeats: {},
   zeroBetweenDigits: [],
+  homophones: {},
 };
 
 const TABLES: Record<string, NumberWords> = { en: EN, es: ES, fr: FR };
@@ -247,6 +256,12 @@ export function numberTokens(words: readonly string[], language: string): ViewTo
     }
     if (t.zeroBetweenDigits.includes(core) && (isDigitWord(i - 1) || isDigitWord(i + 1) || /\d$/.test(out.at(-1)?.text ?? ""))) {
       out.push({ text: "0" + trailing(words[i]!), from: i, to: i + 1 });
+      i++;
+      continue;
+    }
+    const heard = t.homophones[core];
+    if (heard !== undefined && /^\d+$/.test(out.at(-1)?.text ?? "") && isDigitWord(i + 1)) {
+      out.push({ text: String(heard) + trailing(words[i]!), from: i, to: i + 1 });
       i++;
       continue;
     }

@@ -174,9 +174,13 @@ class Generator {
     let exchange = String(this.int(201, 989));
     if (/^\d11$|555/.test(exchange)) exchange = "386";
     const line = this.digits(4);
-    const style = this.int(0, 2);
-    const written =
-      style === 0 ? `(${area}) ${exchange}-${line}` : style === 1 ? `${area}-${exchange}-${line}` : `+1 ${area} ${exchange} ${line}`;
+    const written = [
+      `(${area}) ${exchange}-${line}`,
+      `${area}-${exchange}-${line}`,
+      `+1 ${area} ${exchange} ${line}`,
+      `${area}.${exchange}.${line}`,
+      `${area}${exchange}${line}`,
+    ][this.int(0, 4)]!;
     return { type: "PHONE", written, spoken: sayDigits([area, exchange, line]) };
   }
   card(valid = true): PlantedEntity {
@@ -189,7 +193,7 @@ class Generator {
     const number = body + check;
     const groups = kind === 2 ? [number.slice(0, 4), number.slice(4, 10), number.slice(10)] : number.match(/.{4}/g)!;
     if (valid && !isCardNumber(windowOf(number))) throw new Error(`generated card ${number} does not validate`);
-    return { type: "CARD_NUMBER", written: groups.join(" "), spoken: sayDigits(groups) };
+    return { type: "CARD_NUMBER", written: groups.join(this.pick([" ", " ", "-", ""])), spoken: sayDigits(groups) };
   }
   iban(valid = true): PlantedEntity {
     for (;;) {

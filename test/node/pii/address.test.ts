@@ -18,5 +18,8 @@ describe("street addresses", () => {
     expect(redactedIn("Vivo en la calle de Alcalá 45 desde hace años.", "es")).toEqual(["ADDRESS: calle de Alcalá 45"]);
     expect(redactedIn("J'habite au 12 rue de la Paix à Paris.", "fr")).toEqual(["ADDRESS: 12 rue de la Paix"]);
     expect(redactedIn("Ich wohne in der Hauptstraße 5 in Berlin.", "de")).toEqual(["ADDRESS: Hauptstraße 5"]);
+    expect(redactedIn("Abito in via Roma 10 a Milano.", "it")).toEqual(["ADDRESS: via Roma 10"]);
+    expect(redactedIn("Moro na rua Augusta 25 em Lisboa.", "pt")).toEqual(["ADDRESS: rua Augusta 25"]);
+    expect(redactedIn("Ik woon op Kalverstraat 92 in Amsterdam.", "nl")).toEqual(["ADDRESS: Kalverstraat 92"]);
   });
 });

@@ -26,6 +26,11 @@ describe("spoken numbers", () => {
     expect(digitsOf("oh really")).toEqual(["oh", "really"]);
   });
 
+  it("reads a recogniser's homophone of a digit between two digits, and not elsewhere", () => {
+    expect(digitsOf("five to eight for one")).toEqual(["5", "2", "8", "4", "1"]);
+    expect(digitsOf("we went to eight shops")).toEqual(["we", "went", "to", "8", "shops"]);
+  });
+
   it("gives ordinals their suffix", () => {
     expect(digitsOf("march twenty first")).toEqual(["march", "21st"]);
   });
