@@ -60,8 +60,8 @@ function gapsOf(run: readonly CodeToken[], taken: ReadonlyArray<{ first: number;
 }
 
 /**
- * The gap as a phone number, or without one or two single-character tokens at either end (a stray
- * word the recogniser heard as a digit). A gap of 13 digits or more that fails whole is a card or
+ * The gap as a phone number, or without one or two short tokens (one or two characters) at either
+ * end: a stray word the recogniser heard as a number ("… three four eight to thirty two"). A gap of 13 digits or more that fails whole is a card or
  * account number that failed its check, and none of its parts is read as a phone number.
  */
 function phoneIn(gap: readonly CodeToken[], lang: string): CodeWindow | null {
@@ -71,7 +71,7 @@ function phoneIn(gap: readonly CodeToken[], lang: string): CodeWindow | null {
     for (let left = 0; left <= drop; left++) {
       const part = gap.slice(left, gap.length - (drop - left));
       const dropped = [...gap.slice(0, left), ...gap.slice(gap.length - (drop - left))];
-      if (dropped.some((t) => t.compact.length > 1)) continue;
+      if (dropped.some((t) => t.compact.length > 2)) continue;
       // One letter heard inside a spoken number ("a") is dropped; a code with letters in it is no phone number.
       const digits = part.filter((t) => /^\d+$/.test(t.compact));
       if (digits.length === 0 || part.length - digits.length > 1 || part.some((t) => !/^(\d+|\p{L})$/u.test(t.compact))) continue;

@@ -1,5 +1,5 @@
 import isEmail from "validator/lib/isEmail.js";
-import type { DetectionInput, EntitySpan } from "./entity-span";
+import { overlaps, type DetectionInput, type EntitySpan } from "./entity-span";
 import { coreOf } from "./spoken-numbers";
 import { buildView, wordsOfRange, type ViewToken } from "./view";
 
@@ -8,6 +8,7 @@ import { buildView, wordsOfRange, type ViewToken } from "./view";
  * com", "arroba", "arobase", "punto", "point"). A spoken "at" becomes "@" only when a spoken or
  * written domain with a dot follows it before any other "at" ("meet me at john dot smith at
  * example dot com" has one address, not two); candidates are checked by validator's isEmail.
+ * An address whose "at" the recogniser lost is still found after an email cue (misheardAddresses).
  */
 const AT = new Set(["at", "arroba", "arobase", "chiocciola", "apenstaartje", "@"]);
 const DOT = new Set(["dot", "punto", "point", "punkt", "ponto", "punt"]);
@@ -24,6 +25,37 @@ export function detectEmails(input: DetectionInput, numberTokens: readonly ViewT
     const start = m.index + m[0].indexOf(candidate);
     const words = wordsOfRange(view, start, start + candidate.length);
     if (words) spans.push({ type: "EMAIL", ...words });
+  }
+  return [...spans, ...misheardAddresses(input.words, spans)];
+}
+
+/** Words that announce an email address. */
+const EMAIL_CUE = /^(?:e-?mail(?:ed|ing)?|mail|address|write|correo|courriel|adresse|e-?mailadres|indirizzo)$/;
+/** Words between a cue and the address that are not part of it. */
+const LEAD_IN = new Set(
+  "me us him her them at to is it's its was on my his our your the a an and send write or es est à a ist è é is".split(" "),
+);
+/** How many words before its domain an address that was misheard may take. */
+const LOCAL_PART_WORDS = 4;
+
+/**
+ * An address the recogniser misheard ("sarah dot taylor at mail dot com" written "said that sarah
+ * taylor had nail dot com"): its "at" is lost, so the pattern above cannot read it, but a spoken
+ * domain ending ("dot com") still follows an email cue a few words before. Then the words from after
+ * the cue (its lead-in words skipped) to the domain's end, at most four before the domain's last
+ * "dot", are redacted as the address: they are what is left of it.
+ */
+function misheardAddresses(words: readonly string[], found: readonly EntitySpan[]): EntitySpan[] {
+  const cores = words.map(coreOf);
+  const spans: EntitySpan[] = [];
+  for (let i = 1; i + 1 < cores.length; i++) {
+    if (!DOT.has(cores[i]!) || !TLDS.has(cores[i + 1]!) || DOT.has(cores[i + 2] ?? "")) continue;
+    const cue = cores.slice(Math.max(0, i - 10), i).findLastIndex((c) => EMAIL_CUE.test(c));
+    if (cue < 0) continue;
+    let from = Math.max(Math.max(0, i - 10) + cue + 1, i - LOCAL_PART_WORDS);
+    while (from < i - 1 && LEAD_IN.has(cores[from]!)) from++;
+    const span: EntitySpan = { type: "EMAIL", from, to: i + 2 };
+    if (!found.some((f) => overlaps(f, span)) && !spans.some((f) => overlaps(f, span))) spans.push(span);
   }
   return spans;
 }

@@ -10,8 +10,8 @@ import type { ViewToken } from "./view";
  * between digits); compounds join ("twenty three" → 23, "four hundred and fifteen" → 415,
  * "two thousand and five" → 2005); a year said in pairs stays two numbers ("nineteen eighty
  * five" → 19 85, which the date patterns read as a year); "double five" → 55; "oh" between
- * digits is 0, and so are the words a recogniser writes for a digit between two digits ("five to
- * eight" → 5 2 8); ordinals get their suffix ("twelfth" → 12th). English, Spanish and French.
+ * digits is 0, and the words a recogniser writes for a digit are that digit between two digits or
+ * before two ("five to eight" → 5 2 8, "for one five" → 4 1 5); ordinals get their suffix ("twelfth" → 12th). English, Spanish and French.
  */
 
 interface NumberWords {
@@ -31,7 +31,8 @@ interface NumberWords {
   zeroBetweenDigits: readonly string[];
   /**
    * Words a recogniser writes for a digit it heard ("to" for two, "for" for four), read as that
-   * digit only between two digits ("five to eight" inside a number; "went to eight" is not).
+   * digit only between two digits, or before two ("five to eight", "for one five" inside a number;
+   * "went to eight" is not).
    */
   homophones: Record<string, number>;
 }
@@ -260,7 +261,8 @@ export function numberTokens(words: readonly string[], language: string): ViewTo
       continue;
     }
     const heard = t.homophones[core];
-    if (heard !== undefined && /^\d+$/.test(out.at(-1)?.text ?? "") && isDigitWord(i + 1)) {
+    const afterDigit = /^\d+$/.test(out.at(-1)?.text ?? "");
+    if (heard !== undefined && isDigitWord(i + 1) && (afterDigit || isDigitWord(i + 2))) {
       out.push({ text: String(heard) + trailing(words[i]!), from: i, to: i + 1 });
       i++;
       continue;

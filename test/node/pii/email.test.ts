@@ -14,6 +14,16 @@ describe("email addresses", () => {
     expect(redactedIn("mi correo es maria arroba ejemplo punto es gracias", "es")).toEqual(["EMAIL: maria arroba ejemplo punto es"]);
   });
 
+  it("finds what is left of an address whose 'at' the recogniser lost, after an email cue", () => {
+    expect(redactedIn("you can email me and said that sarah taylor had nail dot com any time")).toEqual([
+      "EMAIL: sarah taylor had nail dot com",
+    ]);
+  });
+
+  it("leaves a spoken web address with no email cue before it", () => {
+    expect(redactedIn("the recipes are on our site example dot com every week")).toEqual([]);
+  });
+
   it("does not read 'at' and 'dot' in ordinary talk as an address", () => {
     expect(redactedIn("we met at the cafe and I put a dot on the map")).toEqual([]);
   });

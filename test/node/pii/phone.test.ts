@@ -22,6 +22,12 @@ describe("phone numbers", () => {
     ]);
   });
 
+  it("finds a number the recogniser heard with homophones and a stray word at its end", () => {
+    expect(redactedIn("the number to dial back is four one five nine seven seven three four eight to thirty two thanks")).toEqual([
+      "PHONE: four one five nine seven seven three four eight to",
+    ]);
+  });
+
   it("finds a number of the transcript's language's country", () => {
     expect(redactedIn("Mi teléfono es 912 345 678 por la tarde.", "es")).toEqual(["PHONE: 912 345 678"]);
   });

@@ -26,8 +26,9 @@ describe("spoken numbers", () => {
     expect(digitsOf("oh really")).toEqual(["oh", "really"]);
   });
 
-  it("reads a recogniser's homophone of a digit between two digits, and not elsewhere", () => {
+  it("reads a recogniser's homophone of a digit between two digits or before two, and not elsewhere", () => {
     expect(digitsOf("five to eight for one")).toEqual(["5", "2", "8", "4", "1"]);
+    expect(digitsOf("for one five")).toEqual(["4", "1", "5"]);
     expect(digitsOf("we went to eight shops")).toEqual(["we", "went", "to", "8", "shops"]);
   });
 
