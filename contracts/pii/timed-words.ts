@@ -28,8 +28,7 @@ export function timedWordsOf(segment: Segment): TimedWord[] {
   const step = pieces.length > 0 ? (segment.end - segment.start) / pieces.length : 0;
   return pieces.map((m, i) => {
     // The placeholder replaces the word, not the punctuation around it ("Paix," → "[ADDRESS],").
-    const lead = /^[^\p{L}\p{N}]*/u.exec(m[0])![0].length;
-    const trail = /[^\p{L}\p{N}]*$/u.exec(m[0])![0].length;
+    const { lead, trail } = punctuationAround(m[0]);
     const bare = lead + trail < m[0].length;
     return {
       text: m[0],
@@ -50,10 +49,9 @@ function locateInText(text: string, words: readonly string[]): Array<{ from: num
   const out: Array<{ from: number; to: number }> = [];
   let cursor = 0;
   for (const raw of words) {
-    const core = raw
-      .trim()
-      .toLowerCase()
-      .replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+    const word = raw.trim().toLowerCase();
+    const { lead, trail } = punctuationAround(word);
+    const core = word.slice(lead, word.length - trail);
     if (core === "") {
       out.push({ from: cursor, to: cursor });
       continue;
@@ -65,4 +63,16 @@ function locateInText(text: string, words: readonly string[]): Array<{ from: num
     cursor = at + core.length;
   }
   return out;
+}
+
+/**
+ * How many characters of punctuation lead and trail a word: those stay in the text around its
+ * placeholder ("Paix," → "[ADDRESS],"). An opening bracket or "+" is the value's own ("(415)",
+ * "+44"), and so is a closing bracket when the word opened one.
+ */
+export function punctuationAround(word: string): { lead: number; trail: number } {
+  const lead = /^[^\p{L}\p{N}(+[]*/u.exec(word)![0].length;
+  const closing = /[([]/.test(word) ? /[^\p{L}\p{N})\]]*$/u : /[^\p{L}\p{N}]*$/u;
+  const trail = Math.min(closing.exec(word)![0].length, word.length - lead);
+  return { lead, trail };
 }

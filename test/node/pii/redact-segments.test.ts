@@ -36,6 +36,11 @@ describe("redactSegments", () => {
     expect(redactSegments([segment], { language: "en" }).segments[0]!.text).toBe("Mail [EMAIL], now!");
   });
 
+  it("keeps a bracket or plus sign that belongs to the value inside the placeholder", () => {
+    const segment = segmentOf("Call (415) 386-2671, or +44 20 7946 0958.");
+    expect(redactSegments([segment], { language: "en" }).segments[0]!.text).toBe("Call [PHONE], or [PHONE].");
+  });
+
   it("redacts a segment without words, sharing its span out between the words of its text", () => {
     const segment = { id: 3, start: 10, end: 13, text: `Mail ${EMAIL} now` };
     const { segments, entities } = redactSegments([segment], { language: "en" });
