@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RedactionRecordSchema } from "./redaction";
 
 /**
  * A diarization label: `SPEAKER_00`, `SPEAKER_01`, … numbered by first appearance in the recording
@@ -69,5 +70,9 @@ export const TranscriptionResultSchema = z.object({
   diarization: DiarizationRecordSchema.nullable().optional(),
   visualChunks: z.array(VisualChunkSchema),
   outputKeys: z.object({ fullText: z.string(), segments: z.string(), srt: z.string(), vtt: z.string() }),
+  /** What was redacted (types and places, never values); absent or null: not redacted. `segments` are then the redacted text. */
+  redaction: RedactionRecordSchema.nullable().optional(),
+  /** The segments as heard, before redaction: only when the project keeps unredacted text. */
+  unredactedSegments: z.array(SegmentSchema).optional(),
 });
 export type TranscriptionResult = z.infer<typeof TranscriptionResultSchema>;

@@ -9,6 +9,15 @@ import {
   VocabularySchema,
 } from "../request-fields";
 import { TranscriptionResultSchema } from "../transcript";
+import { PiiEntityTypeSchema, RedactionOptionsSchema } from "../redaction";
+
+/** A transcription job's redaction as create resolved it. */
+export const StoredRedactionSchema = z.object({
+  entities: z.array(PiiEntityTypeSchema).min(1),
+  reason: z.enum(["job", "policy"]),
+  keepUnredacted: z.boolean(),
+});
+export type StoredRedaction = z.infer<typeof StoredRedactionSchema>;
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
@@ -32,6 +41,8 @@ const options = z
     diarization: DiarizationOptionsSchema.optional(),
     vocabulary: VocabularySchema.optional(),
     subtitleSpeakers: z.boolean().optional(),
+    /** Personal data replaced by its type in the transcript and its files (docs/api.md "Your data"). */
+    redaction: RedactionOptionsSchema.optional(),
   })
   .optional();
 
@@ -92,6 +103,11 @@ const transcriptionStoredFields = {
     /** The job's terms, then the project glossary's preferred spellings, deduplicated (at most VOCABULARY_MAX_TERMS + the glossary's). */
     vocabulary: z.array(z.string()).optional(),
     subtitleSpeakers: z.boolean().optional(),
+    /**
+     * Resolved at create from the job's `options.redaction` and the project's data policy; null or
+     * absent: not redacted. `keepUnredacted`: the runner also hands over the text as heard.
+     */
+    redaction: StoredRedactionSchema.nullable().optional(),
   }),
 };
 
@@ -131,6 +147,8 @@ export const TRANSCRIPTION_STAGES = [
   "transcribe_file",
   // An extension: who speaks when, reported inside `transcribe` (docs/api.md).
   "diarize",
+  // An extension: personal data replaced by its type before anything is written (docs/api.md "Your data").
+  "redact",
   "video_analysis",
   "upload_full_text",
   "upload_segments",

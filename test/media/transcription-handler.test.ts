@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StoredRedaction } from "../../contracts/services/transcription";
 import { S3Client } from "../../contracts/s3-client";
 import { TranscriptionResultSchema, type TranscriptionResult, type Word } from "../../contracts/transcript";
 import { StepFailure } from "../../contracts/step-failure";
@@ -32,6 +33,7 @@ function storedInput(
   diarization?: { enabled: boolean; minSpeakers: number | null; maxSpeakers: number | null },
   languages?: string[],
   vocabulary?: string[],
+  redaction?: StoredRedaction,
 ): Record<string, unknown> {
   return {
     textSourceId: "txt_test",
@@ -47,6 +49,7 @@ function storedInput(
       ...(diarization ? { diarization } : {}),
       ...(languages ? { languages } : {}),
       ...(vocabulary ? { vocabulary } : {}),
+      ...(redaction ? { redaction } : {}),
     },
   };
 }
@@ -143,6 +146,8 @@ interface RunOptions {
   languages?: string[];
   /** The job's vocabulary as create stores it. */
   vocabulary?: string[];
+  /** The job's redaction as create stores it. */
+  redaction?: StoredRedaction;
 }
 
 interface RunOutcome {
@@ -161,6 +166,7 @@ async function runHandler(opts: RunOptions = {}): Promise<RunOutcome> {
       opts.diarization,
       opts.languages,
       opts.vocabulary,
+      opts.redaction,
     ),
     storage: opts.storage === "wrong-secret" ? { ...grant, secretAccessKey: "wrong" } : grant,
     settings: { transcription: opts.settings ?? {} },
@@ -215,6 +221,7 @@ describe("transcription handler with the local PocketSphinx engine", () => {
       "transcribe_file:completed",
       "diarize:skipped",
       "transcribe:completed",
+      "redact:skipped",
       "video_analysis:started",
       "video_analysis:completed",
       "upload_full_text:started",
@@ -470,6 +477,43 @@ describe("transcription handler stages", () => {
     const { result } = await runHandler({ engine, languages: ["es", "en"], settings: { supportedSourceLanguages: ["en", "es", "fr"] } });
     expect(engine.calls.map((c) => c.language)).toEqual([undefined, "es"]);
     expect(result!.language).toBe("es");
+  });
+});
+
+describe("transcription handler redaction", () => {
+  const PII_WORDS = ["my", "name", "is", "ana", "lopez", "mail", "ana@example.com", "today"];
+  const heard = (): Word[] => PII_WORDS.map((word, i) => ({ word, start: 0.5 + i * 0.3, end: 0.75 + i * 0.3, confidence: 0.9 }));
+  const REDACT: StoredRedaction = { entities: ["EMAIL", "PERSON"], reason: "job", keepUnredacted: true };
+
+  it("redacts before any file is written: the segments and all four files hold the placeholders, never the values", async () => {
+    const engine = new ScriptedEngine("wav", false, () => ({ language: "en", words: heard() }));
+    const { ctx, result, error } = await runHandler({ engine, redaction: REDACT });
+    expect(error).toBeUndefined();
+    expect(ctx.report.eventsOf("redact").at(-1)).toMatchObject({
+      event: "completed",
+      details: { entities: 2, byType: { EMAIL: 1, PERSON: 1 } },
+    });
+    expect(result!.segments.map((s) => s.text).join(" ")).toContain("[EMAIL]");
+    for (const key of Object.values(OUTPUT_KEYS)) {
+      const text = await getText(key);
+      expect(text, key).not.toContain("ana@example.com");
+      expect(text, key).not.toMatch(/lopez/i);
+    }
+  });
+
+  it("records each entity's type and time span and hands over the text as heard when the project keeps it", async () => {
+    const engine = new ScriptedEngine("wav", false, () => ({ language: "en", words: heard() }));
+    const { result } = await runHandler({ engine, redaction: REDACT });
+    const email = result!.redaction!.entities.find((e) => e.type === "EMAIL")!;
+    expect(email).toMatchObject({ start: 0.5 + 6 * 0.3, end: 0.75 + 6 * 0.3 });
+    expect(result!.unredactedSegments!.map((s) => s.text).join(" ")).toContain("ana@example.com");
+    expect(JSON.stringify(result!.redaction)).not.toContain("ana@example.com");
+  });
+
+  it("hands over no text as heard when the project keeps none", async () => {
+    const engine = new ScriptedEngine("wav", false, () => ({ language: "en", words: heard() }));
+    const { result } = await runHandler({ engine, redaction: { ...REDACT, keepUnredacted: false } });
+    expect(result!.unredactedSegments).toBeUndefined();
   });
 });
 

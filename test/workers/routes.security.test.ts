@@ -99,6 +99,8 @@ beforeAll(async () => {
   const term = await call<{ termId: string }>("POST", "/v1/glossary", { key: a.projectKey, body: { term: unique("t"), preferred: "T" } });
   const [sessionA, sessionB] = await Promise.all([adminSession(a), adminSession(b)]);
   const memberOfA = await createUser(a);
+  // Full keys hold every permission, the explicit-only ones too (the default grant leaves those out).
+  const [fullA, fullB] = await Promise.all([projectKey(a, [...PROJECT_PERMISSIONS]), projectKey(b, [...PROJECT_PERMISSIONS])]);
   const audit = await openAuditEvent(getDb(env.DB), {
     workspaceId: a.workspaceId,
     projectId: a.projectId,
@@ -122,8 +124,8 @@ beforeAll(async () => {
   };
   w.secretsOfA = [...new Set(Object.values(w.params).filter((v) => /^[a-z]{3}_[0-9A-Za-z]{8,}$/.test(v))), a.projectKeyId];
   w.full = {
-    a: { project: a.projectKey, workspace: a.workspaceKey, anyKey: a.projectKey, console: sessionA.secret },
-    b: { project: b.projectKey, workspace: b.workspaceKey, anyKey: b.projectKey, console: sessionB.secret },
+    a: { project: fullA.secret, workspace: a.workspaceKey, anyKey: fullA.secret, console: sessionA.secret },
+    b: { project: fullB.secret, workspace: b.workspaceKey, anyKey: fullB.secret, console: sessionB.secret },
   };
   // Revoked keys of each kind: a project key through the API, a workspace key in D1, a console session signed out.
   const doomed = await projectKey(a);

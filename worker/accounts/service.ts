@@ -3,7 +3,7 @@ import { newId, randomToken } from "../../contracts/ids";
 import type { Plan } from "../../contracts/service-types";
 import { mintSecret, type KeyKind } from "../auth/keys";
 import { forgetKeys } from "../auth/key-cache";
-import { PROJECT_PERMISSIONS, WORKSPACE_PERMISSIONS } from "../auth/permissions";
+import { DEFAULT_PROJECT_GRANT, WORKSPACE_PERMISSIONS } from "../auth/permissions";
 import type { Db } from "../db/client";
 import { apiKeys, projects, workspaces } from "../db/schema";
 import { SEAL_PURPOSES, seal, unseal } from "../platform/crypto";
@@ -50,7 +50,7 @@ export async function createKey(
   },
 ) {
   const minted = await mintSecret(k.kind);
-  const defaults = k.kind === "workspace" ? [...WORKSPACE_PERMISSIONS] : [...PROJECT_PERMISSIONS];
+  const defaults = k.kind === "workspace" ? [...WORKSPACE_PERMISSIONS] : [...DEFAULT_PROJECT_GRANT];
   const row = {
     // Console sessions are keys too, named by the prefix the spec's dashboard sessions get.
     id: newId(k.kind === "console" ? "consoleSession" : "apiKey"),

@@ -15,6 +15,7 @@ export const PROJECT_PERMISSIONS = [
   "transcript:read",
   "transcript:write",
   "transcript:delete",
+  "transcript:read_unredacted",
   "glossary:read",
   "glossary:write",
   "voice:read",
@@ -36,6 +37,15 @@ export const WORKSPACE_PERMISSIONS = [
 ] as const;
 
 export type Permission = (typeof PROJECT_PERMISSIONS)[number] | (typeof WORKSPACE_PERMISSIONS)[number];
+
+/**
+ * Permissions only an exact grant gives: never a wildcard (`transcript:*`, `*`) and never the
+ * default grant. Reading a redacted transcript's text as heard is one (docs/api.md "Your data").
+ */
+export const EXPLICIT_ONLY_PERMISSIONS: readonly Permission[] = ["transcript:read_unredacted"];
+
+/** What a project key or console session holds when none are named: every project permission but the explicit-only ones. */
+export const DEFAULT_PROJECT_GRANT = PROJECT_PERMISSIONS.filter((p) => !EXPLICIT_ONLY_PERMISSIONS.includes(p));
 
 /** A grant is a permission or a `resource:*` wildcard (`job:*`), or `*` for everything of the key's kind. */
 export const ProjectGrantSchema = z
@@ -60,6 +70,7 @@ export const WorkspaceGrantSchema = z
   );
 
 export function grants(held: readonly string[], needed: Permission): boolean {
+  if (EXPLICIT_ONLY_PERMISSIONS.includes(needed)) return held.includes(needed);
   const resource = needed.split(":")[0];
   return held.some((g) => g === needed || g === "*" || g === `${resource}:*`);
 }

@@ -87,6 +87,7 @@ export const ROUTE_ACCESS = {
   // Transcripts and the glossary (worker/services/transcription).
   "GET /v1/transcriptions/:transcriptionId": { access: "project", permission: "transcript:read" },
   "DELETE /v1/transcriptions/:transcriptionId": { access: "project", permission: "transcript:delete" },
+  "GET /v1/transcriptions/:transcriptionId/unredacted": { access: "project", permission: "transcript:read_unredacted" },
   "PATCH /v1/transcriptions/:transcriptionId/segments": { access: "project", permission: "transcript:write" },
   "PATCH /v1/transcriptions/:transcriptionId/speakers": { access: "project", permission: "transcript:write" },
   "GET /v1/transcriptions/:transcriptionId/export": { access: "project", permission: "transcript:read" },

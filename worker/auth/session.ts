@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { newId } from "../../contracts/ids";
 import { mintSecret } from "./keys";
-import { PROJECT_PERMISSIONS } from "./permissions";
+import { DEFAULT_PROJECT_GRANT } from "./permissions";
 import type { Db } from "../db/client";
 import { apiKeys, type users } from "../db/schema";
 import { forbidden } from "../errors";
@@ -124,7 +124,7 @@ export async function startSession(db: Db, user: typeof users.$inferSelect, proj
     name: `Console (${user.email})`,
     prefix: minted.prefix,
     secretHash: minted.hash,
-    permissions: [...PROJECT_PERMISSIONS],
+    permissions: [...DEFAULT_PROJECT_GRANT],
     userId: user.id,
     userHandle: user.email,
     expiresAt: new Date(now + SESSION_ABSOLUTE_MS).toISOString(),

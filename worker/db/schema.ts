@@ -374,7 +374,7 @@ export const transcripts = sqliteTable(
  * now live in the BLOBS bucket (`transcripts.layers` points at them); these rows are only read for a
  * layer without a pointer, and `moveLegacyLayers` (worker/transcripts/legacy-layers.ts) empties them.
  */
-export type TranscriptLayerName = "raw" | "glossary" | "segments" | "visual" | `translation.${string}`;
+export type TranscriptLayerName = "raw" | "glossary" | "segments" | "visual" | "unredacted" | `translation.${string}`;
 
 export const transcriptLayers = sqliteTable(
   "transcript_layers",

@@ -14,7 +14,7 @@ import {
   publicProject,
 } from "../accounts/service";
 import { principalOf } from "../auth/middleware";
-import { PROJECT_PERMISSIONS, ProjectGrantSchema } from "../auth/permissions";
+import { DEFAULT_PROJECT_GRANT, ProjectGrantSchema } from "../auth/permissions";
 import { getDb } from "../db/client";
 import { projects, workspaces } from "../db/schema";
 import type { AppBindings } from "../env";
@@ -55,7 +55,7 @@ export const ConsoleSessionSchema = z.strictObject({
     .default(12 * 60),
 });
 
-const CONSOLE_PERMISSIONS = [...PROJECT_PERMISSIONS];
+const CONSOLE_PERMISSIONS = [...DEFAULT_PROJECT_GRANT];
 /** On every answer that carries a secret: no cache may keep it. */
 const NO_STORE = "no-store";
 

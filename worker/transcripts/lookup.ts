@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { jobs, transcripts } from "../db/schema";
 import { notFound, validationError } from "../errors";
 import { requireUsableConnection } from "../storage/connections";
+import { projectDataPolicy } from "../accounts/data-policy";
 
 /**
  * The transcript checks services share in POST /v1/jobs, with the spec's exact messages and detail
@@ -43,7 +44,22 @@ export async function requireSegmentedTranscript(db: Db, projectId: string, id: 
   if (!t) throw notFound(`transcription not found: ${id}`, [{ path, issue: `notFound:${id}` }]);
   if (t.status !== "completed" || t.segmentCount === 0)
     throw validationError(`transcription ${id} has no segments`, [{ path, issue: `noSegments:${id}` }]);
+  await requireRedactedUnderPolicy(db, t, path);
   return t;
+}
+
+/**
+ * Under the project policy `redaction: "required"`, nothing is made from a transcript that was not
+ * redacted (one transcribed before the policy, or with it off): 422 `redactionRequired`, so no
+ * translation, summary, index, clip or dub ever reads unredacted text. One query, only for such a transcript.
+ */
+export async function requireRedactedUnderPolicy(db: Db, t: TranscriptRow, path: string): Promise<void> {
+  if (t.redaction) return;
+  if ((await projectDataPolicy(db, t.projectId)).redaction !== "required") return;
+  throw validationError(
+    `transcription ${t.id} is not redacted and this project's data policy requires redaction; transcribe the media again to make a redacted transcript`,
+    [{ path, issue: "redactionRequired" }],
+  );
 }
 
 /** clip_generation / thumbnail style: `emptySegments`, `jobNotCompleted`, missing job row. */
@@ -56,6 +72,7 @@ export async function requireClipSource(db: Db, projectId: string, id: string): 
   if (job.status !== "completed" || t.status !== "completed")
     throw validationError(`transcription job ${t.jobId} is not completed (status ${job.status})`, [{ path, issue: "jobNotCompleted" }]);
   if (t.segmentCount === 0) throw validationError("transcription has no segments", [{ path, issue: "emptySegments" }]);
+  await requireRedactedUnderPolicy(db, t, path);
   return t;
 }
 

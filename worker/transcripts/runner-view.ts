@@ -6,6 +6,7 @@ import { ApiError, notFound } from "../errors";
 import { findTranscript } from "./lookup";
 import type { BlobStore } from "../storage/blobs";
 import { readLayer } from "./layers";
+import { redactedSpansOf } from "./redaction";
 
 /** The transcript ids a job names in its input: the only ones its runner steps may read. */
 export function transcriptsNamedBy(job: Job): string[] {
@@ -39,6 +40,6 @@ export async function transcriptForRunner(db: Db, blobs: BlobStore, job: Job, te
     segments: segments.map(({ words: _words, ...s }) => s),
     speakers: t.speakers,
     visualChunks,
-    redactedSpans: [],
+    redactedSpans: redactedSpansOf(t.redaction),
   };
 }

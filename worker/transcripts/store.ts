@@ -1,5 +1,6 @@
 import { and, asc, count, eq, isNull, ne, or, sql } from "drizzle-orm";
 import type { Segment, Speaker, VisualChunk } from "../../contracts/transcript";
+import type { RedactionRecord } from "../../contracts/redaction";
 import type { Db } from "../db/client";
 import { glossaryTerms, transcripts } from "../db/schema";
 import { notFound } from "../errors";
@@ -55,6 +56,10 @@ export async function saveTranscription(
     visualChunks: VisualChunk[];
     outputKeys: Record<string, string>;
     diarization?: { engine: string; model: string } | null;
+    /** Set when the segments are the redacted text (contracts/redaction.ts). */
+    redaction?: RedactionRecord | null;
+    /** The text as heard, kept beside a redacted transcript only when the project keeps it (layer `unredacted`). */
+    unredactedSegments?: Segment[] | null;
   },
 ): Promise<void> {
   const [glossary, before] = await Promise.all([
@@ -67,6 +72,7 @@ export async function saveTranscription(
     glossary: glossaryLayer,
     segments: glossaryLayer,
     visual: layerJson(t.visualChunks),
+    ...(t.redaction && t.unredactedSegments ? { unredacted: layerJson(t.unredactedSegments) } : {}),
   });
   await db
     .update(transcripts)
@@ -82,6 +88,7 @@ export async function saveTranscription(
       // Derived here from the segments, not taken from the runner's list, so the two always agree.
       speakers: speakerList(t.segments),
       diarization: t.diarization ?? null,
+      redaction: t.redaction ?? null,
       glossaryStamp: glossary.stamp,
       outputKeys: t.outputKeys,
       layers: withPointers(pointers),
@@ -187,6 +194,8 @@ export async function replaceSegments(
   expectedRevision: number,
   segments: Segment[],
   names: SpeakerNames = namesOf(t.speakers ?? []),
+  /** A redacted transcript's record after the edit (worker/transcripts/redaction.ts redactEdited). */
+  redaction?: RedactionRecord,
 ): Promise<number | null> {
   const pointers = await putLayers(blobs, t, { segments: layerJson(segments) });
   const won = await db
@@ -195,6 +204,7 @@ export async function replaceSegments(
       revision: sql`${transcripts.revision} + 1`,
       segmentCount: segments.length,
       speakers: speakerList(segments, names),
+      ...(redaction ? { redaction } : {}),
       layers: withPointers(pointers),
       updatedAt: nowIso(),
     })

@@ -11,6 +11,7 @@ import { speakerList } from "../../../contracts/speakers";
 import { StepFailure } from "../../../contracts/step-failure";
 import type { ServiceStepHandler } from "../types";
 import { checkDetectedLanguage, checkLanguageHint } from "./languages";
+import { redactDetails, redactTranscript, type Redacted } from "./redaction";
 import {
   analyseScenes,
   denoiseAudio,
@@ -133,6 +134,13 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       early.stop(err);
       throw err;
     }
+    const redaction = input.options.redaction ?? null;
+    let redacted: Redacted | null = null;
+    if (redaction) {
+      const heard = doc;
+      redacted = await report.stage("redact", async () => redactTranscript(heard, redaction), redactDetails);
+      doc = redacted.doc;
+    } else await report.skip("redact", "redaction is off for this job");
     const visualChunks = await report.stage("video_analysis", () => early.result ?? analyseScenes(run, media, signal), videoDetails(media));
 
     const upload = async (stage: TranscriptionStage, name: OutputName) =>
@@ -143,7 +151,13 @@ export function createTranscriptionHandler(deps: TranscriptionHandlerDeps = {}):
       srt: await upload("upload_transcript_srt", "srt"),
       vtt: await upload("upload_transcript_vtt", "vtt"),
     };
-    const result: TranscriptionResult = { ...doc, visualChunks, outputKeys };
+    const result: TranscriptionResult = {
+      ...doc,
+      visualChunks,
+      outputKeys,
+      ...(redacted ? { redaction: redacted.record } : {}),
+      ...(redacted?.unredacted ? { unredactedSegments: redacted.unredacted } : {}),
+    };
     return TranscriptionResultSchema.parse(result);
   };
 }

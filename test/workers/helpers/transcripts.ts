@@ -69,7 +69,7 @@ export async function diarizedTranscript(t: Tenant, speakers: readonly string[])
   });
 }
 
-async function completeTranscription(t: Tenant, job: Job, result: TranscriptionResult): Promise<CompletedTranscript> {
+export async function completeTranscription(t: Tenant, job: Job, result: TranscriptionResult): Promise<CompletedTranscript> {
   const task = await fakeRunner.leaseWhenReady(job.jobId, TRANSCRIPTION_HANDLER);
   const res = await fakeRunner.complete(task, result as unknown as Record<string, unknown>);
   if (res.status !== 200) throw new Error(`complete failed ${res.status}: ${JSON.stringify(res.body)}`);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RedactionRecordSchema } from "../../../contracts/redaction";
 import { DiarizationRecordSchema, SegmentSchema, SpeakerSchema } from "../../../contracts/transcript";
 import { GlossaryTermSchema, SegmentEditSchema, SpeakersEditSchema, TranscriptQuery } from "../../services/transcription/routes";
 import { ExportQuery } from "../../services/transcription/export-route";
@@ -30,8 +31,22 @@ export const transcriptionOperations = operations([
       revision: z.number().int(),
       speakers: z.array(SpeakerSchema),
       diarization: DiarizationRecordSchema.nullable(),
+      redaction: RedactionRecordSchema.nullable(),
       segments: z.array(SegmentSchema).optional(),
     }),
+    errors: ["notFound"],
+  },
+  {
+    method: "get",
+    path: "/v1/transcriptions/:transcriptionId/unredacted",
+    tag: "Transcripts",
+    summary: "Get a redacted transcript's text as heard",
+    description:
+      'An extension (docs/api.md "Your data"): the segments before redaction, kept only when the project\'s data policy keeps unredacted text; `segments` is null otherwise, and for a transcript that was not redacted (its own segments are the text as heard). Needs its own permission, which no key holds unless granted.',
+    access: "project",
+    permission: "transcript:read_unredacted",
+    params: txtParam,
+    data: z.object({ transcriptionId: z.string(), redacted: z.boolean(), segments: z.array(SegmentSchema).nullable() }),
     errors: ["notFound"],
   },
   {

@@ -11,7 +11,7 @@ import { jobs, summarizations } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound, validationError } from "../../errors";
 import { ok } from "../../http/envelope";
-import { findTranscript, type TranscriptRow } from "../../transcripts/lookup";
+import { findTranscript, requireRedactedUnderPolicy, type TranscriptRow } from "../../transcripts/lookup";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService } from "../types";
 import { saveSummaryResult, summaryResultOf } from "./store";
@@ -94,6 +94,7 @@ export const summarizationWorker = defineWorkerService<"summarization">({
     }
     if (t.status !== "completed" || t.segmentCount === 0)
       throw validationError(`transcription ${t.id} has no segments`, [{ path, issue: "noSegments" }]);
+    await requireRedactedUnderPolicy(db, t, path);
     const summarizationId = newId("summarization");
     const config = synthesisConfig(settings);
     const textSourceId = t.id;

@@ -37,9 +37,24 @@ const saveTranscript = validatedSink(TranscriptionResultSchema, "transcription",
     Object.entries(r.outputKeys).map(([name, key]) => [`outputKeys.${name}`, key] as const),
   );
   if (refused) return { ok: false, error: refused };
-  const { textSourceId } = TranscriptionStoredSchema.parse(job.input);
+  const { textSourceId, options } = TranscriptionStoredSchema.parse(job.input);
+  // Redaction is the job's (and its project's) decision, never the runner's: a job that asked for it
+  // saves nothing unredacted, and a job that did not keeps no second copy of the text.
+  const asked = options.redaction ?? null;
+  if (asked && !r.redaction)
+    return {
+      ok: false,
+      error: { code: "processing_failed", message: "the job redacts its transcript; the runner's result has no redaction" },
+    };
   try {
-    await saveTranscription(db, blobStore(env.BLOBS), { id: textSourceId, projectId: job.projectId, ...r, outputKeys: r.outputKeys });
+    await saveTranscription(db, blobStore(env.BLOBS), {
+      id: textSourceId,
+      projectId: job.projectId,
+      ...r,
+      outputKeys: r.outputKeys,
+      redaction: asked ? (r.redaction ?? null) : null,
+      unredactedSegments: asked?.keepUnredacted ? (r.unredactedSegments ?? null) : null,
+    });
   } catch (err) {
     if (err instanceof TranscriptTooLargeError) return { ok: false, error: { code: "transcript_too_large", message: err.message } };
     throw err;

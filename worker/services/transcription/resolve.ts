@@ -8,6 +8,10 @@ import { validationError } from "../../errors";
 import { VOCABULARY_MAX_TERMS, VOCABULARY_TERM_MAX_CHARS } from "../../../contracts/request-fields";
 import { LANGUAGE_DETECTING_ENGINES } from "../../../contracts/settings";
 import { projectGlossary } from "../../transcripts/store";
+import { projectDataPolicy } from "../../accounts/data-policy";
+import type { DataPolicy } from "../../../contracts/data-policy";
+import { PII_ENTITY_TYPES, type RedactionOptions } from "../../../contracts/redaction";
+import type { StoredRedaction } from "../../../contracts/services/transcription";
 import { displayNameOf, extensionOf } from "../../storage/object-keys";
 import { requireUsableConnection } from "../../storage/connections";
 import { connectionLocation } from "../../storage/connections";
@@ -88,6 +92,25 @@ function diarizationOf(ctx: CreateContext, input: TranscriptionInput): NonNullab
 }
 
 /**
+ * Whether the transcript is redacted, and of what: the project's policy decides first (`required`:
+ * always, every type; `off`: never, and a job asking is refused), else the job's `options.redaction`.
+ */
+export function redactionOf(policy: DataPolicy, asked: RedactionOptions | undefined): StoredRedaction | null {
+  const wanted = asked !== undefined && asked.enabled !== false;
+  if (policy.redaction === "off" && wanted)
+    throw validationError("this project's data policy turns redaction off (dataPolicy.redaction is off)", [
+      { path: "input.options.redaction", issue: "redactionOff" },
+    ]);
+  if (policy.redaction === "required") return { entities: [...PII_ENTITY_TYPES], reason: "policy", keepUnredacted: policy.keepUnredacted };
+  if (!wanted) return null;
+  return {
+    entities: asked.entities ? [...new Set(asked.entities)] : [...PII_ENTITY_TYPES],
+    reason: "job",
+    keepUnredacted: policy.keepUnredacted,
+  };
+}
+
+/**
  * What the recogniser is told to expect: the job's terms, then the project glossary's preferred
  * spellings, each once (case-insensitively), at most VOCABULARY_MAX_TERMS in all.
  */
@@ -116,6 +139,7 @@ async function storedOptions(
 ): Promise<StoredOptions> {
   const { vocabulary = [], subtitleSpeakers } = input.options ?? {};
   const languages = checkLanguage(ctx, input);
+  const redaction = redactionOf(await projectDataPolicy(ctx.db, ctx.projectId), input.options?.redaction);
   const glossary = await glossaryRead;
   const terms = vocabularyOf(
     vocabulary,
@@ -127,6 +151,7 @@ async function storedOptions(
     diarization: diarizationOf(ctx, input),
     ...(terms.length > 0 ? { vocabulary: terms } : {}),
     ...(subtitleSpeakers !== undefined ? { subtitleSpeakers } : {}),
+    ...(redaction ? { redaction } : {}),
   };
 }
 

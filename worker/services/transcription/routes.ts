@@ -31,6 +31,7 @@ import { nowIso } from "../../../contracts/clock";
 import { readThumbnails } from "../thumbnail/store";
 import { metadataOf } from "../metadata/store";
 import { transcriptExportRoutes } from "./export-route";
+import { redactEdited } from "../../transcripts/redaction";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
@@ -125,6 +126,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
       segmentCount: t.segmentCount,
       speakers: t.speakers,
       diarization: t.diarization,
+      redaction: t.redaction ?? null,
       segments,
       glossary,
       raw,
@@ -137,6 +139,15 @@ export const transcriptRoutes = new Hono<AppBindings>()
       createdAt: t.createdAt,
       updatedAt: t.updatedAt,
     });
+  })
+  // The text as heard before redaction: its own route and permission, so no key reads it by default.
+  .get("/:transcriptionId/unredacted", async (c) => {
+    const p = principalOf(c);
+    const db = getDb(c.env.DB);
+    const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
+    const segments = t.redaction ? await readLayer<unknown[]>(db, blobStore(c.env.BLOBS), t, "unredacted") : null;
+    // Null: the transcript was not redacted (its segments are the text as heard), or its project keeps no unredacted text.
+    return ok(c, { transcriptionId: t.id, redacted: t.redaction !== null, segments });
   })
   .patch("/:transcriptionId/segments", async (c) => {
     const p = principalOf(c);
@@ -160,10 +171,15 @@ export const transcriptRoutes = new Hono<AppBindings>()
         throw validationError(`segment ${edit.id} would end before it starts`, [{ path: `segments.${i}`, issue: "endBeforeStart" }]);
       byId.set(edit.id, next);
     }
-    const updated = current.map((s) => byId.get(s.id) as Segment);
+    const edited = current.map((s) => byId.get(s.id) as Segment);
+    // A redacted transcript stays redacted: what an edit types in is looked at as the recogniser's text was.
+    const textEdited = new Set(body.segments.filter((e) => e.text !== undefined).map((e) => e.id));
+    const { segments: updated, record } = t.redaction
+      ? await redactEdited(t.redaction, edited, textEdited, t.language ?? "en")
+      : { segments: edited, record: undefined };
     let revision: number | null;
     try {
-      revision = await replaceSegments(db, blobs, t, body.revision, updated);
+      revision = await replaceSegments(db, blobs, t, body.revision, updated, undefined, record);
     } catch (err) {
       if (err instanceof TranscriptTooLargeError) throw validationError(err.message, [{ path: "segments", issue: "transcriptTooLarge" }]);
       throw err;
