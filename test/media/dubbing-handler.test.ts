@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redactUrl, type PresignedGrant } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
-import { dubStep, DubbingStoredSchema, type DubbingSave, type TranscriptSpeakers } from "../../contracts/services/dubbing";
+import type { z } from "zod";
+import { dubStep, DubbingStoredSchema, type DubbingSave, type TranscriptSpeakersSchema } from "../../contracts/services/dubbing";
 import type { TranslationSave } from "../../contracts/services/translation";
 import { stepSpec } from "../../contracts/services/types";
 import { ApertiumCliEngine } from "../../gpu-runner/engines/translation/apertium-cli";
@@ -52,7 +53,7 @@ interface RunOptions {
   /** Voices the workspace's plan still allows dubbing to make (default: no limit); `voices.create` refuses the rest. */
   voicesLeft?: number;
   /** What `dubbing.speakers` answers: the source transcript's own speakers (default: not diarized). */
-  transcriptSpeakers?: TranscriptSpeakers;
+  transcriptSpeakers?: z.input<typeof TranscriptSpeakersSchema>;
 }
 
 async function dub(o: RunOptions = {}) {
