@@ -59,13 +59,22 @@ export function mergeSpans(spans: readonly AudioSpan[], opts: { joinGapSec?: num
     if (last && s.start <= last.end + gap) last.end = Math.max(last.end, s.end);
     else merged.push({ start: Math.max(0, s.start), end: s.end });
   }
-  while (merged.length > max) {
-    let at = 0;
-    for (let i = 1; i < merged.length - 1; i++) if (merged[i + 1]!.start - merged[i]!.end < merged[at + 1]!.start - merged[at]!.end) at = i;
-    merged[at] = { start: merged[at]!.start, end: merged[at + 1]!.end };
-    merged.splice(at + 1, 1);
+  if (merged.length <= max) return merged;
+  // The shortest gaps are closed, as many as it takes: each closed gap joins its two neighbours.
+  const closed = new Set(
+    merged
+      .slice(1)
+      .map((s, i) => ({ i, gap: s.start - merged[i]!.end }))
+      .sort((a, b) => a.gap - b.gap || a.i - b.i)
+      .slice(0, merged.length - max)
+      .map((g) => g.i),
+  );
+  const bounded: AudioSpan[] = [merged[0]!];
+  for (let i = 1; i < merged.length; i++) {
+    if (closed.has(i - 1)) bounded.at(-1)!.end = merged[i]!.end;
+    else bounded.push(merged[i]!);
   }
-  return merged;
+  return bounded;
 }
 
 // Outward rounding to the millisecond: a span written into the filter never shrinks.

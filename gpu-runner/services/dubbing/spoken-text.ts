@@ -10,13 +10,13 @@
 const PLACEHOLDER = /\s*\[[^\][]{1,40}\]\s*/g;
 
 export function spokenText(text: string): string {
-  return (
-    text
-      .replace(PLACEHOLDER, ", ")
-      // Pauses that met (two placeholders in a row, or one beside punctuation) make one.
-      .replace(/(\s*,\s*)+/g, ", ")
-      .replace(/\s*,\s*([.!?;:])/g, "$1")
-      .replace(/^\s*[,;:]\s*|\s*[,;:]\s*$/g, "")
-      .trim()
-  );
+  const spoken = text
+    .replace(PLACEHOLDER, ", ")
+    // Pauses that met (two placeholders in a row, or one beside punctuation) make one.
+    .replace(/(\s*,\s*)+/g, ", ")
+    .replace(/\s*,\s*([.!?;:])/g, "$1")
+    .replace(/^\s*[,;:]\s*|\s*[,;:]\s*$/g, "")
+    .trim();
+  // Punctuation alone is nothing to say.
+  return /[\p{L}\p{N}]/u.test(spoken) ? spoken : "";
 }
