@@ -10,13 +10,17 @@ import type { TranslationSave } from "../../contracts/services/translation";
 import { stepSpec } from "../../contracts/services/types";
 import { ApertiumCliEngine } from "../../gpu-runner/engines/translation/apertium-cli";
 import { createSynthesisEngine } from "../../gpu-runner/engines/synthesis/factory";
+import type { SynthesizeRequest } from "../../gpu-runner/engines/synthesis/interface";
 import { probe } from "../../gpu-runner/media/ffmpeg";
+import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../../gpu-runner/services/shared/synthesis";
 import { createDubbingHandler } from "../../gpu-runner/services/dubbing/handler";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { twoVoiceVideo, type DubbingSource } from "../support/dubbing-fixtures";
 import { FakePlatform } from "../support/fake-platform";
 import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
 import { presign } from "../support/presign";
+import { frameLevels, SILENCE_DBFS, TOLERANCE_SEC } from "../support/redacted-speech";
+import { toPcm16 } from "../support/synthetic-speech";
 
 /**
  * The dubbing runner step on real media and real engines (Apertium, Silero VAD + MFCC diarization,
@@ -54,13 +58,17 @@ interface RunOptions {
   voicesLeft?: number;
   /** What `dubbing.speakers` answers: the source transcript's own speakers (default: not diarized). */
   transcriptSpeakers?: z.input<typeof TranscriptSpeakersSchema>;
+  /** What `translation.source` answers (default: the two-voice transcript). */
+  source?: DubbingSource["transcript"];
+  /** Sees every request the synthesis engine is given. */
+  onSynthesize?: (req: SynthesizeRequest) => void;
 }
 
 async function dub(o: RunOptions = {}) {
   const platform = new FakePlatform({});
   let voices = 0;
   platform.answers = {
-    "translation.source": () => src.transcript,
+    "translation.source": () => o.source ?? src.transcript,
     "translation.save": (b) => ({ translationId: "trl_dub", segmentCount: (b as TranslationSave).segments.length }),
     "voices.create": () =>
       voices < (o.voicesLeft ?? Infinity)
@@ -116,8 +124,37 @@ async function dub(o: RunOptions = {}) {
     stored: DubbingStoredSchema,
   });
   ctx = c;
-  const result = await createDubbingHandler({ createTranslation: () => new ApertiumCliEngine() })(c);
+  const result = await createDubbingHandler({
+    createTranslation: () => new ApertiumCliEngine(),
+    ...(o.onSynthesize ? { createSynthesis: watchedSynthesis(o.onSynthesize) } : {}),
+  })(c);
   return { result, platform, save: platform.callsOf("dubbing.save")[0] as DubbingSave, report: ctx.report };
+}
+
+/** The local synthesis engine, every request shown to `seen` first. */
+const watchedSynthesis =
+  (seen: (req: SynthesizeRequest) => void): MakeSynthesisEngine =>
+  (choice, env) => {
+    const engine = defaultSynthesisEngine(choice, env);
+    return {
+      engine: engine.engine,
+      model: engine.model,
+      languages: () => engine.languages(),
+      supportsLanguage: (language) => engine.supportsLanguage(language),
+      createVoice: (req) => engine.createVoice(req),
+      synthesize: (req) => {
+        seen(req);
+        return engine.synthesize(req);
+      },
+    };
+  };
+
+/** An artifact's audio as 16 kHz mono samples. */
+async function samplesOf(key: string): Promise<Int16Array> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "dub-samples-"));
+  const file = path.join(dir, path.basename(key));
+  await writeFile(file, Buffer.from(await (await client.getObject(BUCKET, key)).arrayBuffer()));
+  return toPcm16(file);
 }
 
 async function probeKey(key: string) {
@@ -199,6 +236,47 @@ describe("dubbing handler: two voices into Spanish", () => {
       segmentCount: src.transcript.segments.length,
     });
     expect(String(full.result["textPreview"]).length).toBeLessThanOrEqual(100);
+  });
+});
+
+describe("dubbing handler: a redacted transcript", () => {
+  let run: Awaited<ReturnType<typeof dub>>;
+  let span: { type: "PERSON"; start: number; end: number };
+  const spoken: string[] = [];
+
+  beforeAll(async () => {
+    // The second utterance's first second is a redacted name; the third utterance's text carries its placeholder.
+    const second = src.transcript.segments[1]!;
+    span = { type: "PERSON", start: second.start, end: Math.min(second.end, second.start + 1) };
+    const segments = src.transcript.segments.map((s, i) => (i === 2 ? { ...s, text: `[PERSON] ${s.text}` } : s));
+    run = await dub({
+      diarization: false,
+      transcriptSpeakers: { turns: [], speakers: [], diarization: null, redactedSpans: [span] },
+      source: { ...src.transcript, segments },
+      onSynthesize: (req) => spoken.push(req.text),
+    });
+  }, 300_000);
+
+  it.each(["rawAudio", "vocals", "background"] as const)(
+    "keeps no redacted word's audio in %s: silent over the span within 50 ms of its timing",
+    async (artifact) => {
+      const levels = frameLevels(await samplesOf(run.save.artifacts[artifact]!), 0.01);
+      const inside = levels.slice(Math.ceil((span.start + TOLERANCE_SEC) * 100), Math.floor((span.end - TOLERANCE_SEC) * 100));
+      expect(inside.length).toBeGreaterThan(50);
+      expect(Math.max(...inside)).toBeLessThan(SILENCE_DBFS);
+    },
+  );
+
+  it("says in extract_audio how many spans it silenced", () => {
+    expect(run.report.eventsOf("extract_audio").at(-1)?.details).toMatchObject({ redactedSpans: 1, redactedAudio: "silence" });
+  });
+
+  it("never gives the voice a placeholder to read", () => {
+    // The translation kept the placeholder (Apertium writes `[Persona]`): the voice must not read it.
+    const saved = run.platform.callsOf("translation.save")[0] as TranslationSave;
+    expect(saved.segments[2]!.text).toMatch(/^\[\w+\]/);
+    expect(spoken.length).toBeGreaterThan(0);
+    for (const text of spoken) expect(text).not.toMatch(/\[|\]|PERSON/i);
   });
 });
 
