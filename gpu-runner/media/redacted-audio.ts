@@ -9,8 +9,8 @@ import type { RedactedAudioMode, RedactedSpan } from "../../contracts/redaction"
  * audio into frames of FRAME_SEC and every span is widened at its start by one frame: each frame that
  * overlaps a span is silenced whole. Nothing of a span is ever left audible; at most FRAME_SEC around
  * it is silenced too. A per-sample expression (`aeval`) would be exact but costs about 1 s of CPU per
- * minute of stereo audio with a few hundred spans, against 0.06 s for this (measured on the 2-core
- * benchmark machine); the frames are exact enough for the 50 ms the issue asks.
+ * minute of 48 kHz stereo audio with 300 spans, against 0.05 s for this (0.09 s with the tone;
+ * measured on the 2-core benchmark machine); 5 ms frames are exact enough for the 50 ms the issue asks.
  *
  * The spans become one expression over `t` shaped as a balanced tree of `if(lt(t,…),…,…)`, so each
  * frame evaluates O(log n) terms whatever the count, and the count is bounded (MAX_SPANS): beyond it
