@@ -60,6 +60,8 @@ interface RunOptions {
   transcriptSpeakers?: z.input<typeof TranscriptSpeakersSchema>;
   /** What `translation.source` answers (default: the two-voice transcript). */
   source?: DubbingSource["transcript"];
+  /** What replaces a redacted transcript's words (default: silence). */
+  redactedAudio?: "silence" | "tone";
   /** Sees every request the synthesis engine is given. */
   onSynthesize?: (req: SynthesizeRequest) => void;
 }
@@ -115,7 +117,15 @@ async function dub(o: RunOptions = {}) {
         tts: { enabled: o.tts ?? true, modelId: null },
       },
       assignedVoices: o.assigned ?? {},
-      engines: { speech: "local", speechModel: null, diarization: "local-mfcc", diarizationModel: null, mixLoudnessLufs: -16, duckDb: 18 },
+      engines: {
+        speech: "local",
+        speechModel: null,
+        diarization: "local-mfcc",
+        diarizationModel: null,
+        mixLoudnessLufs: -16,
+        duckDb: 18,
+        ...(o.redactedAudio ? { redactedAudio: o.redactedAudio } : {}),
+      },
     },
     storage: o.presigned ? null : storageGrant(s3, BUCKET),
     ...(o.presigned ? { presigned: o.presigned } : {}),
@@ -279,6 +289,46 @@ describe("dubbing handler: a redacted transcript", () => {
     for (const text of spoken) expect(text).not.toMatch(/\[|\]|PERSON/i);
   });
 });
+
+describe("dubbing handler: a redacted transcript, toned", () => {
+  let run: Awaited<ReturnType<typeof dub>>;
+  let span: { type: "PERSON"; start: number; end: number };
+  const spoken: string[] = [];
+
+  beforeAll(async () => {
+    const second = src.transcript.segments[1]!;
+    span = { type: "PERSON", start: second.start, end: Math.min(second.end, second.start + 1) };
+    const segments = src.transcript.segments.map((s, i) => (i === 2 ? { ...s, text: `[PERSON] ${s.text}` } : s));
+    run = await dub({
+      diarization: false,
+      redactedAudio: "tone",
+      transcriptSpeakers: { turns: [], speakers: [], diarization: null, redactedSpans: [span] },
+      source: { ...src.transcript, segments },
+      onSynthesize: (req) => spoken.push(req.text),
+    });
+  }, 300_000);
+
+  it("bleeps in the dubbed speech where the placeholder was, and never reads it", async () => {
+    for (const text of spoken) expect(text).not.toMatch(/\[|\]|PERSON/i);
+    // The third segment's text starts with the placeholder: its speech starts with the bleep.
+    const at = Math.round(src.transcript.segments[2]!.start * 16_000);
+    expectTone((await samplesOf(run.save.artifacts.speech!)).subarray(at + 800, at + 3200));
+  });
+
+  it("bleeps over the redacted span in the source audio it keeps", async () => {
+    const raw = await samplesOf(run.save.artifacts.rawAudio!);
+    expectTone(raw.subarray(Math.round((span.start + TOLERANCE_SEC) * 16_000), Math.round((span.end - TOLERANCE_SEC) * 16_000)));
+  });
+});
+
+/** A 1 kHz tone: two zero crossings a millisecond, at a steady level. */
+function expectTone(samples: Int16Array): void {
+  let crossings = 0;
+  for (let i = 1; i < samples.length; i++) if (samples[i - 1]! < 0 !== samples[i]! < 0) crossings++;
+  expect(crossings / (samples.length / 16)).toBeCloseTo(2, 1);
+  const levels = frameLevels(samples, 0.01);
+  expect(Math.min(...levels)).toBeGreaterThan(-40);
+}
 
 describe("dubbing handler: voices", () => {
   it("with cloning off and no assignment, every speaker needs a manual assignment and stays silent", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FRAME_SEC, MAX_SPANS, mergeSpans, redactionFilter, spansInCut } from "../../gpu-runner/media/redacted-audio";
-import { spokenText } from "../../gpu-runner/services/dubbing/spoken-text";
+import { spokenPieces, spokenText } from "../../gpu-runner/services/dubbing/spoken-text";
 
 /** The spans and filter that silence redacted words (gpu-runner/media/redacted-audio.ts), and the text a dub's voice reads. */
 
@@ -121,5 +121,13 @@ describe("what a dub's voice reads", () => {
 
   it("leaves text without placeholders as it is", () => {
     expect(spokenText("Buenos días a todos.")).toBe("Buenos días a todos.");
+  });
+
+  it("read in pieces (for the tone), has a gap where each run of placeholders was", () => {
+    expect(spokenPieces("Llame a [PERSON] [PHONE], mañana [EMAIL]")).toEqual(["Llame a", null, "mañana", null]);
+  });
+
+  it("read in pieces, is one piece when there was no placeholder", () => {
+    expect(spokenPieces("Buenos días a todos.")).toEqual(["Buenos días a todos."]);
   });
 });

@@ -17,6 +17,7 @@ import { TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
 import { MIN_VOICE_SAMPLE_SPEECH_SEC } from "../../../contracts/services/voice-creation";
 import type { Diarization, DiarizationEngine } from "../../engines/diarization/interface";
 import type { SeparationEngine } from "../../engines/separation/interface";
+import { wavInfo } from "../../engines/synthesis/audio";
 import { fitToSlot, type FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema, type SynthesisEngine } from "../../engines/synthesis/interface";
 import type { TranslationEngine } from "../../engines/translation/interface";
@@ -38,7 +39,8 @@ import {
   type Loudness,
   type PlacedSpeech,
 } from "./audio";
-import { spokenText } from "./spoken-text";
+import { spokenPieces, spokenText } from "./spoken-text";
+import { synthesizeWithTones } from "./toned-speech";
 import type { Speakers, SpeakerVoice } from "./record";
 import { rangesOf, slotsFor, speakerOf, speechStretches } from "./slots";
 import { mapLimit } from "../shared/map-limit";
@@ -270,17 +272,24 @@ export async function synthesizeSpeech(
   const voiced = slots.filter((s) => spokenText(s.text) !== "" && voiceOf.get(speakerBySlot.get(s.id) ?? "")?.voice);
   const results = await mapLimit(voiced, Math.max(1, Math.min(run.cores, 4)), run.signal, (slot, signal) => {
     const v = voiceOf.get(speakerBySlot.get(slot.id)!)!;
+    const speak = (text: string, rate: number, outPath: string) =>
+      synth.synthesize({
+        text,
+        language: run.input.targetLanguage,
+        voice: v.voice!,
+        rate,
+        outPath,
+        signal,
+        ...(v.referencePath ? { referencePath: v.referencePath } : {}),
+      });
+    // With the tone, a segment that had placeholders is read in pieces with a bleep in each gap.
+    const pieces = run.input.engines.redactedAudio === "tone" ? spokenPieces(slot.text) : [];
     return fitToSlot({
-      synthesize: (rate, outPath) =>
-        synth.synthesize({
-          text: spokenText(slot.text),
-          language: run.input.targetLanguage,
-          voice: v.voice!,
-          rate,
-          outPath,
-          signal,
-          ...(v.referencePath ? { referencePath: v.referencePath } : {}),
-        }),
+      synthesize: async (rate, outPath) => {
+        if (!pieces.includes(null)) return speak(spokenText(slot.text), rate, outPath);
+        await synthesizeWithTones(pieces, (text, out) => speak(text, rate, out), outPath, signal);
+        return { path: outPath, durationSec: (await wavInfo(outPath)).durationSec };
+      },
       slotSec: slot.end - slot.start,
       outPath: join(run.workDir, `seg-${slot.id}.wav`),
       signal,
