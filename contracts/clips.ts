@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RedactedSpanSchema } from "./redaction";
+import { RedactedAudioModeSchema, RedactedSpanSchema } from "./redaction";
 
 /**
  * The shapes clip generation shares between the Worker (create checks, the record) and the runner
@@ -61,6 +61,11 @@ export const ClipGenerationResultSchema = z.object({
     renderer: z.string(),
   }),
   clips: z.array(ClipSchema),
+  /**
+   * Present when the transcript was redacted: how the redacted words' audio was replaced and over how
+   * many spans in all the clips (spans that touch count once; a span cut by two clips, in each).
+   */
+  redactedAudio: z.object({ mode: RedactedAudioModeSchema, spans: z.number().int().nonnegative() }).optional(),
 });
 export type ClipGenerationResult = z.infer<typeof ClipGenerationResultSchema>;
 

@@ -53,3 +53,11 @@ export type RedactionRecord = z.infer<typeof RedactionRecordSchema>;
 /** A span of the media whose audio is silenced (or toned) in clips and dubs: a redacted entity's time. */
 export const RedactedSpanSchema = z.object({ type: PiiEntityTypeSchema, start: z.number().nonnegative(), end: z.number().nonnegative() });
 export type RedactedSpan = z.infer<typeof RedactedSpanSchema>;
+
+/**
+ * What replaces a redacted span's audio in clips and dubs: digital silence, or a 1 kHz tone at a
+ * modest level (a bleep, so a listener hears that something was taken out).
+ */
+export const REDACTED_AUDIO_MODES = ["silence", "tone"] as const;
+export const RedactedAudioModeSchema = z.enum(REDACTED_AUDIO_MODES);
+export type RedactedAudioMode = z.infer<typeof RedactedAudioModeSchema>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { TestStepSpecSchema } from "./pipelines";
 import { CLIP_CATEGORIES, CLIP_LAYOUTS } from "./clips";
+import { RedactedAudioModeSchema } from "./redaction";
 import { HOSTED_SPEECH_ENGINES, ModelIdSchema, type HostedSpeechEngine } from "./model-refs";
 import { LANGUAGE_CODE } from "./request-fields";
 import { TRANSLATION_BACKENDS } from "./translation-languages";
@@ -234,6 +235,8 @@ export const SettingsSchema = z.object({
         .string()
         .regex(/^#[0-9a-fA-F]{6}$/)
         .default("#1f2937"),
+      /** What replaces a redacted word's audio in a clip (contracts/redaction.ts): silence, or a 1 kHz tone. */
+      redactedAudio: RedactedAudioModeSchema.default("silence"),
     })
     .prefault({}),
   thumbnails: z
@@ -269,6 +272,8 @@ export const SettingsSchema = z.object({
       mixLoudnessLufs: z.number().min(-31).max(-9).default(-16),
       /** How far the original speech is lowered under the dubbed speech, in dB (by engines that duck rather than remove it). */
       duckDb: z.number().min(0).max(60).default(18),
+      /** What replaces a redacted word's audio in every artifact of a dub: silence, or a 1 kHz tone. */
+      redactedAudio: RedactedAudioModeSchema.default("silence"),
     })
     .prefault({}),
   understanding: z

@@ -5,6 +5,7 @@ import { DIARIZATION_ENGINES, SEPARATION_ENGINES } from "../settings";
 import { TRANSLATION_BACKENDS } from "../translation-languages";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 import { TranslationPlanSchema } from "./translation";
+import { RedactedAudioModeSchema, RedactedSpanSchema } from "../redaction";
 
 /**
  * Dubbing: a transcript's translation spoken by a voice per speaker, mixed over the source's
@@ -96,6 +97,8 @@ const dubStored = {
     separationModel: z.string().nullable().default(null),
     mixLoudnessLufs: z.number(),
     duckDb: z.number(),
+    /** What replaces a redacted transcript's words in the dub's audio (settings `dubbing.redactedAudio`); jobs queued before carry none. */
+    redactedAudio: RedactedAudioModeSchema.default("silence"),
   }),
 };
 
@@ -163,7 +166,7 @@ export const DUBBING_ARTIFACTS = ["rawAudio", "vocals", "background", "speech", 
 
 /** `dubbing.save`: the whole dubbing; saving it again writes the same row. */
 /**
- * `dubbing.speakers`: who speaks when by the source transcript's own speaker labels (its current
+ * `dubbing.speakers`: where the transcript's redacted words were, and who speaks when by the source transcript's own speaker labels (its current
  * segments, consecutive ones of one speaker joined into a turn), so a dub keys its voices on the labels
  * the transcript shows and the names people gave them. Empty when the transcript was not diarized:
  * the dub then diarizes the audio itself.
@@ -173,6 +176,11 @@ export const TranscriptSpeakersSchema = z.object({
   speakers: z.array(z.object({ label: z.string(), name: z.string().nullable() })),
   /** What diarized the transcript. */
   diarization: z.object({ engine: z.string(), model: z.string() }).nullable(),
+  /**
+   * Where the transcript's redacted words were (seconds of the source): the dub silences them in the
+   * source audio before anything else reads it. Empty when it was not redacted (or from a Worker before redaction).
+   */
+  redactedSpans: z.array(RedactedSpanSchema).default([]),
 });
 export type TranscriptSpeakers = z.infer<typeof TranscriptSpeakersSchema>;
 

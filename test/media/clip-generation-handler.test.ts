@@ -18,6 +18,8 @@ import { clipContext } from "../support/clip-context";
 import { makeHandlerContext, NO_PLATFORM, storageGrant, type TestContext } from "../support/handler-context";
 import { presign } from "../support/presign";
 import { faceVideo, speechWav } from "../support/media-fixtures";
+import { frameLevels, SILENCE_DBFS, TOLERANCE_SEC } from "../support/redacted-speech";
+import { toPcm16 } from "../support/synthetic-speech";
 
 /**
  * The clip generation runner step on real media: the LibriVox speech over real faces, transcribed
@@ -61,6 +63,8 @@ afterAll(async () => {
 
 interface RunOptions {
   sourceKey?: string;
+  /** The handed-over transcript's key (default: the PocketSphinx transcript, not redacted). */
+  transcriptKey?: string;
   options?: Record<string, unknown>;
   clips?: Record<string, unknown>;
 }
@@ -87,7 +91,7 @@ async function runClips(opts: RunOptions = {}): Promise<{ ctx: TestContext; resu
       analysis: { vision: true, category: true },
     },
     step: stepSpec("clip_generation", renderClipsStep),
-    outputs: { fetch_transcription: { transcriptKey: "scratch/transcript.json" } },
+    outputs: { fetch_transcription: { transcriptKey: opts.transcriptKey ?? "scratch/transcript.json" } },
     storage: storageGrant(s3, BUCKET),
     settings: { clips: { ...CLIP_SETTINGS, ...opts.clips } },
   });
@@ -197,9 +201,52 @@ describe("clip generation, vertical_9_16 on a moving face", () => {
     expect(run.result.engines.renderer).toMatch(/ffmpeg/);
   });
 
+  it("records no redacted audio for a transcript that was not redacted", () => {
+    expect(run.result.redactedAudio).toBeUndefined();
+  });
+
   it("frames the clip by the face it sees", () => {
     const framing = run.result.clips[0]!.framing ?? {};
     expect((framing["speaker"] ?? 0) + (framing["face"] ?? 0)).toBeGreaterThan(0.5);
+  });
+});
+
+describe("clips of a redacted transcript", () => {
+  let run: { ctx: TestContext; result: ClipGenerationResult };
+  // Every sixth word redacted, each its own span: none touch, so each counts once.
+  let spans: Array<{ type: "PERSON"; start: number; end: number }>;
+  beforeAll(async () => {
+    const words = transcript.segments[0]!.words!;
+    spans = words.filter((_, i) => i % 6 === 2).map((w) => ({ type: "PERSON" as const, start: w.start, end: w.end }));
+    await client.putObject(BUCKET, "scratch/redacted.json", JSON.stringify({ ...transcript, redactedSpans: spans }), "application/json");
+    run = await runClips({
+      transcriptKey: "scratch/redacted.json",
+      options: { layout: "horizontal_16_9", allowAutoLayout: false },
+      clips: { vision: false },
+    });
+  }, 240_000);
+
+  it("records how many redacted spans its clip's audio silenced", () => {
+    const clip = run.result.clips[0]!;
+    const inClip = spans.filter((s) => s.end > clip.start && s.start < clip.end);
+    expect(inClip.length).toBeGreaterThan(2);
+    expect(run.result.redactedAudio).toEqual({ mode: "silence", spans: inClip.length });
+  });
+
+  it("silences every redacted word inside the clip", async () => {
+    const clip = run.result.clips[0]!;
+    const file = path.join(os.tmpdir(), `clip-redacted-${Math.random().toString(36).slice(2)}.mp4`);
+    await writeFile(file, new Uint8Array(await (await client.getObject(BUCKET, clip.videoKey)).arrayBuffer()));
+    const levels = frameLevels(await toPcm16(file), 0.01);
+    const inside = spans.filter((s) => s.start >= clip.start && s.end <= clip.end && s.end - s.start > 2 * TOLERANCE_SEC + 0.02);
+    expect(inside.length).toBeGreaterThan(0);
+    for (const s of inside) {
+      const frames = levels.slice(
+        Math.ceil((s.start - clip.start + TOLERANCE_SEC) * 100),
+        Math.floor((s.end - clip.start - TOLERANCE_SEC) * 100),
+      );
+      expect(Math.max(...frames), `${s.start}–${s.end}`).toBeLessThan(SILENCE_DBFS);
+    }
   });
 });
 

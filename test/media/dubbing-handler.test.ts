@@ -4,18 +4,23 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redactUrl, type PresignedGrant } from "../../contracts/presigned";
 import type { S3Client } from "../../contracts/s3-client";
-import { dubStep, DubbingStoredSchema, type DubbingSave, type TranscriptSpeakers } from "../../contracts/services/dubbing";
+import type { z } from "zod";
+import { dubStep, DubbingStoredSchema, type DubbingSave, type TranscriptSpeakersSchema } from "../../contracts/services/dubbing";
 import type { TranslationSave } from "../../contracts/services/translation";
 import { stepSpec } from "../../contracts/services/types";
 import { ApertiumCliEngine } from "../../gpu-runner/engines/translation/apertium-cli";
 import { createSynthesisEngine } from "../../gpu-runner/engines/synthesis/factory";
+import type { SynthesizeRequest } from "../../gpu-runner/engines/synthesis/interface";
 import { probe } from "../../gpu-runner/media/ffmpeg";
+import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../../gpu-runner/services/shared/synthesis";
 import { createDubbingHandler } from "../../gpu-runner/services/dubbing/handler";
 import { startLocalS3, type LocalS3 } from "../../scripts/lib/local-s3";
 import { twoVoiceVideo, type DubbingSource } from "../support/dubbing-fixtures";
 import { FakePlatform } from "../support/fake-platform";
 import { localS3Client, makeHandlerContext, storageGrant, type TestContext } from "../support/handler-context";
 import { presign } from "../support/presign";
+import { frameLevels, SILENCE_DBFS, TOLERANCE_SEC } from "../support/redacted-speech";
+import { toPcm16 } from "../support/synthetic-speech";
 
 /**
  * The dubbing runner step on real media and real engines (Apertium, Silero VAD + MFCC diarization,
@@ -52,14 +57,20 @@ interface RunOptions {
   /** Voices the workspace's plan still allows dubbing to make (default: no limit); `voices.create` refuses the rest. */
   voicesLeft?: number;
   /** What `dubbing.speakers` answers: the source transcript's own speakers (default: not diarized). */
-  transcriptSpeakers?: TranscriptSpeakers;
+  transcriptSpeakers?: z.input<typeof TranscriptSpeakersSchema>;
+  /** What `translation.source` answers (default: the two-voice transcript). */
+  source?: DubbingSource["transcript"];
+  /** What replaces a redacted transcript's words (default: silence). */
+  redactedAudio?: "silence" | "tone";
+  /** Sees every request the synthesis engine is given. */
+  onSynthesize?: (req: SynthesizeRequest) => void;
 }
 
 async function dub(o: RunOptions = {}) {
   const platform = new FakePlatform({});
   let voices = 0;
   platform.answers = {
-    "translation.source": () => src.transcript,
+    "translation.source": () => o.source ?? src.transcript,
     "translation.save": (b) => ({ translationId: "trl_dub", segmentCount: (b as TranslationSave).segments.length }),
     "voices.create": () =>
       voices < (o.voicesLeft ?? Infinity)
@@ -106,7 +117,15 @@ async function dub(o: RunOptions = {}) {
         tts: { enabled: o.tts ?? true, modelId: null },
       },
       assignedVoices: o.assigned ?? {},
-      engines: { speech: "local", speechModel: null, diarization: "local-mfcc", diarizationModel: null, mixLoudnessLufs: -16, duckDb: 18 },
+      engines: {
+        speech: "local",
+        speechModel: null,
+        diarization: "local-mfcc",
+        diarizationModel: null,
+        mixLoudnessLufs: -16,
+        duckDb: 18,
+        ...(o.redactedAudio ? { redactedAudio: o.redactedAudio } : {}),
+      },
     },
     storage: o.presigned ? null : storageGrant(s3, BUCKET),
     ...(o.presigned ? { presigned: o.presigned } : {}),
@@ -115,8 +134,37 @@ async function dub(o: RunOptions = {}) {
     stored: DubbingStoredSchema,
   });
   ctx = c;
-  const result = await createDubbingHandler({ createTranslation: () => new ApertiumCliEngine() })(c);
+  const result = await createDubbingHandler({
+    createTranslation: () => new ApertiumCliEngine(),
+    ...(o.onSynthesize ? { createSynthesis: watchedSynthesis(o.onSynthesize) } : {}),
+  })(c);
   return { result, platform, save: platform.callsOf("dubbing.save")[0] as DubbingSave, report: ctx.report };
+}
+
+/** The local synthesis engine, every request shown to `seen` first. */
+const watchedSynthesis =
+  (seen: (req: SynthesizeRequest) => void): MakeSynthesisEngine =>
+  (choice, env) => {
+    const engine = defaultSynthesisEngine(choice, env);
+    return {
+      engine: engine.engine,
+      model: engine.model,
+      languages: () => engine.languages(),
+      supportsLanguage: (language) => engine.supportsLanguage(language),
+      createVoice: (req) => engine.createVoice(req),
+      synthesize: (req) => {
+        seen(req);
+        return engine.synthesize(req);
+      },
+    };
+  };
+
+/** An artifact's audio as 16 kHz mono samples. */
+async function samplesOf(key: string): Promise<Int16Array> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "dub-samples-"));
+  const file = path.join(dir, path.basename(key));
+  await writeFile(file, Buffer.from(await (await client.getObject(BUCKET, key)).arrayBuffer()));
+  return toPcm16(file);
 }
 
 async function probeKey(key: string) {
@@ -200,6 +248,87 @@ describe("dubbing handler: two voices into Spanish", () => {
     expect(String(full.result["textPreview"]).length).toBeLessThanOrEqual(100);
   });
 });
+
+describe("dubbing handler: a redacted transcript", () => {
+  let run: Awaited<ReturnType<typeof dub>>;
+  let span: { type: "PERSON"; start: number; end: number };
+  const spoken: string[] = [];
+
+  beforeAll(async () => {
+    // The second utterance's first second is a redacted name; the third utterance's text carries its placeholder.
+    const second = src.transcript.segments[1]!;
+    span = { type: "PERSON", start: second.start, end: Math.min(second.end, second.start + 1) };
+    const segments = src.transcript.segments.map((s, i) => (i === 2 ? { ...s, text: `[PERSON] ${s.text}` } : s));
+    run = await dub({
+      diarization: false,
+      transcriptSpeakers: { turns: [], speakers: [], diarization: null, redactedSpans: [span] },
+      source: { ...src.transcript, segments },
+      onSynthesize: (req) => spoken.push(req.text),
+    });
+  }, 300_000);
+
+  it.each(["rawAudio", "vocals", "background"] as const)(
+    "keeps no redacted word's audio in %s: silent over the span within 50 ms of its timing",
+    async (artifact) => {
+      const levels = frameLevels(await samplesOf(run.save.artifacts[artifact]!), 0.01);
+      const inside = levels.slice(Math.ceil((span.start + TOLERANCE_SEC) * 100), Math.floor((span.end - TOLERANCE_SEC) * 100));
+      expect(inside.length).toBeGreaterThan(50);
+      expect(Math.max(...inside)).toBeLessThan(SILENCE_DBFS);
+    },
+  );
+
+  it("says in extract_audio how many spans it silenced", () => {
+    expect(run.report.eventsOf("extract_audio").at(-1)?.details).toMatchObject({ redactedSpans: 1, redactedAudio: "silence" });
+  });
+
+  it("never gives the voice a placeholder to read", () => {
+    // The translation kept the placeholder (Apertium writes `[Persona]`): the voice must not read it.
+    const saved = run.platform.callsOf("translation.save")[0] as TranslationSave;
+    expect(saved.segments[2]!.text).toMatch(/^\[\w+\]/);
+    expect(spoken.length).toBeGreaterThan(0);
+    for (const text of spoken) expect(text).not.toMatch(/\[|\]|PERSON/i);
+  });
+});
+
+describe("dubbing handler: a redacted transcript, toned", () => {
+  let run: Awaited<ReturnType<typeof dub>>;
+  let span: { type: "PERSON"; start: number; end: number };
+  const spoken: string[] = [];
+
+  beforeAll(async () => {
+    const second = src.transcript.segments[1]!;
+    span = { type: "PERSON", start: second.start, end: Math.min(second.end, second.start + 1) };
+    const segments = src.transcript.segments.map((s, i) => (i === 2 ? { ...s, text: `[PERSON] ${s.text}` } : s));
+    run = await dub({
+      diarization: false,
+      redactedAudio: "tone",
+      transcriptSpeakers: { turns: [], speakers: [], diarization: null, redactedSpans: [span] },
+      source: { ...src.transcript, segments },
+      onSynthesize: (req) => spoken.push(req.text),
+    });
+  }, 300_000);
+
+  it("bleeps in the dubbed speech where the placeholder was, and never reads it", async () => {
+    for (const text of spoken) expect(text).not.toMatch(/\[|\]|PERSON/i);
+    // The third segment's text starts with the placeholder: its speech starts with the bleep.
+    const at = Math.round(src.transcript.segments[2]!.start * 16_000);
+    expectTone((await samplesOf(run.save.artifacts.speech!)).subarray(at + 800, at + 3200));
+  });
+
+  it("bleeps over the redacted span in the source audio it keeps", async () => {
+    const raw = await samplesOf(run.save.artifacts.rawAudio!);
+    expectTone(raw.subarray(Math.round((span.start + TOLERANCE_SEC) * 16_000), Math.round((span.end - TOLERANCE_SEC) * 16_000)));
+  });
+});
+
+/** A 1 kHz tone: two zero crossings a millisecond, at a steady level. */
+function expectTone(samples: Int16Array): void {
+  let crossings = 0;
+  for (let i = 1; i < samples.length; i++) if (samples[i - 1]! < 0 !== samples[i]! < 0) crossings++;
+  expect(crossings / (samples.length / 16)).toBeCloseTo(2, 1);
+  const levels = frameLevels(samples, 0.01);
+  expect(Math.min(...levels)).toBeGreaterThan(-40);
+}
 
 describe("dubbing handler: voices", () => {
   it("with cloning off and no assignment, every speaker needs a manual assignment and stays silent", async () => {

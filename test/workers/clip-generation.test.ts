@@ -6,6 +6,7 @@ import { cancelUnfinished, fakeRunner, getJob, waitForStatus } from "./helpers/j
 import { testS3 } from "./helpers/s3";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, usage } from "./helpers/transcripts";
+import { recordRedaction } from "./helpers/redaction";
 import { env } from "cloudflare:workers";
 import { CLIPS_BLOB_KIND, moveLegacyClipResult } from "../../worker/services/clip-generation/store";
 import { asLegacyRow, d1Row, expectBlobKey, ownerKeys, storedValue } from "./helpers/blobs";
@@ -100,6 +101,54 @@ describe("clip generation pipeline", () => {
     expect(doc.textSourceId).toBe(txt);
     expect(doc.segments).toHaveLength(4);
     await fakeRunner.fail(task, "processing_failed", false);
+  });
+
+  it("hands over where the transcript's redacted words were, in time order, so the runner silences them in every clip", async () => {
+    const redacted = (await completedTranscript(t, 4)).textSourceId;
+    await recordRedaction(redacted, [
+      { type: "PHONE", start: 5.2, end: 6.1, segmentId: 2 },
+      { type: "PERSON", start: 0.4, end: 0.9 },
+    ]);
+    const job = await createClips(t, { textSourceId: redacted });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    const key = String(task.outputs["fetch_transcription"]?.["transcriptKey"]);
+    const doc = (await (await testS3().getObject(t.bucket, key)).json()) as { redactedSpans: unknown };
+    expect(doc.redactedSpans).toEqual([
+      { type: "PERSON", start: 0.4, end: 0.9 },
+      { type: "PHONE", start: 5.2, end: 6.1 },
+    ]);
+    await fakeRunner.fail(task, "processing_failed", false);
+  });
+
+  it("hands over no redacted spans for a transcript that was not redacted", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    const key = String(task.outputs["fetch_transcription"]?.["transcriptKey"]);
+    expect(((await (await testS3().getObject(t.bucket, key)).json()) as { redactedSpans: unknown }).redactedSpans).toEqual([]);
+    await fakeRunner.fail(task, "processing_failed", false);
+  });
+
+  it("the record says how the clips' audio replaced the redacted words and over how many spans", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    const result = { ...clipResult(job, 2), redactedAudio: { mode: "silence" as const, spans: 3 } };
+    expect((await fakeRunner.complete(task, result as unknown as Record<string, unknown>)).status).toBe(200);
+    await waitForStatus(t, job.jobId, "completed");
+    const rec = await call<Record<string, unknown>>("GET", `/v1/clip-generations/${String(job.input["clipGenerationId"])}`, {
+      key: t.projectKey,
+    });
+    expect(rec.body.data["redactedAudio"]).toEqual({ mode: "silence", spans: 3 });
+  });
+
+  it("the record of clips made from a transcript that was not redacted says so with a null redactedAudio", async () => {
+    const job = await createClips(t, { textSourceId: txt });
+    const task = await fakeRunner.leaseWhenReady(job.jobId, CLIP_HANDLER);
+    expect((await fakeRunner.complete(task, clipResult(job, 1) as unknown as Record<string, unknown>)).status).toBe(200);
+    await waitForStatus(t, job.jobId, "completed");
+    const rec = await call<Record<string, unknown>>("GET", `/v1/clip-generations/${String(job.input["clipGenerationId"])}`, {
+      key: t.projectKey,
+    });
+    expect(rec.body.data["redactedAudio"]).toBeNull();
   });
 
   it("completes the record and the job's resultSummary from the runner's result, and removes the scratch transcript", async () => {

@@ -21,7 +21,13 @@ const reads = Object.entries(legacyAnswers.reads);
  * confidence), with what a record made before them answers: the recorded fields must be unchanged,
  * and nothing else may appear.
  */
-const ADDED_SINCE: Record<string, unknown> = { speakers: [], diarization: null, languageConfidence: null, redaction: null };
+const ADDED_SINCE: Record<string, unknown> = {
+  speakers: [],
+  diarization: null,
+  languageConfidence: null,
+  redaction: null,
+  redactedAudio: null,
+};
 
 async function expectReadsAsRecorded(): Promise<void> {
   for (const [path, recorded] of reads) {

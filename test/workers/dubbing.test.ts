@@ -10,6 +10,7 @@ import { dubbingSave } from "./helpers/results";
 import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript, diarizedTranscript, usage } from "./helpers/transcripts";
+import { recordRedaction } from "./helpers/redaction";
 import { createJob } from "./helpers/understanding";
 import { env } from "cloudflare:workers";
 import { DUBBING_BLOB_KIND, moveLegacyDubbing } from "../../worker/services/dubbing/store";
@@ -284,7 +285,23 @@ describe("dubbing: runner calls and result", () => {
         { label: "SPEAKER_01", name: "Ada" },
       ],
       diarization: { engine: "local-mfcc", model: "test-diarizer" },
+      redactedSpans: [],
     });
+  });
+
+  it("dubbing.speakers answers where the transcript's redacted words were, so the dub silences them in the source audio", async () => {
+    const redacted = (await completedTranscript(t, TEXTS)).textSourceId;
+    await recordRedaction(redacted, [
+      { type: "EMAIL", start: 3.5, end: 4.25, segmentId: 1 },
+      { type: "PERSON", start: 0.5, end: 1 },
+    ]);
+    const task = await lease((await dub({ transcriptionId: redacted })).body.data);
+    const res = await fakeRunner.call<TranscriptSpeakers>(task, "dubbing.speakers", {});
+    expect(res.body.data.turns).toEqual([]);
+    expect(res.body.data.redactedSpans).toEqual([
+      { type: "PERSON", start: 0.5, end: 1 },
+      { type: "EMAIL", start: 3.5, end: 4.25 },
+    ]);
   });
 
   it("dubbing.speakers answers no turns for a transcript that was not diarized", async () => {

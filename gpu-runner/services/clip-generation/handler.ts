@@ -76,13 +76,23 @@ async function runClips(run: ClipRun) {
   const found = await report.stage("detect_candidates", () => detectCandidates(run, timeline), candidatesDetails(run));
   requireMoments(found);
 
+  const redactedSpans = transcript.redactedSpans ?? [];
   const rendered = await report.stage(
     "render_clips",
-    () => renderClips(run, { ing, timeline, analysis, speaking, format, found, speakerNames: speakerNamesOf(transcript) }),
+    () => renderClips(run, { ing, timeline, analysis, speaking, format, found, speakerNames: speakerNamesOf(transcript), redactedSpans }),
     renderDetails(run, format),
   );
   const clips = await report.stage("upload_clips", () => uploadClips(run, rendered.clips, format.layout), uploadDetails);
-  return ClipGenerationResultSchema.parse(clipResult(run, { ing, category, format, found, clips }));
+  return ClipGenerationResultSchema.parse(
+    clipResult(run, {
+      ing,
+      category,
+      format,
+      found,
+      clips,
+      redactedSpans: redactedSpans.length > 0 ? rendered.clips.reduce((n, c) => n + c.redactedSpans, 0) : null,
+    }),
+  );
 }
 
 export const clipGenerationHandler = createClipGenerationHandler();

@@ -4,6 +4,7 @@ import { LAYOUT_SIZE, type ClipGenerationResult, type ClipLayout } from "../../.
 import type { Settings } from "../../../contracts/settings";
 import { StepFailure } from "../../../contracts/step-failure";
 import type { FrameObservation, VisionEngine } from "../../engines/vision/interface";
+import { mergeSpans, spansInCut, type AudioSpan, type RedactedAudioMode } from "../../media/redacted-audio";
 import type { AcceptedSource } from "../../media/source";
 import { mapLimit } from "../shared/map-limit";
 import { analyzeAsProduced } from "./analysis";
@@ -50,6 +51,8 @@ export interface RenderedClip {
   video: string;
   poster: string;
   framing: Record<string, number>;
+  /** Redacted spans silenced (or toned) in the clip's audio, after touching ones were merged. */
+  redactedSpans: number;
 }
 
 export interface Brand {
@@ -77,6 +80,8 @@ export interface MomentWork {
   captions: boolean;
   /** Caption names by speaker label: a clip where two people talk names each turn. */
   speakerNames: Readonly<Record<string, string>>;
+  /** The transcript's redacted spans (seconds of the source) and how their audio is replaced; null: not redacted. */
+  redaction: { spans: readonly AudioSpan[]; mode: RedactedAudioMode } | null;
 }
 
 export async function renderMoments(
@@ -179,6 +184,7 @@ async function renderMoment(w: MomentWork, i: number, m: Moment, prepared: Prepa
     assPath = join(w.clipsDir, `clip-${i}.ass`);
     await writeFile(assPath, buildAss(words, captionStyleFor(width, height, below ? { belowY: below.y + below.h } : {}), w.speakerNames));
   }
+  const redacted = w.redaction ? mergeSpans(spansInCut(w.redaction.spans, { from: m.start, to: m.end })) : [];
   const video = join(w.clipsDir, `clip-${i}.mp4`);
   const poster = join(w.clipsDir, `clip-${i}.jpg`);
   await renderClip({
@@ -196,6 +202,7 @@ async function renderMoment(w: MomentWork, i: number, m: Moment, prepared: Prepa
     assPath,
     loudness: info.hasAudio ? loudness : null,
     hasAudio: info.hasAudio,
+    redaction: w.redaction && redacted.length > 0 ? { spans: redacted, mode: w.redaction.mode } : null,
     brandColor: w.brand.color,
     logo: w.brand.logo,
     fps: cs.fps,
@@ -214,5 +221,11 @@ async function renderMoment(w: MomentWork, i: number, m: Moment, prepared: Prepa
     );
     if (size === 0) throw new StepFailure("processing_failed", `clip ${i + 1}: ${what} file empty`, true);
   }
-  return { moment: m, video, poster, framing: crops ? framingShares(targets, m.start, m.end) : {} };
+  return {
+    moment: m,
+    video,
+    poster,
+    framing: crops ? framingShares(targets, m.start, m.end) : {},
+    redactedSpans: info.hasAudio ? redacted.length : 0,
+  };
 }

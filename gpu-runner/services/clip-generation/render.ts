@@ -1,6 +1,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import { LAYOUT_SIZE, type ClipLayout, type FillStyle } from "../../../contracts/clips";
 import { sourceInput, type AcceptedSource } from "../../media/source";
+import { redactionFilter, type AudioSpan, type RedactedAudioMode } from "../../media/redacted-audio";
 import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 import { LOUDNESS, type LoudnessMeasure } from "./media";
 import { cropExpression, type CropPiece } from "./reframe";
@@ -40,6 +41,8 @@ export interface RenderJob {
   /** The first pass of two-pass loudnorm over the clip (null: a single pass). */
   loudness: LoudnessMeasure | null;
   hasAudio: boolean;
+  /** Redacted words' spans in the clip's own timeline (0 at `start`), silenced or toned in its audio; null: none. */
+  redaction?: { spans: AudioSpan[]; mode: RedactedAudioMode } | null;
   brandColor: string;
   /** The brand logo for the `branding` fill: a PNG already scaled to fit the band above the picture. */
   logo?: { path: string; width: number; height: number } | null;
@@ -112,13 +115,21 @@ export function logoBox(srcW: number, srcH: number): { maxWidth: number; maxHeig
   return { maxWidth: Math.round(width * 0.5), maxHeight: Math.max(48, Math.round(letterbox(srcW, srcH).y * 0.6)) };
 }
 
-export function audioFilter(m: LoudnessMeasure | null): string {
+/**
+ * Loudness, then the redacted spans: after loudnorm so a silenced span stays at digital silence and
+ * the tone keeps its own level whatever gain the clip gets.
+ */
+export function audioFilter(m: LoudnessMeasure | null, redaction?: RenderJob["redaction"]): string {
   const base = `loudnorm=I=${LOUDNESS.I}:TP=${LOUDNESS.TP}:LRA=${LOUDNESS.LRA}`;
   const measured = m
     ? `:measured_I=${m.input_i}:measured_TP=${m.input_tp}:measured_LRA=${m.input_lra}:measured_thresh=${m.input_thresh}:offset=${m.target_offset}:linear=true`
     : "";
+  const redact = redaction ? redactionFilter(redaction.spans, { mode: redaction.mode, sampleRate: 48000 }) : null;
+  // The layout is fixed before the redaction: ffmpeg 5.1 finds none for a filter after aresample
+  // when the source is mono and the output stereo (`-ac 2`), and fails the render.
+  const after = redact ? `,aformat=channel_layouts=stereo,${redact}` : "";
   // loudnorm works at 192 kHz internally; resample back for AAC.
-  return `${base}${measured},aresample=48000`;
+  return `${base}${measured},aresample=48000${after}`;
 }
 
 /** The clip's audio, loudness-normalised, as 48 kHz stereo PCM: exactly the samples the picture's `-ss`/`-t` reads. */
@@ -126,7 +137,7 @@ export function audioArgs(job: RenderJob, output: string): string[] {
   return [
     ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error"],
     ...sourceInput(job.source, { seek: job.start, duration: job.durationSec }),
-    ...["-map", "0:a:0", "-af", audioFilter(job.loudness), "-c:a", "pcm_s16le", "-ar", "48000", "-ac", "2", output],
+    ...["-map", "0:a:0", "-af", audioFilter(job.loudness, job.redaction), "-c:a", "pcm_s16le", "-ar", "48000", "-ac", "2", output],
   ];
 }
 

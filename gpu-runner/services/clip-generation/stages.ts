@@ -18,6 +18,7 @@ import { SOURCE, type ObjectStore } from "../../object-store";
 import { toolStep } from "../../objects";
 import { parseStepSettings, round3 as round } from "../../step-input";
 import { joinWords } from "../../../contracts/text-words";
+import type { RedactedSpan } from "../../../contracts/redaction";
 import { analysisSampling, analyzeAsProduced, type AnalysisSampling, type FrameStream } from "./analysis";
 import { prepareLogo } from "./brand-logo";
 import { detectCategory, type CategoryOutcome } from "./category";
@@ -313,6 +314,8 @@ export function renderClips(
     found: Found;
     /** Caption names by speaker label (timeline.ts `speakerNamesOf`). */
     speakerNames: Readonly<Record<string, string>>;
+    /** The transcript's redacted spans (seconds of the source): their audio is silenced or toned in every clip. */
+    redactedSpans: readonly RedactedSpan[];
   },
 ): Promise<Rendered> {
   const { ctx, input, cs } = run;
@@ -339,6 +342,7 @@ export function renderClips(
       brand,
       captions: input.options.captions,
       speakerNames: a.speakerNames,
+      redaction: a.redactedSpans.length > 0 ? { spans: a.redactedSpans, mode: cs.redactedAudio } : null,
     };
     const { clips, analysis } = await renderMoments(work, a.found.moments, a.analysis, ctx.signal);
     return { clips, analysis, brand };
@@ -361,6 +365,9 @@ export const renderDetails =
         }
       : {}),
     captions: run.input.options.captions,
+    ...(clips.some((c) => c.redactedSpans > 0)
+      ? { redactedAudio: { mode: run.cs.redactedAudio, spans: clips.reduce((n, c) => n + c.redactedSpans, 0) } }
+      : {}),
     rendersAtOnce: Math.min(run.cs.rendersAtOnce, clips.length),
     ...(analysis.denseFrames > 0 ? { denseAnalysisFrames: analysis.denseFrames, denseFramesFollowed: analysis.denseFollowed } : {}),
     renderer: RENDERER,
@@ -406,7 +413,15 @@ export const uploadDetails = (r: Clip[]) => ({ objects: r.length * 2, keys: r.ma
 
 export function clipResult(
   run: ClipRun,
-  r: { ing: Ingested; category: CategoryOutcome; format: ClipFormat; found: Found; clips: Clip[] },
+  r: {
+    ing: Ingested;
+    category: CategoryOutcome;
+    format: ClipFormat;
+    found: Found;
+    clips: Clip[];
+    /** Redacted spans silenced in the clips' audio; null when the transcript was not redacted. */
+    redactedSpans: number | null;
+  },
 ): ClipGenerationResult {
   const { category, source: categorySource, engine: categoryEngine } = r.category;
   const vision = r.ing.sparse?.engine;
@@ -426,5 +441,6 @@ export function clipResult(
       renderer: RENDERER,
     },
     clips: r.clips,
+    ...(r.redactedSpans !== null ? { redactedAudio: { mode: run.cs.redactedAudio, spans: r.redactedSpans } } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { createWriteStream } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { once } from "node:events";
 import { decodeMono, wavInfo } from "../../engines/synthesis/audio";
+import { redactionFilter, type AudioSpan, type RedactedAudioMode } from "../../media/redacted-audio";
 import { sampleBound, sourceInput, type AcceptedSource } from "../../media/source";
 import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 
@@ -9,7 +10,8 @@ import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
  * The dubbing's audio, file to file with ffmpeg (memory stays flat whatever the media length):
  *
  * - `extractTracks`: the source's sound as the raw artifact (48 kHz, its own channels up to stereo,
- *   FLAC) and a 16 kHz mono WAV for diarization and voice measurement.
+ *   FLAC) and a 16 kHz mono WAV for diarization and voice measurement, a redacted transcript's
+ *   spans silenced in both.
  * - (separation into background and vocals is an engine: ../../engines/separation/)
  * - `writeSpeechTrack`: the fitted segments placed at their starts on one 48 kHz mono timeline,
  *   streamed segment by segment.
@@ -21,7 +23,27 @@ import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
 const FF_BASE = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 export const MIX_RATE = 48_000;
 
-export async function extractTracks(source: AcceptedSource, rawOut: string, analysisOut: string, signal: AbortSignal): Promise<void> {
+/** A redacted transcript's spans (seconds of the source) and what replaces their audio. */
+export interface AudioRedaction {
+  spans: readonly AudioSpan[];
+  mode: RedactedAudioMode;
+}
+
+/**
+ * Both tracks with the redacted spans already silenced (or toned): every later stage (separation,
+ * diarization, voices, the mix) and every artifact reads these, so none carries a redacted word.
+ */
+export async function extractTracks(
+  source: AcceptedSource,
+  rawOut: string,
+  analysisOut: string,
+  signal: AbortSignal,
+  redaction: AudioRedaction | null = null,
+): Promise<void> {
+  const redact = (rate: number) => {
+    const f = redaction ? redactionFilter(redaction.spans, { mode: redaction.mode, sampleRate: rate }) : null;
+    return f ? `,${f}` : "";
+  };
   await runToolOk(
     FFMPEG,
     [
@@ -31,7 +53,7 @@ export async function extractTracks(source: AcceptedSource, rawOut: string, anal
       "0:a:0",
       "-vn",
       "-af",
-      `aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo|mono,${sampleBound(source, MIX_RATE)}`,
+      `aformat=sample_rates=${MIX_RATE}:channel_layouts=stereo|mono,${sampleBound(source, MIX_RATE)}${redact(MIX_RATE)}`,
       "-c:a",
       "flac",
       rawOut,
@@ -39,7 +61,7 @@ export async function extractTracks(source: AcceptedSource, rawOut: string, anal
       "0:a:0",
       "-vn",
       "-af",
-      `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000,${sampleBound(source, 16000)}`,
+      `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000,${sampleBound(source, 16000)}${redact(16000)}`,
       "-c:a",
       "pcm_s16le",
       analysisOut,

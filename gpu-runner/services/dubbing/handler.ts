@@ -61,7 +61,17 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
       () => stages.download(run),
       (bytes) => ({ bytes }),
     );
-    const source = await stage("extract_audio", () => stages.extractAudio(run, runner), details.sourceDetails);
+    // Before anything reads the source's audio: a redacted transcript's words are silenced as it is extracted.
+    const facts = await stages.transcriptFacts(ctx);
+    const redaction = stages.audioRedaction(facts, engines.redactedAudio);
+    const source = await stage(
+      "extract_audio",
+      () => stages.extractAudio(run, runner, redaction),
+      (s) => ({
+        ...details.sourceDetails(s),
+        ...(redaction ? { redactedSpans: redaction.spans.length, redactedAudio: redaction.mode } : {}),
+      }),
+    );
     const durationSec = source.durationSec;
 
     const stretches = speechStretches(translation.segments);
@@ -70,7 +80,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
     await stage("separate_audio", () => stages.separateAudio(run, separator, stretches), separated);
 
     // A diarized transcript already says who speaks: its labels (and the names people gave them) key the voices.
-    const labelled = options.diarization.enabled ? await stages.transcriptDiarization(ctx) : null;
+    const labelled = options.diarization.enabled ? stages.transcriptDiarization(facts) : null;
     const diarizer = options.diarization.enabled && !labelled ? diarizationEngine(deps, engines) : null;
     const diarization = labelled
       ? await stage("diarize", async () => labelled.diarization, details.transcriptSpeakersDetails)

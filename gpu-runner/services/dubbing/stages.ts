@@ -1,7 +1,14 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { TranscriptSpeakersSchema, type dubStep, type DubbingSave, type DubbingStored } from "../../../contracts/services/dubbing";
+import {
+  TranscriptSpeakersSchema,
+  type dubStep,
+  type DubbingSave,
+  type DubbingStored,
+  type TranscriptSpeakers,
+} from "../../../contracts/services/dubbing";
+import type { RedactedAudioMode } from "../../../contracts/redaction";
 import { TranslatedSegmentSchema, type TranslationSource } from "../../../contracts/services/translation";
 import type { StageOf } from "../../../contracts/services/types";
 import type { Settings } from "../../../contracts/settings";
@@ -10,17 +17,30 @@ import { TRANSLATION_BACKENDS } from "../../../contracts/translation-languages";
 import { MIN_VOICE_SAMPLE_SPEECH_SEC } from "../../../contracts/services/voice-creation";
 import type { Diarization, DiarizationEngine } from "../../engines/diarization/interface";
 import type { SeparationEngine } from "../../engines/separation/interface";
+import { wavInfo } from "../../engines/synthesis/audio";
 import { fitToSlot, type FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema, type SynthesisEngine } from "../../engines/synthesis/interface";
 import type { TranslationEngine } from "../../engines/translation/interface";
 import { probe } from "../../media/ffmpeg";
+import { mergeSpans, spansInCut } from "../../media/redacted-audio";
 import { openSource, type AcceptedSource } from "../../media/source";
 import type { HandlerContext } from "../../handler";
 import { SOURCE, type ObjectStore } from "../../object-store";
 import { toolStep } from "../../objects";
 import { round3 } from "../../step-input";
 import { saveTranslationCall, translateSource, translationSave, uploadSubtitles, type Translated } from "../translation/run";
-import { dubbedExtension, extractTracks, mix, render, writeSpeechTrack, type Loudness, type PlacedSpeech } from "./audio";
+import {
+  dubbedExtension,
+  extractTracks,
+  mix,
+  render,
+  writeSpeechTrack,
+  type AudioRedaction,
+  type Loudness,
+  type PlacedSpeech,
+} from "./audio";
+import { spokenPieces, spokenText } from "./spoken-text";
+import { synthesizeWithTones } from "./toned-speech";
 import type { Speakers, SpeakerVoice } from "./record";
 import { rangesOf, slotsFor, speakerOf, speechStretches } from "./slots";
 import { mapLimit } from "../shared/map-limit";
@@ -110,14 +130,24 @@ export const download = (run: DubbingRun): Promise<number> => run.objects.downlo
  * extract_audio: the raw artifact and a 16 kHz analysis copy. Everything after this is as long as the
  * source measured here: the speech track, the mix and the video, never what the container declares.
  */
-export const extractAudio = (run: DubbingRun, limits: Settings["runner"]): Promise<AcceptedSource> =>
+export const extractAudio = (run: DubbingRun, limits: Settings["runner"], redaction: AudioRedaction | null): Promise<AcceptedSource> =>
   toolStep(run.signal, async () => {
     const info = await openSource(run.paths.source, { kind: "video", limits, signal: run.signal });
     if (!info.hasVideo) throw new StepFailure("unsupported_media", "the source has no video stream to dub", false);
     if (!info.hasAudio) throw new StepFailure("unsupported_media", "the source has no audio stream to dub", false);
-    await extractTracks(info, run.paths.raw, run.paths.analysis, run.signal);
+    await extractTracks(info, run.paths.raw, run.paths.analysis, run.signal, redaction);
     return info;
   });
+
+/** What the source transcript says of itself (call `dubbing.speakers`): its speakers, and where its redacted words were. */
+export const transcriptFacts = (ctx: DubbingContext): Promise<TranscriptSpeakers> =>
+  ctx.platform.call("dubbing.speakers", {}, TranscriptSpeakersSchema);
+
+/** The redacted spans the extraction silences (merged, in the source's timeline); null when the transcript was not redacted. */
+export function audioRedaction(facts: TranscriptSpeakers, mode: RedactedAudioMode): AudioRedaction | null {
+  const spans = mergeSpans(spansInCut(facts.redactedSpans));
+  return spans.length > 0 ? { spans, mode } : null;
+}
 
 export const separateAudio = (run: DubbingRun, separator: SeparationEngine, stretches: ReturnType<typeof speechStretches>) =>
   toolStep(run.signal, () =>
@@ -142,13 +172,12 @@ export function diarize(run: DubbingRun, diarizer: DiarizationEngine): Promise<D
 }
 
 /**
- * The source transcript's own speakers (call `dubbing.speakers`) as a diarization: its labels in
+ * The source transcript's own speakers (transcriptFacts) as a diarization: its labels in
  * order of first appearance, its turns. Null when the transcript was not diarized.
  */
-export async function transcriptDiarization(
-  ctx: DubbingContext,
-): Promise<{ diarization: Diarization; record: { engine: string; model: string } | null } | null> {
-  const t = await ctx.platform.call("dubbing.speakers", {}, TranscriptSpeakersSchema);
+export function transcriptDiarization(
+  t: TranscriptSpeakers,
+): { diarization: Diarization; record: { engine: string; model: string } | null } | null {
   if (t.turns.length === 0) return null;
   return { diarization: { turns: t.turns, speakers: [...new Set(t.turns.map((x) => x.speaker))] }, record: t.diarization };
 }
@@ -239,20 +268,28 @@ export async function synthesizeSpeech(
   voiceOf: ReadonlyMap<string, SpeakerVoice>,
 ): Promise<Map<number, FitResult>> {
   const { slots, speakerBySlot } = speakers;
-  const voiced = slots.filter((s) => s.text.trim() !== "" && voiceOf.get(speakerBySlot.get(s.id) ?? "")?.voice);
+  // A slot whose text is only placeholders says nothing: it stays silent.
+  const voiced = slots.filter((s) => spokenText(s.text) !== "" && voiceOf.get(speakerBySlot.get(s.id) ?? "")?.voice);
   const results = await mapLimit(voiced, Math.max(1, Math.min(run.cores, 4)), run.signal, (slot, signal) => {
     const v = voiceOf.get(speakerBySlot.get(slot.id)!)!;
+    const speak = (text: string, rate: number, outPath: string) =>
+      synth.synthesize({
+        text,
+        language: run.input.targetLanguage,
+        voice: v.voice!,
+        rate,
+        outPath,
+        signal,
+        ...(v.referencePath ? { referencePath: v.referencePath } : {}),
+      });
+    // With the tone, a segment that had placeholders is read in pieces with a bleep in each gap.
+    const pieces = run.input.engines.redactedAudio === "tone" ? spokenPieces(slot.text) : [];
     return fitToSlot({
-      synthesize: (rate, outPath) =>
-        synth.synthesize({
-          text: slot.text,
-          language: run.input.targetLanguage,
-          voice: v.voice!,
-          rate,
-          outPath,
-          signal,
-          ...(v.referencePath ? { referencePath: v.referencePath } : {}),
-        }),
+      synthesize: async (rate, outPath) => {
+        if (!pieces.includes(null)) return speak(spokenText(slot.text), rate, outPath);
+        await synthesizeWithTones(pieces, (text, out) => speak(text, rate, out), outPath, signal);
+        return { path: outPath, durationSec: (await wavInfo(outPath)).durationSec };
+      },
       slotSec: slot.end - slot.start,
       outPath: join(run.workDir, `seg-${slot.id}.wav`),
       signal,

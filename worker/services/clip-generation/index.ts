@@ -103,6 +103,8 @@ const clipRoutes = new Hono<AppBindings>().get("/:clipGenerationId", async (c) =
     engines: r["engines"] ?? null,
     clipCount: Array.isArray(r["clips"]) ? r["clips"].length : 0,
     clips: r["clips"] ?? [],
+    // How the clips' audio replaced a redacted transcript's words, and over how many spans; null: nothing was redacted.
+    redactedAudio: r["redactedAudio"] ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   });

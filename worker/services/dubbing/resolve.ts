@@ -128,6 +128,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
         separationModel: cfg.separationModel,
         mixLoudnessLufs: cfg.mixLoudnessLufs,
         duckDb: cfg.duckDb,
+        redactedAudio: cfg.redactedAudio,
       },
     },
     sourceDisplayName: displayNameOf(bucket ? bucket.source.sourceKey : (presigned?.grant.sourcePath ?? "")),

@@ -15,6 +15,7 @@ import { loadSettings } from "../../platform/settings";
 import { ApiError } from "../../errors";
 import type { BlobStore } from "../../storage/blobs";
 import { readLayer, readLayerOf } from "../../transcripts/store";
+import { redactedSpansOf } from "../../transcripts/redaction";
 import { translationLayer } from "../translation/store";
 import { readyFields } from "../voice-creation/store";
 import { refused, requireOwnOutput } from "../shared/result-checks";
@@ -45,15 +46,22 @@ export async function givenTranslation(
   return { translationId: id, translationBackend: row.translationBackend, model: row.model, segments };
 }
 
-/** `dubbing.speakers` (contracts/services/dubbing.ts): the source transcript's speaker turns and names. */
+/** `dubbing.speakers` (contracts/services/dubbing.ts): the source transcript's speaker turns and names, and its redacted spans. */
 export async function transcriptSpeakers(db: Db, blobs: BlobStore, job: Job): Promise<TranscriptSpeakers> {
   const stored = storedDubbing(job);
   const t = await db
-    .select({ id: transcripts.id, layers: transcripts.layers, speakers: transcripts.speakers, diarization: transcripts.diarization })
+    .select({
+      id: transcripts.id,
+      layers: transcripts.layers,
+      speakers: transcripts.speakers,
+      diarization: transcripts.diarization,
+      redaction: transcripts.redaction,
+    })
     .from(transcripts)
     .where(eq(transcripts.id, stored.transcriptionId))
     .get();
-  if (!t || t.speakers.length === 0) return { turns: [], speakers: [], diarization: null };
+  const redactedSpans = redactedSpansOf(t?.redaction);
+  if (!t || t.speakers.length === 0) return { turns: [], speakers: [], diarization: null, redactedSpans };
   const segments = (await readLayer<Segment[]>(db, blobs, t, "segments")) ?? [];
   const labelled = segments.filter((s) => s.speaker !== undefined).sort((a, b) => a.start - b.start);
   const turns = speakerTurns(labelled).map((turn) => ({
@@ -61,7 +69,7 @@ export async function transcriptSpeakers(db: Db, blobs: BlobStore, job: Job): Pr
     end: Math.max(...turn.segments.map((s) => s.end)),
     speaker: turn.speaker!,
   }));
-  return { turns, speakers: t.speakers.map(({ label, name }) => ({ label, name })), diarization: t.diarization };
+  return { turns, speakers: t.speakers.map(({ label, name }) => ({ label, name })), diarization: t.diarization, redactedSpans };
 }
 
 export const VoiceCreateCallSchema = z.object({ label: z.string().regex(/^SPEAKER_\d{2}$/), created: CreatedVoiceSchema });

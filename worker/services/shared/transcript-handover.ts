@@ -9,6 +9,7 @@ import { scratchPrefix, storageGrantFor } from "../../storage/scratch";
 import { isUnderPrefix } from "../../storage/object-keys";
 import { blobStore } from "../../storage/blobs";
 import { readLayer } from "../../transcripts/store";
+import { redactedSpansOf } from "../../transcripts/redaction";
 import type { Job } from "../../../contracts/job";
 import type { Env } from "../../env";
 import type { Db } from "../../db/client";
@@ -25,13 +26,23 @@ import type { ResultSink, RunnerCall, WorkerStepHandler } from "../types";
 /** What the hand-over reads of a clip or thumbnail job's stored input (both contracts store these). */
 const HandoverStoredSchema = z.object({ textSourceId: z.string().min(1), sourceType: z.string().optional() });
 
-/** The transcript as the runner step reads it: the current segments with their words, and its speakers' names. */
+/**
+ * The transcript as the runner step reads it: the current segments with their words, its speakers'
+ * names, and where its redacted words were (their audio is silenced in every clip).
+ */
 async function handoverDocument(db: Db, bucket: R2Bucket, textSourceId: string) {
   const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
   if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
   const segments = (await readLayer<Segment[]>(db, blobStore(bucket), t, "segments")) ?? [];
   const speakers = t.speakers.map(({ label, name }) => ({ label, name }));
-  return { textSourceId, language: t.language, durationSec: t.durationSec, segments, speakers };
+  return {
+    textSourceId,
+    language: t.language,
+    durationSec: t.durationSec,
+    segments,
+    speakers,
+    redactedSpans: redactedSpansOf(t.redaction),
+  };
 }
 
 /** `handover.transcript`: the job's own transcript (the one its input names), as the scratch object would hold it. */
