@@ -1,12 +1,14 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, getTableColumns } from "drizzle-orm";
 import { Hono } from "hono";
 import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
-import { dubbings } from "../../db/schema";
+import { dubbings, translations } from "../../db/schema";
+import type { Db } from "../../db/client";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { ownedTranscript } from "../../transcripts/store";
+import { currentRevisionOf, staleness } from "../../transcripts/staleness";
 import { dubbingResultOf } from "./store";
 
 /**
@@ -17,7 +19,21 @@ import { dubbingResultOf } from "./store";
 
 type DubbingRow = typeof dubbings.$inferSelect;
 
-function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null) {
+/**
+ * Dubbing rows with the revision each dub speaks: its own, or for a dub saved before that was noted,
+ * its translation's (the text it speaks), read in the same statement.
+ */
+function dubbingsWithRevision(db: Db) {
+  return db
+    .select({ ...getTableColumns(dubbings), translationRevision: translations.transcriptRevision })
+    .from(dubbings)
+    .leftJoin(translations, eq(translations.id, dubbings.translationId));
+}
+
+const madeFrom = (row: { transcriptRevision: number | null; translationRevision: number | null }) =>
+  row.transcriptRevision ?? row.translationRevision;
+
+function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null, fresh: ReturnType<typeof staleness>) {
   return {
     dubbingId: row.id,
     transcriptionId: row.transcriptionId,
@@ -30,6 +46,7 @@ function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null) 
     options: row.options,
     outputPrefix: row.outputPrefix,
     ...(result ?? {}),
+    ...fresh,
     createdAt: row.createdAt,
     completedAt: row.completedAt,
   };
@@ -38,22 +55,23 @@ function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null) 
 export const dubbingRecordRoutes = new Hono<AppBindings>().get("/:dubbingId", async (c) => {
   const p = principalOf(c);
   const id = c.req.param("dubbingId");
-  const row = await getDb(c.env.DB)
-    .select()
-    .from(dubbings)
+  const db = getDb(c.env.DB);
+  const row = await dubbingsWithRevision(db)
     .where(and(eq(dubbings.id, id), eq(dubbings.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`dubbing not found: ${id}`, [{ path: "dubbingId", issue: `notFound:${id}` }]);
-  return ok(c, publicDubbing(row, await dubbingResultOf(c.env, row)));
+  const [result, currentRevision] = await Promise.all([
+    dubbingResultOf(c.env, row),
+    currentRevisionOf(db, row.projectId, row.transcriptionId),
+  ]);
+  return ok(c, publicDubbing(row, result, staleness(madeFrom(row), currentRevision)));
 });
 
 export const transcriptDubbingRoutes = new Hono<AppBindings>().get("/:transcriptionId/dubbings", async (c) => {
   const p = principalOf(c);
   const db = getDb(c.env.DB);
   const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
-  const rows = await db
-    .select()
-    .from(dubbings)
+  const rows = await dubbingsWithRevision(db)
     .where(eq(dubbings.transcriptionId, t.id))
     .orderBy(desc(dubbings.createdAt))
     .limit(100)
@@ -67,6 +85,7 @@ export const transcriptDubbingRoutes = new Hono<AppBindings>().get("/:transcript
       translationId: r.translationId,
       createdAt: r.createdAt,
       completedAt: r.completedAt,
+      ...staleness(madeFrom(r), t.revision),
     })),
   );
 });

@@ -25,18 +25,31 @@ import type { ResultSink, RunnerCall, WorkerStepHandler } from "../types";
 /** What the hand-over reads of a clip or thumbnail job's stored input (both contracts store these). */
 const HandoverStoredSchema = z.object({ textSourceId: z.string().min(1), sourceType: z.string().optional() });
 
-/** The transcript as the runner step reads it: the current segments with their words, and its speakers' names. */
+/** The transcript as the runner step reads it: the current segments with their words, its speakers' names, and the revision they are. */
 async function handoverDocument(db: Db, bucket: R2Bucket, textSourceId: string) {
   const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
   if (!t) throw new StepFailure("source_not_found", `transcription not found: ${textSourceId}`, false);
   const segments = (await readLayer<Segment[]>(db, blobStore(bucket), t, "segments")) ?? [];
   const speakers = t.speakers.map(({ label, name }) => ({ label, name }));
-  return { textSourceId, language: t.language, durationSec: t.durationSec, segments, speakers };
+  return { textSourceId, language: t.language, durationSec: t.durationSec, revision: t.revision, segments, speakers };
 }
 
+/**
+ * Notes on the job's record the transcript revision handed to its runner step (what its output is
+ * made from), each time one is handed over: by the step, or by the call of an `s3_presigned` job.
+ */
+export type NoteRevision = (ctx: { db: Db; job: Job }, revision: number) => Promise<void>;
+
 /** `handover.transcript`: the job's own transcript (the one its input names), as the scratch object would hold it. */
-export const handoverTranscriptCall: RunnerCall = ({ env, db, job }) =>
-  handoverDocument(db, env.BLOBS, HandoverStoredSchema.parse(job.input).textSourceId);
+export function handoverTranscriptCallNoting(note?: NoteRevision): RunnerCall {
+  return async ({ env, db, job }) => {
+    const doc = await handoverDocument(db, env.BLOBS, HandoverStoredSchema.parse(job.input).textSourceId);
+    await note?.({ db, job }, doc.revision);
+    return doc;
+  };
+}
+
+export const handoverTranscriptCall = handoverTranscriptCallNoting();
 
 /** Further scratch objects a service hands over with the transcript (e.g. a brand logo), by output name. */
 export type HandOverExtra = (ctx: {
@@ -51,7 +64,7 @@ export type HandOverExtra = (ctx: {
  * `fetch_transcription`: the transcript's current segments (with their words) written as a scratch
  * object in the job's bucket, because a long transcript is far larger than a step output may be.
  */
-export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler {
+export function fetchTranscriptionStep(extra?: HandOverExtra, note?: NoteRevision): WorkerStepHandler {
   return async ({ env, job, report }) => {
     const db = getDb(env.DB);
     const { textSourceId, sourceType } = HandoverStoredSchema.parse(job.input);
@@ -63,6 +76,7 @@ export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler
         const { segments } = doc;
         const words = segments.reduce((n, s) => n + (s.words?.length ?? 0), 0);
         if (sourceType === PRESIGNED_SOURCE_TYPE) {
+          // Its runner step reads the transcript through the call, which notes the revision it hands over.
           out = { segmentCount: segments.length, artifacts: [] };
           return { segments: segments.length, words, handover: `runner call ${HANDOVER_TRANSCRIPT_CALL} (the job has no bucket)` };
         }
@@ -74,10 +88,12 @@ export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler
         const s3 = new S3Client(grant, 30_000);
         await s3.putObject(grant.bucket, key, body, "application/json");
         const more = extra ? await extra({ env, job, s3, bucket: grant.bucket, scratch }) : { keys: {}, details: {} };
+        await note?.({ db, job }, doc.revision);
         out = { transcriptKey: key, ...more.keys, segmentCount: segments.length, artifacts: [key, ...Object.values(more.keys)] };
         return {
           segments: segments.length,
           words,
+          revision: doc.revision,
           bytes: body.length,
           ...more.details,
         };

@@ -31,6 +31,7 @@ import { nowIso } from "../../../contracts/clock";
 import { readThumbnails } from "../thumbnail/store";
 import { metadataOf } from "../metadata/store";
 import { transcriptExportRoutes } from "./export-route";
+import { outputKeysStaleness } from "../../transcripts/staleness";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
@@ -134,6 +135,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
       translation: translations,
       source: t.bucket ? { connectionId: t.connectionId, bucket: t.bucket, sourceKey: t.sourceKey } : null,
       outputKeys: t.outputKeys,
+      ...outputKeysStaleness(t),
       createdAt: t.createdAt,
       updatedAt: t.updatedAt,
     });
