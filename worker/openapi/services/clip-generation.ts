@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ClipSchema } from "../../../contracts/clips";
 import { operations } from "../operation";
+import { StalenessFields } from "../../../contracts/regenerate";
 
 /** worker/services/clip-generation/index.ts: the clip generation record. */
 export const clipGenerationOperations = operations([
@@ -13,7 +14,13 @@ export const clipGenerationOperations = operations([
     access: "project",
     permission: "job:read",
     params: { clipGenerationId: "The clip generation's id." },
-    data: z.looseObject({ clipGenerationId: z.string(), jobId: z.string(), status: z.string(), clips: z.array(ClipSchema).optional() }),
+    data: z.looseObject({
+      clipGenerationId: z.string(),
+      jobId: z.string(),
+      status: z.string(),
+      clips: z.array(ClipSchema).optional(),
+      ...StalenessFields,
+    }),
     errors: ["notFound"],
   },
 ]);

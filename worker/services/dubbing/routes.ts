@@ -1,15 +1,14 @@
-import { and, desc, eq, getTableColumns } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { principalOf, projectOf } from "../../auth/middleware";
 import { getDb } from "../../db/client";
-import { dubbings, translations } from "../../db/schema";
-import type { Db } from "../../db/client";
+import { dubbings } from "../../db/schema";
 import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { ownedTranscript } from "../../transcripts/store";
 import { currentRevisionOf, staleness } from "../../transcripts/staleness";
-import { dubbingResultOf } from "./store";
+import { dubbingResultOf, dubbingsWithRevision, dubMadeFrom as madeFrom } from "./store";
 
 /**
  * Dubbing records (paths are ours; docs/api.md):
@@ -18,20 +17,6 @@ import { dubbingResultOf } from "./store";
  */
 
 type DubbingRow = typeof dubbings.$inferSelect;
-
-/**
- * Dubbing rows with the revision each dub speaks: its own, or for a dub saved before that was noted,
- * its translation's (the text it speaks), read in the same statement.
- */
-function dubbingsWithRevision(db: Db) {
-  return db
-    .select({ ...getTableColumns(dubbings), translationRevision: translations.transcriptRevision })
-    .from(dubbings)
-    .leftJoin(translations, eq(translations.id, dubbings.translationId));
-}
-
-const madeFrom = (row: { transcriptRevision: number | null; translationRevision: number | null }) =>
-  row.transcriptRevision ?? row.translationRevision;
 
 function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null, fresh: ReturnType<typeof staleness>) {
   return {
@@ -71,11 +56,7 @@ export const transcriptDubbingRoutes = new Hono<AppBindings>().get("/:transcript
   const p = principalOf(c);
   const db = getDb(c.env.DB);
   const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
-  const rows = await dubbingsWithRevision(db)
-    .where(eq(dubbings.transcriptionId, t.id))
-    .orderBy(desc(dubbings.createdAt))
-    .limit(100)
-    .all();
+  const rows = await dubbingsWithRevision(db).where(eq(dubbings.transcriptionId, t.id)).orderBy(desc(dubbings.createdAt)).limit(100).all();
   return ok(
     c,
     rows.map((r) => ({

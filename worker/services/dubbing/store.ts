@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
@@ -168,6 +168,20 @@ export async function saveDubbing(env: Env, db: Db, job: Job, save: DubbingSave)
   });
   return { dubbingId };
 }
+
+/**
+ * Dubbing rows with the revision each dub speaks: its own, or for a dub saved before that was noted,
+ * its translation's (the text it speaks), read in the same statement.
+ */
+export function dubbingsWithRevision(db: Db) {
+  return db
+    .select({ ...getTableColumns(dubbings), translationRevision: translations.transcriptRevision })
+    .from(dubbings)
+    .leftJoin(translations, eq(translations.id, dubbings.translationId));
+}
+
+export const dubMadeFrom = (row: { transcriptRevision: number | null; translationRevision: number | null }) =>
+  row.transcriptRevision ?? row.translationRevision;
 
 export const DUBBING_BLOB_KIND = "dubbing";
 
