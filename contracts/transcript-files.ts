@@ -1,5 +1,6 @@
 import type { SpeakerFileOptions } from "./speaker-turns";
-import { toFullText, toSegmentsJson, toSrt, toVtt, type SegmentsDocument } from "./subtitles";
+import { joinWords, toFullText, toSegmentsJson, toSrt, toVtt, type SegmentsDocument } from "./subtitles";
+import type { Segment } from "./transcript";
 
 /**
  * The transcript's four files in the customer's bucket (`outputKeys`): how each is rendered and what
@@ -26,3 +27,19 @@ export const TRANSCRIPT_FILE_STAGES = {
   srt: "upload_transcript_srt",
   vtt: "upload_transcript_vtt",
 } as const satisfies Record<TranscriptFileName, string>;
+
+const spaced = (text: string) => text.trim().replace(/\s+/g, " ");
+
+/**
+ * The segments as the subtitle writers should read them: a segment whose words no longer spell its
+ * text (the text was edited, or a glossary spelling replaced a word; an edit keeps the word timings)
+ * loses its words, so its cues show the text, spread over the segment's time, instead of the words
+ * heard before. A segment whose words still spell its text keeps them and their timings.
+ */
+export function segmentsForFiles(segments: readonly Segment[]): Segment[] {
+  return segments.map((s) => {
+    if (!s.words?.length || spaced(joinWords(s.words)) === spaced(s.text)) return s;
+    const { words: _heard, ...rest } = s;
+    return rest;
+  });
+}

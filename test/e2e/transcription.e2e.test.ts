@@ -103,7 +103,8 @@ describe("transcription end to end", () => {
     type Files = { revision: number; outputKeys: Record<"fullText" | "srt", string>; outputKeysStale: boolean; outputKeysRevision: number };
     const before = await e.api<Files & { segments: Array<{ id: number }> }>("GET", `/v1/transcriptions/${id}?layers=segments`);
     expect(before.outputKeysStale).toBe(false);
-    const edit = "An edited first line for the regenerated files.";
+    // Short enough to stay on one subtitle line (42 columns), speaker prefix included.
+    const edit = "An edited first line.";
     await e.api("PATCH", `/v1/transcriptions/${id}/segments`, {
       revision: before.revision,
       segments: [{ id: before.segments[0]!.id, text: edit }],

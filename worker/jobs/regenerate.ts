@@ -3,7 +3,7 @@ import { z } from "zod";
 import { collectionName } from "../../contracts/catalog";
 import type { Job } from "../../contracts/job";
 import { DubbingInputSchema } from "../../contracts/services/dubbing";
-import { REGENERATE_OUTPUTS, type RegenerateOutput, type RegenerateOutputs, type RegenerateRequest } from "../../contracts/regenerate";
+import type { RegenerateOutput, RegenerateOutputs, RegenerateRequest } from "../../contracts/regenerate";
 import { languageKey } from "../../contracts/translation-languages";
 import { catalogObject } from "../../durable-objects/catalog/address";
 import type { Principal } from "../auth/principal";
@@ -40,7 +40,15 @@ type Selection = RegenerateOutputs[keyof RegenerateOutputs];
 /** Whether an output selected as `sel` is regenerated, given whether it reads stale now. */
 const wanted = (sel: Selection, stale: boolean | null) => sel === true || (sel === "stale" && stale === true);
 
-const EVERY_STALE: RegenerateOutputs = Object.fromEntries(REGENERATE_OUTPUTS.map((o) => [o, "stale"]));
+/** `outputs: "stale"`: every output, each only when it reads stale. */
+const EVERY_STALE = {
+  files: "stale",
+  translations: "stale",
+  index: "stale",
+  metadata: "stale",
+  summary: "stale",
+  dubbings: "stale",
+} as const satisfies Required<RegenerateOutputs>;
 
 /**
  * Whether the dubbing contract takes `options.regenerateFrom` (a dub that keeps the audio of the
@@ -88,10 +96,9 @@ function dubOptions(stored: unknown, dubbingId: string): Record<string, unknown>
   };
 }
 
-/** The jobs the request asks for, in the order of REGENERATE_OUTPUTS; 422 when it names an output the transcript does not have. */
+/** The jobs the request asks for, in the order of REGENERATE_OUTPUTS (contracts/regenerate.ts); 422 when it names an output the transcript does not have. */
 export async function planRegeneration(env: Env, db: Db, t: TranscriptRow, req: RegenerateRequest): Promise<PlannedJob[]> {
-  const outputs = req.outputs === "stale" ? EVERY_STALE : req.outputs;
-  const at = req.outputs === "stale" ? "outputs" : null;
+  const outputs: RegenerateOutputs = req.outputs === "stale" ? EVERY_STALE : req.outputs;
   const plan: PlannedJob[] = [];
   const textSourceId = t.id;
 
@@ -102,7 +109,7 @@ export async function planRegeneration(env: Env, db: Db, t: TranscriptRow, req: 
       plan.push({ output: "files", body: { serviceType: "transcript_files", input: { textSourceId } } });
   }
 
-  if (outputs.translations !== undefined) plan.push(...(await translationJobs(db, t, outputs.translations, at)));
+  if (outputs.translations !== undefined) plan.push(...(await translationJobs(db, t, outputs.translations)));
 
   if (outputs.index !== undefined) {
     const entry =
@@ -126,7 +133,7 @@ export async function planRegeneration(env: Env, db: Db, t: TranscriptRow, req: 
       plan.push({ output: "summary", body: { serviceType: "summarization", input: { textSourceJobId: textSourceId } } });
   }
 
-  if (outputs.dubbings !== undefined) plan.push(...(await dubbingJobs(db, t, outputs.dubbings, at)));
+  if (outputs.dubbings !== undefined) plan.push(...(await dubbingJobs(db, t, outputs.dubbings)));
 
   if (plan.length === 0)
     throw validationError(
@@ -136,12 +143,7 @@ export async function planRegeneration(env: Env, db: Db, t: TranscriptRow, req: 
   return plan;
 }
 
-async function translationJobs(
-  db: Db,
-  t: TranscriptRow,
-  sel: NonNullable<RegenerateOutputs["translations"]>,
-  at: string | null,
-): Promise<PlannedJob[]> {
+async function translationJobs(db: Db, t: TranscriptRow, sel: NonNullable<RegenerateOutputs["translations"]>): Promise<PlannedJob[]> {
   const index = t.translation as Record<string, { translationId?: unknown }>;
   const ids = Object.values(index).flatMap((e) => (typeof e.translationId === "string" ? [e.translationId] : []));
   const rows =
@@ -166,7 +168,7 @@ async function translationJobs(
           const row = byKey.get(languageKey(code));
           if (!row)
             throw validationError(`transcription ${t.id} has no translation into ${languageKey(code)} to regenerate`, [
-              { path: `${at ?? "outputs.translations"}.${i}`, issue: `notTranslated:${languageKey(code)}` },
+              { path: `outputs.translations.${i}`, issue: `notTranslated:${languageKey(code)}` },
             ]);
           return row;
         });
@@ -190,12 +192,7 @@ async function latestSummaryRevision(env: Env, db: Db, textSourceId: string): Pr
   return typeof result?.["transcriptRevision"] === "number" ? result["transcriptRevision"] : null;
 }
 
-async function dubbingJobs(
-  db: Db,
-  t: TranscriptRow,
-  sel: NonNullable<RegenerateOutputs["dubbings"]>,
-  at: string | null,
-): Promise<PlannedJob[]> {
+async function dubbingJobs(db: Db, t: TranscriptRow, sel: NonNullable<RegenerateOutputs["dubbings"]>): Promise<PlannedJob[]> {
   const rows = await dubbingsWithRevision(db).where(eq(dubbings.transcriptionId, t.id)).orderBy(desc(dubbings.createdAt)).all();
   const byId = new Map(rows.map((r) => [r.id, r]));
   let chosen: typeof rows;
@@ -208,9 +205,7 @@ async function dubbingJobs(
     chosen = [...new Set(sel)].map((id, i) => {
       const row = byId.get(id);
       if (!row)
-        throw validationError(`transcription ${t.id} has no dubbing ${id}`, [
-          { path: `${at ?? "outputs.dubbings"}.${i}`, issue: `notFound:${id}` },
-        ]);
+        throw validationError(`transcription ${t.id} has no dubbing ${id}`, [{ path: `outputs.dubbings.${i}`, issue: `notFound:${id}` }]);
       return row;
     });
   }

@@ -9,7 +9,7 @@ import {
 } from "../../../contracts/services/transcript-files";
 import { StepFailure } from "../../../contracts/step-failure";
 import type { Segment } from "../../../contracts/transcript";
-import { TRANSCRIPT_FILE_NAMES, TRANSCRIPT_FILE_STAGES, TRANSCRIPT_FILES } from "../../../contracts/transcript-files";
+import { segmentsForFiles, TRANSCRIPT_FILE_NAMES, TRANSCRIPT_FILE_STAGES, TRANSCRIPT_FILES } from "../../../contracts/transcript-files";
 import { getDb, type Db } from "../../db/client";
 import { jobs, transcripts } from "../../db/schema";
 import { notFound, validationError } from "../../errors";
@@ -74,7 +74,9 @@ const write: WorkerStepHandler = async ({ env, job, report }) => {
   for (const name of TRANSCRIPT_FILE_NAMES) {
     const file = TRANSCRIPT_FILES[name];
     const key = stored.outputKeys[name];
-    const body = file.render(loaded.doc, naming);
+    // Subtitles time their cues by the words heard; an edited segment's words no longer say its text.
+    const doc = name === "srt" || name === "vtt" ? { ...loaded.doc, segments: segmentsForFiles(loaded.doc.segments) } : loaded.doc;
+    const body = file.render(doc, naming);
     const size = new TextEncoder().encode(body).byteLength;
     await report.stage(
       TRANSCRIPT_FILE_STAGES[name],
