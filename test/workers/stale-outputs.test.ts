@@ -11,7 +11,8 @@ import { getDb } from "../../worker/db/client";
 import { dubbings, transcripts, translations } from "../../worker/db/schema";
 import { DUBBING_TAKES_REGENERATE_FROM } from "../../worker/jobs/regenerate";
 import { call, expectError } from "./helpers/api";
-import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
+import { cancelUnfinished, fakeRunner, patchSettings, waitForStatus } from "./helpers/jobs";
+import { DEFAULT_SETTINGS, type QuotaMeter } from "../../contracts/settings";
 import { dubbingSave } from "./helpers/results";
 import { testS3 } from "./helpers/s3";
 import { createTenant, projectKey, type Tenant } from "./helpers/tenant";
@@ -214,6 +215,18 @@ describe("a record notes the transcript revision it was made from", () => {
   });
 });
 
+/** Runs `fn` with the enterprise plan's monthly limit of `meter` set to `limit`, then puts the default back. */
+async function withPlanLimit(meter: QuotaMeter, limit: number, fn: () => Promise<void>): Promise<void> {
+  await patchSettings({ quotas: { enterprise: { [meter]: limit } } });
+  try {
+    await fn();
+  } finally {
+    await patchSettings({
+      quotas: { enterprise: { [meter]: DEFAULT_SETTINGS.quotas.enterprise[meter] } },
+    });
+  }
+}
+
 /** The project's catalog entry for `txt`, as an indexer run made from `revision` leaves it (an empty generation, cut over). */
 async function indexEntry(txt: string, revision: number, projectId = t.projectId): Promise<void> {
   const jobId = newId("job");
@@ -291,6 +304,24 @@ describe("POST /v1/transcriptions/{id}/regenerate", () => {
     });
     const options = (made?.job.input["options"] ?? {}) as Record<string, unknown>;
     expect(options["regenerateFrom"] === dubbingId).toBe(DUBBING_TAKES_REGENERATE_FROM);
+  });
+
+  it("a job its plan refuses is listed in refused beside the jobs made", async () => {
+    const txt = await freshTranscript();
+    await withPlanLimit("metadata_credits", 0, async () => {
+      const res = await regenerate(txt, { outputs: { metadata: true, summary: true } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(res.body.data.jobs.map((j) => j.output)).toEqual(["summary"]);
+      expect(res.body.data.refused).toEqual([{ output: "metadata", error: expect.objectContaining({ code: "quotaExceeded" }) }]);
+    });
+  });
+
+  it("when no job could be made, the first refusal is the answer", async () => {
+    const txt = await freshTranscript();
+    await withPlanLimit("metadata_credits", 0, async () => {
+      const res = await regenerate(txt, { outputs: { metadata: true } });
+      expectError(res, 429, "quotaExceeded");
+    });
   });
 
   it("refuses an output it does not know (422) and creates nothing", async () => {
