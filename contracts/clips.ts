@@ -74,6 +74,8 @@ export const ClipTranscriptSchema = z.object({
   textSourceId: z.string(),
   language: z.string().nullable(),
   durationSec: z.number().nullable(),
+  /** The transcript revision these segments are (absent from a handover written before it was noted). */
+  revision: z.number().int().nonnegative().optional(),
   segments: z.array(
     z.object({
       start: z.number(),

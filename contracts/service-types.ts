@@ -11,6 +11,8 @@ export const SERVICE_TYPES = [
   "dubbing",
   // Beyond the spec's eight (its versioning rule allows new service types): voices from a sample.
   "voice_creation",
+  // A transcript's files rewritten from its current segments (docs/api.md "Stale outputs and regenerate").
+  "transcript_files",
 ] as const;
 export const ServiceTypeSchema = z.enum(SERVICE_TYPES);
 export type ServiceType = z.infer<typeof ServiceTypeSchema>;

@@ -99,6 +99,7 @@ export function buildApp() {
   app.route("/v1/storage-connections", routes.storageConnections);
   app.route("/v1/voices", routes.voiceCreate);
   app.route("/v1", routes.deletion);
+  app.route("/v1/transcriptions", routes.regenerate);
   for (const [path, sub] of SERVICE_ROUTES) app.route(`/v1${path}`, sub);
 
   const allowed = allowedMethods(app);

@@ -9,6 +9,7 @@ import { thumbnailService } from "./thumbnail";
 import { transcriptionService } from "./transcription";
 import { translationService } from "./translation";
 import { voiceCreationService } from "./voice-creation";
+import { transcriptFilesService } from "./transcript-files";
 import type { ServiceContract, ServiceName } from "./types";
 import type { z } from "zod";
 
@@ -26,6 +27,7 @@ export const SERVICE_CONTRACTS = {
   translation: translationService,
   dubbing: dubbingService,
   voice_creation: voiceCreationService,
+  transcript_files: transcriptFilesService,
   test: testService,
 } satisfies Record<ServiceName, ServiceContract>;
 

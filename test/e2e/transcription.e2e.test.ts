@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
-import { startE2E, type E2E } from "../support/e2e-stack";
+import { startE2E, transcribedSpeech, type E2E } from "../support/e2e-stack";
 import { garbageFile, overLimitFile, speechVideo } from "../support/media-fixtures";
 import { twoVoiceVideo } from "../support/dubbing-fixtures";
 import { MediaJobs, type TranscriptRecord } from "../../sdk/client";
@@ -130,6 +130,32 @@ describe("transcription end to end", () => {
     const document = strFromU8(unzipSync(docx.bytes)["word/document.xml"]!);
     expect(document).toContain("Ada Lovelace");
     expect(document).toContain("SPEAKER_00");
+  });
+
+  it("an edit leaves the bucket's files stale, and regenerating them writes the edit there", async () => {
+    const id = await transcribedSpeech(e);
+    type Files = { revision: number; outputKeys: Record<"fullText" | "srt", string>; outputKeysStale: boolean; outputKeysRevision: number };
+    const before = await e.api<Files & { segments: Array<{ id: number }> }>("GET", `/v1/transcriptions/${id}?layers=segments`);
+    expect(before.outputKeysStale).toBe(false);
+    // Short enough to stay on one subtitle line (42 columns), speaker prefix included.
+    const edit = "An edited first line.";
+    await e.api("PATCH", `/v1/transcriptions/${id}/segments`, {
+      revision: before.revision,
+      segments: [{ id: before.segments[0]!.id, text: edit }],
+    });
+    expect((await e.api<Files>("GET", `/v1/transcriptions/${id}?layers=segments`)).outputKeysStale).toBe(true);
+
+    const regenerated = await e.api<{ jobs: Array<{ output: string; job: Job }> }>("POST", `/v1/transcriptions/${id}/regenerate`, {
+      outputs: { files: "stale" },
+    });
+    const [files] = regenerated.jobs;
+    expect(files?.job.serviceType).toBe("transcript_files");
+    const done = await e.waitForJob(files!.job.jobId, ["completed", "failed"], 60_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const after = await e.api<Files>("GET", `/v1/transcriptions/${id}?layers=segments`);
+    expect([after.outputKeysStale, after.outputKeysRevision]).toEqual([false, before.revision + 1]);
+    for (const key of [after.outputKeys.fullText, after.outputKeys.srt])
+      expect(await (await e.s3.getObject(e.tenant.bucket, key)).text()).toContain(edit);
   });
 
   it("a source longer than 3600 s fails with duration_exceeded, naming both durations, without retries", async () => {

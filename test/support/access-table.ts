@@ -13,6 +13,7 @@ export function docsRow(route: string, rule: RouteRule): string {
         : rule.access === "project"
           ? [
               code(rule.permission),
+              ...(rule.also ? [`and ${code(rule.also)}`] : []),
               ...Object.entries(rule.byServiceType ?? {}).map(([type, p]) => `and ${code(p as string)} for ${code(type)}`),
             ].join(" ")
           : rule.permission

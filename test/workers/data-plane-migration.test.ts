@@ -17,9 +17,11 @@ const key = legacyAnswers.tenant.projectKey;
 const reads = Object.entries(legacyAnswers.reads);
 
 /**
- * Fields later versions added to these records (issue 24's speakers, diarization and language
- * confidence), with what a record made before them answers: the recorded fields must be unchanged,
- * and nothing else may appear.
+ * Fields later versions added to these records, with what a record made before them answers: the
+ * recorded fields must be unchanged, and nothing else may appear. Issue 24's speakers, diarization and
+ * language confidence; issue 25's staleness: the recorded transcript is at revision 2 (one edit), its
+ * translation, metadata, summary and dub were made from 2 (a dub from its translation's revision), its
+ * files in the bucket still hold the transcription's revision 1.
  */
 const ADDED_SINCE: Record<string, unknown> = {
   speakers: [],
@@ -27,29 +29,48 @@ const ADDED_SINCE: Record<string, unknown> = {
   languageConfidence: null,
   redaction: null,
   redactedAudio: null,
+  transcriptRevision: 2,
+  currentRevision: 2,
+  stale: false,
+  outputKeysRevision: 1,
+  outputKeysStale: true,
 };
+
+/** Where a record answers an added field otherwise: the clip generation noted no revision, so its staleness is unknown. */
+const ADDED_SINCE_AT: Record<string, Record<string, unknown>> = Object.fromEntries(
+  reads.filter(([path]) => path.startsWith("/v1/clip-generations/")).map(([path]) => [path, { transcriptRevision: null, stale: null }]),
+);
 
 async function expectReadsAsRecorded(): Promise<void> {
   for (const [path, recorded] of reads) {
     const res = await call<unknown>("GET", path, { key });
     expect(res.status, path).toBe(200);
-    expectAsRecorded(res.body.data, recorded, path);
+    expectAsRecorded(res.body.data, recorded, path, { ...ADDED_SINCE, ...ADDED_SINCE_AT[path] });
   }
 }
 
-/** A record answers its recorded fields unchanged, plus only the fields added since (ADDED_SINCE); a list answers as recorded. */
-function expectAsRecorded(answer: unknown, recorded: unknown, path: string): void {
+/**
+ * A record answers its recorded fields unchanged, plus only the fields added since (`added`); a list
+ * answers as many items as recorded, each by the same rule (list pages and list fields alike).
+ */
+function expectAsRecorded(answer: unknown, recorded: unknown, path: string, added: Record<string, unknown>): void {
+  if (Array.isArray(answer) && Array.isArray(recorded)) {
+    expect(answer.length, path).toBe(recorded.length);
+    answer.forEach((item, i) => expectAsRecorded(item, recorded[i], `${path}[${i}]`, added));
+    return;
+  }
   if (Array.isArray(answer) || answer === null || typeof answer !== "object" || recorded === null || typeof recorded !== "object") {
     expect(answer, path).toEqual(recorded);
     return;
   }
   const was = recorded as Record<string, unknown>;
   const entries = Object.entries(answer as Record<string, unknown>);
-  const added = Object.fromEntries(entries.filter(([k]) => !(k in was)));
-  expect(added, path).toEqual(
-    Object.fromEntries(Object.keys(added).map((k) => [k, k in ADDED_SINCE ? ADDED_SINCE[k] : "not an added field"])),
-  );
-  expect(Object.fromEntries(entries.filter(([k]) => k in was)), path).toEqual(recorded);
+  const extra = Object.fromEntries(entries.filter(([k]) => !(k in was)));
+  expect(extra, path).toEqual(Object.fromEntries(Object.keys(extra).map((k) => [k, k in added ? added[k] : "not an added field"])));
+  for (const [k, v] of entries.filter(([k]) => k in was)) {
+    if (Array.isArray(v)) expectAsRecorded(v, was[k], `${path}.${k}`, added);
+    else expect(v, `${path}.${k}`).toEqual(was[k]);
+  }
 }
 
 /** Rows of the previous version's bulk columns and tables that still hold data. */

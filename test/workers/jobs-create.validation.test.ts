@@ -72,6 +72,8 @@ function validInput(serviceType: ServiceType): Record<string, unknown> {
       return { textSourceId: f.txt };
     case "thumbnail":
       return { textSourceId: f.txt };
+    case "transcript_files":
+      return { textSourceId: f.txt };
   }
 }
 

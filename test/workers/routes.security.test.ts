@@ -151,6 +151,7 @@ const BODIES: Record<string, () => unknown> = {
   "POST /v1/console/invitations": () => ({ email: `${unique("i")}@example.com` }),
   "PATCH /v1/transcriptions/:transcriptionId/segments": () => ({ revision: 1, segments: [{ id: 0, text: "x" }] }),
   "PATCH /v1/transcriptions/:transcriptionId/speakers": () => ({ revision: 1, names: { SPEAKER_00: "x" } }),
+  "POST /v1/transcriptions/:transcriptionId/regenerate": () => ({ outputs: { metadata: true } }),
   "POST /v1/glossary": () => ({ term: unique("t"), preferred: "T" }),
   "POST /v1/catalog/search": () => ({ query: "anything" }),
 };
@@ -270,6 +271,7 @@ describe("every keyed route", () => {
     if (permission) cases.push({ route, access: route.rule.access, permission });
     if (route.rule.access === "anyKey" && route.rule.workspacePermission)
       cases.push({ route, access: "workspace", permission: route.rule.workspacePermission });
+    if (route.rule.access === "project" && route.rule.also) cases.push({ route, access: "project", permission: route.rule.also });
     if (route.rule.access === "project")
       for (const [serviceType, extra] of Object.entries(route.rule.byServiceType ?? {}))
         cases.push({ route, access: "project", permission: extra, body: () => ({ serviceType, input: {} }) });

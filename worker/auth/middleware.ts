@@ -89,7 +89,9 @@ export function authorize(p: Principal, rule: Exclude<RouteRule, { access: "publ
   switch (rule.access) {
     case "project":
       if (p.keyKind === "workspace") throw forbidden("this route needs a project API key (sk_prj_…); workspace keys cannot use it");
-      return requirePermission(p, rule.permission);
+      requirePermission(p, rule.permission);
+      if (rule.also) requirePermission(p, rule.also);
+      return;
     case "console":
       if (p.keyKind !== "console") throw forbidden("this route is available to console sessions only");
       if (rule.permission) requirePermission(p, rule.permission);

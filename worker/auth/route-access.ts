@@ -18,8 +18,14 @@ export type RouteRule =
   /**
    * A project key, or a console session (which acts for one project). `byServiceType`: a create whose
    * body names that `serviceType` needs that permission as well (`voice_creation` makes a voice).
+   * `also`: a second permission every call needs (a regenerate both creates jobs and rewrites a transcript's outputs).
    */
-  | { access: "project"; permission: ProjectPermission; byServiceType?: Partial<Record<ServiceType, ProjectPermission>> }
+  | {
+      access: "project";
+      permission: ProjectPermission;
+      also?: ProjectPermission;
+      byServiceType?: Partial<Record<ServiceType, ProjectPermission>>;
+    }
   /** A console session only (a signed-in person, or the dashboard's pseudo-key); user routes check the person themselves. */
   | { access: "console"; permission?: ProjectPermission }
   | { access: "workspace"; permission: WorkspacePermission }
@@ -42,7 +48,11 @@ export const ROUTE_ACCESS = {
   "GET /v1/jobs/policy": { access: "public" },
 
   // Jobs.
-  "POST /v1/jobs": { access: "project", permission: "job:create", byServiceType: { voice_creation: "voice:write" } },
+  "POST /v1/jobs": {
+    access: "project",
+    permission: "job:create",
+    byServiceType: { voice_creation: "voice:write", transcript_files: "transcript:write" },
+  },
   "GET /v1/jobs": { access: "project", permission: "job:list" },
   "GET /v1/jobs/:jobId": { access: "project", permission: "job:read" },
   "GET /v1/jobs/:jobId/progress": { access: "console", permission: "job:read" },
@@ -108,6 +118,7 @@ export const ROUTE_ACCESS = {
   "GET /v1/transcriptions/:transcriptionId/translations/:languageKey": { access: "project", permission: "transcript:read" },
   "GET /v1/dubbings/:dubbingId": { access: "project", permission: "job:read" },
   "GET /v1/transcriptions/:transcriptionId/dubbings": { access: "project", permission: "job:read" },
+  "POST /v1/transcriptions/:transcriptionId/regenerate": { access: "project", permission: "job:create", also: "transcript:write" },
   "POST /v1/voices": { access: "project", permission: "voice:write" },
   "GET /v1/voices": { access: "project", permission: "voice:read" },
   "GET /v1/voices/:voiceId": { access: "project", permission: "voice:read" },

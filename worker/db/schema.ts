@@ -342,6 +342,12 @@ export const transcripts = sqliteTable(
       .default(sql`'{}'`),
     outputKeys: text("output_keys", { mode: "json" }).$type<Record<string, string>>(),
     /**
+     * The transcript revision the files under `outputKeys` hold: the transcription writes them at the
+     * revision its save sets (1), a `transcript_files` job rewrites them from a later one. Rows from
+     * before this column held files only the transcription had written, hence the default.
+     */
+    outputKeysRevision: integer("output_keys_revision").notNull().default(1),
+    /**
      * Where each layer lives: layer name → its object's key in the BLOBS bucket
      * (worker/transcripts/layers.ts). A layer missing here was written by the previous version and is
      * read from `transcript_layers` until `moveLegacyLayers` moves it.
@@ -426,6 +432,8 @@ export const clipGenerations = sqliteTable(
     /** The runner's result (contracts/clips.ts ClipGenerationResultSchema) once completed: its object in R2 (kind `clips`). */
     resultKey: text("result_key"),
     clipCount: integer("clip_count").notNull().default(0),
+    /** The transcript revision the clips' captions come from: the one handed to the runner; null until then (or made before it was noted). */
+    transcriptRevision: integer("transcript_revision"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -490,6 +498,11 @@ export const dubbings = sqliteTable(
     result: text("result", { mode: "json" }).$type<Record<string, unknown> | null>(),
     /** The saved record (artifacts, speakers, per-segment timing, sync figures): its object in R2 (kind `dubbing`). */
     resultKey: text("result_key"),
+    /**
+     * The transcript revision the dub speaks: its translation's (the text the runner read), noted when
+     * it is saved; null until then, or on a dub saved before it was noted (its translation's tells).
+     */
+    transcriptRevision: integer("transcript_revision"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     completedAt: text("completed_at"),

@@ -7,6 +7,7 @@ import { policyRoutes } from "./policy";
 import { runnerRoutes } from "./runner";
 import { storageConnectionRoutes } from "./storage-connections";
 import { voiceCreateRoutes } from "./voices";
+import { regenerateRoutes } from "./regenerate";
 
 /** Every platform sub-app, wired to its path in worker/app.ts (services bring their own record routes). */
 export const routes = {
@@ -18,6 +19,7 @@ export const routes = {
   jobs: jobRoutes,
   policy: policyRoutes,
   projects: projectRoutes,
+  regenerate: regenerateRoutes,
   runner: runnerRoutes,
   storageConnections: storageConnectionRoutes,
   voiceCreate: voiceCreateRoutes,

@@ -10,6 +10,7 @@ import { thumbnailWorker } from "./thumbnail";
 import { transcriptionWorker } from "./transcription/index";
 import { translationWorker } from "./translation/index";
 import { voiceCreationWorker } from "./voice-creation/index";
+import { transcriptFilesWorker } from "./transcript-files/index";
 import type { StepSpec } from "../../contracts/pipelines";
 import type { InWorkerStep } from "../../queues/worker-steps";
 import type { Env } from "../env";
@@ -26,6 +27,7 @@ export const WORKER_SERVICES = {
   translation: translationWorker,
   dubbing: dubbingWorker,
   voice_creation: voiceCreationWorker,
+  transcript_files: transcriptFilesWorker,
   test: testWorker,
 } satisfies { [T in ServiceName]: WorkerService<T> };
 
@@ -39,11 +41,10 @@ export function workerStepHandler(step: StepSpec, env: Env): InWorkerStep | null
   return handler ? (ctx) => handler({ ...ctx, env }) : null;
 }
 
-/** Every usage meter, in service order. */
-export const METERS: readonly QuotaMeter[] = Object.values(WORKER_SERVICES).flatMap((s: WorkerService) => [
-  ...(s.meter ? [s.meter] : []),
-  ...(s.runtimeMeters ?? []),
-]);
+/** Every usage meter, in service order, each once (a service may count with another's, as transcript files do). */
+export const METERS: readonly QuotaMeter[] = [
+  ...new Set(Object.values(WORKER_SERVICES).flatMap((s: WorkerService) => [...(s.meter ? [s.meter] : []), ...(s.runtimeMeters ?? [])])),
+];
 
 /** The service types with a policy payload, in the order the spec lists them for `GET /v1/jobs/policy`. */
 export const POLICY_SERVICE_TYPES = (["clip_generation", "transcription", "thumbnail", "translation"] as const).filter(

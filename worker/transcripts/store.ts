@@ -91,6 +91,8 @@ export async function saveTranscription(
       redaction: t.redaction ?? null,
       glossaryStamp: glossary.stamp,
       outputKeys: t.outputKeys,
+      // The runner wrote the files from these segments: they hold the revision this save sets.
+      outputKeysRevision: 1,
       layers: withPointers(pointers),
       updatedAt: nowIso(),
     })

@@ -33,8 +33,7 @@ import { buildSegments, mergeChunkWords } from "./merge";
 import { diarizedSegments } from "./speakers";
 import { speakerList } from "../../../contracts/speakers";
 import type { DiarizationEngine } from "../../engines/diarization/interface";
-import { toFullText, toSegmentsJson, toSrt, toVtt } from "../../../contracts/subtitles";
-import type { SpeakerFileOptions } from "../../../contracts/speaker-turns";
+import { TRANSCRIPT_FILES } from "../../../contracts/transcript-files";
 
 /**
  * The transcription step's stages (contracts/services/transcription.ts), one function each over a
@@ -416,16 +415,9 @@ export const videoDetails = (media: AcceptedSource) => (v: VisualChunk[]) => ({
 export type TranscriptDoc = Omit<TranscriptionResult, "visualChunks" | "outputKeys">;
 export type OutputName = keyof TranscriptionResult["outputKeys"];
 
-const OUTPUT_FILES: Record<OutputName, { render: (doc: TranscriptDoc, speakers: SpeakerFileOptions) => string; type: string }> = {
-  fullText: { render: (doc, speakers) => toFullText(doc.segments, speakers), type: "text/plain; charset=utf-8" },
-  segments: { render: (doc) => toSegmentsJson(doc), type: "application/json" },
-  srt: { render: (doc, speakers) => toSrt(doc.segments, speakers), type: "application/x-subrip; charset=utf-8" },
-  vtt: { render: (doc, speakers) => toVtt(doc.segments, speakers), type: "text/vtt; charset=utf-8" },
-};
-
 /** Writes one of the four files; resolves to where it went (a key, or the redacted URL) and its size. */
 export async function uploadOutput(run: TranscriptionRun, doc: TranscriptDoc, name: OutputName): Promise<{ key: string; bytes: number }> {
-  const file = OUTPUT_FILES[name];
+  const file = TRANSCRIPT_FILES[name];
   const body = file.render(doc, { speakers: doc.speakers ?? [], speakerLabels: run.input.options.subtitleSpeakers ?? true });
   return { key: await run.objects.upload(name, body, file.type), bytes: Buffer.byteLength(body) };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ClipGenerationResultSchema, ClipSchema } from "../../../contracts/clips";
 import { operations } from "../operation";
+import { StalenessFields } from "../../../contracts/regenerate";
 
 /** worker/services/clip-generation/index.ts: the clip generation record. */
 export const clipGenerationOperations = operations([
@@ -20,6 +21,7 @@ export const clipGenerationOperations = operations([
       status: z.string(),
       clips: z.array(ClipSchema).optional(),
       redactedAudio: ClipGenerationResultSchema.shape.redactedAudio.unwrap().nullable().optional(),
+      ...StalenessFields,
     }),
     errors: ["notFound"],
   },

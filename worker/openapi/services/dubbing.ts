@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { operations } from "../operation";
+import { StalenessFields } from "../../../contracts/regenerate";
 
 /** worker/services/dubbing/routes.ts: dubbing records. */
 
@@ -11,11 +12,12 @@ export const dubbingOperations = operations([
     path: "/v1/dubbings/:dubbingId",
     tag: TAG,
     summary: "Get a dubbing",
-    description: "The record with its artifacts, speakers and per-segment timing once completed.",
+    description:
+      "The record with its artifacts, speakers and per-segment timing once completed; `transcriptRevision` is the revision its translation was made from, `stale` whether the transcript changed since.",
     access: "project",
     permission: "job:read",
     params: { dubbingId: "The dubbing's id (`dub_…`)." },
-    data: z.looseObject({ dubbingId: z.string(), jobId: z.string(), status: z.string(), languageKey: z.string() }),
+    data: z.looseObject({ dubbingId: z.string(), jobId: z.string(), status: z.string(), languageKey: z.string(), ...StalenessFields }),
     errors: ["notFound"],
   },
   {
@@ -26,7 +28,7 @@ export const dubbingOperations = operations([
     access: "project",
     permission: "job:read",
     params: { transcriptionId: "The transcript's id (`txt_…`)." },
-    data: z.array(z.looseObject({ dubbingId: z.string(), status: z.string(), languageKey: z.string() })),
+    data: z.array(z.looseObject({ dubbingId: z.string(), status: z.string(), languageKey: z.string(), ...StalenessFields })),
     errors: ["notFound"],
   },
 ]);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SearchRequestSchema } from "../../../contracts/catalog";
 import { operations } from "../operation";
+import { StalenessFields } from "../../../contracts/regenerate";
 
 /** worker/services/indexer/routes.ts: catalog search and inventory. */
 
@@ -30,7 +31,7 @@ export const indexerOperations = operations([
     summary: "List indexed transcripts",
     access: "project",
     permission: "ai:search",
-    data: z.array(z.looseObject({ textSourceId: z.string(), chunkCount: z.number().int(), lastIndexedAt: z.string() })),
+    data: z.array(z.looseObject({ textSourceId: z.string(), chunkCount: z.number().int(), lastIndexedAt: z.string(), ...StalenessFields })),
     metadataDescription: "`collection` and `count`.",
   },
   {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { operations } from "../operation";
+import { StalenessFields } from "../../../contracts/regenerate";
 
 /** worker/services/metadata/index.ts: a transcript's generated metadata. */
 export const metadataOperations = operations([
@@ -12,7 +13,7 @@ export const metadataOperations = operations([
     access: "project",
     permission: "transcript:read",
     params: { transcriptionId: "The transcript's id (`txt_…`)." },
-    data: z.looseObject({ transcriptionId: z.string(), metadataId: z.string(), title: z.string() }),
+    data: z.looseObject({ transcriptionId: z.string(), metadataId: z.string(), title: z.string(), ...StalenessFields }),
     errors: ["notFound"],
   },
 ]);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { operations } from "../operation";
+import { StalenessFields } from "../../../contracts/regenerate";
 
 /** worker/services/summarization/index.ts: the summarization record. */
 export const summarizationOperations = operations([
@@ -12,7 +13,13 @@ export const summarizationOperations = operations([
     access: "project",
     permission: "job:read",
     params: { summarizationId: "The summarization's id." },
-    data: z.looseObject({ summarizationId: z.string(), jobId: z.string(), status: z.string(), shortSynopsis: z.string().nullable() }),
+    data: z.looseObject({
+      summarizationId: z.string(),
+      jobId: z.string(),
+      status: z.string(),
+      shortSynopsis: z.string().nullable(),
+      ...StalenessFields,
+    }),
     errors: ["notFound"],
   },
 ]);

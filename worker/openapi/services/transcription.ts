@@ -6,6 +6,8 @@ import { ExportQuery } from "../../services/transcription/export-route";
 import { TRANSCRIPT_REVISION_HEADER } from "../../../contracts/transcript-exports";
 import { EXPORT_CONTENT_TYPES } from "../../transcripts/exports/formats";
 import { operations } from "../operation";
+import { JobSchema } from "../../../contracts/job";
+import { OutputKeysStalenessFields, REGENERATE_OUTPUTS, RegenerateRequestSchema } from "../../../contracts/regenerate";
 import { EXAMPLE_ID } from "../examples";
 
 /** worker/services/transcription/routes.ts: transcripts, segment edits and the project glossary. */
@@ -33,6 +35,8 @@ export const transcriptionOperations = operations([
       diarization: DiarizationRecordSchema.nullable(),
       redaction: RedactionRecordSchema.nullable(),
       segments: z.array(SegmentSchema).optional(),
+      outputKeys: z.record(z.string(), z.string()).nullable(),
+      ...OutputKeysStalenessFields,
     }),
     errors: ["notFound"],
   },
@@ -48,6 +52,46 @@ export const transcriptionOperations = operations([
     params: txtParam,
     data: z.object({ transcriptionId: z.string(), redacted: z.boolean(), segments: z.array(SegmentSchema).nullable() }),
     errors: ["notFound"],
+  },
+  {
+    method: "post",
+    path: "/v1/transcriptions/:transcriptionId/regenerate",
+    tag: "Transcripts",
+    summary: "Regenerate a transcript's outputs",
+    description:
+      "An extension. Makes the outputs asked for again from the transcript's current revision, each by the ordinary job that " +
+      "makes it (`transcript_files` for the files in the bucket, `translation`, `indexer`, `metadata`, `summarization`, " +
+      "`dubbing`), created with the caller's key: each job meets its own plan limits and checks. `true` regenerates an output, " +
+      '`"stale"` only when it reads stale; `outputs: "stale"` takes every stale output. A job refused is listed in `refused` ' +
+      "beside the ones made; when none could be made the first refusal is the answer. 422 `nothingToRegenerate` when the " +
+      "request selects nothing. Needs `job:create` and `transcript:write`.",
+    access: "project",
+    permission: "job:create and transcript:write",
+    params: txtParam,
+    body: RegenerateRequestSchema,
+    bodyExample: { outputs: { files: true, translations: ["es"], metadata: "stale", dubbings: "stale" } },
+    status: 202,
+    data: z.object({
+      transcriptionId: z.string(),
+      revision: z.number().int().describe("The transcript revision the jobs make their outputs from."),
+      jobs: z.array(
+        z.object({
+          output: z.enum(REGENERATE_OUTPUTS),
+          languageKey: z.string().optional(),
+          dubbingId: z.string().optional(),
+          job: JobSchema,
+        }),
+      ),
+      refused: z.array(
+        z.object({
+          output: z.enum(REGENERATE_OUTPUTS),
+          languageKey: z.string().optional(),
+          dubbingId: z.string().optional(),
+          error: z.object({ code: z.string(), message: z.string(), details: z.array(z.object({ path: z.string(), issue: z.string() })) }),
+        }),
+      ),
+    }),
+    errors: ["notFound", "quotaExceeded"],
   },
   {
     method: "patch",

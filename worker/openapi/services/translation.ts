@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { TranslatedSegmentSchema } from "../../../contracts/services/translation";
 import { operations } from "../operation";
+import { StalenessFields } from "../../../contracts/regenerate";
 
 /** worker/services/translation/routes.ts: translation records and per-language arrays. */
 
@@ -12,6 +13,7 @@ const Translation = z.looseObject({
   current: z.boolean(),
   languageKey: z.string(),
   segments: z.array(TranslatedSegmentSchema).nullable(),
+  ...StalenessFields,
 });
 const txtParam = { transcriptionId: "The transcript's id (`txt_…`)." };
 
@@ -36,7 +38,7 @@ export const translationOperations = operations([
     access: "project",
     permission: "transcript:read",
     params: txtParam,
-    data: z.object({ transcriptionId: z.string(), translations: z.array(z.looseObject({ languageKey: z.string() })) }),
+    data: z.object({ transcriptionId: z.string(), translations: z.array(z.looseObject({ languageKey: z.string(), ...StalenessFields })) }),
     errors: ["notFound"],
   },
   {

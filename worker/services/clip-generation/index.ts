@@ -12,7 +12,7 @@ import { ok } from "../../http/envelope";
 import { reportedKeysRefusal } from "../../storage/object-keys";
 import { BRAND_LOGO_CALL } from "../../../contracts/branding";
 import { HANDOVER_TRANSCRIPT_CALL } from "../../../contracts/presigned";
-import { fetchTranscriptionStep, handOver, handoverTranscriptCall } from "../shared/transcript-handover";
+import { fetchTranscriptionStep, handOver, handoverTranscriptCallNoting, type NoteRevision } from "../shared/transcript-handover";
 import { brandLogoCall, copyBrandLogo } from "./logo";
 import { requireOwnOutput } from "../shared/result-checks";
 import { validatedSink } from "../shared/step-result";
@@ -20,6 +20,7 @@ import { defineWorkerService, runnerBase, type ResultCheck } from "../types";
 import { resolveClipGeneration } from "./resolve";
 import { clipResultOf, saveClipResult } from "./store";
 import { nowIso } from "../../../contracts/clock";
+import { currentRevisionOf, staleness } from "../../transcripts/staleness";
 
 /**
  * Clip generation, the Worker's side: create checks (resolve.ts), the in-Worker step that hands the
@@ -60,6 +61,14 @@ const saveClips = validatedSink(ClipGenerationResultSchema, "clip", async ({ env
   };
 });
 
+/** The captions come from the transcript handed over: its revision is the one the record notes. */
+const noteCaptionRevision: NoteRevision = async ({ db, job }, revision) => {
+  await db
+    .update(clipGenerations)
+    .set({ transcriptRevision: revision })
+    .where(eq(clipGenerations.id, storedOf(job).clipGenerationId));
+};
+
 /** Each clip's video and poster are the job's own: under `{prefix}{clipGenerationId}/`, or its presigned URLs. */
 const checkClips: ResultCheck = ({ job }, raw) => {
   const parsed = ClipGenerationResultSchema.safeParse(raw);
@@ -82,7 +91,11 @@ const clipRoutes = new Hono<AppBindings>().get("/:clipGenerationId", async (c) =
     .where(and(eq(clipGenerations.id, id), eq(clipGenerations.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`clip generation not found: ${id}`, [{ path: "clipGenerationId", issue: `notFound:${id}` }]);
-  const r = (await clipResultOf(c.env, row)) ?? {};
+  const [result, currentRevision] = await Promise.all([
+    clipResultOf(c.env, row),
+    currentRevisionOf(getDb(c.env.DB), row.projectId, row.textSourceId),
+  ]);
+  const r = result ?? {};
   return ok(c, {
     clipGenerationId: row.id,
     projectId: row.projectId,
@@ -105,6 +118,7 @@ const clipRoutes = new Hono<AppBindings>().get("/:clipGenerationId", async (c) =
     clips: r["clips"] ?? [],
     // How the clips' audio replaced a redacted transcript's words, and over how many spans; null: nothing was redacted.
     redactedAudio: r["redactedAudio"] ?? null,
+    ...staleness(row.transcriptRevision, currentRevision),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   });
@@ -130,8 +144,8 @@ export const clipGenerationWorker = defineWorkerService<"clip_generation">({
   },
   sinks: { "clip_generation.fetch_transcription": handOver, clip_generation: saveClips },
   resultChecks: { clip_generation: checkClips },
-  runnerCalls: { [HANDOVER_TRANSCRIPT_CALL]: handoverTranscriptCall, [BRAND_LOGO_CALL]: brandLogoCall },
-  workerSteps: { "clip_generation.fetch_transcription": fetchTranscriptionStep(copyBrandLogo) },
+  runnerCalls: { [HANDOVER_TRANSCRIPT_CALL]: handoverTranscriptCallNoting(noteCaptionRevision), [BRAND_LOGO_CALL]: brandLogoCall },
+  workerSteps: { "clip_generation.fetch_transcription": fetchTranscriptionStep(copyBrandLogo, noteCaptionRevision) },
   onEnded: async ({ db }, job) => {
     if (job.status === "completed") return;
     await db

@@ -7,7 +7,8 @@ import type { AppBindings } from "../../env";
 import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { ownedTranscript } from "../../transcripts/store";
-import { dubbingResultOf } from "./store";
+import { currentRevisionOf, staleness } from "../../transcripts/staleness";
+import { dubbingResultOf, dubbingsWithRevision, dubMadeFrom as madeFrom } from "./store";
 
 /**
  * Dubbing records (paths are ours; docs/api.md):
@@ -17,7 +18,7 @@ import { dubbingResultOf } from "./store";
 
 type DubbingRow = typeof dubbings.$inferSelect;
 
-function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null) {
+function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null, fresh: ReturnType<typeof staleness>) {
   return {
     dubbingId: row.id,
     transcriptionId: row.transcriptionId,
@@ -30,6 +31,7 @@ function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null) 
     options: row.options,
     outputPrefix: row.outputPrefix,
     ...(result ?? {}),
+    ...fresh,
     createdAt: row.createdAt,
     completedAt: row.completedAt,
   };
@@ -38,26 +40,23 @@ function publicDubbing(row: DubbingRow, result: Record<string, unknown> | null) 
 export const dubbingRecordRoutes = new Hono<AppBindings>().get("/:dubbingId", async (c) => {
   const p = principalOf(c);
   const id = c.req.param("dubbingId");
-  const row = await getDb(c.env.DB)
-    .select()
-    .from(dubbings)
+  const db = getDb(c.env.DB);
+  const row = await dubbingsWithRevision(db)
     .where(and(eq(dubbings.id, id), eq(dubbings.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`dubbing not found: ${id}`, [{ path: "dubbingId", issue: `notFound:${id}` }]);
-  return ok(c, publicDubbing(row, await dubbingResultOf(c.env, row)));
+  const [result, currentRevision] = await Promise.all([
+    dubbingResultOf(c.env, row),
+    currentRevisionOf(db, row.projectId, row.transcriptionId),
+  ]);
+  return ok(c, publicDubbing(row, result, staleness(madeFrom(row), currentRevision)));
 });
 
 export const transcriptDubbingRoutes = new Hono<AppBindings>().get("/:transcriptionId/dubbings", async (c) => {
   const p = principalOf(c);
   const db = getDb(c.env.DB);
   const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
-  const rows = await db
-    .select()
-    .from(dubbings)
-    .where(eq(dubbings.transcriptionId, t.id))
-    .orderBy(desc(dubbings.createdAt))
-    .limit(100)
-    .all();
+  const rows = await dubbingsWithRevision(db).where(eq(dubbings.transcriptionId, t.id)).orderBy(desc(dubbings.createdAt)).limit(100).all();
   return ok(
     c,
     rows.map((r) => ({
@@ -67,6 +66,7 @@ export const transcriptDubbingRoutes = new Hono<AppBindings>().get("/:transcript
       translationId: r.translationId,
       createdAt: r.createdAt,
       completedAt: r.completedAt,
+      ...staleness(madeFrom(r), t.revision),
     })),
   );
 });

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
@@ -151,18 +151,45 @@ export async function saveDubbing(env: Env, db: Db, job: Job, save: DubbingSave)
   if (save.translationId !== stored.translationId)
     throw new ApiError("protocolError", "dubbing.save names a translation other than the job's");
   await requireOwnArtifacts(db, job, stored, save);
+  // The dub speaks its translation: the revision that translation was made from is the one it holds.
+  const spoken = await db
+    .select({ revision: translations.transcriptRevision })
+    .from(translations)
+    .where(eq(translations.id, stored.translationId))
+    .get();
   await writeThenPoint(blobStore(env.BLOBS), blobKey(job.projectId, DUBBING_BLOB_KIND, dubbingId, "result"), save, async (resultKey) => {
     const before = await db.select({ key: dubbings.resultKey }).from(dubbings).where(eq(dubbings.id, dubbingId)).get();
     const now = nowIso();
     const updated = await db
       .update(dubbings)
-      .set({ status: "completed", result: null, resultKey, updatedAt: now, completedAt: now })
+      .set({
+        status: "completed",
+        result: null,
+        resultKey,
+        transcriptRevision: spoken?.revision ?? null,
+        updatedAt: now,
+        completedAt: now,
+      })
       .where(eq(dubbings.id, dubbingId))
       .returning({ id: dubbings.id });
     return { landed: updated.length > 0, previous: before?.key ?? null };
   });
   return { dubbingId };
 }
+
+/**
+ * Dubbing rows with the revision each dub speaks: its own, or for a dub saved before that was noted,
+ * its translation's (the text it speaks), read in the same statement.
+ */
+export function dubbingsWithRevision(db: Db) {
+  return db
+    .select({ ...getTableColumns(dubbings), translationRevision: translations.transcriptRevision })
+    .from(dubbings)
+    .leftJoin(translations, eq(translations.id, dubbings.translationId));
+}
+
+export const dubMadeFrom = (row: { transcriptRevision: number | null; translationRevision: number | null }) =>
+  row.transcriptRevision ?? row.translationRevision;
 
 export const DUBBING_BLOB_KIND = "dubbing";
 

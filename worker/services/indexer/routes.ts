@@ -14,6 +14,7 @@ import { ok } from "../../http/envelope";
 import { jsonBody } from "../../http/validate";
 import { loadSettings } from "../../platform/settings";
 import { speakerNamesOf } from "../../transcripts/lookup";
+import { currentRevisionsOf, staleness } from "../../transcripts/staleness";
 
 /**
  * `/v1/catalog/*`: search over the project's collection, and its inventory. Every route is scoped
@@ -65,13 +66,18 @@ export const catalogRoutes = new Hono<AppBindings>()
     const p = principalOf(c);
     const projectId = projectOf(p);
     const rows = await catalogObject(c.env.CATALOG, collectionName(projectId)).entries();
+    const revisions = await currentRevisionsOf(
+      getDb(c.env.DB),
+      projectId,
+      rows.map((r) => r.textSourceId),
+    );
     const data = rows
       .sort((a, b) => b.indexedAt.localeCompare(a.indexedAt))
       .map((r) => ({
         textSourceId: r.textSourceId,
         chunkCount: r.chunkCount,
         segmentCount: r.segmentCount,
-        transcriptRevision: r.transcriptRevision,
+        ...staleness(r.transcriptRevision, revisions.get(r.textSourceId)),
         language: r.language,
         denseEngine: r.denseEngine,
         denseModel: r.denseModel,

@@ -14,6 +14,7 @@ import { notFound } from "../../errors";
 import { ok } from "../../http/envelope";
 import { requireSegmentedTranscript } from "../../transcripts/lookup";
 import { ownedTranscript } from "../../transcripts/store";
+import { staleness } from "../../transcripts/staleness";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService, type WorkerStepHandler } from "../types";
 import { metadataOf, saveMetadataRecord } from "./store";
@@ -78,7 +79,8 @@ const metadataRoutes = new Hono<AppBindings>().get("/:transcriptionId/metadata",
     throw notFound(`no metadata for transcription ${t.id} yet; create a metadata job for it`, [
       { path: "transcriptionId", issue: `notFound:${t.id}` },
     ]);
-  return ok(c, { transcriptionId: t.id, ...metadata });
+  const madeFrom = typeof metadata["transcriptRevision"] === "number" ? metadata["transcriptRevision"] : null;
+  return ok(c, { transcriptionId: t.id, ...metadata, ...staleness(madeFrom, t.revision) });
 });
 
 export const metadataWorker = defineWorkerService<"metadata">({

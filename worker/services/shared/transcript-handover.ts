@@ -28,7 +28,7 @@ const HandoverStoredSchema = z.object({ textSourceId: z.string().min(1), sourceT
 
 /**
  * The transcript as the runner step reads it: the current segments with their words, its speakers'
- * names, and where its redacted words were (their audio is silenced in every clip).
+ * names, the revision they are, and where its redacted words were (their audio is silenced in every clip).
  */
 async function handoverDocument(db: Db, bucket: R2Bucket, textSourceId: string) {
   const t = await db.select().from(transcripts).where(eq(transcripts.id, textSourceId)).get();
@@ -39,15 +39,29 @@ async function handoverDocument(db: Db, bucket: R2Bucket, textSourceId: string) 
     textSourceId,
     language: t.language,
     durationSec: t.durationSec,
+    revision: t.revision,
     segments,
     speakers,
     redactedSpans: redactedSpansOf(t.redaction),
   };
 }
 
+/**
+ * Notes on the job's record the transcript revision handed to its runner step (what its output is
+ * made from), each time one is handed over: by the step, or by the call of an `s3_presigned` job.
+ */
+export type NoteRevision = (ctx: { db: Db; job: Job }, revision: number) => Promise<void>;
+
 /** `handover.transcript`: the job's own transcript (the one its input names), as the scratch object would hold it. */
-export const handoverTranscriptCall: RunnerCall = ({ env, db, job }) =>
-  handoverDocument(db, env.BLOBS, HandoverStoredSchema.parse(job.input).textSourceId);
+export function handoverTranscriptCallNoting(note?: NoteRevision): RunnerCall {
+  return async ({ env, db, job }) => {
+    const doc = await handoverDocument(db, env.BLOBS, HandoverStoredSchema.parse(job.input).textSourceId);
+    await note?.({ db, job }, doc.revision);
+    return doc;
+  };
+}
+
+export const handoverTranscriptCall = handoverTranscriptCallNoting();
 
 /** Further scratch objects a service hands over with the transcript (e.g. a brand logo), by output name. */
 export type HandOverExtra = (ctx: {
@@ -62,7 +76,7 @@ export type HandOverExtra = (ctx: {
  * `fetch_transcription`: the transcript's current segments (with their words) written as a scratch
  * object in the job's bucket, because a long transcript is far larger than a step output may be.
  */
-export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler {
+export function fetchTranscriptionStep(extra?: HandOverExtra, note?: NoteRevision): WorkerStepHandler {
   return async ({ env, job, report }) => {
     const db = getDb(env.DB);
     const { textSourceId, sourceType } = HandoverStoredSchema.parse(job.input);
@@ -74,6 +88,7 @@ export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler
         const { segments } = doc;
         const words = segments.reduce((n, s) => n + (s.words?.length ?? 0), 0);
         if (sourceType === PRESIGNED_SOURCE_TYPE) {
+          // Its runner step reads the transcript through the call, which notes the revision it hands over.
           out = { segmentCount: segments.length, artifacts: [] };
           return { segments: segments.length, words, handover: `runner call ${HANDOVER_TRANSCRIPT_CALL} (the job has no bucket)` };
         }
@@ -85,10 +100,12 @@ export function fetchTranscriptionStep(extra?: HandOverExtra): WorkerStepHandler
         const s3 = new S3Client(grant, 30_000);
         await s3.putObject(grant.bucket, key, body, "application/json");
         const more = extra ? await extra({ env, job, s3, bucket: grant.bucket, scratch }) : { keys: {}, details: {} };
+        await note?.({ db, job }, doc.revision);
         out = { transcriptKey: key, ...more.keys, segmentCount: segments.length, artifacts: [key, ...Object.values(more.keys)] };
         return {
           segments: segments.length,
           words,
+          revision: doc.revision,
           bytes: body.length,
           ...more.details,
         };

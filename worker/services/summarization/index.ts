@@ -12,6 +12,7 @@ import type { AppBindings } from "../../env";
 import { notFound, validationError } from "../../errors";
 import { ok } from "../../http/envelope";
 import { findTranscript, requireRedactedUnderPolicy, type TranscriptRow } from "../../transcripts/lookup";
+import { currentRevisionOf, staleness } from "../../transcripts/staleness";
 import { validatedSink } from "../shared/step-result";
 import { defineWorkerService } from "../types";
 import { saveSummaryResult, summaryResultOf } from "./store";
@@ -43,7 +44,10 @@ const summarizationRoutes = new Hono<AppBindings>().get("/:summarizationId", asy
     .where(and(eq(summarizations.id, id), eq(summarizations.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`summarization not found: ${id}`, [{ path: "summarizationId", issue: `notFound:${id}` }]);
-  const stored = await summaryResultOf(c.env, row);
+  const [stored, currentRevision] = await Promise.all([
+    summaryResultOf(c.env, row),
+    currentRevisionOf(getDb(c.env.DB), row.projectId, row.textSourceId),
+  ]);
   const r = stored ? SummarizationStepResultSchema.parse(stored) : null;
   return ok(c, {
     summarizationId: row.id,
@@ -62,7 +66,7 @@ const summarizationRoutes = new Hono<AppBindings>().get("/:summarizationId", asy
     speakers: r?.speakers ?? null,
     visualChunksUsed: r?.visualChunksUsed ?? null,
     visualChunkCount: r?.visualChunkCount ?? null,
-    transcriptRevision: r?.transcriptRevision ?? null,
+    ...staleness(r?.transcriptRevision, currentRevision),
     generated: r?.generatedBy ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -32,6 +32,7 @@ import { readThumbnails } from "../thumbnail/store";
 import { metadataOf } from "../metadata/store";
 import { transcriptExportRoutes } from "./export-route";
 import { redactEdited } from "../../transcripts/redaction";
+import { outputKeysStaleness } from "../../transcripts/staleness";
 
 const LAYERS = ["segments", "glossary", "raw", "visual", "translation"] as const;
 
@@ -136,6 +137,7 @@ export const transcriptRoutes = new Hono<AppBindings>()
       translation: translations,
       source: t.bucket ? { connectionId: t.connectionId, bucket: t.bucket, sourceKey: t.sourceKey } : null,
       outputKeys: t.outputKeys,
+      ...outputKeysStaleness(t),
       createdAt: t.createdAt,
       updatedAt: t.updatedAt,
     });

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { languageKey as keyOf } from "../../../contracts/translation-languages";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
@@ -11,6 +11,7 @@ import { ok } from "../../http/envelope";
 import { blobStore, type BlobStore } from "../../storage/blobs";
 import { ownedTranscript, readLayerOf } from "../../transcripts/store";
 import { translationLayer } from "./store";
+import { currentRevisionOf, staleness } from "../../transcripts/staleness";
 
 /**
  * Translation records and arrays (the spec leaves their paths to us; docs/api.md):
@@ -39,7 +40,7 @@ async function isCurrent(db: Db, row: TranslationRow): Promise<boolean> {
   return latest?.id === row.id;
 }
 
-function publicRecord(row: TranslationRow, current: boolean) {
+function publicRecord(row: TranslationRow, current: boolean, currentRevision: number | null) {
   return {
     translationId: row.id,
     textSourceId: row.textSourceId,
@@ -54,7 +55,7 @@ function publicRecord(row: TranslationRow, current: boolean) {
     model: row.model,
     segmentCount: row.segmentCount,
     durationSec: row.durationSec,
-    transcriptRevision: row.transcriptRevision,
+    ...staleness(row.transcriptRevision, currentRevision),
     outputKeys: row.outputKeys,
     glossary: row.glossary,
     createdAt: row.createdAt,
@@ -62,12 +63,24 @@ function publicRecord(row: TranslationRow, current: boolean) {
   };
 }
 
-async function withSegments(db: Db, blobs: BlobStore, row: TranslationRow) {
+async function withSegments(db: Db, blobs: BlobStore, row: TranslationRow, currentRevision: number | null) {
   const current = await isCurrent(db, row);
   const segments = current
     ? ((await readLayerOf<TranslatedSegment[]>(db, blobs, row.textSourceId, translationLayer(row.languageKey))) ?? [])
     : null;
-  return { ...publicRecord(row, current), segments };
+  return { ...publicRecord(row, current, currentRevision), segments };
+}
+
+/** The revisions the index's translations were made from, by id: one statement for the whole list. */
+async function translationRevisions(db: Db, entries: readonly Record<string, unknown>[]): Promise<Map<string, number | null>> {
+  const ids = entries.flatMap((e) => (typeof e["translationId"] === "string" ? [e["translationId"]] : []));
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: translations.id, revision: translations.transcriptRevision })
+    .from(translations)
+    .where(sql`${translations.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)
+    .all();
+  return new Map(rows.map((r) => [r.id, r.revision]));
 }
 
 export const translationRecordRoutes = new Hono<AppBindings>().get("/:translationId", async (c) => {
@@ -80,7 +93,7 @@ export const translationRecordRoutes = new Hono<AppBindings>().get("/:translatio
     .where(and(eq(translations.id, id), eq(translations.projectId, projectOf(p))))
     .get();
   if (!row) throw notFound(`translation not found: ${id}`, [{ path: "translationId", issue: `notFound:${id}` }]);
-  return ok(c, await withSegments(db, blobStore(c.env.BLOBS), row));
+  return ok(c, await withSegments(db, blobStore(c.env.BLOBS), row, await currentRevisionOf(db, row.projectId, row.textSourceId)));
 });
 
 export const transcriptTranslationRoutes = new Hono<AppBindings>()
@@ -89,10 +102,15 @@ export const transcriptTranslationRoutes = new Hono<AppBindings>()
     const db = getDb(c.env.DB);
     const t = await ownedTranscript(db, projectOf(p), c.req.param("transcriptionId"));
     const index = t.translation as Record<string, Record<string, unknown>>;
+    const madeFrom = await translationRevisions(db, Object.values(index));
     return ok(c, {
       transcriptionId: t.id,
       translations: Object.entries(index)
-        .map(([languageKey, entry]) => ({ languageKey, ...entry }))
+        .map(([languageKey, entry]) => ({
+          languageKey,
+          ...entry,
+          ...staleness(typeof entry["translationId"] === "string" ? madeFrom.get(entry["translationId"]) : null, t.revision),
+        }))
         .sort((a, b) => a.languageKey.localeCompare(b.languageKey)),
     });
   })
@@ -110,5 +128,5 @@ export const transcriptTranslationRoutes = new Hono<AppBindings>()
       throw notFound(`transcription ${t.id} has no translation into ${key}; create a translation job for it`, [
         { path: "languageKey", issue: `notFound:${key}` },
       ]);
-    return ok(c, await withSegments(db, blobStore(c.env.BLOBS), row));
+    return ok(c, await withSegments(db, blobStore(c.env.BLOBS), row, t.revision));
   });
