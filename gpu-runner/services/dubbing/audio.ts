@@ -48,6 +48,26 @@ export async function extractTracks(source: AcceptedSource, rawOut: string, anal
   );
 }
 
+/** The 16 kHz mono analysis copy alone: a regeneration that reuses the raw artifact may still need it to make a voice. */
+export async function extractAnalysis(source: AcceptedSource, analysisOut: string, signal: AbortSignal): Promise<void> {
+  await runToolOk(
+    FFMPEG,
+    [
+      ...FF_BASE,
+      ...sourceInput(source),
+      "-map",
+      "0:a:0",
+      "-vn",
+      "-af",
+      `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000,${sampleBound(source, 16000)}`,
+      "-c:a",
+      "pcm_s16le",
+      analysisOut,
+    ],
+    { signal },
+  );
+}
+
 export interface PlacedSpeech {
   path: string;
   start: number;

@@ -11,6 +11,7 @@ import { displayNameOf } from "../../storage/object-keys";
 import { requireSegmentedTranscript, type TranscriptRow } from "../../transcripts/lookup";
 import { resolvePresigned } from "../shared/presigned-input";
 import { resolveVideoSource } from "../shared/video-source";
+import { resolvePreviousDubbing } from "./regenerate";
 import { chooseSpeechModel } from "./speech-model";
 import { planTranslation, type PlannedTranslation } from "../translation/plan";
 import { projectVoice } from "../voice-creation/store";
@@ -21,7 +22,8 @@ import type { CreateContext, Resolved } from "../types";
  * must be this transcript's current translation into the target, completed; without one the job
  * translates first, planned exactly as a translation job); the target language against the speech
  * engine; the speech model, only one the operator offers (speech-model.ts); every assigned voice (ready, this project's, speaking the target language, stored on the
- * job so the runner needs no lookup); the source video and the artifacts' prefix (probed). One credit.
+ * job so the runner needs no lookup); the dub it regenerates, if any (regenerate.ts); the source
+ * video and the artifacts' prefix (probed). One credit.
  */
 
 async function existingTranslation(db: Db, projectId: string, t: TranscriptRow, id: string, target: string) {
@@ -86,6 +88,14 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
     assigned[label] = { voiceId, spec: v.spec, referenceKey: v.referenceKey };
   }
 
+  const previous = o.regenerateFrom
+    ? await resolvePreviousDubbing(env, db, projectId, o.regenerateFrom, {
+        transcriptionId: t.id,
+        languageKey: target,
+        bucketJob: input.sourceType !== "s3_presigned",
+      })
+    : null;
+
   const dubbingId = newId("dubbing");
   const bucket = presigned ? null : await resolveVideoSource(db, env, projectId, {}, t, "dubbing", settings.runner);
   // An s3_presigned job writes to its URLs: no prefix (the record shows "").
@@ -102,6 +112,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
     voiceAssignments: o.voiceAssignments ?? {},
     voiceCloning: { enabled: o.voiceCloning?.enabled ?? true },
     tts: { enabled: ttsEnabled, modelId: o.tts?.modelId ?? null },
+    ...(o.regenerateFrom ? { regenerateFrom: o.regenerateFrom } : {}),
   };
 
   return {
@@ -117,6 +128,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       // Set when this job translates first (translation.source / translation.save read it).
       ...(planned ? { translation: planned.fields } : {}),
       assignedVoices: assigned,
+      ...(previous ? { regenerateFrom: previous } : {}),
       ...location,
       // The engines as configured at create: a settings change does not alter a queued job.
       engines: {
