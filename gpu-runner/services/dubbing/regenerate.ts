@@ -14,7 +14,7 @@ import type { FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema } from "../../engines/synthesis/interface";
 import { openSource, type AcceptedSource } from "../../media/source";
 import { toolStep } from "../../objects";
-import { extractAnalysis, mix, type Loudness, type PlacedSpeech } from "./audio";
+import { extractAnalysis, mix, MIX_RATE, type Loudness, type PlacedSpeech } from "./audio";
 import type { Speakers, SpeakerVoice } from "./record";
 import { planReuse, type ReusePlan } from "./reuse";
 import { speechStretches } from "./slots";
@@ -80,13 +80,19 @@ export async function reuseSourceAudio(
       throw err;
     }
   }
+  // Raw audio and background are as long as the source's audio stream (which may end before its
+  // picture); the speech track is as long as the source itself, to the sample (decodePreviousTrack).
+  const lengths: number[] = [];
   for (const [name, path] of wanted.slice(0, 3)) {
     const info = await audioStreamInfo(path, run.signal);
-    if (!info || info.sampleRate !== 48_000 || !(info.durationSec >= source.durationSec - 0.05))
+    if (!info || info.sampleRate !== MIX_RATE || !(info.durationSec > 0))
       return fallback(
-        `the previous ${name} artifact is ${info ? `${info.sampleRate} Hz, ${info.durationSec} s` : "unreadable"}, not 48000 Hz and ${source.durationSec} s`,
+        `the previous ${name} artifact is ${info ? `${info.sampleRate} Hz audio` : "not readable audio"}, not ${MIX_RATE} Hz`,
       );
+    lengths.push(info.durationSec);
   }
+  if (Math.max(...lengths) - Math.min(...lengths) > 0.05)
+    return fallback(`the previous raw audio, vocals and background differ in length (${lengths.join(", ")} s)`);
   const speechPcm = join(run.workDir, "previous-speech.pcm");
   const track = await decodePreviousTrack(speechFlac, source.durationSec, speechPcm, run.signal);
   if (!track.ok) return fallback(track.reason);
