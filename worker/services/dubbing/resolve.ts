@@ -61,6 +61,13 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       { path: "input.targetLanguage", issue: "unsupportedSpeechLanguage" },
     ]);
   const speechModel = chooseSpeechModel(settings, o.tts?.modelId);
+  const previous = o.regenerateFrom
+    ? await resolvePreviousDubbing(env, db, projectId, o.regenerateFrom, {
+        transcriptionId: t.id,
+        languageKey: target,
+        bucketJob: input.sourceType !== "s3_presigned",
+      })
+    : null;
 
   // s3_presigned: every URL (the artifacts' and, when the job translates, the subtitles') checked and sealed as one grant.
   const presigned = input.sourceType === "s3_presigned" ? presignedDubbing(ctx, input) : null;
@@ -87,14 +94,6 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       throw validationError(`voice ${voiceId} speaks ${v.language}, not ${target}`, [{ path, issue: "voiceLanguageMismatch" }]);
     assigned[label] = { voiceId, spec: v.spec, referenceKey: v.referenceKey };
   }
-
-  const previous = o.regenerateFrom
-    ? await resolvePreviousDubbing(env, db, projectId, o.regenerateFrom, {
-        transcriptionId: t.id,
-        languageKey: target,
-        bucketJob: input.sourceType !== "s3_presigned",
-      })
-    : null;
 
   const dubbingId = newId("dubbing");
   const bucket = presigned ? null : await resolveVideoSource(db, env, projectId, {}, t, "dubbing", settings.runner);
