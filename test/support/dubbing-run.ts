@@ -12,7 +12,7 @@ import { ApertiumCliEngine } from "../../gpu-runner/engines/translation/apertium
 import { createDubbingHandler } from "../../gpu-runner/services/dubbing/handler";
 import type { LocalS3 } from "../../scripts/lib/local-s3";
 import { FakePlatform } from "./fake-platform";
-import { makeHandlerContext, storageGrant } from "./handler-context";
+import { makeHandlerContext, storageGrant, type RecordingReporter } from "./handler-context";
 
 /**
  * One bucket dubbing on the runner's real handler and engines (Apertium, local diarization, eSpeak
@@ -30,6 +30,8 @@ export interface BucketDub {
   previous?: { input: PreviousDubbing; record: DubbingSave | null };
   transcriptSpeakers?: TranscriptSpeakers;
   cores?: number;
+  /** Sees the stage reporter before the handler runs (the bench times each stage's CPU through it). */
+  observe?: (report: RecordingReporter) => void;
 }
 
 export const dubPrefix = (dubbingId: string) => `out/${dubbingId}/`;
@@ -90,6 +92,7 @@ export async function runBucketDub(d: BucketDub) {
     stored: DubbingStoredSchema,
     ...(d.cores ? { cores: d.cores } : {}),
   });
+  d.observe?.(ctx.report);
   try {
     const result = await createDubbingHandler({ createTranslation: () => new ApertiumCliEngine() })(ctx);
     return { result, platform, report: ctx.report, save: platform.callsOf("dubbing.save")[0] as DubbingSave };
