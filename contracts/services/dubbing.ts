@@ -239,7 +239,8 @@ export const DubbingSaveSchema = z.object({
     /** The dubbed video's duration minus the source's (s). */
     durationDeltaSec: z.number(),
   }),
-  loudness: z.object({ integratedLufs: z.number().nullable(), truePeakDbtp: z.number().nullable() }),
+  /** `gainDb`: the gain the mix was brought to its target with (absent on records made before regeneration). */
+  loudness: z.object({ integratedLufs: z.number().nullable(), truePeakDbtp: z.number().nullable(), gainDb: z.number().optional() }),
   timing: z.record(z.string(), z.number()),
 });
 export type DubbingSave = z.infer<typeof DubbingSaveSchema>;

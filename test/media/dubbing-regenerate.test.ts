@@ -67,6 +67,30 @@ async function speechSamples(key: string): Promise<Int16Array> {
   return new Int16Array(buf.buffer, buf.byteOffset, buf.length / 2);
 }
 
+/** A mix artifact decoded to 16-bit stereo samples. */
+async function decodedMix(key: string): Promise<Int16Array> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "regen-mix-"));
+  const m4a = path.join(dir, "mix.m4a");
+  await writeFile(m4a, await objectBytes(client, BUCKET, key));
+  const pcm = path.join(dir, "mix.pcm");
+  await runToolOk("ffmpeg", [
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-y",
+    ...INPUT_GUARD,
+    "-i",
+    m4a,
+    "-f",
+    "s16le",
+    "-c:a",
+    "pcm_s16le",
+    pcm,
+  ]);
+  const buf = await readFile(pcm);
+  return new Int16Array(buf.buffer, buf.byteOffset, buf.length / 2);
+}
+
 const regenerate = (dubbingId: string, over: { record?: DubbingSave | null; artifacts?: Partial<DubbingSave["artifacts"]> } = {}) => {
   const input = regenerateFrom("dub_first", first.save, first.platform);
   return runBucketDub({
@@ -131,6 +155,20 @@ describe("regenerating a dub after one segment's text changed", () => {
     const inside = after.subarray(from, to);
     expect(inside.some((v, i) => v !== before[from + i])).toBe(true);
     expect(inside.reduce((peak, v) => Math.max(peak, Math.abs(v)), 0)).toBeGreaterThan(1000);
+  });
+
+  it("keeps the previous mix outside the changed segment's stretch (its frames spliced, not encoded again), new sound inside it", async () => {
+    const before = await decodedMix(first.save.artifacts.mix!);
+    const after = await decodedMix(second.save.artifacts.mix!);
+    expect(after.length).toBe(before.length);
+    const seg = second.save.segments.find((s) => s.id === CHANGED)!;
+    // The spliced frames reach about 0.5 s beyond the slot on each side (mix-splice.ts); both channels interleaved.
+    const [from, to] = [Math.round((seg.sourceStart - 1.6) * RATE) * 2, Math.round((seg.slotEnd + 1.6) * RATE) * 2];
+    let differentOutside = 0;
+    for (let i = 0; i < before.length; i++) if ((i < from || i >= to) && before[i] !== after[i]) differentOutside++;
+    expect(differentOutside).toBe(0);
+    expect(after.subarray(from, to).some((v, i) => v !== before[from + i])).toBe(true);
+    expect(second.save.loudness.gainDb).toBe(first.save.loudness.gainDb);
   });
 
   it("mixes and renders as any dub: the video as long as the source, the mix at about -16 LUFS", () => {

@@ -151,7 +151,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
       "mix_audio",
       () =>
         previous && plan
-          ? regen.mixSpliced(run, previous, plan, speakers, fitted, durationSec)
+          ? regen.mixSpliced(run, previous, plan, keepSeparation, speakers, fitted, durationSec)
           : stages.mixAudio(run, speakers, fitted, durationSec),
       mixed,
     );

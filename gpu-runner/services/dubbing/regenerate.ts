@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { extname, join } from "node:path";
 import {
   PreviousDubbingRecordSchema,
   type DubbedSegment,
@@ -14,7 +14,8 @@ import type { FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema } from "../../engines/synthesis/interface";
 import { openSource, type AcceptedSource } from "../../media/source";
 import { toolStep } from "../../objects";
-import { extractAnalysis, mix, MIX_RATE, type Loudness, type PlacedSpeech } from "./audio";
+import { extractAnalysis, measureLoudness, mix, MIX_RATE, type MixLoudness, type PlacedSpeech } from "./audio";
+import { spliceMix } from "./mix-splice";
 import type { Speakers, SpeakerVoice } from "./record";
 import { planReuse, type ReusePlan } from "./reuse";
 import { speechStretches } from "./slots";
@@ -36,6 +37,8 @@ export interface Previous {
   /** Its speech track decoded to raw PCM, `samples` long. */
   speechPcm: string;
   samples: number;
+  /** Its mix, when it could be read back (else the mix is made whole). */
+  mixPath: string | null;
 }
 
 /** Why the previous dub is not used: the job dubs in full. */
@@ -96,7 +99,21 @@ export async function reuseSourceAudio(
   const speechPcm = join(run.workDir, "previous-speech.pcm");
   const track = await decodePreviousTrack(speechFlac, source.durationSec, speechPcm, run.signal);
   if (!track.ok) return fallback(track.reason);
-  return { source, previous: { input: previous, record, speechPcm, samples: track.samples } };
+  return { source, previous: { input: previous, record, speechPcm, samples: track.samples, mixPath: await previousMix(run, record) } };
+}
+
+/** The previous mix, to splice (mix-splice.ts): only with the gain it was made at, which older records lack. */
+async function previousMix(run: DubbingRun, record: DubbingSave): Promise<string | null> {
+  const key = record.artifacts.mix;
+  if (!key || record.loudness.gainDb === undefined) return null;
+  const path = join(run.workDir, `previous-mix${extname(key) || ".m4a"}`);
+  try {
+    await run.objects.download(key, path, run.signal);
+  } catch (err) {
+    if (err instanceof StepFailure && GONE.has(err.code)) return null;
+    throw err;
+  }
+  return path;
 }
 
 export const isReusable = (p: Previous | Fallback | null): p is Previous => p !== null && "record" in p;
@@ -161,16 +178,27 @@ export function reusePlan(
   });
 }
 
-/** mix_audio of a regeneration: the previous speech track spliced (splice.ts), then mixed as any dub's. */
+/**
+ * A splice of the previous mix pays only while the changed stretches are a small part of the dub;
+ * beyond this share, encoding the whole mix again costs about the same.
+ */
+const SPLICE_MIX_UP_TO = 0.3;
+
+/**
+ * mix_audio of a regeneration: the previous speech track spliced (splice.ts); then, when the
+ * background stands and the previous mix and its gain are at hand, the previous mix spliced around
+ * the changed stretches (mix-splice.ts) and measured; else mixed whole as any dub's.
+ */
 export const mixSpliced = (
   run: DubbingRun,
   previous: Previous,
   plan: ReusePlan,
+  keptBackground: boolean,
   speakers: Speakers,
   fitted: ReadonlyMap<number, FitResult>,
   durationSec: number,
 ) =>
-  toolStep(run.signal, async (): Promise<Loudness> => {
+  toolStep(run.signal, async (): Promise<MixLoudness> => {
     const placed: PlacedSpeech[] = speakers.slots.flatMap((s) => {
       const f = fitted.get(s.id);
       return f ? [{ path: f.path, start: s.start }] : [];
@@ -188,6 +216,27 @@ export const mixSpliced = (
       join(run.workDir, "decode.f32"),
       signal,
     );
+    const at = (sec: number) => Math.round(sec * MIX_RATE);
+    const changed = [
+      ...plan.dropped.map((d) => [at(d.speechStart ?? d.sourceStart), at(d.slotEnd)] as const),
+      ...speakers.slots.filter((s) => fitted.has(s.id)).map((s) => [at(s.start), at(s.end)] as const),
+    ];
+    const changedSamples = changed.reduce((sum, [a, b]) => sum + (b - a), 0);
+    const gainDb = previous.record.loudness.gainDb;
+    if (keptBackground && previous.mixPath && gainDb !== undefined && changedSamples <= SPLICE_MIX_UP_TO * previous.samples) {
+      await spliceMix({
+        previousMix: previous.mixPath,
+        background: paths.background,
+        speech: paths.speech,
+        gainDb,
+        durationSec,
+        changed,
+        out: paths.mix,
+        workDir: run.workDir,
+        signal,
+      });
+      return { ...(await measureLoudness(paths.mix, signal)), gainDb };
+    }
     return mix(paths.background, paths.speech, durationSec, run.input.engines.mixLoudnessLufs, paths.mix, signal);
   });
 

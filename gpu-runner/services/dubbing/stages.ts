@@ -20,7 +20,7 @@ import { SOURCE, type ObjectStore } from "../../object-store";
 import { toolStep } from "../../objects";
 import { round3 } from "../../step-input";
 import { saveTranslationCall, translateSource, translationSave, uploadSubtitles, type Translated } from "../translation/run";
-import { dubbedExtension, extractTracks, mix, render, writeSpeechTrack, type Loudness, type PlacedSpeech } from "./audio";
+import { dubbedExtension, extractTracks, mix, render, writeSpeechTrack, type MixLoudness, type PlacedSpeech } from "./audio";
 import type { Speakers, SpeakerVoice } from "./record";
 import { rangesOf, slotsFor, speakerOf, speechStretches } from "./slots";
 import { mapLimit } from "../shared/map-limit";
@@ -262,7 +262,7 @@ export async function synthesizeSpeech(
 }
 
 export const mixAudio = (run: DubbingRun, speakers: Speakers, fitted: ReadonlyMap<number, FitResult>, durationSec: number) =>
-  toolStep(run.signal, async (): Promise<Loudness> => {
+  toolStep(run.signal, async (): Promise<MixLoudness> => {
     const placed: PlacedSpeech[] = speakers.slots.flatMap((s) => {
       const f = fitted.get(s.id);
       return f ? [{ path: f.path, start: s.start }] : [];
