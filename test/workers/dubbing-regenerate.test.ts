@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import type { DubbingSave, PreviousDubbing } from "../../contracts/services/dubbing";
 import { call, expectError } from "./helpers/api";
@@ -6,6 +6,7 @@ import { cancelUnfinished, fakeRunner, waitForStatus } from "./helpers/jobs";
 import { dubbingSave } from "./helpers/results";
 import { createTenant, type Tenant } from "./helpers/tenant";
 import { completedTranscript } from "./helpers/transcripts";
+import { presign } from "../support/presign";
 
 /**
  * `options.regenerateFrom` through the Worker, the test playing the runner: the create checks on the
@@ -113,6 +114,19 @@ describe("regenerating a dub: create", () => {
     expectError(res, 404, "notFound");
     expect(issueOf(res)).toEqual([{ path: "input.options.regenerateFrom", issue: `notFound:${previous.dubbingId}` }]);
     await cancelUnfinished(other);
+  });
+
+  it("refuses on an s3_presigned job, which has no bucket to read the previous dub from, with 422 regenerateNeedsBucket", async () => {
+    const url = (method: "GET" | "PUT", key: string) => presign(inject("s3"), method, "media-test", key);
+    const names = ["rawAudio", "vocals", "background", "speech", "mix", "video", "srt", "vtt"];
+    const outputUrls = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await url("PUT", `regen/${n}`)] as const)));
+    const res = await regenerate(previous.dubbingId, {
+      sourceType: "s3_presigned",
+      sourceUrl: await url("GET", "regen/talk.mp4"),
+      outputUrls,
+    });
+    expectError(res, 422, "validationError");
+    expect(issueOf(res)).toEqual([{ path: "input.options.regenerateFrom", issue: "regenerateNeedsBucket" }]);
   });
 
   it("an id that is not a dub's is refused by the request's schema", async () => {
