@@ -30,6 +30,12 @@ const dub = {
         .optional(),
       voiceCloning: z.strictObject({ enabled: z.boolean().optional() }).optional(),
       tts: z.strictObject({ enabled: z.boolean().optional(), modelId: z.string().min(1).max(128).optional() }).optional(),
+      /**
+       * A completed dub of the same transcript into the same language (a bucket job's) whose audio is
+       * reused: only segments whose text, slot or voice changed are spoken again (docs/api.md,
+       * "Regenerating a dub"). Bucket jobs only: the runner reads the previous dub's artifacts.
+       */
+      regenerateFrom: Id("dub_").optional(),
     })
     .optional(),
 };
@@ -66,6 +72,19 @@ export const DubbingInputSchema = z.discriminatedUnion("sourceType", [DubbingBuc
 /** The request's voice from `options.voiceAssignments`, as create found it (ready, the project's): the runner needs no lookup. */
 const AssignedVoiceSchema = z.object({ voiceId: z.string(), spec: z.unknown(), referenceKey: z.string().nullable() });
 
+/**
+ * `options.regenerateFrom` as create resolved it: the previous dub, its artifacts' keys (in the
+ * job's bucket), and each of its speakers' voices still ready in the project (as `assignedVoices`,
+ * plus how the previous dub came by it). The per-segment record is read at run time through
+ * `dubbing.previous` (a long dub's segments would swell the stored job).
+ */
+export const PreviousDubbingSchema = z.object({
+  dubbingId: z.string().min(1),
+  artifacts: z.object({ rawAudio: z.string().min(1), vocals: z.string().min(1), background: z.string().min(1), speech: z.string().min(1) }),
+  voices: z.record(z.string(), AssignedVoiceSchema.extend({ voiceSource: z.enum(["assigned", "auto_created"]).nullable() })),
+});
+export type PreviousDubbing = z.infer<typeof PreviousDubbingSchema>;
+
 const dubStored = {
   dubbingId: z.string().min(1),
   transcriptionId: z.string().min(1),
@@ -81,7 +100,11 @@ const dubStored = {
     voiceAssignments: z.record(z.string(), z.string()),
     voiceCloning: z.object({ enabled: z.boolean() }),
     tts: z.object({ enabled: z.boolean(), modelId: z.string().nullable() }),
+    /** Only when the request gave it (older records' options stay as they were). */
+    regenerateFrom: z.string().optional(),
   }),
+  /** Set with `options.regenerateFrom`. */
+  regenerateFrom: PreviousDubbingSchema.optional(),
   /** Set when the job translates first (no `translationId` in the request). */
   translation: TranslationPlanSchema.optional(),
   assignedVoices: z.record(z.string(), AssignedVoiceSchema),
@@ -164,6 +187,24 @@ export const DubbingSpeakerSchema = z.object({
 
 export const DUBBING_ARTIFACTS = ["rawAudio", "vocals", "background", "speech", "mix", "video"] as const;
 
+/**
+ * What a dub made with `options.regenerateFrom` took from the previous one. `mode: "partial"`: the
+ * source audio, background and vocals (`separation`), who speaks when (`diarization`), the
+ * speakers' voices and the speech of every segment in `segmentsReused` came from it, and only
+ * `segmentsSynthesized` were spoken again; `"full"`: the previous dub could not be used (`reason`
+ * says why) and everything was made anew.
+ */
+export const RegeneratedSchema = z.object({
+  fromDubbingId: z.string(),
+  mode: z.enum(["partial", "full"]),
+  reason: z.string().optional(),
+  reused: z.object({ sourceAudio: z.boolean(), separation: z.boolean(), diarization: z.boolean(), voices: z.array(z.string()) }),
+  /** Segment ids spoken in this job, and those whose speech was kept sample for sample. */
+  segmentsSynthesized: z.array(z.number().int().nonnegative()),
+  segmentsReused: z.array(z.number().int().nonnegative()),
+});
+export type Regenerated = z.infer<typeof RegeneratedSchema>;
+
 /** `dubbing.save`: the whole dubbing; saving it again writes the same row. */
 /**
  * `dubbing.speakers`: where the transcript's redacted words were, and who speaks when by the source transcript's own speaker labels (its current
@@ -194,8 +235,10 @@ export const DubbingSaveSchema = z.object({
     translation: z.object({ backend: z.enum(TRANSLATION_BACKENDS), model: z.string() }),
     diarization: z.object({ engine: z.string(), model: z.string() }).nullable(),
     speech: z.object({ engine: z.string(), model: z.string() }).nullable(),
-    separation: z.object({ engine: z.string(), method: z.string() }),
+    /** `duckDb`: how far the background was lowered under speech (absent on records made before regeneration). */
+    separation: z.object({ engine: z.string(), method: z.string(), duckDb: z.number().optional() }),
   }),
+  regenerated: RegeneratedSchema.optional(),
   sync: z.object({
     /** Largest distance between a spoken segment's start and its source segment's start (s). */
     maxStartOffsetSec: z.number().nonnegative(),
@@ -204,7 +247,8 @@ export const DubbingSaveSchema = z.object({
     /** The dubbed video's duration minus the source's (s). */
     durationDeltaSec: z.number(),
   }),
-  loudness: z.object({ integratedLufs: z.number().nullable(), truePeakDbtp: z.number().nullable() }),
+  /** `gainDb`: the gain the mix was brought to its target with (absent on records made before regeneration). */
+  loudness: z.object({ integratedLufs: z.number().nullable(), truePeakDbtp: z.number().nullable(), gainDb: z.number().optional() }),
   timing: z.record(z.string(), z.number()),
 });
 export type DubbingSave = z.infer<typeof DubbingSaveSchema>;
@@ -237,6 +281,9 @@ export const DUBBING_STAGES = [
   "upload_artifacts",
   "save_dubbing",
 ] as const;
+
+/** `dubbing.previous`: the previous dub's saved record, or null when it is gone (the job then dubs in full). */
+export const PreviousDubbingRecordSchema = z.object({ record: DubbingSaveSchema.nullable() });
 
 export const dubStep = defineStep({
   name: "dub",

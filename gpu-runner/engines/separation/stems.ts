@@ -30,7 +30,17 @@ export async function writeStems(inputs: readonly string[], graph: string, req: 
   }
 }
 
-/** `between(t,a,b)+…` over the stretches: non-zero inside speech. */
+/**
+ * `between(t,a,b)+…` over the stretches: non-zero inside speech. Summed as a balanced tree of
+ * parenthesised halves: ffmpeg's expression evaluator refuses a flat chain of 100 terms or more (a
+ * ten-minute conversation has more stretches than that), while a balanced one is only log2(n) deep.
+ */
 export function during(stretches: readonly SpeechStretch[]): string {
-  return stretches.length === 0 ? "0" : stretches.map((s) => `between(t,${s.start.toFixed(3)},${s.end.toFixed(3)})`).join("+");
+  const terms = stretches.map((s) => `between(t,${s.start.toFixed(3)},${s.end.toFixed(3)})`);
+  const sum = (from: number, to: number): string => {
+    if (to - from === 1) return terms[from]!;
+    const mid = (from + to) >> 1;
+    return `(${sum(from, mid)}+${sum(mid, to)})`;
+  };
+  return terms.length === 0 ? "0" : sum(0, terms.length);
 }

@@ -70,6 +70,26 @@ export async function extractTracks(
   );
 }
 
+/** The 16 kHz mono analysis copy alone: a regeneration that reuses the raw artifact may still need it to make a voice. */
+export async function extractAnalysis(source: AcceptedSource, analysisOut: string, signal: AbortSignal): Promise<void> {
+  await runToolOk(
+    FFMPEG,
+    [
+      ...FF_BASE,
+      ...sourceInput(source),
+      "-map",
+      "0:a:0",
+      "-vn",
+      "-af",
+      `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000,${sampleBound(source, 16000)}`,
+      "-c:a",
+      "pcm_s16le",
+      analysisOut,
+    ],
+    { signal },
+  );
+}
+
 export interface PlacedSpeech {
   path: string;
   start: number;
@@ -157,17 +177,27 @@ export async function readPcmMono(file: string, rate: number): Promise<Float32Ar
   return out;
 }
 
+/**
+ * The mix's encoding. Without perceptual noise substitution: its noise comes from a generator whose
+ * state the decoder carries from frame to frame, so a mix with frames spliced in (mix-splice.ts)
+ * would decode differently all the way to its end; at 192 kb/s it saves nothing audible.
+ */
+export const MIX_AAC = ["-c:a", "aac", "-aac_pns", "0", "-b:a", "192k"] as const;
+
 export interface Loudness {
   integratedLufs: number | null;
   truePeakDbtp: number | null;
 }
+
+/** A mix's loudness and the gain that brought it there (a regeneration applies the same gain: mix-splice.ts). */
+export type MixLoudness = Loudness & { gainDb: number };
 
 /**
  * Background and speech summed (speech at unity, background as ducked), brought to `lufs`
  * integrated by one measured gain (EBU R128 through ffmpeg's ebur128, then `volume`) with a limiter
  * keeping peaks under -2 dBFS (about -1.5 dBTP), and cut or padded to the source's exact duration so
  * the dubbed video ends with its picture. Gain-then-limit instead of loudnorm: loudnorm's dynamic
- * mode works at 192 kHz and took most of the dub's time. Returns the mix's measured loudness.
+ * mode works at 192 kHz and took most of the dub's time. Returns the mix's measured loudness and the gain.
  */
 export async function mix(
   background: string,
@@ -176,7 +206,7 @@ export async function mix(
   lufs: number,
   out: string,
   signal: AbortSignal,
-): Promise<Loudness> {
+): Promise<MixLoudness> {
   const dur = durationSec.toFixed(3);
   const summed = out.replace(/\.[^.]+$/, ".sum.wav");
   const graph = [
@@ -200,12 +230,12 @@ export async function mix(
         "-af",
         `volume=${gainDb.toFixed(2)}dB,alimiter=limit=${Math.pow(10, -2 / 20).toFixed(4)}:level=disabled,atrim=0:${dur}`,
       ],
-      ...["-c:a", "aac", "-b:a", "192k", out],
+      ...[...MIX_AAC, out],
     ],
     { signal },
   );
   await rm(summed, { force: true });
-  return measureLoudness(out, signal);
+  return { ...(await measureLoudness(out, signal)), gainDb: Number(gainDb.toFixed(2)) };
 }
 
 export async function measureLoudness(path: string, signal: AbortSignal): Promise<Loudness> {

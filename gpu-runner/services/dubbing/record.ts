@@ -1,4 +1,4 @@
-import type { DubbedSegment, DubbingResult, DubbingSave, DubbingStored } from "../../../contracts/services/dubbing";
+import type { DubbedSegment, DubbingResult, DubbingSave, DubbingStored, Regenerated } from "../../../contracts/services/dubbing";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
 import type { FitResult } from "../../engines/synthesis/fit";
 import type { VoiceSpec } from "../../engines/synthesis/interface";
@@ -61,8 +61,9 @@ export function dubbedSegments(
 
 /** The record `dubbing.save` stores: everything but the engines, loudness, artifacts and timing comes from the segments. */
 export function dubbingSave(
-  parts: Omit<DubbingSave, "durationSec" | "speakers" | "sync"> & { voices: readonly SpeakerVoice[] },
+  parts: Omit<DubbingSave, "durationSec" | "speakers" | "sync" | "regenerated"> & { voices: readonly SpeakerVoice[] },
   durations: { videoSec: number; sourceSec: number },
+  regenerated?: Regenerated,
 ): DubbingSave {
   const { voices, segments, ...rest } = parts;
   const spoken = segments.filter((s) => s.speech === "spoken");
@@ -85,6 +86,7 @@ export function dubbingSave(
     }),
     segments,
     engines: rest.engines,
+    ...(regenerated ? { regenerated } : {}),
     sync: {
       maxStartOffsetSec: round3(Math.max(0, ...spoken.map((s) => Math.abs((s.speechStart ?? s.sourceStart) - s.sourceStart)))),
       maxOverrunRatio: round3(

@@ -56,13 +56,23 @@ export const voicesDetails = (vs: readonly SpeakerVoice[]) => ({
   needsManualAssignment: vs.filter((v) => !v.voice).map((v) => v.label),
 });
 
-export const speechDetails = (synth: SynthesisEngine) => (fitted: ReadonlyMap<number, FitResult>) => ({
-  engine: synth.engine,
-  model: synth.model,
-  spoken: fitted.size,
-  rateRaised: [...fitted.values()].filter((f) => f.flags.includes("rate_raised")).length,
-  trimmed: [...fitted.values()].filter((f) => f.flags.includes("trimmed")).length,
+export const previousSpeakersDetails = (dubbingId: string) => (r: Diarization) => ({
+  source: "previous_dub",
+  dubbingId,
+  speakers: r.speakers,
+  turns: r.turns.length,
 });
+
+export const speechDetails =
+  (synth: SynthesisEngine, reused = 0) =>
+  (fitted: ReadonlyMap<number, FitResult>) => ({
+    engine: synth.engine,
+    model: synth.model,
+    spoken: fitted.size,
+    ...(reused > 0 ? { reused } : {}),
+    rateRaised: [...fitted.values()].filter((f) => f.flags.includes("rate_raised")).length,
+    trimmed: [...fitted.values()].filter((f) => f.flags.includes("trimmed")).length,
+  });
 
 export const renderDetails = (sourceDurationSec: number) => (d: number) => ({
   durationSec: round3(d),

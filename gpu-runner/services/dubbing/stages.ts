@@ -37,6 +37,7 @@ import {
   writeSpeechTrack,
   type AudioRedaction,
   type Loudness,
+  type MixLoudness,
   type PlacedSpeech,
 } from "./audio";
 import { spokenPieces, spokenText } from "./spoken-text";
@@ -299,7 +300,7 @@ export async function synthesizeSpeech(
 }
 
 export const mixAudio = (run: DubbingRun, speakers: Speakers, fitted: ReadonlyMap<number, FitResult>, durationSec: number) =>
-  toolStep(run.signal, async (): Promise<Loudness> => {
+  toolStep(run.signal, async (): Promise<MixLoudness> => {
     const placed: PlacedSpeech[] = speakers.slots.flatMap((s) => {
       const f = fitted.get(s.id);
       return f ? [{ path: f.path, start: s.start }] : [];

@@ -7,6 +7,7 @@ import { validatedSink } from "../shared/step-result";
 import { failPendingTranslation, saveTranslation, translationSource } from "../translation/store";
 import { requireJobsOwn } from "../shared/result-checks";
 import { defineWorkerService, type ResultCheck } from "../types";
+import { previousDubbingRecord } from "./regenerate";
 import { resolveDubbing } from "./resolve";
 import { dubbingRecordRoutes, transcriptDubbingRoutes } from "./routes";
 import {
@@ -48,6 +49,7 @@ export const dubbingWorker = defineWorkerService<"dubbing">({
       saveTranslation(db, blobStore(env.BLOBS), job, body),
     ),
     "dubbing.translation": async ({ env, db, job }) => givenTranslation(db, blobStore(env.BLOBS), job),
+    "dubbing.previous": async ({ env, db, job }) => previousDubbingRecord(env, db, job, storedDubbing(job).regenerateFrom?.dubbingId),
     "dubbing.speakers": async ({ env, db, job }) => transcriptSpeakers(db, blobStore(env.BLOBS), job),
     "voices.create": validatedCall(VoiceCreateCallSchema, async ({ env, db, job }, body) => createSpeakerVoice(env, db, job, body)),
     "dubbing.save": validatedCall(DubbingSaveSchema, async ({ env, db, job }, body) => {

@@ -11,6 +11,7 @@ import { displayNameOf } from "../../storage/object-keys";
 import { requireSegmentedTranscript, type TranscriptRow } from "../../transcripts/lookup";
 import { resolvePresigned } from "../shared/presigned-input";
 import { resolveVideoSource } from "../shared/video-source";
+import { resolvePreviousDubbing } from "./regenerate";
 import { chooseSpeechModel } from "./speech-model";
 import { planTranslation, type PlannedTranslation } from "../translation/plan";
 import { projectVoice } from "../voice-creation/store";
@@ -21,7 +22,8 @@ import type { CreateContext, Resolved } from "../types";
  * must be this transcript's current translation into the target, completed; without one the job
  * translates first, planned exactly as a translation job); the target language against the speech
  * engine; the speech model, only one the operator offers (speech-model.ts); every assigned voice (ready, this project's, speaking the target language, stored on the
- * job so the runner needs no lookup); the source video and the artifacts' prefix (probed). One credit.
+ * job so the runner needs no lookup); the dub it regenerates, if any (regenerate.ts); the source
+ * video and the artifacts' prefix (probed). One credit.
  */
 
 async function existingTranslation(db: Db, projectId: string, t: TranscriptRow, id: string, target: string) {
@@ -59,6 +61,13 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       { path: "input.targetLanguage", issue: "unsupportedSpeechLanguage" },
     ]);
   const speechModel = chooseSpeechModel(settings, o.tts?.modelId);
+  const previous = o.regenerateFrom
+    ? await resolvePreviousDubbing(env, db, projectId, o.regenerateFrom, {
+        transcriptionId: t.id,
+        languageKey: target,
+        bucketJob: input.sourceType !== "s3_presigned",
+      })
+    : null;
 
   // s3_presigned: every URL (the artifacts' and, when the job translates, the subtitles') checked and sealed as one grant.
   const presigned = input.sourceType === "s3_presigned" ? presignedDubbing(ctx, input) : null;
@@ -102,6 +111,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
     voiceAssignments: o.voiceAssignments ?? {},
     voiceCloning: { enabled: o.voiceCloning?.enabled ?? true },
     tts: { enabled: ttsEnabled, modelId: o.tts?.modelId ?? null },
+    ...(o.regenerateFrom ? { regenerateFrom: o.regenerateFrom } : {}),
   };
 
   return {
@@ -117,6 +127,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       // Set when this job translates first (translation.source / translation.save read it).
       ...(planned ? { translation: planned.fields } : {}),
       assignedVoices: assigned,
+      ...(previous ? { regenerateFrom: previous } : {}),
       ...location,
       // The engines as configured at create: a settings change does not alter a queued job.
       engines: {

@@ -210,13 +210,17 @@ export async function moveLegacyDubbing(env: Env, id: string): Promise<boolean> 
 
 /**
  * The record's files are the job's own (under its prefix, or its presigned URLs by name: the console
- * streams these keys), and every speaker's voice is one the request assigned or this job made.
+ * streams these keys), and every speaker's voice is one the request assigned, the regenerated dub
+ * had, or this job made.
  */
 async function requireOwnArtifacts(db: Db, job: Job, stored: DubbingStored, save: DubbingSave): Promise<void> {
   const prefix = stored.sourceType === "s3_presigned" ? "" : stored.resolvedOutputPrefix;
   for (const [name, key] of Object.entries(save.artifacts))
     requireOwnOutput(job, key, { prefix, outputName: name }, `body.artifacts.${name}`);
-  const assigned = new Set(Object.values(stored.assignedVoices).map((v) => v.voiceId));
+  // A regeneration speaks with the previous dub's voices too (create checked them: the project's, ready).
+  const assigned = new Set(
+    [...Object.values(stored.assignedVoices), ...Object.values(stored.regenerateFrom?.voices ?? {})].map((v) => v.voiceId),
+  );
   const named = save.speakers.flatMap((s, i) => (s.voiceId !== null && !assigned.has(s.voiceId) ? [{ id: s.voiceId, i }] : []));
   if (named.length === 0) return;
   const made = await db
