@@ -11,6 +11,8 @@ export const SERVICE_TYPES = [
   "dubbing",
   // Beyond the spec's eight (its versioning rule allows new service types): voices from a sample.
   "voice_creation",
+  // Issue 25: the check of a recorded consent to clone a voice (not charged).
+  "voice_consent",
 ] as const;
 export const ServiceTypeSchema = z.enum(SERVICE_TYPES);
 export type ServiceType = z.infer<typeof ServiceTypeSchema>;

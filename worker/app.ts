@@ -98,6 +98,7 @@ export function buildApp() {
   app.route("/v1/console", routes.consoleUser);
   app.route("/v1/storage-connections", routes.storageConnections);
   app.route("/v1/voices", routes.voiceCreate);
+  app.route("/v1/voice-consents", routes.voiceConsentCreate);
   for (const [path, sub] of SERVICE_ROUTES) app.route(`/v1${path}`, sub);
 
   const allowed = allowedMethods(app);

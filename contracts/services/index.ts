@@ -8,6 +8,7 @@ import { testService } from "./test";
 import { thumbnailService } from "./thumbnail";
 import { transcriptionService } from "./transcription";
 import { translationService } from "./translation";
+import { voiceConsentService } from "./voice-consent";
 import { voiceCreationService } from "./voice-creation";
 import type { ServiceContract, ServiceName } from "./types";
 import type { z } from "zod";
@@ -26,6 +27,7 @@ export const SERVICE_CONTRACTS = {
   translation: translationService,
   dubbing: dubbingService,
   voice_creation: voiceCreationService,
+  voice_consent: voiceConsentService,
   test: testService,
 } satisfies Record<ServiceName, ServiceContract>;
 

@@ -5,6 +5,7 @@ import { jobRoutes } from "./jobs";
 import { policyRoutes } from "./policy";
 import { runnerRoutes } from "./runner";
 import { storageConnectionRoutes } from "./storage-connections";
+import { voiceConsentCreateRoutes } from "./voice-consents";
 import { voiceCreateRoutes } from "./voices";
 
 /** Every platform sub-app, wired to its path in worker/app.ts (services bring their own record routes). */
@@ -18,6 +19,7 @@ export const routes = {
   projects: projectRoutes,
   runner: runnerRoutes,
   storageConnections: storageConnectionRoutes,
+  voiceConsentCreate: voiceConsentCreateRoutes,
   voiceCreate: voiceCreateRoutes,
   workspace: workspaceRoutes,
 };

@@ -9,6 +9,7 @@ import { testWorker } from "./test";
 import { thumbnailWorker } from "./thumbnail";
 import { transcriptionWorker } from "./transcription/index";
 import { translationWorker } from "./translation/index";
+import { voiceConsentWorker } from "./voice-consent/index";
 import { voiceCreationWorker } from "./voice-creation/index";
 import type { StepSpec } from "../../contracts/pipelines";
 import type { InWorkerStep } from "../../queues/worker-steps";
@@ -26,6 +27,7 @@ export const WORKER_SERVICES = {
   translation: translationWorker,
   dubbing: dubbingWorker,
   voice_creation: voiceCreationWorker,
+  voice_consent: voiceConsentWorker,
   test: testWorker,
 } satisfies { [T in ServiceName]: WorkerService<T> };
 
