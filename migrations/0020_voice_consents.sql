@@ -31,4 +31,6 @@ CREATE TABLE `voice_consents` (
 --> statement-breakpoint
 CREATE INDEX `voice_consents_project_subject` ON `voice_consents` (`project_id`,`subject_key`);--> statement-breakpoint
 CREATE INDEX `voice_consents_job` ON `voice_consents` (`job_id`);--> statement-breakpoint
-CREATE UNIQUE INDEX `voice_consents_phrase` ON `voice_consents` (`phrase_id`);
+CREATE UNIQUE INDEX `voice_consents_phrase` ON `voice_consents` (`phrase_id`);--> statement-breakpoint
+ALTER TABLE `voices` ADD `reason` text;--> statement-breakpoint
+ALTER TABLE `voices` ADD `consent` text;

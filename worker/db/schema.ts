@@ -519,6 +519,10 @@ export const voices = sqliteTable(
     spec: text("spec", { mode: "json" }).$type<Record<string, unknown> | null>(),
     referenceKey: text("reference_key"),
     sampleSpeechSec: real("sample_speech_sec"),
+    /** Why the voice is what it is when a policy decided (a profile for want of consent, issue 25). */
+    reason: text("reason"),
+    /** The granted consent (`{ consentId, kind }`) a clone was made under. */
+    consent: text("consent", { mode: "json" }).$type<{ consentId: string; kind: string } | null>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

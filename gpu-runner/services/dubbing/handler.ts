@@ -5,6 +5,8 @@ import { parseStepSettings } from "../../step-input";
 import { loadTranslationSource } from "../translation/run";
 import type { ServiceStepHandler } from "../types";
 import { diarizationEngine, separationEngine, synthesisEngine, translationEngine, type DubbingHandlerDeps } from "./engines";
+import { consentAware } from "../shared/consent-voices";
+import { provenanceTags } from "./provenance";
 import { dubbedSegments, dubbingResult, dubbingSave, stageTimer } from "./record";
 import { speechStretches } from "./slots";
 import * as details from "./stage-details";
@@ -79,7 +81,7 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
         : await report.skip("diarize", "diarization disabled: every segment is SPEAKER_00").then(() => NO_SPEAKERS);
     const speakers = stages.speakersOf(translation.segments, durationSec, diarization);
 
-    const synth = options.tts.enabled ? synthesisEngine(deps, engines) : null;
+    const synth = options.tts.enabled ? consentAware(synthesisEngine(deps, engines), deps.env ?? process.env, deps.createProfiles) : null;
     const voices = await stage("assign_voices", () => stages.assignVoices(run, synth, speakers.labels, diarization), details.voicesDetails);
     const voiceOf = new Map(voices.map((v) => [v.label, v]));
     const fitted = synth
@@ -88,7 +90,13 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
 
     const mixed = details.mixDetails(engines.mixLoudnessLufs);
     const loudness = await stage("mix_audio", () => stages.mixAudio(run, speakers, fitted, durationSec), mixed);
-    const videoSec = await stage("render_video", () => stages.renderVideo(run, source), details.renderDetails(durationSec));
+    const speechModels = synth ? [...new Set(voices.flatMap((v) => (v.voice ? [synth.modelFor(v.voice)] : [])))] : [];
+    const tags = provenanceTags({
+      dubbingId: input.dubbingId,
+      translation: { backend: translation.engine.backend, model: translation.engine.model },
+      speech: synth && speechModels.length > 0 ? { engine: synth.engine, models: speechModels } : null,
+    });
+    const videoSec = await stage("render_video", () => stages.renderVideo(run, source, tags), details.renderDetails(durationSec));
     const artifacts = await stage(
       "upload_artifacts",
       () => stages.uploadArtifacts(run),

@@ -73,6 +73,12 @@ export async function createSpeakerVoice(
   body: z.infer<typeof VoiceCreateCallSchema>,
 ): Promise<{ voiceId: string | null; reason?: string }> {
   const stored = storedDubbing(job);
+  // The Worker's decision at create holds whatever the runner reports: no consent, no clone.
+  if (body.created.spec.kind === "clone" && stored.voiceConsent.required && !stored.voiceConsent.granted[body.label])
+    throw refused(`body.created: ${body.label} has no granted consent, so its voice may not be a clone (voiceCloning.requireConsent)`, {
+      path: "body.created.spec.kind",
+      issue: "cloneWithoutConsent",
+    });
   // A clone's reference clip lies under the dubbing's own prefix; a presigned job has no place for one.
   const ref = body.created.referenceKey;
   if (ref !== null) {
