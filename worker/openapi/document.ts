@@ -46,6 +46,7 @@ export const TAGS = [
   { name: "Catalog", description: "Search over the project's indexed transcripts." },
   { name: "Translation and dubbing", description: "Translations per language and dubbed media." },
   { name: "Voices", description: "Voices for dubbing and synthesis." },
+  { name: "Voice consents", description: "Consents to clone a speaker's voice, required by a project's voiceCloning.requireConsent." },
   { name: "Storage connections", description: "The S3-compatible stores jobs read sources from and write outputs to." },
   { name: "Workspace", description: "The key's workspace, plan and usage." },
   { name: "Projects", description: "Projects, their webhook settings and API keys (workspace keys)." },
