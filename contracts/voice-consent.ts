@@ -139,8 +139,10 @@ export function phraseText(words: readonly string[], speakerName: string | null)
 export const MIN_WORD_RECALL = 0.7;
 /**
  * The recording's voice and the subject's (compareVoices in gpu-runner/engines/diarization/voice-match.ts)
- * must be at most this far apart. Measured on eSpeak NG voices: the same voice 0.76–1.14 apart,
- * different base voices 1.15–5.65 (docs/api.md).
+ * must be at most this far apart. Measured by bench/voice-consent.ts on nine synthetic voices: the
+ * same voice 0.24–0.85 apart (up to 1.14 with a shorter phrase), and 66 of 72 different-voice pairs
+ * beyond 1.2; the six within are eSpeak NG variants of one base voice or one voice with its pitch
+ * raised (docs/api.md, "Consent for cloned voices").
  */
 export const MAX_VOICE_DISTANCE = 1.2;
 
