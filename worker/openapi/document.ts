@@ -270,6 +270,7 @@ function routeConfig(op: OperationDoc): RouteConfig {
     },
     responses: {
       [status]: success,
+      ...(op.alsoStatus ? { [op.alsoStatus]: success } : {}),
       ...Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([s, codes]) => [s, errorResponse(codes)])),
       405: { $ref: "#/components/responses/MethodNotAllowed" },
       500: { $ref: "#/components/responses/InternalError" },
