@@ -24,6 +24,10 @@ export const ID_PREFIX = {
   webhookDelivery: "whd_",
   /** Not in the spec's table: an entry of the audit log (issue 25). */
   auditEvent: "aud_",
+  /** Not in the spec's table: a consent to clone a speaker's voice (issue 25). */
+  voiceConsent: "vcn_",
+  /** Not in the spec's table: a phrase a speaker reads for a recorded consent (single use). */
+  consentPhrase: "vcp_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

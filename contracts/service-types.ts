@@ -13,6 +13,8 @@ export const SERVICE_TYPES = [
   "voice_creation",
   // A transcript's files rewritten from its current segments (docs/api.md "Stale outputs and regenerate").
   "transcript_files",
+  // Issue 25: the check of a recorded consent to clone a voice (not charged).
+  "voice_consent",
 ] as const;
 export const ServiceTypeSchema = z.enum(SERVICE_TYPES);
 export type ServiceType = z.infer<typeof ServiceTypeSchema>;

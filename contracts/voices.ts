@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GrantedConsentSchema } from "./voice-consent";
 
 /**
  * Voices (`vce_`), as the Worker stores and shows them. The voice itself is the synthesis engine's
@@ -26,5 +27,9 @@ export const CreatedVoiceSchema = z.object({
   referenceKey: z.string().min(1).nullable(),
   /** Seconds of the speaker the voice was made from. */
   sampleSpeechSec: z.number().nonnegative(),
+  /** Why the voice is what it is, when a policy decided (a profile for want of consent). */
+  reason: z.string().optional(),
+  /** The granted consent a clone was made under (`voiceCloning.requireConsent`). */
+  consent: GrantedConsentSchema.nullable().optional(),
 });
 export type CreatedVoice = z.infer<typeof CreatedVoiceSchema>;

@@ -100,6 +100,7 @@ export function buildApp() {
   app.route("/v1/voices", routes.voiceCreate);
   app.route("/v1", routes.deletion);
   app.route("/v1/transcriptions", routes.regenerate);
+  app.route("/v1/voice-consents", routes.voiceConsentCreate);
   for (const [path, sub] of SERVICE_ROUTES) app.route(`/v1${path}`, sub);
 
   const allowed = allowedMethods(app);

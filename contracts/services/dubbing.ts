@@ -6,6 +6,7 @@ import { TRANSLATION_BACKENDS } from "../translation-languages";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 import { TranslationPlanSchema } from "./translation";
 import { RedactedAudioModeSchema, RedactedSpanSchema } from "../redaction";
+import { GrantedConsentSchema, StoredConsentsSchema } from "../voice-consent";
 
 /**
  * Dubbing: a transcript's translation spoken by a voice per speaker, mixed over the source's
@@ -108,6 +109,12 @@ const dubStored = {
   /** Set when the job translates first (no `translationId` in the request). */
   translation: TranslationPlanSchema.optional(),
   assignedVoices: z.record(z.string(), AssignedVoiceSchema),
+  /**
+   * The project's `voiceCloning.requireConsent` at create and, when it holds, the granted consents of
+   * the transcript's speakers by label: the Worker decides, the runner clones only these speakers.
+   * Jobs stored before consents existed carry none: they clone as they always did.
+   */
+  voiceConsent: StoredConsentsSchema.default({ required: false, granted: {} }),
   /** The engines as configured at create: a settings change does not alter a queued job. */
   engines: z.object({
     speech: z.string(),
@@ -183,6 +190,8 @@ export const DubbingSpeakerSchema = z.object({
   speechSec: z.number().nonnegative(),
   segmentCount: z.number().int().nonnegative(),
   reason: z.string().optional(),
+  /** The consent a cloned voice was made under (`voiceCloning.requireConsent`); null when none was used. Absent on older records. */
+  consent: GrantedConsentSchema.nullable().optional(),
 });
 
 export const DUBBING_ARTIFACTS = ["rawAudio", "vocals", "background", "speech", "mix", "video"] as const;

@@ -8,6 +8,7 @@ import { testService } from "./test";
 import { thumbnailService } from "./thumbnail";
 import { transcriptionService } from "./transcription";
 import { translationService } from "./translation";
+import { voiceConsentService } from "./voice-consent";
 import { voiceCreationService } from "./voice-creation";
 import { transcriptFilesService } from "./transcript-files";
 import type { ServiceContract, ServiceName } from "./types";
@@ -28,6 +29,7 @@ export const SERVICE_CONTRACTS = {
   dubbing: dubbingService,
   voice_creation: voiceCreationService,
   transcript_files: transcriptFilesService,
+  voice_consent: voiceConsentService,
   test: testService,
 } satisfies Record<ServiceName, ServiceContract>;
 

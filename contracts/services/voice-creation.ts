@@ -2,6 +2,7 @@ import { z } from "zod";
 import { OUTPUT_ACCESS_DENIED, PRESIGNED_URL_EXPIRED, PresignedUrlSchema } from "../presigned";
 import { LanguageCodeSchema, ObjectKeySchema } from "../request-fields";
 import { CreatedVoiceSchema } from "../voices";
+import { StoredConsentsSchema } from "../voice-consent";
 import { COMMON_FAILURE_CODES, defineService, defineStep, INSUFFICIENT_DISK, SAFETY_FINAL_CODES } from "./types";
 
 /**
@@ -49,6 +50,11 @@ const voiceStored = {
   ...voice,
   /** The pending `vce_` record create made; the runner's voice completes it. */
   voiceId: z.string().min(1),
+  /**
+   * The project's `voiceCloning.requireConsent` at create and, when it holds, the sample's granted
+   * consent (key `sample`): without one the runner makes a voice profile, not a clone. Older jobs carry none.
+   */
+  voiceConsent: StoredConsentsSchema.default({ required: false, granted: {} }),
 };
 
 /** A bucket job: the sample in the connection's bucket; a cloning engine's reference clip goes under `outputPrefix`. */

@@ -8,6 +8,7 @@ import { createTestHandler } from "./test/handler";
 import { thumbnailHandler } from "./thumbnail/handler";
 import { transcriptionHandler } from "./transcription/handler";
 import { translationHandler } from "./translation/handler";
+import { voiceConsentHandler } from "./voice-consent/handler";
 import { voiceCreationHandler } from "./voice-creation/handler";
 import type { RunnerHandlers } from "./types";
 
@@ -27,6 +28,7 @@ function handlers(opts: { runnerId: string }) {
     translation: translationHandler,
     dubbing: dubbingHandler,
     voice_creation: voiceCreationHandler,
+    voice_consent: voiceConsentHandler,
     "test.work": createTestHandler(opts),
   } satisfies RunnerHandlers;
 }

@@ -1,6 +1,8 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { probe } from "../../gpu-runner/media/ffmpeg";
@@ -9,7 +11,8 @@ import { startE2E, transcribedSpeech, type E2E } from "../support/e2e-stack";
 /**
  * From a transcribed video to a dubbed video in the bucket, through the whole local stack: a real
  * transcription of LibriVox speech, a translation into Spanish by Apertium (through the apertium-apy
- * server the stack starts), then a dubbing with the local engines on a real gpu-runner.
+ * server the stack starts), then a dubbing with the local engines on a real gpu-runner, its video
+ * carrying the provenance note; and a recorded consent checked by the runner (issue 25).
  */
 let e: E2E;
 let textSourceId: string;
@@ -36,6 +39,8 @@ async function probeObject(key: string) {
 
 describe("translation and dubbing end to end", () => {
   let translationId: string;
+  /** The dubbing the dubbing test made, read by the provenance test after it. */
+  let dubbed: { dubbingId: string; video: string } | undefined;
 
   it("translation: Apertium keeps every segment's timing and writes Spanish subtitles to the bucket", async () => {
     const done = await run("translation", { textSourceId, targetLanguage: "es" });
@@ -78,5 +83,55 @@ describe("translation and dubbing end to end", () => {
     const source = await probeObject("e2e/speech.mp4");
     expect(Math.abs(video.durationSec - source.durationSec)).toBeLessThanOrEqual(0.1);
     expect(done.resultSummary).toMatchObject({ dubbingId, transcriptionId: textSourceId, translationId, languageKey: "es" });
+    dubbed = { dubbingId, video: rec.artifacts["video"]! };
   }, 360_000);
+
+  it("dubbing: the dubbed video names the service, the dubbing, synthetic speech and the engines in its metadata", async () => {
+    if (!dubbed) throw new Error("the dubbing test made no dubbing");
+    const tags = await formatTags(dubbed.video);
+    expect(tags).toMatchObject({
+      media_jobs_service: "media-jobs",
+      media_jobs_dubbing_id: dubbed.dubbingId,
+      media_jobs_synthetic_speech: "true",
+      media_jobs_speech_engine: "local",
+      media_jobs_translation_engine: "apertium",
+    });
+  }, 60_000);
 });
+
+describe("a recorded consent end to end", () => {
+  it("the runner checks a recording of the phrase against the sample's voice: another voice is refused, saying so", async () => {
+    const phrase = await e.api<{ phraseId: string; text: string }>("POST", "/v1/voice-consents/phrases", { speakerName: "Ada" });
+    const dir = await mkdtemp(path.join(os.tmpdir(), "e2e-consent-"));
+    const wav = path.join(dir, "ada.wav");
+    await promisify(execFile)("espeak-ng", ["-v", "en-us+klatt2", "-s", "140", "-w", wav, phrase.text]);
+    await e.s3.putObject(e.tenant.bucket, "e2e/consent/ada.wav", await readFile(wav), "audio/wav");
+    const where = { connectionId: e.tenant.connectionId, bucket: e.tenant.bucket };
+    const created = await e.api<{ consentId: string; status: string; job: Job }>("POST", "/v1/voice-consents", {
+      kind: "recording",
+      subject: { ...where, key: "e2e/speech.mp4" },
+      phraseId: phrase.phraseId,
+      recording: { ...where, key: "e2e/consent/ada.wav" },
+    });
+    expect(created.status).toBe("pending");
+    const job = await e.waitForJob(created.job.jobId, ["completed", "failed"], 180_000);
+    expect(job.status, JSON.stringify(job.error)).toBe("completed");
+    const consent = await e.api<{ status: string; reason: string; check: { voiceDistance: number } }>(
+      "GET",
+      `/v1/voice-consents/${created.consentId}`,
+    );
+    // eSpeak NG reading the phrase is not the LibriVox reader of the sample.
+    expect(consent.status).toBe("refused");
+    expect(consent.check.voiceDistance).toBeGreaterThan(1.2);
+    expect(consent.reason).toContain("not the subject's voice");
+  }, 240_000);
+});
+
+/** The container's tags as ffprobe reads them. */
+async function formatTags(key: string): Promise<Record<string, string>> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "e2e-tags-"));
+  const file = path.join(dir, path.basename(key));
+  await writeFile(file, Buffer.from(await (await e.s3.getObject(e.tenant.bucket, key)).arrayBuffer()));
+  const { stdout } = await promisify(execFile)("ffprobe", ["-v", "error", "-show_format", "-of", "json", file]);
+  return (JSON.parse(stdout) as { format: { tags?: Record<string, string> } }).format.tags ?? {};
+}

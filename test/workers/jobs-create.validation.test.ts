@@ -62,6 +62,13 @@ function validInput(serviceType: ServiceType): Record<string, unknown> {
       return { transcriptionId: f.txt, targetLanguage: "es" };
     case "voice_creation":
       return { name: "Narrator", connectionId: f.t.connectionId, bucket: f.t.bucket, sourceKey: f.sourceKey, language: "es" };
+    case "voice_consent":
+      return {
+        kind: "recording",
+        subject: { transcriptionId: f.txt, speakerLabel: "SPEAKER_00" },
+        phraseId: "vcp_unknown",
+        recording: { connectionId: f.t.connectionId, bucket: f.t.bucket, key: f.sourceKey },
+      };
     case "indexer":
       return { textSourceIds: [f.txt] };
     case "metadata":

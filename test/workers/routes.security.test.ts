@@ -154,6 +154,12 @@ const BODIES: Record<string, () => unknown> = {
   "POST /v1/transcriptions/:transcriptionId/regenerate": () => ({ outputs: { metadata: true } }),
   "POST /v1/glossary": () => ({ term: unique("t"), preferred: "T" }),
   "POST /v1/catalog/search": () => ({ query: "anything" }),
+  "POST /v1/voice-consents": () => ({
+    kind: "attestation",
+    subject: { transcriptionId: w.params["transcriptionId"], speakerLabel: "SPEAKER_00" },
+    statement: "Ana agreed in writing to a clone of her voice.",
+  }),
+  "POST /v1/voice-consents/phrases": () => ({ speakerName: "Ana" }),
 };
 
 /** Query strings that pass validation, for the routes that need one before they look their record up. */

@@ -20,6 +20,8 @@ export const PROJECT_PERMISSIONS = [
   "glossary:write",
   "voice:read",
   "voice:write",
+  "voice_consent:read",
+  "voice_consent:write",
   "webhook:replay",
 ] as const;
 

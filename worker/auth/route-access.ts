@@ -51,7 +51,7 @@ export const ROUTE_ACCESS = {
   "POST /v1/jobs": {
     access: "project",
     permission: "job:create",
-    byServiceType: { voice_creation: "voice:write", transcript_files: "transcript:write" },
+    byServiceType: { voice_creation: "voice:write", transcript_files: "transcript:write", voice_consent: "voice_consent:write" },
   },
   "GET /v1/jobs": { access: "project", permission: "job:list" },
   "GET /v1/jobs/:jobId": { access: "project", permission: "job:read" },
@@ -123,6 +123,11 @@ export const ROUTE_ACCESS = {
   "GET /v1/voices": { access: "project", permission: "voice:read" },
   "GET /v1/voices/:voiceId": { access: "project", permission: "voice:read" },
   "DELETE /v1/voices/:voiceId": { access: "project", permission: "voice:write" },
+  "POST /v1/voice-consents": { access: "project", permission: "voice_consent:write" },
+  "POST /v1/voice-consents/phrases": { access: "project", permission: "voice_consent:write" },
+  "GET /v1/voice-consents": { access: "project", permission: "voice_consent:read" },
+  "GET /v1/voice-consents/:consentId": { access: "project", permission: "voice_consent:read" },
+  "DELETE /v1/voice-consents/:consentId": { access: "project", permission: "voice_consent:write" },
 } as const satisfies Record<RouteKey, RouteRule>;
 
 /**

@@ -534,6 +534,10 @@ export const voices = sqliteTable(
     spec: text("spec", { mode: "json" }).$type<Record<string, unknown> | null>(),
     referenceKey: text("reference_key"),
     sampleSpeechSec: real("sample_speech_sec"),
+    /** Why the voice is what it is when a policy decided (a profile for want of consent, issue 25). */
+    reason: text("reason"),
+    /** The granted consent (`{ consentId, kind }`) a clone was made under. */
+    consent: text("consent", { mode: "json" }).$type<{ consentId: string; kind: string } | null>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -661,3 +665,54 @@ export const auditEvents = sqliteTable(
   },
   (t) => [index("audit_events_workspace").on(t.workspaceId, t.createdAt), index("audit_events_state").on(t.state, t.createdAt)],
 );
+
+/**
+ * Consents to clone a speaker's voice (`vcn_`, issue 25; contracts/voice-consent.ts). `subjectKey`
+ * names the subject (a transcript's speaker, or a sample object) so a dubbing or a voice finds the
+ * granted consent of its subject in one indexed read. An attestation is `granted` at once; a
+ * recording is `pending` until its `voice_consent` job decides. DELETE revokes (the row stays, so
+ * dubbings that cloned with it still name it).
+ */
+export const voiceConsents = sqliteTable(
+  "voice_consents",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    kind: text("kind", { enum: ["attestation", "recording"] }).notNull(),
+    status: text("status", { enum: ["pending", "granted", "refused", "revoked"] }).notNull(),
+    subject: text("subject", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    subjectKey: text("subject_key").notNull(),
+    /** attestation: what was stated (bounded, contracts/voice-consent.ts). */
+    statement: text("statement"),
+    /** Who made the record: the key (id and name) or the console user. */
+    createdBy: text("created_by", { mode: "json" }).$type<{ kind: string; id: string; label: string }>().notNull(),
+    /** recording: the phrase read, the recording object, the checking job and what it measured. */
+    phraseId: text("phrase_id"),
+    recording: text("recording", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    jobId: text("job_id"),
+    check: text("check", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    reason: text("reason"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [
+    index("voice_consents_project_subject").on(t.projectId, t.subjectKey),
+    index("voice_consents_job").on(t.jobId),
+    // A phrase is read once: a second consent naming it cannot be written, whatever races.
+    uniqueIndex("voice_consents_phrase").on(t.phraseId),
+  ],
+);
+
+/** Phrases issued for recorded consents (`vcp_`): single use (`usedBy` names the consent), until `expiresAt`. */
+export const consentPhrases = sqliteTable("consent_phrases", {
+  id: text("id").primaryKey(),
+  projectId: text("project_id").notNull(),
+  text: text("text").notNull(),
+  words: text("words", { mode: "json" }).$type<string[]>().notNull(),
+  speakerName: text("speaker_name"),
+  language: text("language").notNull(),
+  createdAt: text("created_at").notNull(),
+  expiresAt: text("expires_at").notNull(),
+  usedBy: text("used_by"),
+});

@@ -88,16 +88,26 @@ export async function createJob(
   checkWebhookUrl(req.webhookUrl, settings, env.ENVIRONMENT);
   const projectId = principal.projectId as string;
   const service = workerService(req.serviceType);
+  // A service without a meter is not charged (voice_consent): no quota is read and no charge written.
   const meter = service.meter;
-  // Only the machinery's test service has no meter, and it is no public service type (SERVICE_TYPES).
-  if (!meter) throw new ApiError("internalError", `service type ${req.serviceType} has no usage meter`);
   // The quota's read needs no reference: it runs beside the reference checks (one round trip less),
   // and is judged after them, in the documented order of checks.
-  const usage = timing.time("quota", () => quotaUsage(env.DB, settings, principal.workspaceId, principal.plan, meter));
+  const usage = meter ? timing.time("quota", () => quotaUsage(env.DB, settings, principal.workspaceId, principal.plan, meter)) : null;
   // A reference error is answered first; the read's own failure, if any, is then nobody's to handle.
-  usage.catch(() => undefined);
+  usage?.catch(() => undefined);
+  const actor = actorOf(principal);
   const resolved = await timing.time("references", () =>
-    service.resolve({ env, db, projectId, plan: principal.plan, settings }, req.input),
+    service.resolve(
+      {
+        env,
+        db,
+        projectId,
+        plan: principal.plan,
+        settings,
+        actor: { kind: actor.kind, id: actor.userId ?? principal.keyId, label: actor.label },
+      },
+      req.input,
+    ),
   );
 
   const steps = pipelineFor(req.serviceType, settings, env);
@@ -109,7 +119,7 @@ export async function createJob(
     );
   }
 
-  assertWithinQuota(await usage, resolved.credits);
+  if (usage) assertWithinQuota(await usage, resolved.credits);
   const probe = resolved.probe;
   if (probe) await timing.time("probes", probe);
 
@@ -120,25 +130,28 @@ export async function createJob(
   // trip, one transaction: a write that fails leaves none of them). None is visible before the job
   // exists (the record's id is the new job's). A charge the limit refused, or a claim taken over,
   // writes no row of its own: what the batch made beside it is undone before the error is answered.
-  const charged = chargeWrite(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits);
+  const charged = meter ? chargeWrite(env.DB, settings, principal.workspaceId, principal.plan, meter, resolved.credits) : null;
   const claim = idempotency?.claimStatement(jobId);
   const recordWrites = record ? await record.statements(jobId, now) : [];
-  const statements = [charged.statement, ...(claim ? [claim] : []), ...recordWrites.map((w) => boundStatement(env.DB, w))];
+  const statements = [
+    ...(charged ? [charged.statement] : []),
+    ...(claim ? [claim] : []),
+    ...recordWrites.map((w) => boundStatement(env.DB, w)),
+  ];
   // Each statement's result in order: the charge's and the claim's hold the rows they returned.
   const answers = await timing.time("charge", () => env.DB.batch(statements));
-  const chargeWent = (answers[0]?.results.length ?? 0) > 0;
-  const claimWent = !claim || (answers[1]?.results.length ?? 0) > 0;
+  const chargeWent = !charged || (answers[0]?.results.length ?? 0) > 0;
+  const claimWent = !claim || (answers[charged ? 1 : 0]?.results.length ?? 0) > 0;
   if (!chargeWent || !claimWent) {
-    if (chargeWent) await refund(env.DB, charged.charge);
+    if (charged && chargeWent) await refund(env.DB, charged.charge);
     if (claim && claimWent) await idempotency?.release();
     await record?.remove();
     // The quota's refusal first: the documented order of checks puts the charge before the rest.
-    throw chargeWent ? takenOver() : await charged.refusal();
+    throw chargeWent || !charged ? takenOver() : await charged.refusal();
   }
 
   let askedDurableObject = false;
   try {
-    const actor = actorOf(principal);
     const job = newJob({
       jobId,
       serviceType: req.serviceType,
@@ -168,7 +181,7 @@ export async function createJob(
     const made = askedDurableObject ? await madeAfterAll(env, jobId) : "no";
     if (made === "unknown") throw err;
     if (made !== "no") return made;
-    await refund(env.DB, charged.charge);
+    if (charged) await refund(env.DB, charged.charge);
     await record?.remove();
     await idempotency?.release();
     throw err;

@@ -49,6 +49,7 @@ export const TAGS = [
   { name: "Translation and dubbing", description: "Translations per language and dubbed media." },
   { name: "Voices", description: "Voices for dubbing and synthesis." },
   { name: "Your data", description: "Deleting what you sent and what was made from it, retention, and the audit log of every deletion." },
+  { name: "Voice consents", description: "Consents to clone a speaker's voice, required by a project's voiceCloning.requireConsent." },
   { name: "Storage connections", description: "The S3-compatible stores jobs read sources from and write outputs to." },
   { name: "Workspace", description: "The key's workspace, plan and usage." },
   { name: "Projects", description: "Projects, their webhook settings and API keys (workspace keys)." },
@@ -272,6 +273,7 @@ function routeConfig(op: OperationDoc): RouteConfig {
     },
     responses: {
       [status]: success,
+      ...(op.alsoStatus ? { [op.alsoStatus]: success } : {}),
       ...Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([s, codes]) => [s, errorResponse(codes)])),
       405: { $ref: "#/components/responses/MethodNotAllowed" },
       500: { $ref: "#/components/responses/InternalError" },

@@ -38,6 +38,8 @@ export interface OperationDoc {
   params?: Record<string, string>;
   /** Success status; 200 unless given. */
   status?: 200 | 201 | 202;
+  /** A second success status with the same envelope, for a create that either completes at once or starts a job (a voice consent). */
+  alsoStatus?: 201 | 202;
   /** What `data` holds on success; a record schema from contracts/ where one exists. */
   data?: z.ZodType;
   dataDescription?: string;

@@ -6,6 +6,7 @@ import { jobRoutes } from "./jobs";
 import { policyRoutes } from "./policy";
 import { runnerRoutes } from "./runner";
 import { storageConnectionRoutes } from "./storage-connections";
+import { voiceConsentCreateRoutes } from "./voice-consents";
 import { voiceCreateRoutes } from "./voices";
 import { regenerateRoutes } from "./regenerate";
 
@@ -22,6 +23,7 @@ export const routes = {
   regenerate: regenerateRoutes,
   runner: runnerRoutes,
   storageConnections: storageConnectionRoutes,
+  voiceConsentCreate: voiceConsentCreateRoutes,
   voiceCreate: voiceCreateRoutes,
   workspace: workspaceRoutes,
 };

@@ -9,6 +9,7 @@ import { testWorker } from "./test";
 import { thumbnailWorker } from "./thumbnail";
 import { transcriptionWorker } from "./transcription/index";
 import { translationWorker } from "./translation/index";
+import { voiceConsentWorker } from "./voice-consent/index";
 import { voiceCreationWorker } from "./voice-creation/index";
 import { transcriptFilesWorker } from "./transcript-files/index";
 import type { StepSpec } from "../../contracts/pipelines";
@@ -28,6 +29,7 @@ export const WORKER_SERVICES = {
   dubbing: dubbingWorker,
   voice_creation: voiceCreationWorker,
   transcript_files: transcriptFilesWorker,
+  voice_consent: voiceConsentWorker,
   test: testWorker,
 } satisfies { [T in ServiceName]: WorkerService<T> };
 

@@ -26,6 +26,8 @@ export interface CreateContext {
   projectId: string;
   plan: Plan;
   settings: Settings;
+  /** Who asks (the key, or the console user), for records that keep who made them (a voice consent). */
+  actor: { kind: string; id: string; label: string };
 }
 
 /** The outcome of a create's reference checks: what the job stores and what it costs. */

@@ -5,6 +5,7 @@ import { decodeMono, wavInfo } from "../../engines/synthesis/audio";
 import { redactionFilter, type AudioSpan, type RedactedAudioMode } from "../../media/redacted-audio";
 import { sampleBound, sourceInput, type AcceptedSource } from "../../media/source";
 import { FFMPEG, fileInput, runToolOk } from "../../media/spawn";
+import { metadataArgs } from "./provenance";
 
 /**
  * The dubbing's audio, file to file with ffmpeg (memory stays flat whatever the media length):
@@ -261,7 +262,13 @@ export function dubbedExtension(sourceKey: string): "mp4" | "mkv" {
   return /\.(mp4|m4v|mov)$/i.test(sourceKey) ? "mp4" : "mkv";
 }
 
-export async function render(source: AcceptedSource, mixPath: string, out: string, signal: AbortSignal): Promise<void> {
+export async function render(
+  source: AcceptedSource,
+  mixPath: string,
+  out: string,
+  signal: AbortSignal,
+  tags: Readonly<Record<string, string>> = {},
+): Promise<void> {
   await runToolOk(
     FFMPEG,
     [
@@ -276,7 +283,9 @@ export async function render(source: AcceptedSource, mixPath: string, out: strin
       "copy",
       "-c:a",
       "copy",
-      ...(out.endsWith(".mp4") ? ["-movflags", "+faststart"] : []),
+      // The provenance note (provenance.ts); an MP4 gets +faststart with it.
+      ...metadataArgs(tags, out),
+      ...(out.endsWith(".mp4") && Object.keys(tags).length === 0 ? ["-movflags", "+faststart"] : []),
       out,
     ],
     { signal },

@@ -4,6 +4,7 @@ import type { DiarizationEngine, DiarizationEngineName } from "../../engines/dia
 import { createSeparationEngine } from "../../engines/separation/factory";
 import type { SeparationEngine, SeparationEngineName } from "../../engines/separation/interface";
 import type { DubbingStored } from "../../../contracts/services/dubbing";
+import type { SynthesisEngine } from "../../engines/synthesis/interface";
 import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../shared/synthesis";
 import { defaultTranslationEngine, type MakeTranslationEngine } from "../translation/run";
 
@@ -21,6 +22,8 @@ export interface DubbingHandlerDeps {
   createSynthesis?: MakeSynthesisEngine;
   createDiarization?: MakeDiarizationEngine;
   createSeparation?: MakeSeparationEngine;
+  /** The engine that makes voice profiles for speakers without consent when the chosen one clones (default: local). */
+  createProfiles?: (env: EngineEnv) => SynthesisEngine;
   env?: EngineEnv;
 }
 

@@ -5,6 +5,8 @@ import { parseStepSettings } from "../../step-input";
 import { loadTranslationSource } from "../translation/run";
 import type { ServiceStepHandler } from "../types";
 import { diarizationEngine, separationEngine, synthesisEngine, translationEngine, type DubbingHandlerDeps } from "./engines";
+import { consentAware } from "../shared/consent-voices";
+import { provenanceTags } from "./provenance";
 import { dubbedSegments, dubbingResult, dubbingSave, stageTimer } from "./record";
 import { speechStretches } from "./slots";
 import * as regen from "./regenerate";
@@ -128,13 +130,13 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
           : await report.skip("diarize", "diarization disabled: every segment is SPEAKER_00").then(() => NO_SPEAKERS);
     const speakers = stages.speakersOf(translation.segments, durationSec, diarization);
 
-    const synth = options.tts.enabled ? synthesisEngine(deps, engines) : null;
+    const synth = options.tts.enabled ? consentAware(synthesisEngine(deps, engines), deps.env ?? process.env, deps.createProfiles) : null;
     const voices = await stage(
       "assign_voices",
       async () => {
         if (!from) return stages.assignVoices(run, synth, speakers.labels, diarization);
         // The previous dub's voices stand (same voice ids); only speakers without one go through the ordinary assignment.
-        const { reused, remaining } = regen.previousVoices(from, speakers.labels, input.assignedVoices);
+        const { reused, remaining } = regen.previousVoices(from, speakers.labels, input.assignedVoices, input.voiceConsent);
         const making = synth !== null && options.voiceCloning.enabled && remaining.some((l) => !(l in input.assignedVoices));
         if (previous && making) await regen.ensureAnalysis(run, source);
         const rest = remaining.length > 0 ? await stages.assignVoices(run, synth, remaining, diarization) : [];
@@ -165,7 +167,13 @@ export function createDubbingHandler(deps: DubbingHandlerDeps = {}): Handler {
           : stages.mixAudio(run, speakers, fitted, durationSec),
       mixed,
     );
-    const videoSec = await stage("render_video", () => stages.renderVideo(run, source), details.renderDetails(durationSec));
+    const speechModels = synth ? [...new Set(voices.flatMap((v) => (v.voice ? [synth.modelFor(v.voice)] : [])))] : [];
+    const tags = provenanceTags({
+      dubbingId: input.dubbingId,
+      translation: { backend: translation.engine.backend, model: translation.engine.model },
+      speech: synth && speechModels.length > 0 ? { engine: synth.engine, models: speechModels } : null,
+    });
+    const videoSec = await stage("render_video", () => stages.renderVideo(run, source, tags), details.renderDetails(durationSec));
     const artifacts = await stage(
       "upload_artifacts",
       () => stages.uploadArtifacts(run),

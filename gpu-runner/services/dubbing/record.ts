@@ -3,6 +3,7 @@ import type { TranslatedSegment } from "../../../contracts/services/translation"
 import type { FitResult } from "../../engines/synthesis/fit";
 import type { VoiceSpec } from "../../engines/synthesis/interface";
 import type { StageReporter } from "../../../contracts/step-kit";
+import type { GrantedConsent } from "../../../contracts/voice-consent";
 import { round3 } from "../../step-input";
 import type { Slot } from "./slots";
 
@@ -15,6 +16,8 @@ export interface SpeakerVoice {
   voiceSource: "assigned" | "auto_created" | null;
   referencePath?: string;
   reason?: string;
+  /** The granted consent a clone was made under; null when the voice is no clone made here. */
+  consent: GrantedConsent | null;
 }
 
 /** Who speaks each slot (diarization's turns), and every speaker label in order. */
@@ -82,6 +85,7 @@ export function dubbingSave(
         speechSec: round3(own.reduce((sum, s) => sum + (s.speechDurationSec ?? 0), 0)),
         segmentCount: own.length,
         ...(v.reason ? { reason: v.reason } : {}),
+        consent: v.consent,
       };
     }),
     segments,

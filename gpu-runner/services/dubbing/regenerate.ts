@@ -21,6 +21,7 @@ import { planReuse, type ReusePlan } from "./reuse";
 import { speechStretches } from "./slots";
 import { decodePreviousTrack, audioStreamInfo, spliceSpeechTrack } from "./splice";
 import { extractAudio, type DubbingRun } from "./stages";
+import type { StoredConsents } from "../../../contracts/voice-consent";
 
 /**
  * A dub made with `options.regenerateFrom` (docs/api.md, "Regenerating a dub"): the previous dub's
@@ -145,14 +146,32 @@ export function previousDiarization(previous: Previous): Diarization {
   return { turns, speakers: [...new Set(turns.map((t) => t.speaker))] };
 }
 
-/** The previous dub's voices for the speakers the request did not assign anew; the rest are left to assign_voices. */
-export function previousVoices(previous: PreviousDubbing, labels: readonly string[], assigned: Readonly<Record<string, unknown>>) {
+/**
+ * The previous dub's voices for the speakers the request did not assign anew; the rest are left to
+ * assign_voices. A cloned voice is kept only while its speaker's consent stands when the project
+ * requires one (a consent revoked since, or a policy turned on since: assign_voices decides again).
+ */
+export function previousVoices(
+  previous: PreviousDubbing,
+  labels: readonly string[],
+  assigned: Readonly<Record<string, unknown>>,
+  consents: StoredConsents,
+) {
   const reused: SpeakerVoice[] = [];
   const remaining: string[] = [];
   for (const label of labels) {
     const v = previous.voices[label];
     const spec = VoiceSpecSchema.safeParse(v?.spec);
-    if (v && spec.success && !(label in assigned)) reused.push({ label, voice: spec.data, voiceId: v.voiceId, voiceSource: v.voiceSource });
+    const consent = consents.granted[label] ?? null;
+    const allowed = spec.success && (spec.data.kind !== "clone" || !consents.required || consent !== null);
+    if (v && spec.success && allowed && !(label in assigned))
+      reused.push({
+        label,
+        voice: spec.data,
+        voiceId: v.voiceId,
+        voiceSource: v.voiceSource,
+        consent: spec.data.kind === "clone" ? consent : null,
+      });
     else remaining.push(label);
   }
   return { reused, remaining };

@@ -20,6 +20,8 @@ import type { SeparationEngine } from "../../engines/separation/interface";
 import { wavInfo } from "../../engines/synthesis/audio";
 import { fitToSlot, type FitResult } from "../../engines/synthesis/fit";
 import { VoiceSpecSchema, type SynthesisEngine } from "../../engines/synthesis/interface";
+import { noConsentReason } from "../../../contracts/voice-consent";
+import type { ConsentAwareSynthesis } from "../shared/consent-voices";
 import type { TranslationEngine } from "../../engines/translation/interface";
 import { probe } from "../../media/ffmpeg";
 import { mergeSpans, spansInCut } from "../../media/redacted-audio";
@@ -36,13 +38,13 @@ import {
   render,
   writeSpeechTrack,
   type AudioRedaction,
-  type Loudness,
   type MixLoudness,
   type PlacedSpeech,
 } from "./audio";
 import { spokenPieces, spokenText } from "./spoken-text";
 import { synthesizeWithTones } from "./toned-speech";
 import type { Speakers, SpeakerVoice } from "./record";
+import { tagInPlace } from "./provenance";
 import { rangesOf, slotsFor, speakerOf, speechStretches } from "./slots";
 import { mapLimit } from "../shared/map-limit";
 
@@ -192,17 +194,27 @@ export function speakersOf(segments: Translated["segments"], durationSec: number
 
 /**
  * assign_voices, per speaker: the assigned voice, or one made from the speaker's own audio
- * (`voices.create`), or none: marked for manual assignment, left silent.
+ * (`voices.create`), or none: marked for manual assignment, left silent. Under the project's
+ * `voiceCloning.requireConsent` a voice made here is a clone only for a speaker the Worker found a
+ * granted consent for at create (`input.voiceConsent`); the others get a voice profile, and their
+ * record's `reason` says why.
  */
 export async function assignVoices(
   run: DubbingRun,
-  synth: SynthesisEngine | null,
+  synth: ConsentAwareSynthesis | null,
   labels: readonly string[],
   diarization: Diarization,
 ): Promise<SpeakerVoice[]> {
   const { input } = run;
   const out: SpeakerVoice[] = [];
-  const none = (label: string, reason: string): SpeakerVoice => ({ label, voice: null, voiceId: null, voiceSource: null, reason });
+  const none = (label: string, reason: string): SpeakerVoice => ({
+    label,
+    voice: null,
+    voiceId: null,
+    voiceSource: null,
+    reason,
+    consent: null,
+  });
   // Set when the workspace's allowance of voices made by dubbing ran out: no more are made this run.
   let refused: string | null = null;
   for (const label of labels) {
@@ -211,7 +223,7 @@ export async function assignVoices(
       const spec = VoiceSpecSchema.safeParse(assigned.spec);
       if (!spec.success)
         throw new StepFailure("invalid_input", `voice ${assigned.voiceId} is not a voice this runner can speak with`, false);
-      out.push({ label, voice: spec.data, voiceId: assigned.voiceId, voiceSource: "assigned" });
+      out.push({ label, voice: spec.data, voiceId: assigned.voiceId, voiceSource: "assigned", consent: null });
       continue;
     }
     if (!synth) {
@@ -226,15 +238,22 @@ export async function assignVoices(
       out.push(none(label, refused));
       continue;
     }
+    const consent = input.voiceConsent.granted[label] ?? null;
+    const profileOnly = input.voiceConsent.required && !consent;
+    if (profileOnly && !synth.profileSupports(input.targetLanguage)) {
+      out.push(none(label, `${noConsentReason(label)}; the local engine has no voice profile for ${input.targetLanguage}`));
+      continue;
+    }
     const ranges = diarization.turns.length > 0 ? rangesOf(label, diarization.turns) : undefined;
     const referencePath = join(run.workDir, `reference-${label}.wav`);
-    const voice = await synth.createVoice({
+    const request = {
       sampleWavPath: run.paths.analysis,
       language: input.targetLanguage,
       ...(ranges ? { ranges } : {}),
       referenceOutPath: referencePath,
       signal: run.signal,
-    });
+    };
+    const voice = profileOnly ? await synth.createProfile(request) : await synth.createVoice(request);
     const speechSec = voice.matchedTo?.speechSec ?? 0;
     if (speechSec < MIN_VOICE_SAMPLE_SPEECH_SEC) {
       out.push(none(label, `${round3(speechSec)} s of speech: too little to make a voice from`));
@@ -247,7 +266,17 @@ export async function assignVoices(
     }
     const created = await run.platform.call(
       "voices.create",
-      { label, created: { spec: voice, model: synth.model, referenceKey, sampleSpeechSec: round3(speechSec) } },
+      {
+        label,
+        created: {
+          spec: voice,
+          model: synth.modelFor(voice),
+          referenceKey,
+          sampleSpeechSec: round3(speechSec),
+          ...(profileOnly ? { reason: noConsentReason(label) } : {}),
+          consent: voice.kind === "clone" ? consent : null,
+        },
+      },
       // No voiceId: the workspace's plan allows no more voices made by dubbing this month (`reason` says so).
       z.object({ voiceId: z.string().nullable(), reason: z.string().optional() }),
     );
@@ -256,7 +285,15 @@ export async function assignVoices(
       out.push(none(label, refused));
       continue;
     }
-    out.push({ label, voice, voiceId: created.voiceId, voiceSource: "auto_created", ...(voice.kind === "clone" ? { referencePath } : {}) });
+    out.push({
+      label,
+      voice,
+      voiceId: created.voiceId,
+      voiceSource: "auto_created",
+      ...(voice.kind === "clone" ? { referencePath } : {}),
+      ...(profileOnly ? { reason: noConsentReason(label) } : {}),
+      consent: voice.kind === "clone" ? consent : null,
+    });
   }
   return out;
 }
@@ -310,10 +347,14 @@ export const mixAudio = (run: DubbingRun, speakers: Speakers, fitted: ReadonlyMa
     return mix(paths.background, paths.speech, durationSec, run.input.engines.mixLoudnessLufs, paths.mix, signal);
   });
 
-/** render_video: the source's picture copied with the mix; the result's own duration, probed. */
-export const renderVideo = (run: DubbingRun, source: AcceptedSource) =>
+/**
+ * render_video: the source's picture copied with the mix; the result's own duration, probed. The
+ * mix and the video carry the provenance note (provenance.ts).
+ */
+export const renderVideo = (run: DubbingRun, source: AcceptedSource, tags: Readonly<Record<string, string>> = {}) =>
   toolStep(run.signal, async () => {
-    await render(source, run.paths.mix, run.paths.video, run.signal);
+    if (Object.keys(tags).length > 0) await tagInPlace(run.paths.mix, tags, run.signal);
+    await render(source, run.paths.mix, run.paths.video, run.signal, tags);
     return (await probe(run.paths.video, run.signal)).durationSec;
   });
 

@@ -3,6 +3,10 @@ import type { CreatedVoice } from "../../../contracts/voices";
 import type { EngineEnv } from "../../engines/config";
 import { parseStepSettings, round3 } from "../../step-input";
 import { defaultSynthesisEngine, type MakeSynthesisEngine } from "../shared/synthesis";
+import { consentAware } from "../shared/consent-voices";
+import { noConsentReason } from "../../../contracts/voice-consent";
+import { StepFailure } from "../../../contracts/step-failure";
+import type { SynthesisEngine } from "../../engines/synthesis/interface";
 import type { ServiceStepHandler } from "../types";
 import {
   createVoice,
@@ -23,6 +27,8 @@ import {
  */
 export interface VoiceCreationDeps {
   createEngine?: MakeSynthesisEngine;
+  /** The engine that makes voice profiles for a sample without consent when the chosen one clones (default: local). */
+  createProfiles?: (env: EngineEnv) => SynthesisEngine;
   env?: EngineEnv;
 }
 
@@ -44,11 +50,21 @@ export function createVoiceCreationHandler(deps: VoiceCreationDeps = {}): Servic
       (sample) => ({ sampleRate: 16000, durationSec: round3(sample.durationSec), format: sample.format }),
     );
 
-    const engine = makeEngine({ engine: settings.speechEngine, model: settings.speechModel }, deps.env ?? process.env);
+    const env = deps.env ?? process.env;
+    const engine = consentAware(makeEngine({ engine: settings.speechEngine, model: settings.speechModel }, env), env, deps.createProfiles);
+    // The Worker decided at create: without the sample's granted consent, a voice profile (never a clone).
+    const consent = input.voiceConsent.granted["sample"] ?? null;
+    const profileOnly = input.voiceConsent.required && !consent;
     requireLanguage(engine, input.language);
+    if (profileOnly && !engine.profileSupports(input.language))
+      throw new StepFailure(
+        "unsupported_language",
+        `${noConsentReason("this sample")}, and the local engine has no voice profile for ${input.language}`,
+        false,
+      );
     const spec = await report.stage(
       "create_voice",
-      () => createVoice(run, engine),
+      () => createVoice(run, engine, profileOnly),
       (v) => ({
         kind: v.kind,
         engine: v.engine,
@@ -77,9 +93,11 @@ export function createVoiceCreationHandler(deps: VoiceCreationDeps = {}): Servic
     const created: CreatedVoice & { voiceId: string } = {
       voiceId: input.voiceId,
       spec,
-      model: engine.model,
+      model: engine.modelFor(spec),
       referenceKey,
       sampleSpeechSec: round3(spec.matchedTo?.speechSec ?? 0),
+      ...(profileOnly ? { reason: noConsentReason("this sample") } : {}),
+      consent: spec.kind === "clone" ? consent : null,
     };
     return created;
   };

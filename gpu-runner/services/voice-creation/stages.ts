@@ -3,6 +3,7 @@ import { MIN_VOICE_SAMPLE_SPEECH_SEC, type VoiceCreationStored } from "../../../
 import { StepFailure } from "../../../contracts/step-failure";
 import type { Settings } from "../../../contracts/settings";
 import type { SynthesisEngine, VoiceSpec } from "../../engines/synthesis/interface";
+import type { ConsentAwareSynthesis } from "../shared/consent-voices";
 import { extractAudio } from "../../media/ffmpeg";
 import { openSource, type AcceptedSource } from "../../media/source";
 import { SOURCE, type ObjectStore } from "../../object-store";
@@ -53,19 +54,20 @@ export function requireLanguage(engine: SynthesisEngine, language: string): void
     throw new StepFailure("unsupported_language", `the ${engine.engine} speech engine cannot speak ${language}`, false);
 }
 
-export async function createVoice(run: VoiceCreationRun, engine: SynthesisEngine): Promise<VoiceSpec> {
+export async function createVoice(run: VoiceCreationRun, engine: ConsentAwareSynthesis, profileOnly = false): Promise<VoiceSpec> {
   const { input } = run;
   const ranges =
     input.startSec !== undefined || input.endSec !== undefined
       ? [{ start: input.startSec ?? 0, end: input.endSec ?? Number.MAX_SAFE_INTEGER }]
       : undefined;
-  const voice = await engine.createVoice({
+  const request = {
     sampleWavPath: run.paths.wav,
     language: input.language,
     ...(ranges ? { ranges } : {}),
     referenceOutPath: run.paths.reference,
     signal: run.signal,
-  });
+  };
+  const voice = profileOnly ? await engine.createProfile(request) : await engine.createVoice(request);
   const speechSec = voice.matchedTo?.speechSec ?? 0;
   if (speechSec < MIN_VOICE_SAMPLE_SPEECH_SEC)
     throw new StepFailure(

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { collectionName } from "../../../contracts/catalog";
 import { newId } from "../../../contracts/ids";
 import { getDb } from "../../../worker/db/client";
-import { clipGenerations, dubbings, summarizations, transcripts, translations, voices } from "../../../worker/db/schema";
+import { clipGenerations, dubbings, summarizations, transcripts, translations, voiceConsents, voices } from "../../../worker/db/schema";
 
 /**
  * One record of every kind a service route names, written straight to D1 (the catalog entry to the
@@ -17,6 +17,7 @@ export interface ServiceRecords {
   languageKey: string;
   dubbingId: string;
   voiceId: string;
+  consentId: string;
 }
 
 export async function seedServiceRecords(projectId: string, transcriptionId: string, jobId: string): Promise<ServiceRecords> {
@@ -29,6 +30,7 @@ export async function seedServiceRecords(projectId: string, transcriptionId: str
     languageKey: "es",
     dubbingId: newId("dubbing"),
     voiceId: newId("voice"),
+    consentId: newId("voiceConsent"),
   };
   const base = { projectId, jobId, createdAt: now, updatedAt: now };
   await db.batch([
@@ -63,6 +65,18 @@ export async function seedServiceRecords(projectId: string, transcriptionId: str
       outputPrefix: "out/",
     }),
     db.insert(voices).values({ ...base, id: ids.voiceId, name: "v", status: "pending", origin: "api", language: "en", sample: {} }),
+    db.insert(voiceConsents).values({
+      id: ids.consentId,
+      projectId,
+      kind: "attestation",
+      status: "granted",
+      subject: { transcriptionId, speakerLabel: "SPEAKER_00" },
+      subjectKey: `speaker:${transcriptionId}:SPEAKER_00`,
+      statement: "Ana agreed in writing.",
+      createdBy: { kind: "api_key", id: "pak_test", label: "test" },
+      createdAt: now,
+      updatedAt: now,
+    }),
     db
       .update(transcripts)
       .set({

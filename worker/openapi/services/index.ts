@@ -8,6 +8,7 @@ import { summarizationOperations } from "./summarization";
 import { thumbnailOperations } from "./thumbnail";
 import { transcriptionOperations } from "./transcription";
 import { translationOperations } from "./translation";
+import { voiceConsentOperations } from "./voice-consent";
 import { voiceCreationOperations } from "./voice-creation";
 
 /**
@@ -25,4 +26,5 @@ export const SERVICE_OPERATIONS = {
   translation: translationOperations,
   dubbing: dubbingOperations,
   voice_creation: voiceCreationOperations,
+  voice_consent: voiceConsentOperations,
 } satisfies Partial<Record<ServiceName, OperationDoc[]>>;

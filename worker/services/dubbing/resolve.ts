@@ -15,6 +15,7 @@ import { resolvePreviousDubbing } from "./regenerate";
 import { chooseSpeechModel } from "./speech-model";
 import { planTranslation, type PlannedTranslation } from "../translation/plan";
 import { projectVoice } from "../voice-creation/store";
+import { consentsForJob } from "../voice-consent/store";
 import type { CreateContext, Resolved } from "../types";
 
 /**
@@ -95,6 +96,15 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
     assigned[label] = { voiceId, spec: v.spec, referenceKey: v.referenceKey };
   }
 
+  // A transcript not diarized is diarized by the dub itself, whose labels may be any of the 32 a dub can find.
+  const labels =
+    t.speakers.length > 0 ? t.speakers.map((s) => s.label) : Array.from({ length: 32 }, (_, i) => `SPEAKER_${String(i).padStart(2, "0")}`);
+  const voiceConsent = await consentsForJob(
+    db,
+    projectId,
+    Object.fromEntries(labels.map((label) => [label, { transcriptionId: t.id, speakerLabel: label }])),
+  );
+
   const dubbingId = newId("dubbing");
   const bucket = presigned ? null : await resolveVideoSource(db, env, projectId, {}, t, "dubbing", settings.runner);
   // An s3_presigned job writes to its URLs: no prefix (the record shows "").
@@ -128,6 +138,7 @@ export async function resolveDubbing(ctx: CreateContext, input: InputOf<"dubbing
       ...(planned ? { translation: planned.fields } : {}),
       assignedVoices: assigned,
       ...(previous ? { regenerateFrom: previous } : {}),
+      voiceConsent,
       ...location,
       // The engines as configured at create: a settings change does not alter a queued job.
       engines: {

@@ -3,8 +3,6 @@ import { z } from "zod";
 import type { Job } from "../../../contracts/job";
 import { newId } from "../../../contracts/ids";
 import { DubbingStoredSchema, type DubbingSave, type DubbingStored, type TranscriptSpeakers } from "../../../contracts/services/dubbing";
-import type { Segment } from "../../../contracts/transcript";
-import { speakerTurns } from "../../../contracts/speaker-turns";
 import type { TranslatedSegment } from "../../../contracts/services/translation";
 import { CreatedVoiceSchema } from "../../../contracts/voices";
 import type { Db } from "../../db/client";
@@ -14,8 +12,9 @@ import { charge, refund, type Charge } from "../../accounts/credits";
 import { loadSettings } from "../../platform/settings";
 import { ApiError } from "../../errors";
 import type { BlobStore } from "../../storage/blobs";
-import { readLayer, readLayerOf } from "../../transcripts/store";
+import { readLayerOf } from "../../transcripts/store";
 import { redactedSpansOf } from "../../transcripts/redaction";
+import { transcriptSpeakerTurns } from "../../transcripts/speaker-turns";
 import { translationLayer } from "../translation/store";
 import { readyFields } from "../voice-creation/store";
 import { refused, requireOwnOutput } from "../shared/result-checks";
@@ -62,13 +61,7 @@ export async function transcriptSpeakers(db: Db, blobs: BlobStore, job: Job): Pr
     .get();
   const redactedSpans = redactedSpansOf(t?.redaction);
   if (!t || t.speakers.length === 0) return { turns: [], speakers: [], diarization: null, redactedSpans };
-  const segments = (await readLayer<Segment[]>(db, blobs, t, "segments")) ?? [];
-  const labelled = segments.filter((s) => s.speaker !== undefined).sort((a, b) => a.start - b.start);
-  const turns = speakerTurns(labelled).map((turn) => ({
-    start: turn.segments[0]!.start,
-    end: Math.max(...turn.segments.map((s) => s.end)),
-    speaker: turn.speaker!,
-  }));
+  const turns = await transcriptSpeakerTurns(db, blobs, t);
   return { turns, speakers: t.speakers.map(({ label, name }) => ({ label, name })), diarization: t.diarization, redactedSpans };
 }
 
@@ -88,6 +81,12 @@ export async function createSpeakerVoice(
   body: z.infer<typeof VoiceCreateCallSchema>,
 ): Promise<{ voiceId: string | null; reason?: string }> {
   const stored = storedDubbing(job);
+  // The Worker's decision at create holds whatever the runner reports: no consent, no clone.
+  if (body.created.spec.kind === "clone" && stored.voiceConsent.required && !stored.voiceConsent.granted[body.label])
+    throw refused(`body.created: ${body.label} has no granted consent, so its voice may not be a clone (voiceCloning.requireConsent)`, {
+      path: "body.created.spec.kind",
+      issue: "cloneWithoutConsent",
+    });
   // A clone's reference clip lies under the dubbing's own prefix; a presigned job has no place for one.
   const ref = body.created.referenceKey;
   if (ref !== null) {

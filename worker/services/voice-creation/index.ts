@@ -17,6 +17,7 @@ import { requireJobsOwn, requireOwnOutput } from "../shared/result-checks";
 import { defineWorkerService, type CreateContext, type Resolved, type ResultCheck } from "../types";
 import type { InputOf, StoredInputOf } from "../../../contracts/services/index";
 import { voiceRoutes } from "./routes";
+import { consentsForJob } from "../voice-consent/store";
 import { completeVoice, failPendingVoice, storedVoiceCreation } from "./store";
 
 /**
@@ -113,12 +114,19 @@ async function resolveVoiceCreation(
     },
   });
 
+  // A presigned sample names no object a consent could be given for: under the policy it makes a profile.
+  const voiceConsent = await consentsForJob(
+    db,
+    projectId,
+    input.sourceType === "s3_presigned" ? {} : { sample: { connectionId: input.connectionId, bucket: input.bucket, key: input.sourceKey } },
+  );
+
   if (presigned) {
     const { grant } = presigned;
     // A voice's URLs are single ones: flattening only types the redacted map as the job stores it.
     const redacted = { sourceUrl: redactUrl(presigned.input.sourceUrl), outputUrls: flattenOutputUrls(grant.redacted.outputUrls) };
     return {
-      input: { ...presigned.input, ...redacted, voiceId },
+      input: { ...presigned.input, ...redacted, voiceId, voiceConsent },
       sourceDisplayName: displayNameOf(samplePath),
       credits: 1,
       probe: grant.probe,
@@ -130,7 +138,7 @@ async function resolveVoiceCreation(
   if (input.sourceType === "s3_presigned" || !conn) throw new Error("unreachable");
   return {
     // A cloning engine keeps its reference clip here; a profile keeps nothing in the bucket.
-    input: { ...input, voiceId, outputPrefix: `${conn.defaultOutputPrefix.replace(/\/$/, "")}/voices/${voiceId}/` },
+    input: { ...input, voiceId, voiceConsent, outputPrefix: `${conn.defaultOutputPrefix.replace(/\/$/, "")}/voices/${voiceId}/` },
     sourceDisplayName: displayNameOf(input.sourceKey),
     credits: 1,
     probe: async () => {

@@ -36,6 +36,8 @@ export function publicVoice(v: VoiceRow) {
     sampleSpeechSec: v.sampleSpeechSec,
     referenceKey: v.referenceKey,
     spec: v.spec,
+    reason: v.reason,
+    consent: v.consent,
     createdAt: v.createdAt,
     updatedAt: v.updatedAt,
   };
@@ -50,6 +52,8 @@ export function readyFields(created: CreatedVoice) {
     spec: created.spec,
     referenceKey: created.referenceKey,
     sampleSpeechSec: created.sampleSpeechSec,
+    reason: created.reason ?? null,
+    consent: created.consent ?? null,
     updatedAt: nowIso(),
   };
 }
