@@ -22,7 +22,7 @@ import { cancelUnfinished, patchSettings } from "./helpers/jobs";
 import { testS3 } from "./helpers/s3";
 import { seedServiceRecords } from "./helpers/records";
 import { createTenant, type Tenant } from "./helpers/tenant";
-import { completedTranscript } from "./helpers/transcripts";
+import { completedTranscript, diarizedTranscript } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
 
 /**
@@ -77,6 +77,22 @@ describe("deleting a transcript", () => {
     expect(await platformObjectsNaming(t.projectId, x.ids)).toEqual([]);
     expect((await transcriptGet(x.textSourceId)).status).toBe(404);
     expect((await call("GET", `/v1/jobs/${x.derived.translation.jobId}`, { key: t.projectKey })).status).toBe(404);
+  });
+
+  it("takes its speakers' voice-cloning consents with it", async () => {
+    const { textSourceId } = await diarizedTranscript(t, ["SPEAKER_00", "SPEAKER_01"]);
+    const consent = await call<{ consentId: string }>("POST", "/v1/voice-consents", {
+      key: t.projectKey,
+      body: {
+        kind: "attestation",
+        subject: { transcriptionId: textSourceId, speakerLabel: "SPEAKER_00" },
+        statement: "Ana agreed in writing.",
+      },
+    });
+    expect(consent.status, JSON.stringify(consent.body)).toBe(201);
+    const res = await del(`/v1/transcriptions/${textSourceId}`);
+    expect(res.body.data["erased"]).toMatchObject({ records: { voiceConsents: 1 } });
+    expect(await d1RowsNaming([consent.body.data.consentId])).toEqual({});
   });
 
   it("answers what it erased: the jobs and records by kind, the chunks and objects", async () => {

@@ -103,6 +103,8 @@ export async function eraseProjectBatch(env: Env, p: ProjectErasure): Promise<{ 
     env.DB.prepare(`DELETE FROM ${table} WHERE ${where}`).bind(key);
   await env.DB.batch([
     rows("voices"),
+    rows("voice_consents"),
+    rows("consent_phrases"),
     rows("glossary_terms"),
     rows("idempotency_keys"),
     rows("webhook_deliveries"),

@@ -114,6 +114,8 @@ export async function eraseTranscript(env: Env, scope: TranscriptScope): Promise
     env.DB.prepare(`DELETE FROM summarizations WHERE project_id = ?2 AND id ${inIds}`).bind(json(r.summarizations), projectId),
     env.DB.prepare(`DELETE FROM dubbings WHERE project_id = ?2 AND id ${inIds}`).bind(json(r.dubbings), projectId),
     env.DB.prepare(`DELETE FROM voices WHERE project_id = ?2 AND id ${inIds}`).bind(json(r.voices), projectId),
+    env.DB.prepare(`DELETE FROM consent_phrases WHERE project_id = ?2 AND used_by ${inIds}`).bind(json(r.voiceConsents ?? []), projectId),
+    env.DB.prepare(`DELETE FROM voice_consents WHERE project_id = ?2 AND id ${inIds}`).bind(json(r.voiceConsents ?? []), projectId),
     // The previous version's catalog in D1 (moved into the catalog object by the data-plane migration).
     env.DB.prepare("DELETE FROM catalog_vectors WHERE collection = ?1 AND text_source_id = ?2").bind(
       collectionName(projectId),
@@ -141,6 +143,7 @@ export async function eraseTranscript(env: Env, scope: TranscriptScope): Promise
       summarizations: r.summarizations.length,
       dubbings: r.dubbings.length,
       voices: r.voices.length,
+      voiceConsents: r.voiceConsents?.length ?? 0,
     },
     catalogChunks: dropped?.removedChunks ?? 0,
     platformObjects,

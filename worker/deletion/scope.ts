@@ -44,7 +44,15 @@ export interface TranscriptScope {
   kind: "transcript";
   projectId: string;
   transcriptId: string;
-  records: { translations: string[]; clipGenerations: string[]; summarizations: string[]; dubbings: string[]; voices: string[] };
+  records: {
+    translations: string[];
+    clipGenerations: string[];
+    summarizations: string[];
+    dubbings: string[];
+    voices: string[];
+    /** Consents to clone its speakers' voices (personal data about them); absent in a scope stored before consents. */
+    voiceConsents?: string[];
+  };
   jobs: ErasedJob[];
   blobPrefixes: string[];
   /** Null: the files in the bucket stay (no `deleteOutputs`). */
@@ -141,7 +149,20 @@ export async function transcriptScope(env: Env, db: Db, t: TranscriptRow, delete
           .from(voices)
           .where(and(eq(voices.projectId, t.projectId), eq(voices.origin, "dubbing"), inArray(voices.jobId, dubJobs)))
           .all();
-  const madeBy = [t.jobId, ...trl.map((r) => r.jobId), ...clp.map((r) => r.jobId), ...sum.map((r) => r.jobId), ...dubJobs];
+  // Its speakers' consents (subject keys `speaker:<txt>:<label>`: one indexed range), and the jobs that checked them.
+  const consents = await env.DB.prepare(
+    "SELECT id, job_id FROM voice_consents WHERE project_id = ?1 AND subject_key >= ?2 AND subject_key < ?3",
+  )
+    .bind(t.projectId, `speaker:${t.id}:`, `speaker:${t.id};`)
+    .all<{ id: string; job_id: string | null }>();
+  const madeBy = [
+    t.jobId,
+    ...trl.map((r) => r.jobId),
+    ...clp.map((r) => r.jobId),
+    ...sum.map((r) => r.jobId),
+    ...dubJobs,
+    ...consents.results.flatMap((c) => (c.job_id ? [c.job_id] : [])),
+  ];
   const touching = await jobsTouching(env, t.projectId, t.id, madeBy);
   const erasedJobs = touching.filter((j) => !j.sharedWithOthers || madeBy.includes(j.ref.id)).map((j) => j.ref);
   const jobOf = new Map(erasedJobs.map((j) => [j.id, j]));
@@ -189,6 +210,7 @@ export async function transcriptScope(env: Env, db: Db, t: TranscriptRow, delete
       summarizations: sum.map((r) => r.id),
       dubbings: dub.map((r) => r.id),
       voices: madeVoices.map((v) => v.id),
+      voiceConsents: consents.results.map((c) => c.id),
     },
     jobs: erasedJobs.map((j) => ({ jobId: j.id, connectionId: j.connectionId, bucket: j.bucket })),
     blobPrefixes,

@@ -96,6 +96,7 @@ export async function d1RowsNaming(ids: readonly string[]): Promise<Record<strin
     summarizations: ["id", "text_source_id", "job_id"],
     dubbings: ["id", "transcription_id", "job_id"],
     voices: ["id", "job_id"],
+    voice_consents: ["id", "job_id"],
     jobs: ["id"],
     webhook_deliveries: ["job_id"],
     runner_tasks: ["job_id"],
