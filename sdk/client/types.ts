@@ -1,3 +1,4 @@
+import type { RedactionRecord } from "../../contracts/redaction";
 import type { z } from "zod";
 import type { SearchGroup, SearchHit, SearchRequestSchema } from "../../contracts/catalog";
 import type { Clip, ClipGenerationResult } from "../../contracts/clips";
@@ -103,6 +104,11 @@ export interface TranscriptRecord {
   translation?: Record<string, Segment[]>;
   source: { connectionId: string; bucket: string; sourceKey: string } | null;
   outputKeys: TranscriptOutputKeys | null;
+  /** What was redacted (entity types and places, never the values), or null (an extension: docs/api.md "Your data"). */
+  redaction: RedactionRecord | null;
+  /** The revision the files in the bucket hold, and whether the transcript changed since (an extension). */
+  outputKeysRevision: number | null;
+  outputKeysStale: boolean | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -133,6 +133,9 @@ const TRANSCRIPT_RECORD_KEYS = {
   translation: true,
   source: true,
   outputKeys: true,
+  redaction: true,
+  outputKeysRevision: true,
+  outputKeysStale: true,
   createdAt: true,
   updatedAt: true,
 } satisfies Record<keyof TranscriptRecord, true>;

@@ -3,6 +3,7 @@ import { call } from "./helpers/api";
 import { signedIn, type Browser } from "./helpers/console";
 import { open, submitForm } from "./helpers/console-pages";
 import { createTenant, type Tenant } from "./helpers/tenant";
+import { recordRedaction } from "./helpers/redaction";
 import { completedTranscript } from "./helpers/transcripts";
 
 /**
@@ -23,6 +24,25 @@ const policyForm = (b: Browser, fields: Record<string, string>) =>
   submitForm(b, "/console/data/policy", { _csrf: b.csrfToken, redaction: "optional", ...fields });
 const apiPolicy = async () =>
   (await call<Record<string, unknown>>("GET", `/v1/projects/${t.projectId}`, { key: t.workspaceKey })).body.data["dataPolicy"];
+
+describe("redaction and staleness on the transcript page", () => {
+  it("shows what was redacted, by type and engine", async () => {
+    const { textSourceId } = await completedTranscript(t, ["call me at [EMAIL]"]);
+    await recordRedaction(textSourceId, [{ type: "EMAIL", start: 0.5, end: 1 }]);
+    const page = await open(admin, `/console/transcripts/${textSourceId}`);
+    expect(page.html).toContain("1 redacted (EMAIL 1) by test-detector");
+  });
+
+  it("says the files in the bucket are stale once the transcript was edited", async () => {
+    const { textSourceId } = await completedTranscript(t, ["hello there"]);
+    expect((await open(admin, `/console/transcripts/${textSourceId}`)).html).toContain("up to date");
+    await call("PATCH", `/v1/transcriptions/${textSourceId}/segments`, {
+      key: t.projectKey,
+      body: { revision: 1, segments: [{ id: 0, text: "hello again" }] },
+    });
+    expect((await open(admin, `/console/transcripts/${textSourceId}`)).html).toContain("stale: they hold revision 1");
+  });
+});
 
 describe("the data page", () => {
   it("an admin's policy form saves retention, redaction and consent on the project", async () => {
@@ -53,13 +73,16 @@ describe("the data page", () => {
   });
 
   it("a transcript deleted from its page is gone, and the admin's audit log lists it with the person who did it", async () => {
-    const { textSourceId } = await completedTranscript(t, ["hello there"]);
-    const res = await submitForm(admin, `/console/transcripts/${textSourceId}/delete`, { _csrf: admin.csrfToken });
+    // A tenant of its own: the policy tests above made this file's tenant redact every transcript.
+    const d = await createTenant({ plan: "enterprise" });
+    const { browser } = await signedIn(d, "admin");
+    const { textSourceId } = await completedTranscript(d, ["hello there"]);
+    const res = await submitForm(browser, `/console/transcripts/${textSourceId}/delete`, { _csrf: browser.csrfToken });
     expect(res.status).toBe(303);
-    expect((await call("GET", `/v1/transcriptions/${textSourceId}`, { key: t.projectKey })).status).toBe(404);
-    const page = await open(admin, "/console/data");
+    expect((await call("GET", `/v1/transcriptions/${textSourceId}`, { key: d.projectKey })).status).toBe(404);
+    const page = await open(browser, "/console/data");
     expect(page.html).toContain(textSourceId);
-    expect(page.html).toContain(admin.session.user.email);
+    expect(page.html).toContain(browser.session.user.email);
   });
 
   it("deleting the project needs its name typed exactly", async () => {

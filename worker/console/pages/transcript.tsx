@@ -64,6 +64,24 @@ export function TranscriptPage(props: {
         <dd>
           <a href={`/console/jobs/${t.jobId}`}>{t.jobId}</a> · updated {when(t.updatedAt)} UTC
         </dd>
+        <dt>Redaction</dt>
+        <dd id="redaction">
+          {t.redaction
+            ? `${t.redaction.entities.length} redacted (${
+                Object.entries(t.redaction.counts)
+                  .map(([type, n]) => `${type} ${n}`)
+                  .join(", ") || "nothing found"
+              }) by ${t.redaction.engine}`
+            : "not redacted"}
+        </dd>
+        <dt>Files in the bucket</dt>
+        <dd id="files-revision">
+          {t.outputKeysStale
+            ? `stale: they hold revision ${t.outputKeysRevision ?? "?"}; regenerate them to carry the edits`
+            : t.outputKeys
+              ? "up to date"
+              : "none"}
+        </dd>
       </dl>
       <TranscriptDownloads transcriptionId={t.transcriptionId} status={t.status} />
       <div class="player">

@@ -13,13 +13,22 @@ export interface TranslationEntry {
   translationBackend: string;
   model: string;
   updatedAt: string;
+  /** Made from an older revision of the transcript (docs/api.md "Stale outputs and regenerate"); null: unknown. */
+  stale?: boolean | null;
+  transcriptRevision?: number | null;
 }
 export interface DubbingEntry {
   dubbingId: string;
   status: string;
   languageKey: string;
   createdAt: string;
+  stale?: boolean | null;
+  transcriptRevision?: number | null;
 }
+
+/** Says so when an output was made from an older revision of the transcript. */
+const StaleNote = (props: { stale?: boolean | null | undefined; revision?: number | null | undefined }) =>
+  props.stale ? <strong class="stale"> · stale: made from revision {props.revision ?? "?"}</strong> : null;
 
 /** The transcript page's section listing both, with links to their pages. */
 export function Versions(props: { transcriptionId: string; translations: TranslationEntry[]; dubbings: DubbingEntry[] }) {
@@ -36,6 +45,7 @@ export function Versions(props: { transcriptionId: string; translations: Transla
                 {t.languageKey}
               </a>{" "}
               · {t.segmentCount} segments · {t.translationBackend} ({t.model}) · {when(t.updatedAt)} UTC
+              <StaleNote stale={t.stale} revision={t.transcriptRevision} />
             </li>
           ))}
         </ul>
@@ -48,6 +58,7 @@ export function Versions(props: { transcriptionId: string; translations: Transla
           {props.dubbings.map((d) => (
             <li>
               <a href={`/console/dubbings/${d.dubbingId}`}>{d.languageKey}</a> · <StatusBadge status={d.status} /> · {when(d.createdAt)} UTC
+              <StaleNote stale={d.stale} revision={d.transcriptRevision} />
             </li>
           ))}
         </ul>
