@@ -5,6 +5,7 @@ import type { Job } from "../../contracts/job";
 import { startE2E, transcribedSpeech, type E2E } from "../support/e2e-stack";
 import { garbageFile, overLimitFile, speechVideo } from "../support/media-fixtures";
 import { twoVoiceVideo } from "../support/dubbing-fixtures";
+import { piiSpeechVideo } from "../support/pii-speech";
 import { MediaJobs, type TranscriptRecord } from "../../sdk/client";
 import { apiCall } from "../../scripts/lib/api-client";
 import { strFromU8, unzipSync } from "fflate";
@@ -102,6 +103,49 @@ describe("transcription end to end", () => {
       e.checkResponse,
     );
     expect(entry.data).toMatchObject({ state: "completed", subject: { id: textSourceId } });
+  });
+
+  it("a transcription with options.redaction writes no name into its files and keeps the text as heard behind its own permission", async () => {
+    const job = await e.api<Job>("POST", "/v1/jobs", {
+      serviceType: "transcription",
+      input: {
+        sourceType: "s3_direct",
+        connectionId: e.tenant.connectionId,
+        bucket: e.tenant.bucket,
+        sourceKey: await upload(await piiSpeechVideo(), "e2e/pii-speech.mp4"),
+        options: { redaction: { entities: ["PERSON"] } },
+      },
+    });
+    const done = await e.waitForJob(job.jobId, ["completed", "failed"], 180_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const keys = job.input["resolvedOutputKeys"] as Record<"fullText" | "segments" | "srt" | "vtt", string>;
+    for (const key of Object.values(keys)) {
+      const text = await (await e.s3.getObject(e.tenant.bucket, key)).text();
+      expect(text, key).not.toMatch(/john smith/i);
+    }
+    expect(await (await e.s3.getObject(e.tenant.bucket, keys.fullText)).text()).toContain("[PERSON]");
+    const id = String(job.input["textSourceId"]);
+    const t = await e.api<{ redaction: { counts: Record<string, number> } | null }>("GET", `/v1/transcriptions/${id}?layers=segments`);
+    expect(t.redaction?.counts["PERSON"]).toBeGreaterThanOrEqual(1);
+    const granted = await apiCall<{ secret: string }>(
+      e.stack.apiBaseUrl,
+      "POST",
+      `/v1/projects/${e.tenant.projectId}/api-keys`,
+      e.tenant.workspaceKey,
+      { name: "auditor", permissions: ["transcript:read_unredacted"] },
+      {},
+      e.checkResponse,
+    );
+    const heard = await apiCall<{ segments: Array<{ text: string }> }>(
+      e.stack.apiBaseUrl,
+      "GET",
+      `/v1/transcriptions/${id}/unredacted`,
+      granted.data.secret,
+      undefined,
+      {},
+      e.checkResponse,
+    );
+    expect(heard.data.segments.map((s) => s.text).join(" ")).toMatch(/john smith/i);
   });
 
   it("an interview with two speakers comes out labelled in the transcript, SRT, VTT and DOCX, and a rename reaches the next export", async () => {
