@@ -27,10 +27,11 @@ describe("routing", () => {
 
   it.each([
     { method: "DELETE", path: "/v1/jobs", allow: "GET, HEAD, POST" },
-    { method: "PUT", path: "/v1/jobs/job_abc", allow: "GET, HEAD" },
+    { method: "PUT", path: "/v1/jobs/job_abc", allow: "DELETE, GET, HEAD" },
     { method: "GET", path: "/v1/jobs/job_abc/cancel", allow: "POST" },
     { method: "PATCH", path: "/v1/workspace", allow: "GET, HEAD" },
-    { method: "POST", path: "/v1/jobs/policy", allow: "GET, HEAD" },
+    // `DELETE /v1/jobs/:jobId` matches this path too (a DELETE of it is a 404: no job is named "policy").
+    { method: "POST", path: "/v1/jobs/policy", allow: "DELETE, GET, HEAD" },
   ])("$method $path (known path, wrong method) is 405 methodNotAllowed with Allow: $allow", async ({ method, path, allow }) => {
     const res = await call(method, path, { key: t.projectKey });
     expectError(res, 405, "methodNotAllowed");
