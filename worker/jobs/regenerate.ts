@@ -2,7 +2,6 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { collectionName } from "../../contracts/catalog";
 import type { Job } from "../../contracts/job";
-import { DubbingInputSchema } from "../../contracts/services/dubbing";
 import type { RegenerateOutput, RegenerateOutputs, RegenerateRequest } from "../../contracts/regenerate";
 import { languageKey } from "../../contracts/translation-languages";
 import { catalogObject } from "../../durable-objects/catalog/address";
@@ -50,18 +49,6 @@ const EVERY_STALE = {
   dubbings: "stale",
 } as const satisfies Required<RegenerateOutputs>;
 
-/**
- * Whether the dubbing contract takes `options.regenerateFrom` (a dub that keeps the audio of the
- * segments whose text did not change): its strict options refuse a key they do not know, so asking
- * the schema tells. While it does not, a regenerated dub is a whole new dub of the same transcript
- * and language.
- */
-export const DUBBING_TAKES_REGENERATE_FROM = DubbingInputSchema.safeParse({
-  transcriptionId: "txt_probe",
-  targetLanguage: "es",
-  options: { regenerateFrom: "dub_probe" },
-}).success;
-
 /** The options a dubbing row was made with (defaults filled at create), as a new request sends them. */
 const StoredDubOptions = z.object({
   diarization: z
@@ -92,7 +79,8 @@ function dubOptions(stored: unknown, dubbingId: string): Record<string, unknown>
     ...(o.voiceAssignments && Object.keys(o.voiceAssignments).length > 0 ? { voiceAssignments: o.voiceAssignments } : {}),
     ...(o.voiceCloning ? { voiceCloning: o.voiceCloning } : {}),
     ...(o.tts ? { tts: { enabled: o.tts.enabled, ...(o.tts.modelId ? { modelId: o.tts.modelId } : {}) } } : {}),
-    ...(DUBBING_TAKES_REGENERATE_FROM ? { regenerateFrom: dubbingId } : {}),
+    // The new dub keeps the audio of every segment whose text did not change (docs/api.md "Regenerating a dub").
+    regenerateFrom: dubbingId,
   };
 }
 
