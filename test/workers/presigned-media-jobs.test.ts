@@ -245,6 +245,22 @@ async function presignedTranscript(): Promise<string> {
   return String(job.input["textSourceId"]);
 }
 
+describe("deleting what presigned URLs wrote", () => {
+  it("deleteOutputs cannot reach files written through presigned URLs: the answer keeps them and says why", async () => {
+    const txt = await presignedTranscript();
+    const res = await call<{ outputs: { deleted: number; kept: Array<{ what: string; reason: string }> } }>(
+      "DELETE",
+      `/v1/transcriptions/${txt}?deleteOutputs=true`,
+      { key: t.projectKey },
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.outputs.deleted).toBe(0);
+    expect(res.body.data.outputs.kept).toEqual([
+      { what: "transcript files", key: null, reason: expect.stringMatching(/presigned URLs/) as string },
+    ]);
+  });
+});
+
 describe("translation with presigned URLs", () => {
   it("probes the srt and vtt URLs with empty PUTs and reads no source", async () => {
     const outputUrls = { srt: (await putUrls("srt", 1))[0]!, vtt: (await putUrls("vtt", 1))[0]! };
