@@ -97,6 +97,33 @@ describe("translation and dubbing end to end", () => {
       media_jobs_translation_engine: "apertium",
     });
   }, 60_000);
+
+  it("regenerate after one segment's edit: the old dub reads stale, the new one speaks only the changed segment again", async () => {
+    if (!dubbed) throw new Error("the dubbing test made no dubbing");
+    const t = await e.api<{ revision: number; segments: Array<{ id: number; text: string }> }>(
+      "GET",
+      `/v1/transcriptions/${textSourceId}?layers=segments`,
+    );
+    const edited = t.segments[1]!;
+    await e.api("PATCH", `/v1/transcriptions/${textSourceId}/segments`, {
+      revision: t.revision,
+      segments: [{ id: edited.id, text: "the bread rose overnight" }],
+    });
+    expect(await e.api<{ stale: boolean }>("GET", `/v1/dubbings/${dubbed.dubbingId}`)).toMatchObject({ stale: true });
+    const regen = await e.api<{ jobs: Array<{ job: Job }> }>("POST", `/v1/transcriptions/${textSourceId}/regenerate`, {
+      outputs: { dubbings: [dubbed.dubbingId] },
+    });
+    const job = regen.jobs[0]!.job;
+    const done = await e.waitForJob(job.jobId, ["completed", "failed"], 300_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const rec = await e.api<{
+      stale: boolean;
+      regenerated: { mode: string; fromDubbingId: string; segmentsSynthesized: number[]; segmentsReused: number[] };
+    }>("GET", `/v1/dubbings/${String(done.resultSummary?.["dubbingId"])}`);
+    expect(rec.stale).toBe(false);
+    expect(rec.regenerated).toMatchObject({ mode: "partial", fromDubbingId: dubbed.dubbingId, segmentsSynthesized: [edited.id] });
+    expect(rec.regenerated.segmentsReused.length).toBe(t.segments.length - 1);
+  }, 420_000);
 });
 
 describe("a recorded consent end to end", () => {
