@@ -33,8 +33,7 @@ type Pending = TranscriptScope | JobErasure | ProjectErasure;
 
 export interface DeletionOutcome {
   audit: AuditRow;
-  /** Null while a deletion runs on in batches (a project). */
-  tally: ErasureTally | null;
+  tally: ErasureTally;
 }
 
 const detailsOf = (t: ErasureTally): Record<string, unknown> => ({ ...t });

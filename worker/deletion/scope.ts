@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { isTerminal, type JobStatus } from "../../contracts/service-types";
 import type { Db } from "../db/client";
-import { clipGenerations, dubbings, jobs, summarizations, translations, voices } from "../db/schema";
+import { clipGenerations, dubbings, summarizations, translations, voices } from "../db/schema";
 import type { Env } from "../env";
 import { CLIPS_BLOB_KIND, clipResultOf } from "../services/clip-generation/store";
 import { DUBBING_BLOB_KIND, dubbingResultOf } from "../services/dubbing/store";
@@ -248,15 +248,4 @@ async function thumbnailFiles(
     byJob.set(jobId, [...(byJob.get(jobId) ?? []), key]);
   }
   return [...byJob].map(([jobId, keys]) => files(`thumbnails of ${jobId}`, jobId, keys));
-}
-
-/** The rows `jobs` names, for a deletion that reads them before they go. */
-export async function jobRows(db: Db, ids: readonly string[]) {
-  return ids.length === 0
-    ? []
-    : db
-        .select()
-        .from(jobs)
-        .where(inArray(jobs.id, [...ids]))
-        .all();
 }

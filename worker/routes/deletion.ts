@@ -43,8 +43,8 @@ function deletionAnswer(subject: Record<string, string>, outcome: DeletionOutcom
     ...subject,
     deleted: true,
     auditEventId: outcome.audit.id,
-    erased: t ? { jobs: t.jobs, records: t.records, catalogChunks: t.catalogChunks, platformObjects: t.platformObjects } : null,
-    outputs: t ? { deleted: t.bucketFilesDeleted, kept: t.bucketFilesKept } : null,
+    erased: { jobs: t.jobs, records: t.records, catalogChunks: t.catalogChunks, platformObjects: t.platformObjects },
+    outputs: { deleted: t.bucketFilesDeleted, kept: t.bucketFilesKept },
   };
 }
 

@@ -58,37 +58,27 @@ export async function extractTracks(
       "-c:a",
       "flac",
       rawOut,
-      "-map",
-      "0:a:0",
-      "-vn",
-      "-af",
-      `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000,${sampleBound(source, 16000)}${redact(16000)}`,
-      "-c:a",
-      "pcm_s16le",
-      analysisOut,
+      ...analysisOutput(source, analysisOut, redact(16000)),
     ],
     { signal },
   );
 }
 
+/** ffmpeg's output arguments for the 16 kHz mono s16 analysis copy, with any filter after the bound (`,…`). */
+const analysisOutput = (source: AcceptedSource, out: string, filters = ""): string[] => [
+  "-map",
+  "0:a:0",
+  "-vn",
+  "-af",
+  `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000,${sampleBound(source, 16000)}${filters}`,
+  "-c:a",
+  "pcm_s16le",
+  out,
+];
+
 /** The 16 kHz mono analysis copy alone: a regeneration that reuses the raw artifact may still need it to make a voice. */
 export async function extractAnalysis(source: AcceptedSource, analysisOut: string, signal: AbortSignal): Promise<void> {
-  await runToolOk(
-    FFMPEG,
-    [
-      ...FF_BASE,
-      ...sourceInput(source),
-      "-map",
-      "0:a:0",
-      "-vn",
-      "-af",
-      `aformat=sample_fmts=s16:channel_layouts=mono:sample_rates=16000,${sampleBound(source, 16000)}`,
-      "-c:a",
-      "pcm_s16le",
-      analysisOut,
-    ],
-    { signal },
-  );
+  await runToolOk(FFMPEG, [...FF_BASE, ...sourceInput(source), ...analysisOutput(source, analysisOut)], { signal });
 }
 
 export interface PlacedSpeech {
