@@ -13,7 +13,7 @@ const WORKER = [
   ["^worker/http/", "^worker/auth/", "^worker/storage/"],
   ["^worker/accounts/", "^worker/transcripts/", "^worker/catalog/"],
   ["^worker/services/"],
-  ["^worker/jobs/", "^worker/maintenance/", "^worker/deletion/"],
+  ["^worker/jobs/", "^worker/maintenance/", "^worker/deletion/", "^worker/workflows/"],
   ["^worker/routes/", "^worker/console/", "^worker/openapi/"],
   ["^worker/(app|index)\\.ts$"],
 ];

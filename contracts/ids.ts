@@ -28,6 +28,10 @@ export const ID_PREFIX = {
   voiceConsent: "vcn_",
   /** Not in the spec's table: a phrase a speaker reads for a recorded consent (single use). */
   consentPhrase: "vcp_",
+  /** Not in the spec's table: a workflow of jobs (issue 26). */
+  workflow: "wfl_",
+  /** Not in the spec's table: a named workflow saved per project (issue 26). */
+  preset: "pst_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,4 +1,5 @@
 import type { Job } from "../contracts/job";
+import type { Workflow } from "../contracts/workflows";
 
 /**
  * Queue messages carry what their consumer needs, never a whole job input: a Queue message over
@@ -38,3 +39,25 @@ export interface WebhookMessage {
   /** A replay's own, smaller attempt budget; absent on a first delivery (settings.webhooks.maxAttempts). */
   maxAttempts?: number;
 }
+
+/** Webhook queue: the one event of a workflow that ended (issue 26), delivered at least once. */
+export interface WorkflowWebhookMessage {
+  kind: "workflow";
+  eventId: string;
+  workflowId: string;
+  projectId: string;
+  event: "completed" | "failed" | "cancelled";
+  /** The workflow as it ended (small: step views, no job inputs). */
+  workflow: Workflow;
+  occurredAt: string;
+  attemptOffset?: number;
+  maxAttempts?: number;
+}
+
+/** Whatever the webhook queue carries: a job's status change (no `kind`, as sent before workflows) or a workflow's end. */
+export type AnyWebhookMessage = WebhookMessage | WorkflowWebhookMessage;
+
+export const isWorkflowEvent = (m: AnyWebhookMessage): m is WorkflowWebhookMessage => "kind" in m && m.kind === "workflow";
+
+/** The job or workflow an event is about: where its deliveries are listed. */
+export const eventSubjectId = (m: AnyWebhookMessage): string => (isWorkflowEvent(m) ? m.workflowId : m.jobId);

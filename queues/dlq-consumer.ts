@@ -1,4 +1,4 @@
-import type { DispatchMessage, WebhookMessage } from "../durable-objects/messages";
+import { eventSubjectId, type AnyWebhookMessage, type DispatchMessage } from "../durable-objects/messages";
 import type { JobRpc } from "../durable-objects/job-do";
 
 /**
@@ -13,7 +13,7 @@ import type { JobRpc } from "../durable-objects/job-do";
  */
 export interface DeadLetterDeps {
   job(jobId: string): Pick<JobRpc, "dispatchDeadLettered">;
-  webhookUndeliverable(message: WebhookMessage, reason: string): Promise<void>;
+  webhookUndeliverable(message: AnyWebhookMessage, reason: string): Promise<void>;
 }
 
 export const DISPATCH_DLQ_PREFIX = "media-jobs-dispatch-dlq";
@@ -27,7 +27,7 @@ function log(level: "warn" | "error", msg: string, fields: Record<string, unknow
   console.log(JSON.stringify({ level, msg, ...fields }));
 }
 
-export async function handleDeadLetterBatch(batch: MessageBatch<DispatchMessage | WebhookMessage>, deps: DeadLetterDeps): Promise<void> {
+export async function handleDeadLetterBatch(batch: MessageBatch<DispatchMessage | AnyWebhookMessage>, deps: DeadLetterDeps): Promise<void> {
   const dispatch = batch.queue.startsWith(DISPATCH_DLQ_PREFIX);
   for (const msg of batch.messages) {
     try {
@@ -36,9 +36,9 @@ export async function handleDeadLetterBatch(batch: MessageBatch<DispatchMessage 
         const { outcome } = await deps.job(m.jobId).dispatchDeadLettered(m.attempt, m.stepIndex, msg.attempts);
         log("error", "dispatch message dead-lettered", { queue: batch.queue, ...m, outcome });
       } else {
-        const m = msg.body as WebhookMessage;
+        const m = msg.body as AnyWebhookMessage;
         await deps.webhookUndeliverable(m, "dead-lettered: the webhook consumer failed on every delivery of this event");
-        log("error", "webhook event dead-lettered", { queue: batch.queue, jobId: m.jobId, eventId: m.eventId, event: m.event });
+        log("error", "webhook event dead-lettered", { queue: batch.queue, jobId: eventSubjectId(m), eventId: m.eventId, event: m.event });
       }
       msg.ack();
     } catch (err) {

@@ -2,12 +2,12 @@ import { Webhook } from "standardwebhooks";
 import { JobSchema, type Job } from "../contracts/job";
 import { webhookUrlRefusal } from "../contracts/outbound-address";
 import type { Settings } from "../contracts/settings";
-import type { WebhookMessage } from "../durable-objects/messages";
+import { isWorkflowEvent, type AnyWebhookMessage, type WebhookMessage, type WorkflowWebhookMessage } from "../durable-objects/messages";
 import { exponentialStep } from "../contracts/retry";
 
 /** One delivery attempt as recorded (listable per job). */
 export interface DeliveryRecord {
-  message: WebhookMessage;
+  message: AnyWebhookMessage;
   url: string;
   attempt: number;
   outcome: "delivered" | "failed" | "gave_up";
@@ -56,6 +56,20 @@ export function webhookPayload(m: WebhookMessage, input: Record<string, unknown>
   };
 }
 
+/** A workflow's end (issue 26): one event, with every step's job id and state. */
+export function workflowWebhookPayload(m: WorkflowWebhookMessage) {
+  const ref = m.workflow.userMetadata?.["customerJobRef"];
+  return {
+    type: `workflow.${m.event}`,
+    event: m.event,
+    eventId: m.eventId,
+    occurredAt: m.occurredAt,
+    workflowId: m.workflowId,
+    customerJobRef: typeof ref === "string" ? ref : null,
+    workflow: m.workflow,
+  };
+}
+
 /** Kept as a named export for tests: the same rule the API applies at create. */
 export const deliverable = webhookUrlRefusal;
 
@@ -74,11 +88,11 @@ export function retryDelaySeconds(attempt: number, settings: Settings): number {
 type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
 
 /** `queueAttempt` is the queue's count for this message (1 first); a replay's attempts are numbered after the event's earlier ones. */
-export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, queueAttempt: number): Promise<Outcome> {
+export async function deliverWebhook(deps: WebhookDeps, m: AnyWebhookMessage, queueAttempt: number): Promise<Outcome> {
   const attempt = (m.attemptOffset ?? 0) + queueAttempt;
   const settings = await deps.settings();
   const hook = await deps.destination(m.projectId);
-  const url = m.job.webhookUrl ?? hook?.url ?? null;
+  const url = (isWorkflowEvent(m) ? m.workflow.webhookUrl : m.job.webhookUrl) ?? hook?.url ?? null;
   if (!hook || !url) return { kind: "done" };
   const record = (
     outcome: DeliveryRecord["outcome"],
@@ -92,10 +106,9 @@ export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, queue
     await record("gave_up", null, refusal.message, 0, null);
     return { kind: "done" };
   }
-  const input = await deps.jobInput(m.jobId);
+  const body = await eventBody(deps, m);
   // The job was deleted (worker/deletion/): its event is dropped, and no delivery row brings its id back.
-  if (!input) return { kind: "done" };
-  const body = JSON.stringify(webhookPayload(m, input));
+  if (body === null) return { kind: "done" };
   const sentAt = new Date();
   const signature = signatures(hook.secrets, m.eventId, sentAt, body);
   const started = Date.now();
@@ -135,7 +148,13 @@ export async function deliverWebhook(deps: WebhookDeps, m: WebhookMessage, queue
   return { kind: "retry", delaySeconds };
 }
 
-export async function handleWebhookBatch(batch: MessageBatch<WebhookMessage>, deps: WebhookDeps): Promise<void> {
+async function eventBody(deps: WebhookDeps, m: AnyWebhookMessage): Promise<string | null> {
+  if (isWorkflowEvent(m)) return JSON.stringify(workflowWebhookPayload(m));
+  const input = await deps.jobInput(m.jobId);
+  return input ? JSON.stringify(webhookPayload(m, input)) : null;
+}
+
+export async function handleWebhookBatch(batch: MessageBatch<AnyWebhookMessage>, deps: WebhookDeps): Promise<void> {
   for (const msg of batch.messages) {
     try {
       const outcome = await deliverWebhook(deps, msg.body, msg.attempts);

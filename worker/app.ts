@@ -97,6 +97,9 @@ export function buildApp() {
   app.route("/v1/console", routes.console);
   app.route("/v1/console", routes.consoleUser);
   app.route("/v1/storage-connections", routes.storageConnections);
+  app.route("/v1/storage-connections", routes.storageTriggers);
+  app.route("/v1/workflows", routes.workflows);
+  app.route("/v1/presets", routes.presets);
   app.route("/v1/voices", routes.voiceCreate);
   app.route("/v1", routes.deletion);
   app.route("/v1/transcriptions", routes.regenerate);

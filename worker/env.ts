@@ -1,6 +1,7 @@
 import type { CatalogDO } from "../durable-objects/catalog-do";
 import type { JobEnv } from "../durable-objects/env";
 import type { JobDurableObject } from "../durable-objects/job-do";
+import type { WorkflowDurableObject } from "../durable-objects/workflow-do";
 import type { Principal, RunnerIdentity } from "./auth/principal";
 import type { ServerTiming } from "./http/server-timing";
 
@@ -8,6 +9,8 @@ export interface Env extends JobEnv {
   JOBS: DurableObjectNamespace<JobDurableObject>;
   /** One catalog object per project collection (durable-objects/catalog-do.ts): chunks, entries, FTS5, vectors. */
   CATALOG: DurableObjectNamespace<CatalogDO>;
+  /** One object per workflow (durable-objects/workflow-do.ts): its steps' states and the jobs it makes. */
+  WORKFLOWS: DurableObjectNamespace<WorkflowDurableObject>;
   ENVIRONMENT: string;
   /** "true" lets platform settings define test-only pipelines (tests and local experiments). */
   ALLOW_TEST_PIPELINES: string;

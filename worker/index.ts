@@ -1,7 +1,7 @@
 import { JobDurableObject } from "../durable-objects/job-do";
 import type { JobHooks } from "../durable-objects/hooks";
 import { handleDispatchBatch } from "../queues/dispatch-consumer";
-import type { DispatchMessage, WebhookMessage } from "../durable-objects/messages";
+import type { AnyWebhookMessage, DispatchMessage } from "../durable-objects/messages";
 import { handleDeadLetterBatch, isDeadLetterQueue } from "../queues/dlq-consumer";
 import { handleWebhookBatch } from "../queues/webhook-consumer";
 import { buildApp } from "./app";
@@ -12,6 +12,11 @@ import { jobStub } from "./jobs/stubs";
 import { runScheduledMaintenance } from "./maintenance/scheduled";
 import { webhookDeps } from "./jobs/webhook-deps";
 import { workerStepHandler } from "./services/index";
+import { WorkflowDurableObject } from "../durable-objects/workflow-do";
+import type { WorkflowHooks } from "../durable-objects/workflow-hooks";
+import { workflowHooks } from "./workflows/hooks";
+import { recordUndeliverable } from "./jobs/webhook-deps";
+import { handleUploadEvents } from "./workflows/upload-events";
 
 export { LaneSignal } from "../durable-objects/lane-signal";
 export { CatalogDO } from "../durable-objects/catalog-do";
@@ -27,6 +32,17 @@ export class JobDO extends JobDurableObject<Env> {
   }
 }
 
+/** The WorkflowDO bound in wrangler.toml: a workflow's steps, making their jobs through this Worker's create. */
+export class WorkflowDO extends WorkflowDurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withCountedD1(env));
+  }
+
+  protected override hooks(): WorkflowHooks {
+    return workflowHooks(this.env);
+  }
+}
+
 const app = buildApp();
 
 export default {
@@ -37,7 +53,7 @@ export default {
     if (isDeadLetterQueue(batch.queue)) {
       await handleDeadLetterBatch(batch, {
         job: (id) => jobStub(env, id),
-        webhookUndeliverable: (message, reason) => jobHooks(env).webhookUndeliverable(message, reason),
+        webhookUndeliverable: (message, reason) => recordUndeliverable(env, message, reason),
       });
     } else if (batch.queue.startsWith("media-jobs-dispatch")) {
       await handleDispatchBatch(batch as MessageBatch<DispatchMessage>, {
@@ -45,7 +61,8 @@ export default {
         workerStep: (step) => workerStepHandler(step, env),
       });
     } else if (batch.queue.startsWith("media-jobs-webhooks"))
-      await handleWebhookBatch(batch as MessageBatch<WebhookMessage>, webhookDeps(env));
+      await handleWebhookBatch(batch as MessageBatch<AnyWebhookMessage>, webhookDeps(env));
+    else if (batch.queue.startsWith("media-jobs-uploads")) await handleUploadEvents(batch, env);
     // A queue bound by mistake: its messages are retried (then dead-lettered), never acked unread.
     else throw new Error(`no consumer for queue ${batch.queue}`);
   },
@@ -53,4 +70,4 @@ export default {
   async scheduled(controller, env, _ctx) {
     await runScheduledMaintenance(env, new Date(controller.scheduledTime));
   },
-} satisfies ExportedHandler<Env, DispatchMessage | WebhookMessage>;
+} satisfies ExportedHandler<Env, DispatchMessage | AnyWebhookMessage>;

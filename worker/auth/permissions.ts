@@ -23,6 +23,11 @@ export const PROJECT_PERMISSIONS = [
   "voice_consent:read",
   "voice_consent:write",
   "webhook:replay",
+  "workflow:create",
+  "workflow:read",
+  "workflow:cancel",
+  "preset:read",
+  "preset:write",
 ] as const;
 
 export const WORKSPACE_PERMISSIONS = [

@@ -93,6 +93,21 @@ export const ROUTE_ACCESS = {
   "GET /v1/storage-connections": { access: "project", permission: "storage_connection:read" },
   "GET /v1/storage-connections/:connectionId": { access: "project", permission: "storage_connection:read" },
   "POST /v1/storage-connections/:connectionId/deactivate": { access: "project", permission: "storage_connection:delete" },
+  "PUT /v1/storage-connections/:connectionId/triggers": { access: "project", permission: "storage_connection:create", also: "preset:read" },
+  "POST /v1/storage-connections/:connectionId/event-secret": { access: "project", permission: "storage_connection:create" },
+  /** A store's event notifications: no key, the connection's event secret signs them (worker/workflows/triggers.ts). */
+  "POST /v1/storage-connections/:connectionId/events": { access: "public" },
+
+  // Workflows and presets (worker/workflows).
+  "POST /v1/workflows": { access: "project", permission: "workflow:create", also: "job:create" },
+  "GET /v1/workflows": { access: "project", permission: "workflow:read" },
+  "GET /v1/workflows/:workflowId": { access: "project", permission: "workflow:read" },
+  "POST /v1/workflows/:workflowId/cancel": { access: "project", permission: "workflow:cancel" },
+  "POST /v1/presets": { access: "project", permission: "preset:write" },
+  "GET /v1/presets": { access: "project", permission: "preset:read" },
+  "GET /v1/presets/:presetId": { access: "project", permission: "preset:read" },
+  "PUT /v1/presets/:presetId": { access: "project", permission: "preset:write" },
+  "DELETE /v1/presets/:presetId": { access: "project", permission: "preset:write" },
 
   // Transcripts and the glossary (worker/services/transcription).
   "GET /v1/transcriptions/:transcriptionId": { access: "project", permission: "transcript:read" },

@@ -5,6 +5,8 @@ import type { DataPolicy } from "../../contracts/data-policy";
 import type { RedactionRecord } from "../../contracts/redaction";
 import type { Priority } from "../../contracts/service-types";
 import type { Speaker } from "../../contracts/transcript";
+import type { StoredTrigger } from "../../contracts/triggers";
+import type { Workflow, WorkflowStep } from "../../contracts/workflows";
 
 /**
  * The D1 schema: the single source of truth for tables. Migrations in migrations/ are generated
@@ -152,6 +154,10 @@ export const storageConnections = sqliteTable(
     secretAccessKeyEnc: text("secret_access_key_enc").notNull(),
     defaultOutputPrefix: text("default_output_prefix").notNull(),
     status: text("status", { enum: ["active", "inactive"] }).notNull(),
+    /** Upload triggers (issue 26): a prefix of a bucket and the preset whose workflow starts for each object landing there. */
+    triggers: text("triggers", { mode: "json" }).$type<StoredTrigger[]>().notNull().default(sql`'[]'`),
+    /** The secret the store's event notifications are signed with (AES-GCM, like the access secret); null until triggers are set. */
+    eventSecretEnc: text("event_secret_enc"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -716,3 +722,57 @@ export const consentPhrases = sqliteTable("consent_phrases", {
   expiresAt: text("expires_at").notNull(),
   usedBy: text("used_by"),
 });
+
+/**
+ * Workflow presets (`pst_`, issue 26): a named set of steps saved per project, used by a workflow
+ * create or by an upload trigger. The name is unique in its project.
+ */
+export const presets = sqliteTable(
+  "presets",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    steps: text("steps", { mode: "json" }).$type<WorkflowStep[]>().notNull(),
+    webhookUrl: text("webhook_url"),
+    userMetadata: text("user_metadata", { mode: "json" }).$type<Record<string, unknown>>(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("presets_project_name").on(t.projectId, t.name)],
+);
+
+/**
+ * The queryable copy of each workflow (`wfl_`). Its WorkflowDO is the authority and rewrites this
+ * row on every change, as a JobDO does its job's. `triggerKey` names the object version that
+ * started it, unique, so an upload starts its workflow once however often its event is delivered.
+ */
+export const workflows = sqliteTable(
+  "workflows",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    presetId: text("preset_id"),
+    status: text("status").notNull(),
+    triggerKey: text("trigger_key"),
+    data: text("data", { mode: "json" }).$type<Workflow>().notNull(),
+    /** Monotonic version from the WorkflowDO, so an out-of-order mirror write never wins. */
+    version: integer("version").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("workflows_project").on(t.projectId, t.createdAt), uniqueIndex("workflows_trigger").on(t.triggerKey)],
+);
+
+/** Which workflow step made each job: read when a job ends, to tell its workflow. */
+export const workflowJobs = sqliteTable(
+  "workflow_jobs",
+  {
+    jobId: text("job_id").primaryKey(),
+    workflowId: text("workflow_id").notNull(),
+    stepId: text("step_id").notNull(),
+  },
+  (t) => [index("workflow_jobs_workflow").on(t.workflowId)],
+);

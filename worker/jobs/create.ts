@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { CreateJobSchema, type CreateJobRequest } from "../../contracts/job-requests";
 import { newJob, type Job } from "../../contracts/job";
 import { newId } from "../../contracts/ids";
@@ -25,13 +26,25 @@ function specPath(path: string): string {
 }
 
 export function parseCreateRequest(body: unknown): CreateJobRequest {
+  return parseCreateRequestExcusing(body, () => false) as CreateJobRequest;
+}
+
+/**
+ * The body checked as `parseCreateRequest` does, except that problems at the paths `excused` names
+ * are not refused: a workflow's step whose field still holds a template (`{{transcribe.textSourceId}}`)
+ * is checked whole when its job is made. Null when only excused problems were found.
+ */
+export function parseCreateRequestExcusing(body: unknown, excused: (path: string) => boolean): CreateJobRequest | null {
   refuseUnwiredPresigned(body);
   const r = CreateJobSchema.safeParse(body, { reportInput: true });
   // The union is built from the service index, so zod infers it loosely; the contracts' input
   // schemas are what it checked, and `CreateJobRequest` is the same union spelled per service type.
   if (r.success) return r.data as CreateJobRequest;
-  const details = zodDetails(r.error).map((d) => ({ ...d, path: specPath(d.path) }));
-  throw validationError(zodMessage(r.error), details);
+  const remaining = r.error.issues.filter((i) => !excused(i.path.join(".")));
+  if (remaining.length === 0) return null;
+  const error = new z.ZodError(remaining);
+  const details = zodDetails(error).map((d) => ({ ...d, path: specPath(d.path) }));
+  throw validationError(zodMessage(error), details);
 }
 
 export function checkWebhookUrl(url: string | null | undefined, settings: Settings, environment: string): void {
@@ -81,6 +94,8 @@ export async function createJob(
   body: unknown,
   timing = new ServerTiming(),
   idempotency?: JobIdClaim,
+  /** `jobId`: the id to give the job (a workflow reserves its step's before making it, worker/workflows). */
+  opts: { jobId?: string } = {},
 ): Promise<Job> {
   const req = parseCreateRequest(body);
   const db = getDb(env.DB);
@@ -123,7 +138,7 @@ export async function createJob(
   const probe = resolved.probe;
   if (probe) await timing.time("probes", probe);
 
-  const jobId = newId("job");
+  const jobId = opts.jobId ?? newId("job");
   const now = nowIso();
   const record = resolved.record;
   // The charge, the key's claim and the service's record commit together in one D1 batch (one round

@@ -9,6 +9,7 @@ import { workerService } from "../services/index";
 import { deletePresignedGrant } from "../storage/presigned";
 import { deleteScratch } from "../storage/scratch";
 import { recordUndeliverable } from "./webhook-deps";
+import { tellWorkflowJobEnded } from "../workflows/notify";
 
 /** The JobDO's view of the services (durable-objects/hooks.ts), over the Worker's service modules. */
 export function jobHooks(env: Env): JobHooks {
@@ -26,6 +27,7 @@ export function jobHooks(env: Env): JobHooks {
       await deletePresignedGrant(db, job.jobId);
       await workerService(job.serviceType).onEnded?.({ env, db }, job);
       await deleteScratch(env, job, artifacts);
+      await tellWorkflowJobEnded(env, db, job);
     },
     webhookUndeliverable: (message, reason) => recordUndeliverable(env, message, reason),
   };

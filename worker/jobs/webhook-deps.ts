@@ -1,6 +1,6 @@
 import { eq, max } from "drizzle-orm";
 import { newId } from "../../contracts/ids";
-import type { WebhookMessage } from "../../durable-objects/messages";
+import { eventSubjectId, isWorkflowEvent, type AnyWebhookMessage } from "../../durable-objects/messages";
 import type { WebhookDeps } from "../../queues/webhook-consumer";
 import { projectWebhookSecrets } from "../accounts/service";
 import { getDb } from "../db/client";
@@ -27,7 +27,8 @@ export function webhookDeps(env: Env): WebhookDeps {
         .insert(webhookDeliveries)
         .values({
           id: newId("webhookDelivery"),
-          jobId: m.jobId,
+          // A workflow's event is listed under the workflow's id.
+          jobId: eventSubjectId(m),
           projectId: m.projectId,
           eventId: m.eventId,
           event: m.event,
@@ -50,10 +51,10 @@ export function webhookDeps(env: Env): WebhookDeps {
  * reason, numbered after any earlier ones, so `GET /v1/jobs/{id}/webhook-deliveries` shows it. An
  * event with no webhook URL to go to would not have been sent: nothing is recorded.
  */
-export async function recordUndeliverable(env: Env, message: WebhookMessage, reason: string): Promise<void> {
+export async function recordUndeliverable(env: Env, message: AnyWebhookMessage, reason: string): Promise<void> {
   const deps = webhookDeps(env);
   const hook = await deps.destination(message.projectId);
-  const url = message.job.webhookUrl ?? hook?.url ?? null;
+  const url = (isWorkflowEvent(message) ? message.workflow.webhookUrl : message.job.webhookUrl) ?? hook?.url ?? null;
   if (!hook || !url) return;
   const last = await getDb(env.DB)
     .select({ attempt: max(webhookDeliveries.attempt) })

@@ -16,6 +16,7 @@ export const SEAL_PURPOSES = {
   connectionSecret: "storage_connections.secret_access_key",
   webhookSecret: "projects.webhook_secret",
   presignedGrant: "job_secrets.presigned",
+  eventSecret: "storage_connections.event_secret",
 } as const;
 export type SealPurpose = (typeof SEAL_PURPOSES)[keyof typeof SEAL_PURPOSES];
 

@@ -5,7 +5,8 @@ import { deletionRoutes } from "./deletion";
 import { jobRoutes } from "./jobs";
 import { policyRoutes } from "./policy";
 import { runnerRoutes } from "./runner";
-import { storageConnectionRoutes } from "./storage-connections";
+import { storageConnectionRoutes, storageTriggerRoutes } from "./storage-connections";
+import { presetRoutes, workflowRoutes } from "./workflows";
 import { voiceConsentCreateRoutes } from "./voice-consents";
 import { voiceCreateRoutes } from "./voices";
 import { regenerateRoutes } from "./regenerate";
@@ -23,6 +24,9 @@ export const routes = {
   regenerate: regenerateRoutes,
   runner: runnerRoutes,
   storageConnections: storageConnectionRoutes,
+  storageTriggers: storageTriggerRoutes,
+  presets: presetRoutes,
+  workflows: workflowRoutes,
   voiceConsentCreate: voiceConsentCreateRoutes,
   voiceCreate: voiceCreateRoutes,
   workspace: workspaceRoutes,

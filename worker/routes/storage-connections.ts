@@ -1,5 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { TriggersSchema } from "../../contracts/triggers";
+import { ingestS3Events, rotateEventSecret, setTriggers } from "../workflows/triggers";
 import { z } from "zod";
 import { newId } from "../../contracts/ids";
 import { S3Client, S3Error } from "../../contracts/s3-client";
@@ -9,7 +11,7 @@ import { storageConnections } from "../db/schema";
 import type { AppBindings } from "../env";
 import { notFound, validationError } from "../errors";
 import { ok } from "../http/envelope";
-import { jsonBody } from "../http/validate";
+import { jsonBody, parseWith, readJson } from "../http/validate";
 import { seal } from "../platform/crypto";
 import { refusalDetail, storageEndpointRefusal } from "../platform/outbound-url";
 import { connectionLocation, connectionSecretSeal, forgetConnections, publicConnection } from "../storage/connections";
@@ -87,6 +89,8 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
       secretAccessKeyEnc: await seal(c.env.ENCRYPTION_KEY, body.secretAccessKey, connectionSecretSeal(id)),
       defaultOutputPrefix: body.defaultOutputPrefix.replace(/\/$/, ""),
       status: "active" as const,
+      triggers: [],
+      eventSecretEnc: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -127,6 +131,37 @@ export const storageConnectionRoutes = new Hono<AppBindings>()
     const row = rows[0];
     if (!row) throw notFound(`storage connection not found: ${id}`, [{ path: "connectionId", issue: `notFound:${id}` }]);
     return ok(c, publicConnection(row));
+  });
+
+async function projectConnection(c: Context<AppBindings>) {
+  const id = c.req.param("connectionId") ?? "";
+  const row = await getDb(c.env.DB)
+    .select()
+    .from(storageConnections)
+    .where(and(eq(storageConnections.id, id), eq(storageConnections.projectId, projectOf(principalOf(c)))))
+    .get();
+  if (!row) throw notFound(`storage connection not found: ${id}`, [{ path: "connectionId", issue: `notFound:${id}` }]);
+  return row;
+}
+
+/**
+ * Upload triggers (issue 26, worker/workflows/triggers.ts): the list, the event secret, and the
+ * endpoint a store's event notifications reach (no key: the connection's event secret signs them).
+ */
+export const storageTriggerRoutes = new Hono<AppBindings>()
+  .put("/:connectionId/triggers", async (c) => {
+    const conn = await projectConnection(c);
+    const body = parseWith(z.strictObject({ triggers: TriggersSchema }), (await readJson(c)).value);
+    const { row, eventSecret } = await setTriggers(c.env, conn, body.triggers);
+    return ok(c, { ...publicConnection(row), ...(eventSecret ? { eventSecret } : {}) });
+  })
+  .post("/:connectionId/event-secret", async (c) => {
+    const conn = await projectConnection(c);
+    return ok(c, { ...publicConnection(conn), eventSecret: await rotateEventSecret(c.env, conn) });
+  })
+  .post("/:connectionId/events", async (c) => {
+    const body = await c.req.text();
+    return ok(c, await ingestS3Events(c.env, c.req.param("connectionId"), body, c.req.raw.headers), {}, 202);
   });
 
 export { connectionLocation };

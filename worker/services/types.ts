@@ -83,6 +83,11 @@ export interface WorkerService<T extends ServiceName = ServiceName> {
   readonly meter: QuotaMeter | null;
   /** Meters its runner calls charge while the job runs (the voices a dubbing makes), listed in the usage report after `meter`. */
   readonly runtimeMeters?: readonly QuotaMeter[];
+  /**
+   * What a create of this input will be charged, read from the input alone (no reference is looked
+   * up): a workflow's step is quoted before the records it names exist. Absent: 1 credit, as most charge.
+   */
+  quote?(input: T extends ServiceType ? InputOf<T> : never, settings: Settings, plan: Plan): number;
   /** Reference checks of `POST /v1/jobs`, with the spec's messages; charge nothing. */
   resolve(ctx: CreateContext, input: T extends ServiceType ? InputOf<T> : never): Promise<Resolved<StoredInputOf<T>>>;
   /** The `GET /v1/jobs/policy` payload, for the service types the spec lists there. */

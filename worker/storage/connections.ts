@@ -52,6 +52,9 @@ export function publicConnection(conn: ConnectionRow) {
     accessKeyId: conn.accessKeyId,
     defaultOutputPrefix: conn.defaultOutputPrefix,
     status: conn.status,
+    /** Upload triggers (issue 26), and where the store sends its event notifications for them. */
+    triggers: conn.triggers ?? [],
+    eventsPath: `/v1/storage-connections/${conn.id}/events`,
     createdAt: conn.createdAt,
     updatedAt: conn.updatedAt,
   };

@@ -126,6 +126,10 @@ const clipRoutes = new Hono<AppBindings>().get("/:clipGenerationId", async (c) =
 
 export const clipGenerationWorker = defineWorkerService<"clip_generation">({
   meter: "clip_credits",
+  quote: (input, s, plan) => {
+    const policy = plan === "enterprise" ? s.policy.clip_generation.enterprise : s.policy.clip_generation.free;
+    return Math.min(input.options?.maxClips ?? policy.maxClipsDefault, policy.maxClipsCap);
+  },
   resolve: resolveClipGeneration,
   policy: (s) => {
     const { minClipSec, maxClipSec, defaultLayout } = s.clips;

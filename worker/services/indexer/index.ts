@@ -51,6 +51,7 @@ function catalogCall<S extends z.ZodType>(
 
 export const indexerWorker = defineWorkerService<"indexer">({
   meter: "indexing_credits",
+  quote: (input) => new Set(input.textSourceIds).size,
   resolve: async ({ db, projectId }, input) => {
     const unique = [...new Set(input.textSourceIds)];
     for (const id of unique) await requireSegmentedTranscript(db, projectId, id, "input.textSourceIds");

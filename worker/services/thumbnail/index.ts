@@ -89,6 +89,8 @@ const IMAGE_SIZES = {
 
 export const thumbnailWorker = defineWorkerService<"thumbnail">({
   meter: "thumbnail_credits",
+  quote: (input, s, plan) =>
+    Math.min(input.options?.thumbnailCount ?? s.policy.thumbnail[plan === "enterprise" ? "enterprise" : "free"].defaultThumbnailCount, 3),
   resolve: resolveThumbnail,
   policy: (s) => {
     const free = {

@@ -106,6 +106,7 @@ const write: WorkerStepHandler = async ({ env, job, report }) => {
 export const transcriptFilesWorker = defineWorkerService<"transcript_files">({
   // Rendering text already paid for: counted with the transcriptions, charged nothing (docs/api.md).
   meter: "transcription_jobs",
+  quote: () => 0,
   resolve: async ({ db, projectId }, input) => {
     const id = input.textSourceId;
     const t = await db
