@@ -6,18 +6,20 @@ export function docsRow(route: string, rule: RouteRule): string {
   const permission =
     rule.access === "public"
       ? "—"
-      : rule.access === "anyKey"
-        ? rule.workspacePermission
-          ? `${code(rule.workspacePermission)} (workspace keys)`
-          : "—"
-        : rule.access === "project"
-          ? [
-              code(rule.permission),
-              ...(rule.also ? [`and ${code(rule.also)}`] : []),
-              ...Object.entries(rule.byServiceType ?? {}).map(([type, p]) => `and ${code(p as string)} for ${code(type)}`),
-            ].join(" ")
-          : rule.permission
-            ? code(rule.permission)
-            : "—";
+      : rule.access === "signed"
+        ? "the record's secret"
+        : rule.access === "anyKey"
+          ? rule.workspacePermission
+            ? `${code(rule.workspacePermission)} (workspace keys)`
+            : "—"
+          : rule.access === "project"
+            ? [
+                code(rule.permission),
+                ...(rule.also ? [`and ${code(rule.also)}`] : []),
+                ...Object.entries(rule.byServiceType ?? {}).map(([type, p]) => `and ${code(p as string)} for ${code(type)}`),
+              ].join(" ")
+            : rule.permission
+              ? code(rule.permission)
+              : "—";
   return `| ${code(route)} | ${rule.access} | ${permission} |`;
 }

@@ -27,7 +27,7 @@ import { consoleSession, createTenant, projectKey, unique, type Tenant } from ".
  * runner routes refuse customer keys. A route added to the app without a rule fails the first block.
  */
 
-type Keyed = Exclude<RouteRule, { access: "public" }>;
+type Keyed = Exclude<RouteRule, { access: "public" } | { access: "signed" }>;
 interface Route {
   key: string;
   method: string;
@@ -45,8 +45,9 @@ const ROUTES: Route[] = Object.entries(ROUTE_ACCESS).map(([key, rule]) => {
   const [method, path] = key.split(" ") as [string, string];
   return { key, method, path, rule };
 });
-const KEYED = ROUTES.filter((r): r is Route & { rule: Keyed } => r.rule.access !== "public");
+const KEYED = ROUTES.filter((r): r is Route & { rule: Keyed } => r.rule.access !== "public" && r.rule.access !== "signed");
 const PUBLIC = ROUTES.filter((r) => r.rule.access === "public");
+const SIGNED = ROUTES.filter((r) => r.rule.access === "signed");
 const namesRecord = (r: Route) => r.path.includes("/:");
 
 /** Everything the cases need, shared by the whole file: two tenants, and records of tenant A. */
@@ -97,6 +98,9 @@ beforeAll(async () => {
   // Completed as the transcription sink saves it: routes that read a transcript's content (the export) answer only then.
   await saveTranscriptRow(a.projectId, transcriptionId, [{ id: 0, start: 0, end: 1, text: "tenant A's words" }]);
   const term = await call<{ termId: string }>("POST", "/v1/glossary", { key: a.projectKey, body: { term: unique("t"), preferred: "T" } });
+  const steps = [{ id: "transcribe", ...transcriptionBody(a, await putSource(`${unique("wf")}/clip.mp4`)) }];
+  const preset = await call<{ presetId: string }>("POST", "/v1/presets", { key: a.projectKey, body: { name: unique("preset"), steps } });
+  const workflow = await call<{ workflowId: string }>("POST", "/v1/workflows", { key: a.projectKey, body: { steps } });
   const [sessionA, sessionB] = await Promise.all([adminSession(a), adminSession(b)]);
   const memberOfA = await createUser(a);
   // Full keys hold every permission, the explicit-only ones too (the default grant leaves those out).
@@ -119,6 +123,8 @@ beforeAll(async () => {
     transcriptionId,
     textSourceId: transcriptionId,
     termId: term.body.data.termId,
+    presetId: preset.body.data.presetId,
+    workflowId: workflow.body.data.workflowId,
     auditEventId: audit.id,
     ...records,
   };
@@ -160,6 +166,11 @@ const BODIES: Record<string, () => unknown> = {
     statement: "Ana agreed in writing to a clone of her voice.",
   }),
   "POST /v1/voice-consents/phrases": () => ({ speakerName: "Ana" }),
+  "PUT /v1/presets/:presetId": () => ({
+    name: unique("preset"),
+    steps: [{ id: "m", serviceType: "metadata", input: { textSourceId: "{{vars.t}}" } }],
+  }),
+  "PUT /v1/storage-connections/:connectionId/triggers": () => ({ triggers: [] }),
 };
 
 /** Query strings that pass validation, for the routes that need one before they look their record up. */
@@ -322,6 +333,16 @@ describe("public routes", () => {
       const res = await exports.default.fetch(new Request(`http://media-jobs.test${route.path}`, { method: route.method }));
       await res.body?.cancel();
       expect([401, 403]).not.toContain(res.status);
+    },
+  );
+});
+
+describe("signed routes", () => {
+  it.each(SIGNED.map((route) => ({ route, name: route.key })))(
+    "$name answers 401 unsigned, and to any key of the project (a key is not the record's secret)",
+    async ({ route }) => {
+      expectError(await send(route, {}), 401, "unauthorized");
+      expectError(await send(route, { key: w.full.a.project }), 401, "unauthorized");
     },
   );
 });

@@ -16,6 +16,11 @@ export type RouteRule =
   /** No credential: the policy, the API's own description, how a person gets a console session. */
   | { access: "public" }
   /**
+   * No key: a secret of the record the path names signs the request, checked by the handler (a
+   * storage connection's event secret on its event notifications). Unsigned answers 401.
+   */
+  | { access: "signed" }
+  /**
    * A project key, or a console session (which acts for one project). `byServiceType`: a create whose
    * body names that `serviceType` needs that permission as well (`voice_creation` makes a voice).
    * `also`: a second permission every call needs (a regenerate both creates jobs and rewrites a transcript's outputs).
@@ -96,7 +101,7 @@ export const ROUTE_ACCESS = {
   "PUT /v1/storage-connections/:connectionId/triggers": { access: "project", permission: "storage_connection:create", also: "preset:read" },
   "POST /v1/storage-connections/:connectionId/event-secret": { access: "project", permission: "storage_connection:create" },
   /** A store's event notifications: no key, the connection's event secret signs them (worker/workflows/triggers.ts). */
-  "POST /v1/storage-connections/:connectionId/events": { access: "public" },
+  "POST /v1/storage-connections/:connectionId/events": { access: "signed" },
 
   // Workflows and presets (worker/workflows).
   "POST /v1/workflows": { access: "project", permission: "workflow:create", also: "job:create" },

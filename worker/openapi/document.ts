@@ -15,6 +15,7 @@ import { EXAMPLE_ID } from "./examples";
 import { runnerOperations } from "./areas/runner";
 import { storageConnectionOperations } from "./areas/storage-connections";
 import { yourDataOperations } from "./areas/your-data";
+import { workflowOperations } from "./areas/workflows";
 import type { Access, OperationDoc } from "./operation";
 import { SERVICE_OPERATIONS } from "./services/index";
 
@@ -32,6 +33,7 @@ export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...consoleOperations,
   ...storageConnectionOperations,
   ...yourDataOperations,
+  ...workflowOperations,
   ...Object.values(SERVICE_OPERATIONS).flat(),
   ...adminOperations,
   ...runnerOperations,
@@ -50,6 +52,10 @@ export const TAGS = [
   { name: "Voices", description: "Voices for dubbing and synthesis." },
   { name: "Your data", description: "Deleting what you sent and what was made from it, retention, and the audit log of every deletion." },
   { name: "Voice consents", description: "Consents to clone a speaker's voice, required by a project's voiceCloning.requireConsent." },
+  {
+    name: "Workflows",
+    description: "Steps that run as jobs when the ones they wait for complete, presets saved per project, and upload triggers.",
+  },
   { name: "Storage connections", description: "The S3-compatible stores jobs read sources from and write outputs to." },
   { name: "Workspace", description: "The key's workspace, plan and usage." },
   { name: "Projects", description: "Projects, their webhook settings and API keys (workspace keys)." },
@@ -78,10 +84,17 @@ export const SECURITY_SCHEMES = {
     scheme: "bearer",
     description: "A runner token (`mjr_…`), minted by the operator with POST /admin/v1/runner-tokens.",
   },
+  eventSecret: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "A storage connection's event secret (`whsec_…`, answered once by PUT …/triggers), as MinIO's webhook target sends its auth token; or `X-Media-Jobs-Signature: sha256=<hex HMAC-SHA256 of the body>`.",
+  },
 } as const;
 
 const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
   public: [],
+  signed: [{ eventSecret: [] }],
   // The guard lets a console session act for its project wherever a project key may.
   project: [{ projectKey: [] }, { consoleSession: [] }, { consoleCookie: [] }],
   workspace: [{ workspaceKey: [] }],
@@ -159,7 +172,7 @@ function errorResponse(codes: readonly ErrorCode[]): ResponseObject {
 function errorCodes(op: OperationDoc): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   if (["project", "workspace", "anyKey", "console"].includes(op.access)) codes.add("unauthorized").add("forbidden");
-  if (op.access === "admin" || op.access === "runner") codes.add("unauthorized");
+  if (op.access === "admin" || op.access === "runner" || op.access === "signed") codes.add("unauthorized");
   if (op.body) codes.add("unsupportedMediaType").add("payloadTooLarge").add("validationError");
   if (op.query) codes.add("validationError");
   for (const c of op.errors ?? []) codes.add(c);

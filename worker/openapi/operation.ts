@@ -8,7 +8,7 @@ import type { ErrorCode } from "../errors";
  */
 
 /** Who may call a route: its rule in worker/auth/route-access.ts (the guard enforces it), the operator/runner secrets, or nobody. */
-export type Access = "public" | "project" | "workspace" | "anyKey" | "console" | "admin" | "runner";
+export type Access = "public" | "signed" | "project" | "workspace" | "anyKey" | "console" | "admin" | "runner";
 
 export type HttpMethod = "get" | "post" | "patch" | "put" | "delete";
 
