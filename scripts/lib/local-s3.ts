@@ -20,7 +20,28 @@ export interface LocalS3 {
   secretAccessKey: "S3RVER";
   /** Where objects live on disk (s3rver's layout). */
   dir: string;
+  /**
+   * Sends this server's event notifications (the S3 event JSON of each object created or deleted)
+   * to `url`, as a MinIO webhook target with `auth_token` does: a POST with
+   * `Authorization: Bearer <authToken>`, for keys under `prefix` ending with `suffix`.
+   */
+  addEventTarget(target: EventTarget): void;
+  /** Resolves once every notification sent so far has been answered (tests wait on it). */
+  eventsSettled(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface EventTarget {
+  bucket: string;
+  url: string;
+  authToken: string;
+  prefix?: string;
+  suffix?: string;
+}
+
+/** One record of s3rver's `event` (the AWS S3 event shape, its key not yet URL-encoded). */
+interface S3rverEvent {
+  Records: Array<{ eventName: string; s3: { bucket: { name: string }; object: { key: string } } }>;
 }
 
 export interface LocalS3Options {
@@ -51,6 +72,31 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   });
   await s3rver.configureBuckets();
   const handle = s3rver.callback();
+  const targets: EventTarget[] = [];
+  const inFlight = new Set<Promise<void>>();
+  // AWS and MinIO send keys URL-encoded with `+` for a space; s3rver sends them raw.
+  s3rver.on("event", (event: S3rverEvent) => {
+    for (const record of event.Records) {
+      const { key } = record.s3.object;
+      const bucket = record.s3.bucket.name;
+      const body = JSON.stringify({
+        Records: [{ ...record, s3: { ...record.s3, object: { ...record.s3.object, key: encodeURIComponent(key).replace(/%20/g, "+") } } }],
+      });
+      for (const t of targets) {
+        if (t.bucket !== bucket || !key.startsWith(t.prefix ?? "") || !key.endsWith(t.suffix ?? "")) continue;
+        const sent = fetch(t.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${t.authToken}` },
+          body,
+          signal: AbortSignal.timeout(30_000),
+        })
+          .then((res) => res.body?.cancel())
+          .catch((err: unknown) => console.error(`local S3: event to ${t.url} failed: ${String(err)}`))
+          .finally(() => inFlight.delete(sent));
+        inFlight.add(sent);
+      }
+    }
+  });
 
   const server = createServer((req, res) => {
     const problem = verifySigV4(req);
@@ -71,6 +117,10 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
     accessKeyId: "S3RVER",
     secretAccessKey: "S3RVER",
     dir,
+    addEventTarget: (t) => void targets.push(t),
+    async eventsSettled() {
+      await Promise.all([...inFlight]);
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -18,5 +18,7 @@ declare module "s3rver" {
     configureBuckets(): Promise<void>;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     reset(): void;
+    /** s3rver is a Koa app: `event` carries an S3 event notification for each object created, copied or deleted. */
+    on(event: "event", listener: (event: never) => void): this;
   }
 }
