@@ -114,8 +114,20 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
       await this.advance();
       return { ok: true, workflow: w, jobs: w.steps.filter((v) => v.jobId && !isEndedStep(v.status)).map((v) => v.jobId as string) };
     });
-    for (const jobId of r.jobs) await this.hooks().cancelJob(jobId, label).catch((err) => logError("cancel", jobId, err));
+    for (const jobId of r.jobs)
+      await this.hooks()
+        .cancelJob(jobId, label)
+        .catch((err) => logError("cancel", jobId, err));
     return { ok: r.ok, workflow: this.state?.workflow ?? r.workflow };
+  }
+
+  /** Forgets the workflow (its project is being deleted, worker/deletion): storage and alarm gone. */
+  erase(): Promise<void> {
+    return this.serial(async () => {
+      this.state = null;
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+    });
   }
 
   override async alarm(): Promise<void> {
@@ -242,7 +254,10 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
       return v ?? undefined;
     }) as Record<string, unknown>;
     if (missing)
-      return { ok: false, error: { code: "template_unresolved", message: `${missing}: the step's job has no such value in its input or resultSummary` } };
+      return {
+        ok: false,
+        error: { code: "template_unresolved", message: `${missing}: the step's job has no such value in its input or resultSummary` },
+      };
     return { ok: true, body };
   }
 
@@ -318,4 +333,4 @@ function logError(what: string, id: string | null, err: unknown): void {
 }
 
 /** The WorkflowDO's RPC surface, as the class declares it (see worker/jobs/stubs.ts for why the stub is viewed so). */
-export type WorkflowRpc = Pick<WorkflowDurableObject, "create" | "get" | "requestHash" | "jobChanged" | "cancel">;
+export type WorkflowRpc = Pick<WorkflowDurableObject, "create" | "get" | "requestHash" | "jobChanged" | "cancel" | "erase">;

@@ -8,6 +8,7 @@ import { openAuditEvent } from "../../worker/deletion/audit-log";
 import { runRetention } from "../../worker/deletion/retention";
 import { transcriptScope } from "../../worker/deletion/scope";
 import { findTranscript } from "../../worker/transcripts/lookup";
+import { workflowStub } from "../../worker/workflows/stubs";
 import { call, expectError } from "./helpers/api";
 import {
   catalogRowsOf,
@@ -18,10 +19,10 @@ import {
   translateThrough,
   writeOutputs,
 } from "./helpers/derived";
-import { cancelUnfinished, patchSettings } from "./helpers/jobs";
-import { testS3 } from "./helpers/s3";
+import { cancelUnfinished, patchSettings, transcriptionBody } from "./helpers/jobs";
+import { putSource, testS3 } from "./helpers/s3";
 import { seedServiceRecords } from "./helpers/records";
-import { createTenant, type Tenant } from "./helpers/tenant";
+import { createTenant, unique, type Tenant } from "./helpers/tenant";
 import { completedTranscript, diarizedTranscript } from "./helpers/transcripts";
 import { createJob } from "./helpers/understanding";
 
@@ -246,6 +247,24 @@ describe("deleting a project", () => {
     expect(rows?.n).toBe(0);
     const entry = await call<AuditEvent>("GET", `/v1/audit-log/${res.body.data.auditEventId}`, { key: p.workspaceKey });
     expect(entry.body.data).toMatchObject({ action: "project.deleted", state: "completed", subject: { id: p.projectId } });
+  });
+
+  it("erases its workflows, their objects, and its presets", async () => {
+    const p = await createTenant({ plan: "enterprise" });
+    const steps = [{ id: "transcribe", ...transcriptionBody(p, await putSource(`${unique("wf")}/clip.mp4`)) }];
+    await call("POST", "/v1/presets", { key: p.projectKey, body: { name: "kept-nowhere", steps } });
+    const w = await call<{ workflowId: string }>("POST", "/v1/workflows", { key: p.projectKey, body: { steps } });
+    await call("POST", `/v1/workflows/${w.body.data.workflowId}/cancel`, { key: p.projectKey });
+    await cancelUnfinished(p);
+    expect((await call("DELETE", `/v1/projects/${p.projectId}`, { key: p.workspaceKey })).status).toBe(202);
+    await runRetention(env, new Date());
+    const left = await env.DB.prepare(
+      "SELECT (SELECT count(*) FROM workflows WHERE project_id = ?1) + (SELECT count(*) FROM presets WHERE project_id = ?1) + (SELECT count(*) FROM workflow_jobs WHERE workflow_id = ?2) AS n",
+    )
+      .bind(p.projectId, w.body.data.workflowId)
+      .first<{ n: number }>();
+    expect(left?.n).toBe(0);
+    expect(await workflowStub(env, w.body.data.workflowId).get()).toBeNull();
   });
 
   it("is refused with 409 while one of its jobs is not finished", async () => {

@@ -17,6 +17,7 @@ import {
   type ErasureTally,
 } from "./erase-transcript";
 import { transcriptScope, type BucketFiles, type ErasedJob } from "./scope";
+import { workflowStub } from "../workflows/stubs";
 
 /**
  * A project's deletion, one bounded batch at a time (a project may hold thousands of transcripts):
@@ -99,6 +100,22 @@ export async function eraseProjectBatch(env: Env, p: ProjectErasure): Promise<{ 
     if (r.empty) break;
   }
 
+  // Workflows: each object's storage, then their rows (a batch at a time, as jobs are).
+  const workflows = await env.DB.prepare("SELECT id FROM workflows WHERE project_id = ?1 LIMIT ?2")
+    .bind(p.projectId, PROJECT_BATCH.jobs)
+    .all<{ id: string }>();
+  if (workflows.results.length > 0) {
+    const ids = workflows.results.map((w) => w.id);
+    for (const id of ids) await workflowStub(env, id).erase();
+    const marks = ids.map(() => "?").join(",");
+    await env.DB.batch([
+      env.DB.prepare(`DELETE FROM workflow_jobs WHERE workflow_id IN (${marks})`).bind(...ids),
+      env.DB.prepare(`DELETE FROM workflows WHERE id IN (${marks})`).bind(...ids),
+    ]);
+    // A full batch may have more behind it: the next batch goes on from there.
+    if (ids.length === PROJECT_BATCH.jobs) return { tally, done: false };
+  }
+
   const rows = (table: string, where = "project_id = ?1", key = p.projectId) =>
     env.DB.prepare(`DELETE FROM ${table} WHERE ${where}`).bind(key);
   await env.DB.batch([
@@ -106,6 +123,7 @@ export async function eraseProjectBatch(env: Env, p: ProjectErasure): Promise<{ 
     rows("voice_consents"),
     rows("consent_phrases"),
     rows("glossary_terms"),
+    rows("presets"),
     rows("idempotency_keys"),
     rows("webhook_deliveries"),
     rows("job_secrets"),
