@@ -15,7 +15,7 @@ const write = process.argv.includes("--write");
 /** Ruff's settings for the package (the wasm build reads no pyproject.toml, so they live here). */
 const RUFF_SETTINGS = {
   "line-length": 120,
-  "target-version": "py310",
+  "target-version": "py311",
   // RUF001-003 flag typographic characters (…, –, ×) that the project's prose uses on purpose.
   lint: { select: ["E", "F", "W", "I", "B", "UP", "SIM", "RUF"], ignore: ["RUF001", "RUF002", "RUF003"] },
 };
