@@ -1,0 +1,136 @@
+"""Transcribe a video in your bucket, read the transcript, index it, search it, and take its webhooks.
+
+Configuration from the environment: MEDIA_JOBS_URL, MEDIA_JOBS_KEY (a project key),
+MEDIA_JOBS_WEBHOOK_SECRET (the project's ``whsec_…``), CONNECTION_ID, BUCKET, SOURCE_KEY and
+WEBHOOK_HOST (where the API can reach this machine; default 127.0.0.1). Prints one JSON object of
+what it saw. test/e2e/python-client.e2e.test.ts runs it against the local stack.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from media_jobs import MediaJobs, MediaJobsError, WebhookVerificationError, parse_job_event, verify_webhook
+
+
+class WebhookReceiver:
+    """An HTTP endpoint that verifies each delivery (Standard Webhooks) before accepting it."""
+
+    def __init__(self, secret: str, host: str) -> None:
+        self.events: list[dict[str, Any]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                try:
+                    event = parse_job_event(verify_webhook(body, dict(self.headers.items()), secret))
+                    receiver.events.append({"event": event.event, "jobId": event.job_id, "verified": True})
+                    self.send_response(204)
+                except WebhookVerificationError as err:
+                    receiver.events.append({"verified": False, "reason": err.reason})
+                    self.send_response(401)
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer((host, 0), Handler)
+        self.url = f"http://{host}:{self._server.server_address[1]}/hooks/media-jobs"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def wait_for(self, event: str, job_id: str, timeout: float = 60) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if any(e.get("event") == event and e.get("jobId") == job_id for e in self.events):
+                return True
+            time.sleep(0.2)
+        return False
+
+    def close(self) -> None:
+        self._server.shutdown()
+
+
+def main() -> None:
+    env = os.environ
+    mj = MediaJobs(env["MEDIA_JOBS_URL"], env["MEDIA_JOBS_KEY"])
+    hooks = WebhookReceiver(env["MEDIA_JOBS_WEBHOOK_SECRET"], env.get("WEBHOOK_HOST", "127.0.0.1"))
+    request = {
+        "serviceType": "transcription",
+        "input": {
+            "sourceType": "s3_direct",
+            "connectionId": env["CONNECTION_ID"],
+            "bucket": env["BUCKET"],
+            "sourceKey": env["SOURCE_KEY"],
+            "options": {"language": "en"},
+        },
+        "webhookUrl": hooks.url,
+        "userMetadata": {"customerJobRef": "python-example"},
+    }
+
+    # The same Idempotency-Key twice: one job, the second call answered with it.
+    created = mj.jobs.create(request, idempotency_key="python-example-1")
+    replayed = mj.jobs.create(request, idempotency_key="python-example-1")
+    seen: list[str] = []
+    done = mj.jobs.wait(created.job_id, interval=0.5, timeout=200, on_update=lambda job: seen.append(job.status))
+    if done.status != "completed":
+        sys.exit(f"transcription {done.job_id} {done.status}: {done.error}")
+    text_source_id = str((done.result_summary or {})["textSourceId"])
+
+    record = mj.transcriptions.get(text_source_id, layers=["segments"])
+    text = mj.transcriptions.text(text_source_id)
+    srt = mj.transcriptions.export(text_source_id, "srt")
+
+    indexed = mj.jobs.submit_and_wait(
+        {"serviceType": "indexer", "input": {"textSourceIds": [text_source_id]}}, interval=0.5, timeout=200
+    )
+    words = [w for s in record.segments or [] for w in re.findall(r"[^\W\d_]{7,}", s.text.lower())]
+    query = words[len(words) // 2]
+    found = mj.catalog.search(query, limit=5)
+
+    try:
+        mj.jobs.get("job_doesnotexist")
+        missing: dict[str, Any] = {}
+    except MediaJobsError as err:
+        missing = {"status": err.status, "code": err.code}
+
+    delivered = hooks.wait_for("completed", done.job_id)
+    hooks.close()
+    print(
+        json.dumps(
+            {
+                "jobId": created.job_id,
+                "replayedJobId": replayed.job_id,
+                "statusesSeen": seen,
+                "status": done.status,
+                "textSourceId": text_source_id,
+                "bucketSrtKey": created.input["resolvedOutputKeys"]["srt"],
+                "segmentCount": record.segment_count,
+                "segments": [{"start": s.start, "end": s.end, "text": s.text} for s in record.segments or []],
+                "text": text,
+                "srt": {"content": srt.text(), "contentType": srt.content_type, "revision": srt.revision},
+                "indexer": indexed.status,
+                "search": {
+                    "query": query,
+                    "mode": found.mode,
+                    "hits": [{"textSourceId": h.text_source_id, "markedText": h.marked_text} for h in found.results],
+                    "tookMs": found.metadata.get("tookMs"),
+                },
+                "notFound": missing,
+                "webhookCompletedDelivered": delivered,
+                "webhooks": hooks.events,
+                "bookmark": mj.bookmark,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
