@@ -33,6 +33,7 @@ interface ScenarioOutput {
   srt: { content: string; contentType: string; revision: number | null };
   indexer: string;
   search: { query: string; mode: string; hits: Array<{ textSourceId: string; markedText: string }>; tookMs: unknown };
+  downloaded: Record<string, string>;
   notFound: { status?: number; code?: string };
   webhookCompletedDelivered: boolean;
   webhooks: Array<{ event?: string; jobId?: string; verified: boolean; reason?: string }>;
@@ -67,6 +68,11 @@ beforeAll(async () => {
       CONNECTION_ID: e.tenant.connectionId,
       BUCKET: e.tenant.bucket,
       SOURCE_KEY: "e2e/python-speech.mp4",
+      S3_ENDPOINT: e.stack.s3.endpoint,
+      AWS_ACCESS_KEY_ID: e.stack.s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: e.stack.s3.secretAccessKey,
+      AWS_REGION: e.stack.s3.region,
+      S3_PATH_STYLE: "1",
     },
   });
 }, 240_000);
@@ -90,6 +96,12 @@ describe("the Python client, installed with pip, against the local stack", () =>
     expect(parseSync(out.srt.content).filter((n) => n.type === "cue").length).toBeGreaterThanOrEqual(out.segmentCount);
     expect(out.srt.content).toBe(await (await e.s3.getObject(e.tenant.bucket, out.bucketSrtKey)).text());
     expect(out.srt.contentType).toMatch(/^application\/x-subrip/);
+  });
+
+  it("the job's four files download from the bucket with the bucket's credentials (SigV4, checked by the local S3 server)", async () => {
+    const srtName = out.bucketSrtKey.split("/").at(-1)!;
+    expect(Object.keys(out.downloaded)).toHaveLength(4);
+    expect(out.downloaded[srtName]).toBe(await (await e.s3.getObject(e.tenant.bucket, out.bucketSrtKey)).text());
   });
 
   it("after an indexer job, a search for one of its words finds the transcript with the word marked", () => {

@@ -1,3 +1,4 @@
+import { AwsV4Signer } from "aws4fetch";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { newJob } from "../../contracts/job";
@@ -6,6 +7,7 @@ import { pythonJson, runPython } from "../support/python-client";
 /**
  * The Python client (sdk/python) in the suite: its own unittest suite, and its webhook verifier
  * against deliveries signed by the npm `standardwebhooks` package, the library the Worker signs with.
+ * Its S3 GET signing is compared with aws4fetch's, the signer the project's own S3 client uses.
  * Its routes and dataclasses are checked against the OpenAPI document in python-client-openapi.test.ts.
  */
 
@@ -144,5 +146,48 @@ describe("the Python client's webhook verification against deliveries signed by 
     expect(Object.fromEntries(comparable.map((x) => [x.name, v[x.name]?.verified]))).toEqual(
       Object.fromEntries(comparable.map((x) => [x.name, reference(x)])),
     );
+  });
+});
+
+describe("the Python client's S3 signing (output downloads) against aws4fetch", () => {
+  const CREDENTIALS = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY" };
+  const CASES = [
+    { endpoint: "https://s3.eu-west-1.amazonaws.com", region: "eu-west-1", pathStyle: false, bucket: "media", key: "clips/clip-00.mp4" },
+    { endpoint: "http://127.0.0.1:9000", region: "us-east-1", pathStyle: true, bucket: "media-local", key: "talks/ep 42/ü+(1)!.srt" },
+  ];
+
+  it("signs an object GET exactly as aws4fetch does, for virtual-host and path-style stores and keys that need encoding", async () => {
+    const python = await pythonJson<Array<{ url: string; authorization: string }>>(
+      [
+        "-c",
+        [
+          "import json, sys",
+          "from datetime import datetime, UTC",
+          "from media_jobs import S3Client",
+          "out = []",
+          "for c in json.load(sys.stdin):",
+          "    s3 = S3Client(c['endpoint'], c['accessKeyId'], c['secretAccessKey'], region=c['region'], path_style=c['pathStyle'])",
+          "    url = s3.object_url(c['bucket'], c['key'])",
+          "    out.append({'url': url, 'authorization': s3.sign('GET', url, now=datetime(2026, 11, 27, 12, 0, 0, tzinfo=UTC))['authorization']})",
+          "print(json.dumps(out))",
+        ].join("\n"),
+      ],
+      { input: JSON.stringify(CASES.map((c) => ({ ...c, ...CREDENTIALS }))) },
+    );
+    const reference = await Promise.all(
+      python.map(async ({ url }, i) => {
+        const signer = new AwsV4Signer({
+          url,
+          method: "GET",
+          service: "s3",
+          region: CASES[i]!.region,
+          datetime: "20261127T120000Z",
+          ...CREDENTIALS,
+        });
+        return (await signer.sign()).headers.get("authorization");
+      }),
+    );
+    expect(python.map((p) => p.authorization)).toEqual(reference);
+    expect(python[1]!.url).toBe("http://127.0.0.1:9000/media-local/talks/ep%2042/%C3%BC%2B%281%29%21.srt");
   });
 });

@@ -2,8 +2,10 @@
 
 Configuration from the environment: MEDIA_JOBS_URL, MEDIA_JOBS_KEY (a project key),
 MEDIA_JOBS_WEBHOOK_SECRET (the project's ``whsec_…``), CONNECTION_ID, BUCKET, SOURCE_KEY and
-WEBHOOK_HOST (where the API can reach this machine; default 127.0.0.1). Prints one JSON object of
-what it saw. test/e2e/python-client.e2e.test.ts runs it against the local stack.
+WEBHOOK_HOST (where the API can reach this machine; default 127.0.0.1); to download the transcript's
+files from the bucket, S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and
+S3_PATH_STYLE=1 for MinIO-like stores. Prints one JSON object of what it saw.
+test/e2e/python-client.e2e.test.ts runs it against the local stack.
 """
 
 from __future__ import annotations
@@ -12,12 +14,22 @@ import json
 import os
 import re
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from media_jobs import MediaJobs, MediaJobsError, WebhookVerificationError, parse_job_event, verify_webhook
+from media_jobs import (
+    MediaJobs,
+    MediaJobsError,
+    S3Client,
+    WebhookVerificationError,
+    download_outputs,
+    parse_job_event,
+    transcript_outputs,
+    verify_webhook,
+)
 
 
 class WebhookReceiver:
@@ -101,6 +113,20 @@ def main() -> None:
     except MediaJobsError as err:
         missing = {"status": err.status, "code": err.code}
 
+    files: dict[str, str] = {}
+    if "S3_ENDPOINT" in env:
+        # The job's own files, from the bucket with the bucket's credentials: outputs never pass through the API.
+        s3 = S3Client(
+            env["S3_ENDPOINT"],
+            env["AWS_ACCESS_KEY_ID"],
+            env["AWS_SECRET_ACCESS_KEY"],
+            region=env.get("AWS_REGION", "us-east-1"),
+            path_style=env.get("S3_PATH_STYLE") == "1",
+        )
+        with tempfile.TemporaryDirectory() as directory:
+            for path in download_outputs(s3, transcript_outputs(record), directory):
+                files[path.name] = path.read_text("utf-8")
+
     delivered = hooks.wait_for("completed", done.job_id)
     hooks.close()
     print(
@@ -123,6 +149,7 @@ def main() -> None:
                     "hits": [{"textSourceId": h.text_source_id, "markedText": h.marked_text} for h in found.results],
                     "tookMs": found.metadata.get("tookMs"),
                 },
+                "downloaded": files,
                 "notFound": missing,
                 "webhookCompletedDelivered": delivered,
                 "webhooks": hooks.events,

@@ -41,6 +41,7 @@ from .models import (
 )
 from .operations import OPERATIONS, Operation, fill_path
 from .outputs import OutputObject, clip_outputs, transcript_outputs, transcription_job_outputs
+from .s3 import S3Client, S3Error, download_outputs, fetch_output
 from .webhooks import DEFAULT_TOLERANCE_SEC, parse_job_event, verify_webhook
 
 __version__ = "0.1.0"
@@ -70,6 +71,8 @@ __all__ = [
     "Pagination",
     "ProgressEntry",
     "RedactedAudio",
+    "S3Client",
+    "S3Error",
     "SearchGroup",
     "SearchGroupHit",
     "SearchHit",
@@ -91,6 +94,8 @@ __all__ = [
     "Webhooks",
     "Word",
     "clip_outputs",
+    "download_outputs",
+    "fetch_output",
     "fill_path",
     "is_terminal_status",
     "parse_job_event",
