@@ -16,6 +16,7 @@ from .models import (
     ExportLayer,
     SearchMode,
     SearchResponse,
+    Segment,
     TranscriptFile,
     TranscriptLayer,
     TranscriptRecord,
@@ -40,10 +41,10 @@ class TranscriptionsResource:
             query={"layers": ",".join(layers) if layers else None},
         )
 
-    def segments(self, transcription_id: str, *, layer: TranscriptLayer = "segments") -> list[Any]:
-        """The segments of one layer (``segments``, the current and editable one, by default)."""
+    def segments(self, transcription_id: str, *, layer: ExportLayer = "segments") -> list[Segment]:
+        """The segments of one layer: ``segments`` (the current, editable one; the default), ``glossary`` or ``raw``."""
         record = self.get(transcription_id, layers=[layer])
-        found: list[Any] | None = getattr(record, "visual_chunks" if layer == "visual" else layer)
+        found = {"segments": record.segments, "glossary": record.glossary, "raw": record.raw}[layer]
         return found or []
 
     def export(
