@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .errors import MediaJobsError, WaitTimeoutError
+from .errors import WaitTimeoutError
 from .models import Job, JobPage, JobProgress, JobStatus, Pagination, ServiceType, WebhookDelivery, is_terminal_status
 from .transport import Transport
+from .waiting import poll_until
 
 
 class JobsResource:
@@ -110,38 +110,18 @@ class JobsResource:
         ``Retry-After`` (or the current interval) and polls again; other errors are raised. After
         ``timeout`` seconds it raises ``WaitTimeoutError`` carrying the last state seen.
         """
-        ceiling = max(interval, max_interval)
-        started = time.monotonic()
-        current = interval
-        last: Job | None = None
-        while True:
-            try:
-                job = self.get(job_id)
-                if last is None or job.updated_at != last.updated_at or job.status != last.status:
-                    if on_update:
-                        on_update(job)
-                    current = interval
-                else:
-                    current = min(ceiling, current * 1.5)
-                last = job
-                if is_terminal_status(job.status):
-                    return job
-                delay = current
-            except MediaJobsError as err:
-                if err.status not in (429, 503):
-                    raise
-                delay = err.retry_after if err.retry_after is not None else current
-            if timeout is not None:
-                remaining = timeout - (time.monotonic() - started)
-                if remaining <= 0:
-                    if last is not None:
-                        raise WaitTimeoutError(last, timeout)
-                    raise MediaJobsError(
-                        status=0, code="timeout", message=f"job {job_id} could not be read within {timeout:g} s"
-                    )
-                # One last poll at the deadline rather than giving up a whole interval early.
-                delay = min(delay, remaining)
-            self._t.sleep(delay)
+        return poll_until(
+            lambda: self.get(job_id),
+            finished=lambda job: is_terminal_status(job.status),
+            version=lambda job: (job.status, job.updated_at),
+            sleep=self._t.sleep,
+            interval=interval,
+            max_interval=max_interval,
+            timeout=timeout,
+            on_update=on_update,
+            timed_out=WaitTimeoutError,
+            what=f"job {job_id}",
+        )
 
     def submit_and_wait(
         self,
