@@ -18,6 +18,8 @@ from .models import (
     JobStatus,
     JobWebhookEvent,
     Pagination,
+    Preset,
+    PresetStep,
     ProgressEntry,
     RedactedAudio,
     SearchGroup,
@@ -37,12 +39,20 @@ from .models import (
     VisualChunk,
     WebhookDelivery,
     Word,
+    Workflow,
+    WorkflowPage,
+    WorkflowStatus,
+    WorkflowStep,
+    WorkflowStepStatus,
+    WorkflowTrigger,
+    WorkflowWebhookEvent,
     is_terminal_status,
 )
 from .operations import OPERATIONS, Operation, fill_path
 from .outputs import OutputObject, clip_outputs, transcript_outputs, transcription_job_outputs
 from .s3 import S3Client, S3Error, download_outputs, fetch_output
-from .webhooks import DEFAULT_TOLERANCE_SEC, parse_job_event, verify_webhook
+from .webhooks import DEFAULT_TOLERANCE_SEC, parse_job_event, parse_workflow_event, verify_webhook
+from .workflows import PresetsResource, WorkflowsResource
 
 __version__ = "0.1.0"
 
@@ -69,6 +79,9 @@ __all__ = [
     "Operation",
     "OutputObject",
     "Pagination",
+    "Preset",
+    "PresetStep",
+    "PresetsResource",
     "ProgressEntry",
     "RedactedAudio",
     "S3Client",
@@ -93,6 +106,14 @@ __all__ = [
     "WebhookVerificationError",
     "Webhooks",
     "Word",
+    "Workflow",
+    "WorkflowPage",
+    "WorkflowStatus",
+    "WorkflowStep",
+    "WorkflowStepStatus",
+    "WorkflowTrigger",
+    "WorkflowWebhookEvent",
+    "WorkflowsResource",
     "clip_outputs",
     "download_outputs",
     "fetch_output",
@@ -100,6 +121,7 @@ __all__ = [
     "is_terminal_status",
     "parse_job_event",
     "parse_retry_after",
+    "parse_workflow_event",
     "transcript_outputs",
     "transcription_job_outputs",
     "verify_webhook",

@@ -10,6 +10,7 @@ from .jobs import JobsResource
 from .records import CatalogResource, ClipsResource, TranscriptionsResource
 from .transport import Sleep, Transport
 from .webhooks import DEFAULT_TOLERANCE_SEC, verify_webhook
+from .workflows import PresetsResource, WorkflowsResource
 
 
 class Webhooks:
@@ -67,6 +68,8 @@ class MediaJobs:
         self.transcriptions = TranscriptionsResource(self._transport)
         self.clips = ClipsResource(self._transport, self.jobs)
         self.catalog = CatalogResource(self._transport)
+        self.workflows = WorkflowsResource(self._transport)
+        self.presets = PresetsResource(self._transport)
         self.webhooks = Webhooks()
 
     @property

@@ -7,12 +7,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from ._decode import as_array, as_object
-
-if TYPE_CHECKING:
-    from .models import Job
+from .models import Job, Workflow
 
 
 @dataclass(frozen=True)
@@ -52,12 +50,27 @@ class MediaJobsError(Exception):
 
 
 class WaitTimeoutError(Exception):
-    """``jobs.wait`` gave up before the job reached a terminal status; ``job`` is the last state seen."""
+    """A wait gave up before the job (or workflow) ended; ``job`` (or ``workflow``) is the last state seen."""
 
-    def __init__(self, job: Job, timeout: float) -> None:
-        super().__init__(f"job {job.job_id} is still {job.status} after {timeout:g} s")
-        self.job = job
+    def __init__(self, last: Job | Workflow, timeout: float) -> None:
+        name = f"job {last.job_id}" if isinstance(last, Job) else f"workflow {last.workflow_id}"
+        super().__init__(f"{name} is still {last.status} after {timeout:g} s")
+        self.last = last
         self.timeout = timeout
+
+    @property
+    def job(self) -> Job:
+        """The last state of the job waited for (``jobs.wait``)."""
+        if not isinstance(self.last, Job):
+            raise AttributeError("this wait was for a workflow: see .workflow")
+        return self.last
+
+    @property
+    def workflow(self) -> Workflow:
+        """The last state of the workflow waited for (``workflows.wait``)."""
+        if not isinstance(self.last, Workflow):
+            raise AttributeError("this wait was for a job: see .job")
+        return self.last
 
 
 WebhookFailure = Literal["missingHeaders", "badTimestamp", "timestampOutOfTolerance", "badSignature", "badSecret"]

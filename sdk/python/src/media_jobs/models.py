@@ -388,3 +388,117 @@ class JobWebhookEvent:
     customer_job_ref: str | None
     result_summary: dict[str, Any] | None = None
     job: Job
+
+
+WorkflowStatus = Literal["running", "cancelling", "completed", "failed", "cancelled"]
+WorkflowStepStatus = Literal[
+    "waiting", "pending", "queued", "processing", "cancelling", "completed", "failed", "cancelled", "skipped"
+]
+WORKFLOW_ENDED_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkflowStep:
+    """A step of a workflow as it runs: ``waiting`` for its dependencies, then its job's status, or ``skipped``."""
+
+    id: str
+    service_type: ServiceType
+    depends_on: list[str]
+    status: WorkflowStepStatus
+    job_id: str | None
+    error: ErrorInfo | None
+    created_at: str | None
+    ended_at: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkflowTrigger:
+    """The uploaded object that started a workflow through a storage connection's trigger."""
+
+    connection_id: str
+    bucket: str
+    key: str
+    version_id: str | None
+    e_tag: str | None
+    size: float | None
+    event_name: str
+    event_time: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Workflow:
+    """``GET /v1/workflows/{workflowId}`` (docs/api.md, "Workflows")."""
+
+    workflow_id: str
+    workspace_id: str
+    project_id: str
+    preset_id: str | None
+    status: WorkflowStatus
+    steps: list[WorkflowStep]
+    #: Credits the whole workflow needs per meter, as checked against the plan at create.
+    credits: dict[str, float]
+    trigger: WorkflowTrigger | None
+    variables: dict[str, str]
+    error: ErrorInfo | None
+    webhook_url: str | None
+    user_metadata: dict[str, Any] | None
+    created_by_label: str
+    cancel_requested_at: str | None
+    created_at: str
+    updated_at: str
+    ended_at: str | None
+
+    def step(self, step_id: str) -> WorkflowStep:
+        """The step with this id (KeyError when there is none)."""
+        for s in self.steps:
+            if s.id == step_id:
+                return s
+        raise KeyError(step_id)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkflowPage:
+    data: list[Workflow]
+    pagination: Pagination
+
+
+@dataclass(frozen=True, kw_only=True)
+class PresetStep:
+    """A step as a preset (or a workflow create) writes it: a job body with an id and the ids it waits for."""
+
+    id: str
+    service_type: ServiceType
+    input: dict[str, Any]
+    depends_on: list[str] | None = None
+    webhook_url: str | None = None
+    user_metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preset:
+    """A named workflow saved per project (``/v1/presets``)."""
+
+    preset_id: str
+    project_id: str
+    name: str
+    description: str | None
+    steps: list[PresetStep]
+    #: The ``{{vars.x}}`` names its steps use: a workflow from it must fill each.
+    variables: list[str]
+    webhook_url: str | None
+    user_metadata: dict[str, Any] | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkflowWebhookEvent:
+    """The body of a workflow's one webhook delivery, sent when the whole workflow ends."""
+
+    type: str
+    event: str
+    event_id: str
+    occurred_at: str
+    workflow_id: str
+    customer_job_ref: str | None
+    workflow: Workflow

@@ -52,6 +52,16 @@ OPERATIONS: dict[str, Operation] = {
     "getClipGeneration": Operation(method="GET", path="/v1/clip-generations/{clipGenerationId}"),
     # A read despite the POST: searching twice changes nothing.
     "searchCatalog": Operation(method="POST", path="/v1/catalog/search"),
+    "createWorkflow": Operation(method="POST", path="/v1/workflows", success=201, headers=("Idempotency-Key",)),
+    "listWorkflows": Operation(method="GET", path="/v1/workflows", query=("page", "limit", "statuses", "presetId")),
+    "getWorkflow": Operation(method="GET", path="/v1/workflows/{workflowId}"),
+    "cancelWorkflow": Operation(method="POST", path="/v1/workflows/{workflowId}/cancel"),
+    # Preset writes are not retried: a second create after a lost answer would save a second preset.
+    "createPreset": Operation(method="POST", path="/v1/presets", success=201, retry=False),
+    "listPresets": Operation(method="GET", path="/v1/presets"),
+    "getPreset": Operation(method="GET", path="/v1/presets/{presetId}"),
+    "replacePreset": Operation(method="PUT", path="/v1/presets/{presetId}"),
+    "deletePreset": Operation(method="DELETE", path="/v1/presets/{presetId}"),
 }
 
 _PARAM = re.compile(r"\{([^}]+)\}")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ._decode import DecodeError, decode
 from .errors import WebhookVerificationError
-from .models import JobWebhookEvent
+from .models import JobWebhookEvent, WorkflowWebhookEvent
 
 DEFAULT_TOLERANCE_SEC = 300
 
@@ -96,3 +96,11 @@ def parse_job_event(payload: Mapping[str, Any]) -> JobWebhookEvent:
         return decode(JobWebhookEvent, dict(payload))
     except DecodeError as err:
         raise ValueError(f"not a job webhook event: {err}") from err
+
+
+def parse_workflow_event(payload: Mapping[str, Any]) -> WorkflowWebhookEvent:
+    """A verified workflow delivery's body (``type`` ``workflow.completed`` …) as a typed event."""
+    try:
+        return decode(WorkflowWebhookEvent, dict(payload))
+    except DecodeError as err:
+        raise ValueError(f"not a workflow webhook event: {err}") from err
