@@ -31,12 +31,13 @@ interface ScenarioOutput {
   segments: Array<{ start: number; end: number; text: string }>;
   text: string;
   srt: { content: string; contentType: string; revision: number | null };
-  indexer: string;
+  preset: { presetId: string; variables: string[] };
+  workflow: { workflowId: string; presetId: string; status: string; steps: Array<{ id: string; status: string; jobId: string | null }> };
   search: { query: string; mode: string; hits: Array<{ textSourceId: string; markedText: string }>; tookMs: unknown };
   downloaded: Record<string, string>;
   notFound: { status?: number; code?: string };
-  webhookCompletedDelivered: boolean;
-  webhooks: Array<{ event?: string; jobId?: string; verified: boolean; reason?: string }>;
+  completedDelivered: { job: boolean; workflow: boolean };
+  webhooks: Array<{ event?: string; id?: string; verified: boolean; reason?: string }>;
   bookmark: string | null;
 }
 
@@ -104,17 +105,23 @@ describe("the Python client, installed with pip, against the local stack", () =>
     expect(out.downloaded[srtName]).toBe(await (await e.s3.getObject(e.tenant.bucket, out.bucketSrtKey)).text());
   });
 
-  it("after an indexer job, a search for one of its words finds the transcript with the word marked", () => {
-    expect(out.indexer).toBe("completed");
+  it("a preset's workflow, its variable filled, runs its indexer step as a job to completed", () => {
+    expect(out.preset.variables).toEqual(["textSourceId"]);
+    expect(out.workflow).toMatchObject({ presetId: out.preset.presetId, status: "completed" });
+    expect(out.workflow.steps).toEqual([{ id: "index", status: "completed", jobId: expect.stringMatching(/^job_/) }]);
+  });
+
+  it("after the indexing, a search for one of its words finds the transcript with the word marked", () => {
     expect(out.search.hits.map((h) => h.textSourceId)).toContain(out.textSourceId);
     expect(out.search.hits.some((h) => h.markedText.toLowerCase().includes(`<mark>${out.search.query}</mark>`))).toBe(true);
     expect(typeof out.search.tookMs).toBe("number");
   });
 
-  it("the job's webhooks arrive signed, and the client verifies every one", () => {
-    expect(out.webhookCompletedDelivered).toBe(true);
-    expect(out.webhooks.length).toBeGreaterThan(0);
-    expect(out.webhooks.every((w) => w.verified && w.jobId === out.jobId)).toBe(true);
+  it("the job's and the workflow's webhooks arrive signed, and the client verifies every one", () => {
+    expect(out.completedDelivered).toEqual({ job: true, workflow: true });
+    expect(out.webhooks.every((w) => w.verified)).toBe(true);
+    // The workflow sends one event, when it ends.
+    expect(out.webhooks.filter((w) => w.id === out.workflow.workflowId).map((w) => w.event)).toEqual(["workflow.completed"]);
   });
 
   it("an unknown job is a typed error from the envelope", () => {

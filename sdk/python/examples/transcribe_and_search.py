@@ -1,4 +1,4 @@
-"""Transcribe a video in your bucket, read the transcript, index it, search it, and take its webhooks.
+"""Transcribe a video in your bucket, read the transcript, index it by a preset's workflow, search it, take webhooks.
 
 Configuration from the environment: MEDIA_JOBS_URL, MEDIA_JOBS_KEY (a project key),
 MEDIA_JOBS_WEBHOOK_SECRET (the project's ``whsec_…``), CONNECTION_ID, BUCKET, SOURCE_KEY and
@@ -27,6 +27,7 @@ from media_jobs import (
     WebhookVerificationError,
     download_outputs,
     parse_job_event,
+    parse_workflow_event,
     transcript_outputs,
     verify_webhook,
 )
@@ -43,8 +44,13 @@ class WebhookReceiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
                 try:
-                    event = parse_job_event(verify_webhook(body, dict(self.headers.items()), secret))
-                    receiver.events.append({"event": event.event, "jobId": event.job_id, "verified": True})
+                    payload = verify_webhook(body, dict(self.headers.items()), secret)
+                    if str(payload["type"]).startswith("workflow."):
+                        flow = parse_workflow_event(payload)
+                        receiver.events.append({"event": flow.type, "id": flow.workflow_id, "verified": True})
+                    else:
+                        event = parse_job_event(payload)
+                        receiver.events.append({"event": event.type, "id": event.job_id, "verified": True})
                     self.send_response(204)
                 except WebhookVerificationError as err:
                     receiver.events.append({"verified": False, "reason": err.reason})
@@ -58,10 +64,11 @@ class WebhookReceiver:
         self.url = f"http://{host}:{self._server.server_address[1]}/hooks/media-jobs"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
-    def wait_for(self, event: str, job_id: str, timeout: float = 60) -> bool:
+    def wait_for(self, event: str, of: str, timeout: float = 60) -> bool:
+        """Whether a verified ``event`` (``job.completed``, ``workflow.completed`` …) of ``of`` arrived in time."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            if any(e.get("event") == event and e.get("jobId") == job_id for e in self.events):
+            if any(e.get("event") == event and e.get("id") == of for e in self.events):
                 return True
             time.sleep(0.2)
         return False
@@ -100,9 +107,16 @@ def main() -> None:
     text = mj.transcriptions.text(text_source_id)
     srt = mj.transcriptions.export(text_source_id, "srt")
 
-    indexed = mj.jobs.submit_and_wait(
-        {"serviceType": "indexer", "input": {"textSourceIds": [text_source_id]}}, interval=0.5, timeout=200
+    # Indexing as a saved preset's workflow: its step names the transcript through a variable.
+    preset = mj.presets.create(
+        "index-a-transcript",
+        [{"id": "index", "serviceType": "indexer", "input": {"textSourceIds": ["{{vars.textSourceId}}"]}}],
+        description="Index one transcript for catalog search",
     )
+    started = mj.workflows.run_preset(
+        preset.preset_id, variables={"textSourceId": text_source_id}, webhook_url=hooks.url
+    )
+    indexed = mj.workflows.wait(started.workflow_id, interval=0.5, timeout=200)
     words = [w for s in record.segments or [] for w in re.findall(r"[^\W\d_]{7,}", s.text.lower())]
     query = words[len(words) // 2]
     found = mj.catalog.search(query, limit=5)
@@ -127,8 +141,12 @@ def main() -> None:
             for path in download_outputs(s3, transcript_outputs(record), directory):
                 files[path.name] = path.read_text("utf-8")
 
-    delivered = hooks.wait_for("completed", done.job_id)
+    delivered = {
+        "job": hooks.wait_for("job.completed", done.job_id),
+        "workflow": hooks.wait_for("workflow.completed", indexed.workflow_id),
+    }
     hooks.close()
+    mj.presets.delete(preset.preset_id)
     print(
         json.dumps(
             {
@@ -142,7 +160,13 @@ def main() -> None:
                 "segments": [{"start": s.start, "end": s.end, "text": s.text} for s in record.segments or []],
                 "text": text,
                 "srt": {"content": srt.text(), "contentType": srt.content_type, "revision": srt.revision},
-                "indexer": indexed.status,
+                "preset": {"presetId": preset.preset_id, "variables": preset.variables},
+                "workflow": {
+                    "workflowId": indexed.workflow_id,
+                    "presetId": indexed.preset_id,
+                    "status": indexed.status,
+                    "steps": [{"id": s.id, "status": s.status, "jobId": s.job_id} for s in indexed.steps],
+                },
                 "search": {
                     "query": query,
                     "mode": found.mode,
@@ -151,7 +175,7 @@ def main() -> None:
                 },
                 "downloaded": files,
                 "notFound": missing,
-                "webhookCompletedDelivered": delivered,
+                "completedDelivered": delivered,
                 "webhooks": hooks.events,
                 "bookmark": mj.bookmark,
             }
