@@ -78,6 +78,8 @@ const dataOf = (method: string, path: string, status = 200) =>
 const TRANSCRIPT = dataOf("GET", "/v1/transcriptions/{transcriptionId}");
 const CLIPS = dataOf("GET", "/v1/clip-generations/{clipGenerationId}");
 const PROGRESS = dataOf("GET", "/v1/jobs/{jobId}/progress");
+const WORKFLOW = dataOf("GET", "/v1/workflows/{workflowId}");
+const PRESET = dataOf("GET", "/v1/presets/{presetId}");
 
 /** Each model of the Python client and the schema it reads, by JSON pointer into the document. */
 const MODEL_SCHEMAS: Record<string, string> = {
@@ -99,12 +101,18 @@ const MODEL_SCHEMAS: Record<string, string> = {
   RedactedAudio: `${CLIPS}/properties/redactedAudio`,
   SearchResponse: dataOf("POST", "/v1/catalog/search"),
   SearchHit: `${dataOf("POST", "/v1/catalog/search")}/properties/results/items`,
+  Workflow: WORKFLOW,
+  WorkflowStep: `${WORKFLOW}/properties/steps/items`,
+  WorkflowTrigger: `${WORKFLOW}/properties/trigger`,
+  Preset: PRESET,
+  PresetStep: `${PRESET}/properties/steps/items`,
 };
 
 /** Models the document has no schema for, and why; every other model must be in MODEL_SCHEMAS. */
 const NOT_IN_DOCUMENT: Record<string, string> = {
   Pagination: "the list envelope's metadata.pagination, described in prose",
   JobPage: "the client's own pairing of a list's data and pagination",
+  WorkflowPage: "the client's own pairing of a list's data and pagination",
   TranscriptFile: "an export's bytes and headers, not JSON",
   TranscriptSource: "a transcript record property the document leaves open (additionalProperties)",
   VisualChunk: "a transcript record property the document leaves open (additionalProperties)",
@@ -112,6 +120,7 @@ const NOT_IN_DOCUMENT: Record<string, string> = {
   SearchGroup: "the search answer's groups, which the document leaves untyped",
   SearchGroupHit: "inside a search group",
   JobWebhookEvent: "webhook bodies are not in the document",
+  WorkflowWebhookEvent: "webhook bodies are not in the document",
 };
 
 function schemaKinds(schema: Schema): { kinds: string[]; nullable: boolean } {
