@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS as TYPESCRIPT_OPERATIONS } from "../../sdk/client/operations";
 import { pointerToken } from "../support/openapi-validator";
 import { pythonJson } from "../support/python-client";
 
@@ -154,6 +155,17 @@ describe("the Python client's operation table against the OpenAPI document", () 
       return String(op.success) in responses ? [] : [`${id}: ${op.method} ${op.path} documents no ${op.success}`];
     });
     expect(Object.keys(client.operations).length).toBeGreaterThan(10);
+    expect(missing).toEqual([]);
+  });
+
+  it("covers every route the TypeScript client calls, with the same query parameters", () => {
+    const python = Object.values(client.operations);
+    const missing = Object.entries(TYPESCRIPT_OPERATIONS).flatMap(([id, ts]) => {
+      const py = python.find((op) => op.method === ts.method && op.path === ts.path);
+      if (!py) return [`${id}: ${ts.method} ${ts.path}`];
+      const query: readonly string[] = "query" in ts ? ts.query : [];
+      return query.filter((q) => !py.query.includes(q)).map((q) => `${id}: query ${q}`);
+    });
     expect(missing).toEqual([]);
   });
 
