@@ -6,7 +6,9 @@
 #     Korean included), Apertium with apertium-apy and its language pairs
 #     (local translation), eSpeak NG and Festival with its HTS voices (local speech synthesis),
 #     rubberband-cli (fitting speech to its slot), chromium (the console's real-browser test drives
-#     Debian's Chromium through playwright-core, which never downloads a browser of its own)
+#     Debian's Chromium through playwright-core, which never downloads a browser of its own),
+#     python3 and python3-venv (the Python client, sdk/python: its tests, and the e2e test that
+#     pip-installs it into a fresh virtual environment)
 #   - npm dependencies (including Node 22 itself, as the `node` dev dependency)
 # Usage: scripts/setup.sh [--deps-only]
 set -euo pipefail
@@ -16,7 +18,7 @@ APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us pocketsphinx-testdata fonts
   apertium apertium-apy apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en apertium-hbs-eng
   apertium-eu-en apertium-isl-eng apertium-mkd-eng
   espeak-ng festival festvox-us-slt-hts festvox-ca-ona-hts rubberband-cli
-  chromium)
+  chromium python3 python3-venv)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -6,6 +6,8 @@ bash scripts/setup.sh --deps-only
 npm run -s format:check
 npm run -s typecheck
 npm run -s lint
+# The Python client (sdk/python): Ruff's lint rules and formatting, Pyright strict.
+npm run -s lint:python
 # The bindings' generated types (worker-configuration.d.ts, `npm run types:bindings`) match
 # wrangler.toml; test/node/bindings.test.ts checks worker/env.ts declares every one of them.
 npx wrangler types worker-configuration.d.ts --include-runtime=false --env-interface WorkerBindings --check >/dev/null
