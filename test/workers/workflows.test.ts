@@ -117,6 +117,19 @@ describe("a workflow's steps", () => {
     expect(step(ended, "summary").status).toBe("skipped");
   });
 
+  it("makes no more steps once the key that created it is revoked", async () => {
+    const k = await projectKey(t);
+    const w = (await createWorkflow(await transcribeThenUnderstand(), k.secret)).body.data;
+    await call("POST", `/v1/projects/${t.projectId}/api-keys/${k.apiKeyId}/revoke`, { key: t.workspaceKey });
+    await completeTranscribeStep(w);
+    const ended = await waitFor("the workflow's end", async () => {
+      const x = await getWorkflow(w.workflowId);
+      return x.status === "failed" ? x : null;
+    });
+    expect(step(ended, "metadata")).toMatchObject({ status: "failed", jobId: null, error: { code: "step_not_created" } });
+    expect(step(ended, "metadata").error?.message).toMatch(/was revoked/);
+  });
+
   it("completes when every step completed", async () => {
     const body = { steps: [{ id: "transcribe", ...transcriptionBody(t, await sourceKey()) }] };
     const w = (await createWorkflow(body)).body.data;
@@ -246,7 +259,11 @@ describe("a workflow is checked whole at create", () => {
     expect(again.status).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body.data.workflowId).toBe(first.body.data.workflowId);
-    expectError(await createWorkflow({ steps: body.steps.slice(0, 1) }, t.projectKey, { "idempotency-key": key }), 422, "idempotencyKeyReused");
+    expectError(
+      await createWorkflow({ steps: body.steps.slice(0, 1) }, t.projectKey, { "idempotency-key": key }),
+      422,
+      "idempotencyKeyReused",
+    );
   });
 });
 
