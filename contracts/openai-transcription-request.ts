@@ -47,7 +47,7 @@ const MODEL_MAX_CHARS = 256;
  */
 const SINGLE_FIELDS = ["file", "model", "language", "prompt", "response_format", "temperature", "stream", "chunking_strategy"] as const;
 const LIST_FIELDS = ["timestamp_granularities", "keywords", "languages", "include"] as const;
-const LIST_MAX = { timestamp_granularities: 2, keywords: VOCABULARY_MAX_TERMS, languages: 10, include: 4 } as const;
+const LIST_MAX = { timestamp_granularities: 8, keywords: VOCABULARY_MAX_TERMS, languages: 10, include: 4 } as const;
 
 export interface OpenAiTranscriptionRequest {
   file: File;

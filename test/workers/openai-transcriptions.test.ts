@@ -152,6 +152,16 @@ describe("a job that outlasts the wait", () => {
   });
 });
 
+describe("where the upload is kept", () => {
+  it("a client's file name never becomes a path: only its last segment, made safe, under the upload's own folder", async () => {
+    await patchSettings({ transcription: { openAiWaitSeconds: 0 } });
+    const file = new File([AUDIO], "../../other-prefix/<script> talk.WAV");
+    const res = envelope(await transcribe({ model: "whisper-1" }, { file }));
+    expect(res.status).toBe(202);
+    expect(String(res.body.data.input["sourceKey"])).toMatch(/^[^.]*\/uploads\/[0-9a-z]{20}\/script_talk\.wav$/);
+  });
+});
+
 describe("refusals, before any job is made", () => {
   it("a body whose Content-Length is over the limit is 413 before it is read", async () => {
     const res = await exports.default.fetch(
