@@ -51,6 +51,8 @@ export async function transcribeUpload(
   principal: Principal,
   req: OpenAiTranscriptionRequest,
   timing?: ServerTiming,
+  /** The client's request: a client that went away is not waited for. */
+  signal?: AbortSignal,
 ): Promise<OpenAiTranscriptionOutcome> {
   const db = getDb(env.DB);
   const projectId = principal.projectId as string;
@@ -74,7 +76,7 @@ export async function transcribeUpload(
     throw err;
   }
   const settings = await loadSettings(db);
-  const ended = await waitForJobEnd(env, job.jobId, settings.transcription.openAiWaitSeconds * 1000);
+  const ended = await waitForJobEnd(env, job.jobId, settings.transcription.openAiWaitSeconds * 1000, signal);
   if (!ended) return { kind: "running", job };
   if (ended.status !== "completed") throw jobEndedUnfinished(ended);
   return { kind: "done", job: ended, rendered: await renderJobTranscript(env, ended, req) };

@@ -33,7 +33,7 @@ export const openAiTranscriptionRoutes = new Hono<AppBindings>().post("/", async
     if (!(err instanceof OpenAiFieldError)) throw err;
     throw new ApiError(err.status === 413 ? "payloadTooLarge" : "validationError", err.message, [{ path: err.path, issue: err.issue }]);
   }
-  const outcome = await transcribeUpload(c.env, principalOf(c), req, c.get("timing"));
+  const outcome = await transcribeUpload(c.env, principalOf(c), req, c.get("timing"), c.req.raw.signal);
   c.header("x-media-jobs-job-id", outcome.job.jobId);
   if (outcome.kind === "running") {
     c.header("Location", `/v1/jobs/${outcome.job.jobId}`);
