@@ -45,9 +45,9 @@ export const openAiOperations = operations([
       "OpenAI's `POST /v1/audio/transcriptions`: the upload is kept in the project's default storage connection and transcribed by an " +
       "ordinary transcription job (charged and listed like any). The request waits for the job up to the setting " +
       "`transcription.openAiWaitSeconds` (60 s): then 200 with the transcript in `response_format`, or 202 with the job to poll. " +
-      "Errors keep this API's envelope; a job that failed answers 422 `jobFailed`. Also requires `transcript:read`.",
+      "Errors keep this API's envelope; a job that failed answers 422 `jobFailed`.",
     access: "project",
-    permission: "job:create",
+    permission: "job:create and transcript:read",
     multipartBody: OpenAiTranscriptionForm,
     raw: {
       contentType: ["application/json", "text/plain"],
