@@ -57,9 +57,10 @@ export async function transcribeUpload(
   const db = getDb(env.DB);
   const projectId = principal.projectId as string;
   const dest = await defaultUploadDestination(db, env.ENCRYPTION_KEY, projectId, "file");
+  const put = () => putUpload(dest, req.file, extensionOfName(req.file.name));
   let key: string;
   try {
-    key = await putUpload(dest, req.file, extensionOfName(req.file.name));
+    key = timing ? await timing.time("upload", put) : await put();
   } catch (err) {
     throw validationError(
       `the upload could not be written to bucket ${dest.bucket} through storage connection ${dest.connectionId}: ${(err as Error).message}`,
