@@ -1,12 +1,13 @@
+import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import { OPENAI_FILE_MAX_BYTES } from "../../contracts/openai-transcription-request";
 import type { TranscriptionResult } from "../../contracts/transcript";
 import { call, expectError, type ApiResponse } from "./helpers/api";
 import { cancelUnfinished, fakeRunner, getJob, patchSettings } from "./helpers/jobs";
 import { testS3 } from "./helpers/s3";
-import { createTenant, type Tenant } from "./helpers/tenant";
+import { createConnection, createTenant, unique, type Tenant } from "./helpers/tenant";
 import { TRANSCRIPTION_HANDLER, transcriptionResult } from "./helpers/transcripts";
 
 /**
@@ -46,6 +47,15 @@ async function transcribe(fields: Record<string, string | string[]>, opts: { key
     }),
   );
   return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** The keys the test bucket holds under `prefix` (the local S3 server's ListObjectsV2). */
+async function keysUnder(prefix: string): Promise<string[]> {
+  const s3 = inject("s3");
+  const signer = new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, region: s3.region, service: "s3" });
+  const res = await signer.fetch(`${s3.endpoint}/${t.bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
+  if (!res.ok) throw new Error(`listing ${prefix}: ${res.status} ${await res.text()}`);
+  return [...(await res.text()).matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1] as string);
 }
 
 const envelope = (sent: Sent) => ({ status: sent.status, headers: sent.headers, body: JSON.parse(sent.text) }) as ApiResponse<Job>;
@@ -158,7 +168,19 @@ describe("where the upload is kept", () => {
     const file = new File([AUDIO], "../../other-prefix/<script> talk.WAV");
     const res = envelope(await transcribe({ model: "whisper-1" }, { file }));
     expect(res.status).toBe(202);
-    expect(String(res.body.data.input["sourceKey"])).toMatch(/^[^.]*\/uploads\/[0-9a-z]{20}\/script_talk\.wav$/);
+    const sourceKey = String(res.body.data.input["sourceKey"]);
+    expect(sourceKey).toMatch(/^[^.]*\/uploads\/[0-9a-z]{20}\/script_talk\.wav$/);
+    expect(await keysUnder(sourceKey)).toEqual([sourceKey]);
+  });
+
+  it("an upload no job was made of is removed again: a language the platform does not support", async () => {
+    const own = await createTenant({ plan: "enterprise", withConnection: false });
+    const prefix = unique("openai-refused");
+    await createConnection(own.projectKey, { defaultOutputPrefix: prefix });
+    const res = envelope(await transcribe({ model: "whisper-1", language: "fr" }, { key: own.projectKey }));
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details).toEqual([{ path: "input.options.language", issue: "unsupportedLanguage" }]);
+    expect(await keysUnder(`${prefix}/uploads/`)).toEqual([]);
   });
 });
 

@@ -73,7 +73,9 @@ export async function transcribeUpload(
       extraSourceExtensions: OPENAI_AUDIO_EXTENSIONS,
     });
   } catch (err) {
-    await deleteUpload(dest, key);
+    // A refusal (4xx) made no job; after anything else a job may exist after all (createJob could not
+    // tell), and its source must stay where it points.
+    if (err instanceof ApiError && err.status < 500) await deleteUpload(dest, key);
     throw err;
   }
   const settings = await loadSettings(db);

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { OpenAiFieldError, parseOpenAiTranscription } from "../../contracts/openai-transcription-request";
+import { OpenAiFieldError, parseOpenAiTranscription, type OpenAiTranscriptionRequest } from "../../contracts/openai-transcription-request";
 import { principalOf } from "../auth/middleware";
 import type { AppBindings } from "../env";
 import { ApiError } from "../errors";
@@ -24,15 +24,18 @@ async function formOf(req: Request): Promise<FormData> {
   }
 }
 
-export const openAiTranscriptionRoutes = new Hono<AppBindings>().post("/", async (c) => {
-  const form = await formOf(c.req.raw);
-  let req;
+/** The form's fields checked; a refused field answers in the envelope with its form name as the path. */
+function requestOf(form: FormData): OpenAiTranscriptionRequest {
   try {
-    req = parseOpenAiTranscription(form);
+    return parseOpenAiTranscription(form);
   } catch (err) {
     if (!(err instanceof OpenAiFieldError)) throw err;
     throw new ApiError(err.status === 413 ? "payloadTooLarge" : "validationError", err.message, [{ path: err.path, issue: err.issue }]);
   }
+}
+
+export const openAiTranscriptionRoutes = new Hono<AppBindings>().post("/", async (c) => {
+  const req = requestOf(await formOf(c.req.raw));
   const outcome = await transcribeUpload(c.env, principalOf(c), req, c.get("timing"), c.req.raw.signal);
   c.header("x-media-jobs-job-id", outcome.job.jobId);
   if (outcome.kind === "running") {
