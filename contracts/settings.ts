@@ -190,6 +190,11 @@ export const SettingsSchema = z.object({
        */
       diarizationEngine: z.enum([...DIARIZATION_ENGINES, "none"]).default("local-mfcc"),
       diarizationModel: ModelIdSchema.nullable().default(null),
+      /**
+       * How long `POST /v1/audio/transcriptions` (the OpenAI-compatible endpoint) waits for its job
+       * before answering 202 with the job to poll; 0 answers 202 at once.
+       */
+      openAiWaitSeconds: z.number().int().min(0).max(300).default(60),
     })
     .prefault({}),
   /** How clip generation works (the policy above says what a plan may ask for). */

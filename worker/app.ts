@@ -7,6 +7,7 @@ import { consolePages } from "./console/routes";
 import { countD1Queries } from "./db/query-count";
 import type { AppBindings } from "./env";
 import { ApiError, errorBody, renderError } from "./errors";
+import { OPENAI_FILE_MAX_BYTES, OPENAI_FORM_OVERHEAD_BYTES, OPENAI_UPLOAD_PATH } from "../contracts/openai-transcription-request";
 import { d1Session } from "./http/d1-session";
 import { serverTiming } from "./http/server-timing";
 import { openApiRoutes } from "./openapi/routes";
@@ -16,6 +17,8 @@ import { SERVICE_ROUTES } from "./services/index";
 /** Bodies above this are refused with 413 before they are read (runner results carry transcripts). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_RUNNER_BODY_BYTES = 32 * 1024 * 1024;
+/** The OpenAI-compatible upload: OpenAI's file limit plus the form around it (contracts/openai-transcription-request.ts). */
+export const MAX_OPENAI_UPLOAD_BODY_BYTES = OPENAI_FILE_MAX_BYTES + OPENAI_FORM_OVERHEAD_BYTES;
 
 const tooLarge = (limit: number) => () => {
   throw new ApiError("payloadTooLarge", `request body exceeds ${limit} bytes`);
@@ -58,7 +61,10 @@ export function buildApp() {
   app.use(d1Session);
   app.use(secureHeaders());
   app.use("/runner/*", bodyLimit({ maxSize: MAX_RUNNER_BODY_BYTES, onError: tooLarge(MAX_RUNNER_BODY_BYTES) }));
-  app.use("/v1/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));
+  // One body bound per path: the upload route's own (counted as it arrives, refused past it: never read whole), the API's elsewhere.
+  const apiBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) });
+  const uploadBodyLimit = bodyLimit({ maxSize: MAX_OPENAI_UPLOAD_BODY_BYTES, onError: tooLarge(MAX_OPENAI_UPLOAD_BODY_BYTES) });
+  app.use("/v1/*", (c, next) => (c.req.path === OPENAI_UPLOAD_PATH ? uploadBodyLimit(c, next) : apiBodyLimit(c, next)));
   app.use("/admin/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) }));
   // The console: its page policy and no-store on every answer (a 413 included), then its body bounds:
   // 64 KiB for a form, the API's own limit for the raw-JSON job form.
@@ -76,6 +82,7 @@ export function buildApp() {
   // Before the guard, so the create's phases include authentication.
   app.on("POST", "/v1/jobs", serverTiming);
   app.on("POST", "/v1/catalog/search", serverTiming);
+  app.on("POST", OPENAI_UPLOAD_PATH, serverTiming);
   // Every /v1 route's key kind and permission, from the one access table (worker/auth/route-access.ts);
   // public routes (the policy, the API's own description, console sign-in and invitation acceptance)
   // are marked so there.
@@ -104,6 +111,7 @@ export function buildApp() {
   app.route("/v1", routes.deletion);
   app.route("/v1/transcriptions", routes.regenerate);
   app.route("/v1/voice-consents", routes.voiceConsentCreate);
+  app.route(OPENAI_UPLOAD_PATH, routes.openAiTranscriptions);
   for (const [path, sub] of SERVICE_ROUTES) app.route(`/v1${path}`, sub);
 
   const allowed = allowedMethods(app);

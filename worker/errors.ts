@@ -20,6 +20,7 @@ export const ErrorCodeSchema = z.enum([
   "quotaExceeded",
   "serviceNotAvailable",
   "idempotencyKeyReused",
+  "jobFailed",
   "leaseLost",
   "protocolError",
   "internalError",
@@ -31,6 +32,7 @@ export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
     case "validationError":
     case "serviceNotAvailable":
     case "idempotencyKeyReused":
+    case "jobFailed":
     case "protocolError":
       return 422;
     case "notFound":

@@ -406,6 +406,35 @@ describe("voice_creation through POST /v1/jobs", () => {
   });
 });
 
+describe("POST /v1/audio/transcriptions (the OpenAI-compatible endpoint)", () => {
+  const upload = async (key: string) => {
+    const form = new FormData();
+    form.append("file", new File([new TextEncoder().encode("pretend audio")], "talk.mp3"));
+    form.append("model", "whisper-1");
+    const res = await exports.default.fetch(
+      new Request("http://media-jobs.test/v1/audio/transcriptions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}` },
+        body: form,
+      }),
+    );
+    return { status: res.status, body: (await res.json()) as { data: Job } };
+  };
+
+  it("job:create and transcript:read are enough, and the job and its upload are the key's own project's", async () => {
+    await admin("PATCH", "/settings", { transcription: { openAiWaitSeconds: 0 } });
+    try {
+      const k = await projectKey(w.b, ["job:create", "transcript:read"]);
+      const res = await upload(k.secret);
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(res.body.data).toMatchObject({ projectId: w.b.projectId, input: { connectionId: w.b.connectionId } });
+      await call("POST", `/v1/jobs/${res.body.data.jobId}/cancel`, { key: w.b.projectKey });
+    } finally {
+      await admin("PATCH", "/settings", { transcription: { openAiWaitSeconds: 60 } });
+    }
+  });
+});
+
 describe("key lifecycle and wildcards", () => {
   it("a revoked key fails at once, on the very next call", async () => {
     const k = await projectKey(w.a);

@@ -139,6 +139,8 @@ export const ROUTE_ACCESS = {
   "GET /v1/dubbings/:dubbingId": { access: "project", permission: "job:read" },
   "GET /v1/transcriptions/:transcriptionId/dubbings": { access: "project", permission: "job:read" },
   "POST /v1/transcriptions/:transcriptionId/regenerate": { access: "project", permission: "job:create", also: "transcript:write" },
+  // The OpenAI-compatible endpoint: it makes a transcription job and answers with its transcript.
+  "POST /v1/audio/transcriptions": { access: "project", permission: "job:create", also: "transcript:read" },
   "POST /v1/voices": { access: "project", permission: "voice:write" },
   "GET /v1/voices": { access: "project", permission: "voice:read" },
   "GET /v1/voices/:voiceId": { access: "project", permission: "voice:read" },

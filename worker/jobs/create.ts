@@ -14,6 +14,7 @@ import { loadSettings } from "../platform/settings";
 import { refusalDetail, webhookUrlRefusal } from "../platform/outbound-url";
 import { workerService } from "../services/index";
 import { pipelineFor } from "../services/pipelines";
+import type { CreateContext } from "../services/types";
 import { refuseUnwiredPresigned } from "../services/shared/presigned-checks";
 import { assertWithinQuota, chargeWrite, quotaUsage, refund } from "../accounts/credits";
 import { takenOver } from "./idempotency";
@@ -94,8 +95,11 @@ export async function createJob(
   body: unknown,
   timing = new ServerTiming(),
   idempotency?: JobIdClaim,
-  /** `jobId`: the id to give the job (a workflow reserves its step's before making it, worker/workflows). */
-  opts: { jobId?: string } = {},
+  /**
+   * `jobId`: the id to give the job (a workflow reserves its step's before making it, worker/workflows).
+   * `extraSourceExtensions`: see CreateContext (the OpenAI-compatible endpoint's audio uploads).
+   */
+  opts: { jobId?: string } & Pick<CreateContext, "extraSourceExtensions"> = {},
 ): Promise<Job> {
   const req = parseCreateRequest(body);
   const db = getDb(env.DB);
@@ -120,6 +124,7 @@ export async function createJob(
         plan: principal.plan,
         settings,
         actor: { kind: actor.kind, id: actor.userId ?? principal.keyId, label: actor.label },
+        ...(opts.extraSourceExtensions ? { extraSourceExtensions: opts.extraSourceExtensions } : {}),
       },
       req.input,
     ),

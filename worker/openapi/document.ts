@@ -10,6 +10,7 @@ import { adminOperations } from "./areas/admin";
 import { consoleOperations } from "./areas/console";
 import { jobOperations } from "./areas/jobs";
 import { metaOperations } from "./areas/meta";
+import { openAiOperations } from "./areas/openai";
 import { policyOperations } from "./areas/policy";
 import { EXAMPLE_ID } from "./examples";
 import { runnerOperations } from "./areas/runner";
@@ -34,6 +35,7 @@ export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...storageConnectionOperations,
   ...yourDataOperations,
   ...workflowOperations,
+  ...openAiOperations,
   ...Object.values(SERVICE_OPERATIONS).flat(),
   ...adminOperations,
   ...runnerOperations,
@@ -141,6 +143,11 @@ const ERROR_EXAMPLES: Record<ErrorCode, Example> = {
     "this Idempotency-Key was already used with a different request body",
     [{ path: "headers.Idempotency-Key", issue: "bodyMismatch" }],
   ],
+  jobFailed: [
+    `the transcription job ${EXAMPLE_ID.job} ended failed (unsupported_media: source has no audio stream to transcribe)`,
+    [{ path: "file", issue: "unsupported_media" }],
+    { jobId: EXAMPLE_ID.job },
+  ],
   leaseLost: ["lease lost; stop work on this task", []],
   protocolError: ["service transcription has no runner call catalog.write", []],
   internalError: ["internal error; the request can be retried", []],
@@ -173,7 +180,7 @@ function errorCodes(op: OperationDoc): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   if (["project", "workspace", "anyKey", "console"].includes(op.access)) codes.add("unauthorized").add("forbidden");
   if (op.access === "admin" || op.access === "runner" || op.access === "signed") codes.add("unauthorized");
-  if (op.body) codes.add("unsupportedMediaType").add("payloadTooLarge").add("validationError");
+  if (op.body || op.multipartBody) codes.add("unsupportedMediaType").add("payloadTooLarge").add("validationError");
   if (op.query) codes.add("validationError");
   for (const c of op.errors ?? []) codes.add(c);
   return [...codes];
@@ -283,14 +290,30 @@ function routeConfig(op: OperationDoc): RouteConfig {
             },
           }
         : {}),
+      ...(op.multipartBody ? { body: { required: true, content: { "multipart/form-data": { schema: op.multipartBody } } } } : {}),
     },
     responses: {
       [status]: success,
+      ...(op.accepted ? { 202: acceptedResponse(op.accepted, bookmarkOut) } : {}),
       ...(op.alsoStatus ? { [op.alsoStatus]: success } : {}),
       ...Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([s, codes]) => [s, errorResponse(codes)])),
       405: { $ref: "#/components/responses/MethodNotAllowed" },
       500: { $ref: "#/components/responses/InternalError" },
     },
+  };
+}
+
+/** The 202 of an operation with `accepted`: the envelope around its data, with the headers it names. */
+function acceptedResponse(accepted: NonNullable<OperationDoc["accepted"]>, bookmarkOut: ResponseObject["headers"]) {
+  return {
+    description: accepted.description,
+    headers: {
+      ...bookmarkOut,
+      ...Object.fromEntries(
+        Object.entries(accepted.headers).map(([name, description]) => [name, { description, schema: { type: "string" as const } }]),
+      ),
+    },
+    content: { "application/json": { schema: z.object({ data: accepted.data, metadata: z.record(z.string(), z.unknown()) }) } },
   };
 }
 

@@ -32,6 +32,13 @@ export interface OperationDoc {
   /** The schema the handler passes to `jsonBody` (or validates the read body with). */
   body?: z.ZodType;
   bodyExample?: unknown;
+  /** A `multipart/form-data` body instead (an upload): the form's fields as an object schema. */
+  multipartBody?: z.ZodType;
+  /**
+   * A second success answer in the envelope beside a `raw` one: a request that answers a file when
+   * its work is done and, when the work outlasts the wait, 202 with the job to poll.
+   */
+  accepted?: { data: z.ZodType; description: string; headers: Record<string, string> };
   /** Request headers the route reads besides Authorization. */
   headers?: Array<{ name: string; description: string }>;
   /** Path parameter descriptions, by name; every `:param` is documented whether listed or not. */

@@ -3,6 +3,7 @@ import { consoleRoutes, projectRoutes, workspaceRoutes } from "./accounts";
 import { consolePublicRoutes, consoleUserRoutes } from "./console-auth";
 import { deletionRoutes } from "./deletion";
 import { jobRoutes } from "./jobs";
+import { openAiTranscriptionRoutes } from "./openai-transcriptions";
 import { policyRoutes } from "./policy";
 import { runnerRoutes } from "./runner";
 import { storageConnectionRoutes, storageTriggerRoutes } from "./storage-connections";
@@ -19,6 +20,7 @@ export const routes = {
   consoleUser: consoleUserRoutes,
   deletion: deletionRoutes,
   jobs: jobRoutes,
+  openAiTranscriptions: openAiTranscriptionRoutes,
   policy: policyRoutes,
   projects: projectRoutes,
   regenerate: regenerateRoutes,

@@ -28,6 +28,11 @@ export interface CreateContext {
   settings: Settings;
   /** Who asks (the key, or the console user), for records that keep who made them (a voice consent). */
   actor: { kind: string; id: string; label: string };
+  /**
+   * Source extensions accepted beyond the platform's setting, for a create the platform itself makes
+   * (the OpenAI-compatible endpoint's audio uploads); never from a request body.
+   */
+  extraSourceExtensions?: readonly string[];
 }
 
 /** The outcome of a create's reference checks: what the job stores and what it costs. */

@@ -31,7 +31,7 @@ type TranscriptionInput = InputOf<"transcription">;
 type ResolvedTranscription = Resolved<StoredInputOf<"transcription">>;
 
 function checkExtension(ctx: CreateContext, name: string, path: string, field: string): void {
-  const allowed = ctx.settings.transcription.allowedExtensions;
+  const allowed = [...ctx.settings.transcription.allowedExtensions, ...(ctx.extraSourceExtensions ?? [])];
   const ext = extensionOf(name);
   if (!allowed.includes(ext)) {
     throw validationError(`${field} must have a supported video extension (${allowed.join(", ")}); got ${ext ? "." + ext : "none"}`, [
