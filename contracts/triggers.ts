@@ -64,9 +64,14 @@ export const R2EventMessageSchema = z.looseObject({
 });
 export type R2EventMessage = z.infer<typeof R2EventMessageSchema>;
 
-/** Whether a key falls under a trigger: its bucket and prefix, one of its suffixes, and never the platform's own scratch. */
-export function triggerMatches(t: StoredTrigger, bucket: string, key: string): boolean {
+/**
+ * Whether a key falls under a trigger: its bucket and prefix, one of its suffixes; never the
+ * platform's own scratch, nor what jobs write under the connection's default output prefix (their
+ * clips and dubs would otherwise start workflows of their own, without end).
+ */
+export function triggerMatches(t: StoredTrigger, bucket: string, key: string, defaultOutputPrefix: string): boolean {
   if (!t.enabled || t.bucket !== bucket || !key.startsWith(t.prefix) || key.startsWith("_media-jobs/")) return false;
+  if (key.startsWith(`${defaultOutputPrefix.replace(/\/$/, "")}/`)) return false;
   if (!t.suffixes || t.suffixes.length === 0) return true;
   const lower = key.toLowerCase();
   return t.suffixes.some((s) => lower.endsWith(s.toLowerCase()));

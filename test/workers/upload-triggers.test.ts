@@ -30,7 +30,12 @@ beforeAll(async () => {
         {
           id: "transcribe",
           serviceType: "transcription",
-          input: { sourceType: "s3_direct", connectionId: "{{trigger.connectionId}}", bucket: "{{trigger.bucket}}", sourceKey: "{{trigger.key}}" },
+          input: {
+            sourceType: "s3_direct",
+            connectionId: "{{trigger.connectionId}}",
+            bucket: "{{trigger.bucket}}",
+            sourceKey: "{{trigger.key}}",
+          },
         },
       ],
     },
@@ -78,7 +83,9 @@ describe("setting triggers", () => {
     const again = await setTriggers([{ bucket: t.bucket, prefix: PREFIX, suffixes: [".mp4"], presetId: preset.presetId }]);
     expect(again.body.data["eventSecret"]).toBeUndefined();
     const got = await call<Record<string, unknown>>("GET", `/v1/storage-connections/${t.connectionId}`, { key: t.projectKey });
-    expect(got.body.data["triggers"]).toEqual([{ bucket: t.bucket, prefix: PREFIX, suffixes: [".mp4"], presetId: preset.presetId, enabled: true }]);
+    expect(got.body.data["triggers"]).toEqual([
+      { bucket: t.bucket, prefix: PREFIX, suffixes: [".mp4"], presetId: preset.presetId, enabled: true },
+    ]);
     expect(JSON.stringify(got.body)).not.toContain(secret);
   });
 
@@ -86,6 +93,12 @@ describe("setting triggers", () => {
     const res = await setTriggers([{ bucket: "another-bucket", prefix: "", presetId: preset.presetId }]);
     expectError(res, 422, "validationError");
     expect(res.body.error?.details[0]?.issue).toBe("bucketNotInConnection");
+  });
+
+  it("a trigger inside the connection's default output prefix is refused (jobs write there, and nothing there triggers)", async () => {
+    const res = await setTriggers([{ bucket: t.bucket, prefix: "svc-media-results/in/", presetId: preset.presetId }]);
+    expectError(res, 422, "validationError");
+    expect(res.body.error?.details[0]?.issue).toBe("overlapsOutputPrefix");
   });
 
   it("a trigger's preset must be the project's", async () => {
@@ -141,9 +154,26 @@ describe("event notifications", () => {
     expect(res.body.data.started).toHaveLength(1);
   });
 
+  it("what jobs write under the default output prefix never starts a workflow, even under a trigger on the whole bucket", async () => {
+    await setTriggers([{ bucket: t.bucket, prefix: "", suffixes: [".mp4"], presetId: preset.presetId }]);
+    try {
+      const res = await postEvent(s3Event("svc-media-results/clips/clip-1.mp4"), bearer());
+      expect(res.body.data.started).toEqual([]);
+      expect(res.body.data.ignored[0]?.reason).toBe("no trigger matches its bucket and key");
+    } finally {
+      await setTriggers([{ bucket: t.bucket, prefix: PREFIX, suffixes: [".mp4"], presetId: preset.presetId }]);
+    }
+  });
+
   it("an object outside the prefix, with another suffix, or a deletion starts nothing and says why", async () => {
     const res = await postEvent(
-      { Records: [...s3Event("elsewhere/a.mp4").Records, ...s3Event(`${PREFIX}notes.txt`).Records, ...s3Event(`${PREFIX}b.mp4`, "e", "ObjectRemoved:Delete").Records] },
+      {
+        Records: [
+          ...s3Event("elsewhere/a.mp4").Records,
+          ...s3Event(`${PREFIX}notes.txt`).Records,
+          ...s3Event(`${PREFIX}b.mp4`, "e", "ObjectRemoved:Delete").Records,
+        ],
+      },
       bearer(),
     );
     expect(res.body.data.started).toEqual([]);

@@ -44,7 +44,11 @@ export async function presetInUse(db: Db, projectId: string, presetId: string): 
  * each preset one of the project's (a preset named by name is stored by id). The first list made
  * also makes the connection's event secret, answered once (as a key is).
  */
-export async function setTriggers(env: Env, conn: ConnectionRow, triggers: readonly Trigger[]): Promise<{ row: ConnectionRow; eventSecret: string | null }> {
+export async function setTriggers(
+  env: Env,
+  conn: ConnectionRow,
+  triggers: readonly Trigger[],
+): Promise<{ row: ConnectionRow; eventSecret: string | null }> {
   const db = getDb(env.DB);
   const stored: StoredTrigger[] = [];
   for (const [i, t] of triggers.entries()) {
@@ -52,8 +56,21 @@ export async function setTriggers(env: Env, conn: ConnectionRow, triggers: reado
       throw validationError(`bucket ${t.bucket} is not one of this connection's buckets`, [
         { path: `triggers.${i}.bucket`, issue: "bucketNotInConnection" },
       ]);
+    // What jobs write lands under the default output prefix, which never triggers: a trigger inside it would never fire.
+    const out = `${conn.defaultOutputPrefix}/`;
+    if (t.prefix.startsWith(out))
+      throw validationError(
+        `prefix "${t.prefix}" is inside the connection's default output prefix ${out}, where jobs write their outputs and nothing triggers; choose a prefix outside it`,
+        [{ path: `triggers.${i}.prefix`, issue: "overlapsOutputPrefix" }],
+      );
     const preset = await requirePreset(db, conn.projectId, t.presetId, `triggers.${i}.presetId`);
-    stored.push({ bucket: t.bucket, prefix: t.prefix, ...(t.suffixes ? { suffixes: t.suffixes } : {}), presetId: preset.presetId, enabled: t.enabled ?? true });
+    stored.push({
+      bucket: t.bucket,
+      prefix: t.prefix,
+      ...(t.suffixes ? { suffixes: t.suffixes } : {}),
+      presetId: preset.presetId,
+      enabled: t.enabled ?? true,
+    });
   }
   const eventSecret = conn.eventSecretEnc ? null : `whsec_${randomToken(32)}`;
   const row = await db
@@ -175,7 +192,7 @@ async function startForObject(env: Env, conn: ConnectionRow, out: IngestOutcome,
     out.ignored.push({ key: t.key, reason: "the connection is inactive" });
     return;
   }
-  const matching = (conn.triggers ?? []).filter((tr) => triggerMatches(tr, t.bucket, t.key));
+  const matching = (conn.triggers ?? []).filter((tr) => triggerMatches(tr, t.bucket, t.key, conn.defaultOutputPrefix));
   if (matching.length === 0) out.ignored.push({ key: t.key, reason: "no trigger matches its bucket and key" });
   for (const tr of matching) {
     // One object version, one workflow per preset: the version is the store's id, else the ETag (same bytes, same run).
@@ -183,7 +200,12 @@ async function startForObject(env: Env, conn: ConnectionRow, out: IngestOutcome,
     const triggerKey = `${conn.id}\n${t.bucket}\n${t.key}\n${version}\n${tr.presetId}`;
     const workflowId = await derivedWorkflowId(triggerKey);
     try {
-      const w: Workflow = await createWorkflow(env, await triggerPrincipal(env, conn), { presetId: tr.presetId }, { trigger: t, workflowId, triggerKey });
+      const w: Workflow = await createWorkflow(
+        env,
+        await triggerPrincipal(env, conn),
+        { presetId: tr.presetId },
+        { trigger: t, workflowId, triggerKey },
+      );
       out.started.push({ workflowId: w.workflowId, key: t.key, presetId: tr.presetId });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
