@@ -26,8 +26,9 @@ export function jobHooks(env: Env): JobHooks {
       // Whatever the service: an s3_presigned job's sealed URLs (signatures) never outlive it.
       await deletePresignedGrant(db, job.jobId);
       await workerService(job.serviceType).onEnded?.({ env, db }, job);
-      await deleteScratch(env, job, artifacts);
+      // The job's records are final: the workflow's next step may start while the scratch is cleared.
       await tellWorkflowJobEnded(env, db, job);
+      await deleteScratch(env, job, artifacts);
     },
     webhookUndeliverable: (message, reason) => recordUndeliverable(env, message, reason),
   };
