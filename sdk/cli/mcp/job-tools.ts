@@ -1,5 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WaitTimeoutError, type CreateJobRequest, type Job, type JobFilters, type JobProgressView } from "../../client";
+import { SERVICE_TYPES } from "../../../contracts/service-types";
+import { isConsoleSession } from "../context";
 import { formatJob, formatJobTable } from "../output";
 import { progressNotifier } from "./progress-notifier";
 import { guarded, toolResult } from "./results";
@@ -36,8 +38,7 @@ export function registerJobTools(server: McpServer, ctx: ToolContext): void {
     "submit_job",
     {
       title: "Submit a job",
-      description:
-        "Create a media-jobs job of any service type (transcription, clip_generation, thumbnail, metadata, indexer, summarization, translation, dubbing, …). Answers at once with the job (status pending or queued); use wait_for_job to wait for its result.",
+      description: `Create a media-jobs job of any service type (${SERVICE_TYPES.join(", ")}). Answers at once with the job (status pending or queued); use wait_for_job to wait for its result.`,
       inputSchema: SubmitJobInput,
       outputSchema: JobOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -99,7 +100,7 @@ export function registerJobTools(server: McpServer, ctx: ToolContext): void {
         const { mj, key } = await ctx.connect();
         const job = await mj.jobs.get(jobId);
         // The timeline route answers console sessions only (docs/api.md): a project key is not asked, so it sees no 403.
-        if (!key.startsWith("sk_con_")) return toolResult(formatJob(job), { job, timeline: null });
+        if (!isConsoleSession(key)) return toolResult(formatJob(job), { job, timeline: null });
         const view = await mj.jobs.progress(jobId);
         const timeline = { currentStage: view.currentStage, progress: view.progress, attemptHistory: view.attemptHistory };
         return toolResult(`${formatJob(job)}stages:\n${timelineText(view)}`, { job, timeline });
