@@ -5,6 +5,7 @@ import { CreateJobSchema } from "../../../contracts/job-requests";
 import { Id } from "../../../contracts/request-fields";
 import { JobStatusSchema, ServiceTypeSchema } from "../../../contracts/service-types";
 import { EXPORT_FORMATS, EXPORT_LAYERS } from "../../../contracts/transcript-exports";
+import { CreateWorkflowSchema, WorkflowSchema } from "../../../contracts/workflows";
 
 /**
  * The tools' input and output schemas. Requests are the contracts' own zod schemas (the ones the
@@ -25,7 +26,7 @@ export const SubmitJobInput = z.strictObject({
   ),
   idempotencyKey: z
     .string()
-    .regex(/^[\x20-\x7e]{1,255}$/, { message: "1-255 printable ASCII characters" })
+    .regex(/^[\x21-\x7e]{1,255}$/, { message: "1-255 printable ASCII characters, no spaces" })
     .optional()
     .describe("send the same key to make a retried submit return the same job instead of creating another"),
 });
@@ -34,15 +35,15 @@ export const JobOutput = z.object({ job: JobSchema });
 
 export const JobIdInput = z.strictObject({ jobId: JobId });
 
-export const WaitForJobInput = z.strictObject({
-  jobId: JobId,
-  timeoutSeconds: z
+const timeoutSeconds = (what: string) =>
+  z
     .number()
     .positive()
     .max(WAIT_MAX_SEC)
     .default(WAIT_DEFAULT_SEC)
-    .describe(`how long to wait before answering with the job still running (default ${WAIT_DEFAULT_SEC}); call again to keep waiting`),
-});
+    .describe(`how long to wait before answering with the ${what} still running (default ${WAIT_DEFAULT_SEC}); call again to keep waiting`);
+
+export const WaitForJobInput = z.strictObject({ jobId: JobId, timeoutSeconds: timeoutSeconds("job") });
 
 export const WaitForJobOutput = z.object({
   job: JobSchema,
@@ -116,4 +117,22 @@ export const SearchOutput = z.object({
   ),
   groups: z.array(z.looseObject({ textSourceId: z.string() })),
   metadata: z.record(z.string(), z.unknown()),
+});
+
+export const SubmitWorkflowInput = z.strictObject({
+  workflow: CreateWorkflowSchema.describe(
+    "the POST /v1/workflows body: steps (each a job body with an id and dependsOn; {{step.field}} names an earlier step's result, e.g. {{transcribe.textSourceId}}) or a presetId with its variables",
+  ),
+  idempotencyKey: SubmitJobInput.shape.idempotencyKey,
+});
+
+export const WorkflowOutput = z.object({ workflow: WorkflowSchema });
+
+export const WorkflowIdInput = z.strictObject({ workflowId: Id("wf_").describe("a workflow id (wf_…)") });
+
+export const WaitForWorkflowInput = WorkflowIdInput.extend({ timeoutSeconds: timeoutSeconds("workflow") });
+
+export const WaitForWorkflowOutput = z.object({
+  workflow: WorkflowSchema,
+  timedOut: z.boolean().describe("true when the workflow was still running at the timeout"),
 });

@@ -6,9 +6,19 @@ import { z } from "zod";
 import { SearchRequestSchema } from "../../../contracts/catalog";
 import { CreateJobSchema } from "../../../contracts/job-requests";
 import { SERVICE_TYPES } from "../../../contracts/service-types";
+import { CreateWorkflowSchema } from "../../../contracts/workflows";
 import type { Job } from "../../../sdk/client";
 import { ERROR_META_KEY } from "../../../sdk/cli/mcp/results";
-import { apiError, jobFixture, jobStates, ok, startFakeApi, type FakeApi } from "../../support/fake-media-jobs-api";
+import {
+  apiError,
+  jobFixture,
+  jobStates,
+  ok,
+  startFakeApi,
+  workflowFixture,
+  workflowSteps,
+  type FakeApi,
+} from "../../support/fake-media-jobs-api";
 import { callTool, CLI_BIN, startMcpServer, textOf, type McpSession } from "../../support/mcp-stdio";
 import { tempConfigHome } from "./helpers";
 
@@ -39,10 +49,21 @@ const TRANSCRIPTION = {
 };
 
 describe("tools and their schemas", () => {
-  it("lists the tools for jobs, transcripts and search", async () => {
+  it("lists the tools for jobs, transcripts, search and workflows", async () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ["cancel_job", "get_job", "get_transcript", "list_jobs", "search_catalog", "submit_job", "wait_for_job"].sort(),
+      [
+        "cancel_job",
+        "get_job",
+        "get_transcript",
+        "list_jobs",
+        "search_catalog",
+        "submit_job",
+        "wait_for_job",
+        "get_workflow",
+        "submit_workflow",
+        "wait_for_workflow",
+      ].sort(),
     );
   });
 
@@ -54,6 +75,13 @@ describe("tools and their schemas", () => {
     expect(job).toMatchObject(expected);
     expect(job.oneOf).toHaveLength(SERVICE_TYPES.length);
     expect(submit.inputSchema.required).toEqual(["job"]);
+  });
+
+  it("submit_workflow's workflow argument is the contracts' CreateWorkflowSchema as JSON Schema", async () => {
+    const { tools } = await mcp.client.listTools();
+    const submit = tools.find((t) => t.name === "submit_workflow")!;
+    const { $schema: _, ...expected } = z.toJSONSchema(CreateWorkflowSchema, { target: "draft-7", io: "input" });
+    expect(submit.inputSchema.properties?.["workflow"]).toMatchObject(expected);
   });
 
   it("search_catalog's arguments are the search request's fields, query required", async () => {
@@ -285,6 +313,62 @@ describe("get_transcript and search_catalog", () => {
     expect(textOf(r)).toMatch(/1\. txt_s1 1:02-1:15 {2}the dough rises for an hour/);
     expect(r.structuredContent).toMatchObject({ query: "dough", results: [{ textSourceId: "txt_s1" }], metadata: { tookMs: 3 } });
     expect(JSON.parse(requestsTo("POST", "/v1/catalog/search").at(-1)!.body)).toEqual({ query: "dough", mode: "sparse", limit: 5 });
+  });
+});
+
+describe("workflows", () => {
+  const WORKFLOW = {
+    steps: [
+      { id: "transcribe", serviceType: "transcription", input: TRANSCRIPTION.input },
+      { id: "clips", serviceType: "clip_generation", input: { textSourceId: "{{transcribe.textSourceId}}" }, dependsOn: ["transcribe"] },
+    ],
+  };
+
+  it("submit_workflow creates the workflow with the body and Idempotency-Key given, and answers a row per step", async () => {
+    api.on(
+      "POST",
+      "/v1/workflows",
+      ok(workflowFixture({ workflowId: "wf_s1", steps: workflowSteps(["queued", "job_t1"], ["waiting", null]) }), {}, 201),
+    );
+    const r = await callTool(mcp.client, "submit_workflow", { workflow: WORKFLOW, idempotencyKey: "wf-ep42" });
+    expect(r.structuredContent).toMatchObject({ workflow: { workflowId: "wf_s1", status: "running" } });
+    expect(textOf(r)).toMatch(/submitted wf_s1[\s\S]*transcribe +transcription +queued +job_t1\n +clips +clip_generation +waiting +-/);
+    const [sent] = requestsTo("POST", "/v1/workflows").slice(-1);
+    expect(JSON.parse(sent!.body)).toEqual(WORKFLOW);
+    expect(sent!.headers["idempotency-key"]).toBe("wf-ep42");
+  });
+
+  it("wait_for_workflow answers the ended workflow, having sent a progress notification for each step's move", async () => {
+    api.on(
+      "GET",
+      "/v1/workflows/wf_w1",
+      ok(workflowFixture({ workflowId: "wf_w1", steps: workflowSteps(["processing", "job_t1"], ["waiting", null]) })),
+      ok(workflowFixture({ workflowId: "wf_w1", steps: workflowSteps(["completed", "job_t1"], ["queued", "job_c1"]) })),
+      ok(
+        workflowFixture({
+          workflowId: "wf_w1",
+          status: "failed",
+          error: { code: "stepFailed", message: "step clips failed" },
+          steps: workflowSteps(["completed", "job_t1"], ["failed", "job_c1"]),
+        }),
+      ),
+    );
+    const seen: Progress[] = [];
+    const r = await callTool(mcp.client, "wait_for_workflow", { workflowId: "wf_w1" }, { onprogress: (p) => seen.push(p) });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ workflow: { status: "failed" }, timedOut: false });
+    expect(textOf(r)).toMatch(/error: stepFailed: step clips failed/);
+    expect(seen.slice(0, 2)).toEqual([
+      { progress: 1, message: "wf_w1 running · transcribe processing, clips waiting" },
+      { progress: 2, message: "wf_w1 running · transcribe completed, clips queued" },
+    ]);
+  });
+
+  it("get_workflow of an unknown id is a tool error carrying the API's notFound", async () => {
+    api.on("GET", "/v1/workflows/wf_gone", apiError(404, "notFound", "workflow not found: wf_gone"));
+    const r = await callTool(mcp.client, "get_workflow", { workflowId: "wf_gone" });
+    expect(r.isError).toBe(true);
+    expect(errorMeta(r)).toMatchObject({ status: 404, code: "notFound", message: "workflow not found: wf_gone" });
   });
 });
 
