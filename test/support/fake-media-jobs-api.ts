@@ -125,7 +125,7 @@ export function workflowFixture(overrides: Partial<Workflow> = {}): Workflow {
     endedAt: null,
   });
   return {
-    workflowId: "wf_test1",
+    workflowId: "wfl_test1",
     workspaceId: "wsp_1",
     projectId: "prj_1",
     presetId: null,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SearchRequestSchema } from "../../../contracts/catalog";
 import { JobSchema, ProgressEntrySchema, AttemptHistoryEntrySchema } from "../../../contracts/job";
 import { CreateJobSchema } from "../../../contracts/job-requests";
+import { ID_PREFIX } from "../../../contracts/ids";
 import { Id } from "../../../contracts/request-fields";
 import { JobStatusSchema, ServiceTypeSchema } from "../../../contracts/service-types";
 import { EXPORT_FORMATS, EXPORT_LAYERS } from "../../../contracts/transcript-exports";
@@ -18,7 +19,7 @@ export const WAIT_MAX_SEC = 3600;
 /** Under the 60 s request timeout most MCP clients (the TypeScript SDK's included) apply by default. */
 export const WAIT_DEFAULT_SEC = 50;
 
-const JobId = Id("job_").describe("a job id (job_…)");
+const JobId = Id(ID_PREFIX.job).describe(`a job id (${ID_PREFIX.job}…)`);
 
 export const SubmitJobInput = z.strictObject({
   job: CreateJobSchema.describe(
@@ -83,7 +84,7 @@ export const ListJobsOutput = z.object({
 export const TEXT_EXPORT_FORMATS = z.enum(EXPORT_FORMATS).exclude(["docx"]);
 
 export const GetTranscriptInput = z.strictObject({
-  transcriptionId: Id("txt_").describe("the transcript's txt_ id: a completed transcription's resultSummary.textSourceId"),
+  transcriptionId: Id(ID_PREFIX.transcript).describe("the transcript's txt_ id: a completed transcription's resultSummary.textSourceId"),
   format: TEXT_EXPORT_FORMATS.default("txt").describe("txt (plain text), srt, vtt, md (Markdown) or json (the segments)"),
   layer: z
     .enum(EXPORT_LAYERS)
@@ -128,7 +129,7 @@ export const SubmitWorkflowInput = z.strictObject({
 
 export const WorkflowOutput = z.object({ workflow: WorkflowSchema });
 
-export const WorkflowIdInput = z.strictObject({ workflowId: Id("wf_").describe("a workflow id (wf_…)") });
+export const WorkflowIdInput = z.strictObject({ workflowId: Id(ID_PREFIX.workflow).describe(`a workflow id (${ID_PREFIX.workflow}…)`) });
 
 export const WaitForWorkflowInput = WorkflowIdInput.extend({ timeoutSeconds: timeoutSeconds("workflow") });
 

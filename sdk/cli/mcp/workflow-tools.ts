@@ -15,10 +15,11 @@ export function workflowLine(w: Workflow): string {
 /** The workflow and a row per step: its service, status, job and error. */
 export function formatWorkflow(w: Workflow): string {
   const head = `${w.workflowId}  ${w.status}${w.presetId ? `  preset ${w.presetId}` : ""}`;
-  const width = Math.max(...w.steps.map((s) => s.id.length));
+  const widest = (cell: (s: Workflow["steps"][number]) => string) => Math.max(...w.steps.map((s) => cell(s).length));
+  const [id, service, status] = [widest((s) => s.id), widest((s) => s.serviceType), widest((s) => s.status)];
   const rows = w.steps.map((s) => {
     const error = s.error ? `  ${s.error.code}: ${s.error.message}` : "";
-    return `  ${s.id.padEnd(width)}  ${s.serviceType}  ${s.status}  ${s.jobId ?? "-"}${error}`;
+    return `  ${s.id.padEnd(id)}  ${s.serviceType.padEnd(service)}  ${s.status.padEnd(status)}  ${s.jobId ?? "-"}${error}`;
   });
   const error = w.error ? [`  error: ${w.error.code}: ${w.error.message}`] : [];
   return [head, ...rows, ...error].join("\n") + "\n";

@@ -328,11 +328,11 @@ describe("workflows", () => {
     api.on(
       "POST",
       "/v1/workflows",
-      ok(workflowFixture({ workflowId: "wf_s1", steps: workflowSteps(["queued", "job_t1"], ["waiting", null]) }), {}, 201),
+      ok(workflowFixture({ workflowId: "wfl_s1", steps: workflowSteps(["queued", "job_t1"], ["waiting", null]) }), {}, 201),
     );
     const r = await callTool(mcp.client, "submit_workflow", { workflow: WORKFLOW, idempotencyKey: "wf-ep42" });
-    expect(r.structuredContent).toMatchObject({ workflow: { workflowId: "wf_s1", status: "running" } });
-    expect(textOf(r)).toMatch(/submitted wf_s1[\s\S]*transcribe +transcription +queued +job_t1\n +clips +clip_generation +waiting +-/);
+    expect(r.structuredContent).toMatchObject({ workflow: { workflowId: "wfl_s1", status: "running" } });
+    expect(textOf(r)).toMatch(/submitted wfl_s1[\s\S]*transcribe +transcription +queued +job_t1\n +clips +clip_generation +waiting +-/);
     const [sent] = requestsTo("POST", "/v1/workflows").slice(-1);
     expect(JSON.parse(sent!.body)).toEqual(WORKFLOW);
     expect(sent!.headers["idempotency-key"]).toBe("wf-ep42");
@@ -341,12 +341,12 @@ describe("workflows", () => {
   it("wait_for_workflow answers the ended workflow, having sent a progress notification for each step's move", async () => {
     api.on(
       "GET",
-      "/v1/workflows/wf_w1",
-      ok(workflowFixture({ workflowId: "wf_w1", steps: workflowSteps(["processing", "job_t1"], ["waiting", null]) })),
-      ok(workflowFixture({ workflowId: "wf_w1", steps: workflowSteps(["completed", "job_t1"], ["queued", "job_c1"]) })),
+      "/v1/workflows/wfl_w1",
+      ok(workflowFixture({ workflowId: "wfl_w1", steps: workflowSteps(["processing", "job_t1"], ["waiting", null]) })),
+      ok(workflowFixture({ workflowId: "wfl_w1", steps: workflowSteps(["completed", "job_t1"], ["queued", "job_c1"]) })),
       ok(
         workflowFixture({
-          workflowId: "wf_w1",
+          workflowId: "wfl_w1",
           status: "failed",
           error: { code: "stepFailed", message: "step clips failed" },
           steps: workflowSteps(["completed", "job_t1"], ["failed", "job_c1"]),
@@ -354,21 +354,21 @@ describe("workflows", () => {
       ),
     );
     const seen: Progress[] = [];
-    const r = await callTool(mcp.client, "wait_for_workflow", { workflowId: "wf_w1" }, { onprogress: (p) => seen.push(p) });
+    const r = await callTool(mcp.client, "wait_for_workflow", { workflowId: "wfl_w1" }, { onprogress: (p) => seen.push(p) });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ workflow: { status: "failed" }, timedOut: false });
     expect(textOf(r)).toMatch(/error: stepFailed: step clips failed/);
     expect(seen.slice(0, 2)).toEqual([
-      { progress: 1, message: "wf_w1 running · transcribe processing, clips waiting" },
-      { progress: 2, message: "wf_w1 running · transcribe completed, clips queued" },
+      { progress: 1, message: "wfl_w1 running · transcribe processing, clips waiting" },
+      { progress: 2, message: "wfl_w1 running · transcribe completed, clips queued" },
     ]);
   });
 
   it("get_workflow of an unknown id is a tool error carrying the API's notFound", async () => {
-    api.on("GET", "/v1/workflows/wf_gone", apiError(404, "notFound", "workflow not found: wf_gone"));
-    const r = await callTool(mcp.client, "get_workflow", { workflowId: "wf_gone" });
+    api.on("GET", "/v1/workflows/wfl_gone", apiError(404, "notFound", "workflow not found: wfl_gone"));
+    const r = await callTool(mcp.client, "get_workflow", { workflowId: "wfl_gone" });
     expect(r.isError).toBe(true);
-    expect(errorMeta(r)).toMatchObject({ status: 404, code: "notFound", message: "workflow not found: wf_gone" });
+    expect(errorMeta(r)).toMatchObject({ status: 404, code: "notFound", message: "workflow not found: wfl_gone" });
   });
 });
 

@@ -29,7 +29,7 @@ describe("workflows", () => {
     const c = await clientWithFake();
     api = c.api;
     api.on("POST", "/v1/workflows", ok(workflowFixture(), {}, 201));
-    await expect(c.mj.workflows.create(BODY, { idempotencyKey: "wf-1" })).resolves.toMatchObject({ workflowId: "wf_test1" });
+    await expect(c.mj.workflows.create(BODY, { idempotencyKey: "wf-1" })).resolves.toMatchObject({ workflowId: "wfl_test1" });
     await c.mj.workflows.create(BODY);
     const [first, second] = api.requests;
     expect(JSON.parse(first!.body)).toEqual(BODY);
@@ -51,14 +51,14 @@ describe("workflows", () => {
     api = c.api;
     api.on(
       "GET",
-      "/v1/workflows/wf_test1",
+      "/v1/workflows/wfl_test1",
       ok(workflowFixture({ steps: workflowSteps(["queued", "job_t"], ["waiting", null]) })),
       ok(workflowFixture({ steps: workflowSteps(["processing", "job_t"], ["waiting", null]) })),
       ok(workflowFixture({ steps: workflowSteps(["processing", "job_t"], ["waiting", null]) })),
       ok(workflowFixture({ status: "completed", steps: workflowSteps(["completed", "job_t"], ["completed", "job_c"]) })),
     );
     const seen: string[] = [];
-    const done = await c.mj.workflows.wait("wf_test1", { onUpdate: (w) => seen.push(w.steps.map((s) => s.status).join("/")) });
+    const done = await c.mj.workflows.wait("wfl_test1", { onUpdate: (w) => seen.push(w.steps.map((s) => s.status).join("/")) });
     expect(done.status).toBe("completed");
     expect(seen).toEqual(["queued/waiting", "processing/waiting", "completed/completed"]);
   });
@@ -66,8 +66,8 @@ describe("workflows", () => {
   it("wait gives up with WorkflowWaitTimeoutError carrying the last state seen", async () => {
     const c = await clientWithFake({ sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
     api = c.api;
-    api.on("GET", "/v1/workflows/wf_test1", ok(workflowFixture({ steps: workflowSteps(["processing", "job_t"], ["waiting", null]) })));
-    const err = await c.mj.workflows.wait("wf_test1", { intervalMs: 5, timeoutMs: 30 }).catch((e: unknown) => e);
+    api.on("GET", "/v1/workflows/wfl_test1", ok(workflowFixture({ steps: workflowSteps(["processing", "job_t"], ["waiting", null]) })));
+    const err = await c.mj.workflows.wait("wfl_test1", { intervalMs: 5, timeoutMs: 30 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowWaitTimeoutError);
     expect((err as WorkflowWaitTimeoutError).workflow.steps[0]!.status).toBe("processing");
   });
