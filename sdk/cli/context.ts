@@ -78,4 +78,7 @@ export async function client(io: CliIo): Promise<{ mj: MediaJobs; key: string }>
   };
 }
 
+/** Only a console session may read a job's stage timeline (GET /v1/jobs/{jobId}/progress); other keys get 403. */
+export const isConsoleSession = (key: string): boolean => key.startsWith("sk_con_");
+
 export const jsonOption = () => new Option("--json", "print machine-readable JSON on stdout");

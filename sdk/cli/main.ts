@@ -3,6 +3,7 @@ import { MediaJobsError, WaitTimeoutError } from "../client";
 import { clipsCommand } from "./commands/clips";
 import { jobsCommand } from "./commands/jobs";
 import { loginCommand } from "./commands/login";
+import { mcpCommand } from "./commands/mcp";
 import { searchCommand } from "./commands/search";
 import { transcriptsCommand } from "./commands/transcripts";
 import { configPath } from "./config";
@@ -25,7 +26,7 @@ export function buildProgram(ctx: Ctx): Command {
     .showHelpAfterError("(add --help for usage)")
     .addHelpText("after", EXIT_CODES_HELP);
   // Each command tree is built on its own, then takes the root's exitOverride and output (inherit).
-  for (const make of [loginCommand, jobsCommand, transcriptsCommand, clipsCommand, searchCommand])
+  for (const make of [loginCommand, jobsCommand, transcriptsCommand, clipsCommand, searchCommand, mcpCommand])
     program.addCommand(inherit(program, make(ctx)));
   return program;
 }

@@ -1,4 +1,5 @@
 import type { Job } from "../../contracts/job";
+import type { Workflow } from "../../contracts/workflows";
 
 /** One entry of the envelope's `error.details[]`: where in the request, and a machine-readable token. */
 export interface ErrorDetail {
@@ -52,6 +53,17 @@ export class WaitTimeoutError extends Error {
   ) {
     super(`job ${job.jobId} is still ${job.status} after ${timeoutMs} ms`);
     this.name = "WaitTimeoutError";
+  }
+}
+
+/** `workflows.wait` gave up before the workflow ended; `workflow` is the last state seen. */
+export class WorkflowWaitTimeoutError extends Error {
+  constructor(
+    readonly workflow: Workflow,
+    readonly timeoutMs: number,
+  ) {
+    super(`workflow ${workflow.workflowId} is still ${workflow.status} after ${timeoutMs} ms`);
+    this.name = "WorkflowWaitTimeoutError";
   }
 }
 

@@ -1,5 +1,6 @@
 import type { CreateJobRequest, Job, JobStatus } from "./types";
-import { MediaJobsError, WaitTimeoutError } from "./errors";
+import { WaitTimeoutError } from "./errors";
+import { pollUntil, type PollOptions } from "./polling";
 import type { Transport } from "./transport";
 import { isTerminal } from "../../contracts/service-types";
 import type { JobFilters, JobPage, JobProgressView, PageRequest, Pagination, WebhookDelivery } from "./types";
@@ -13,17 +14,7 @@ export interface CreateOptions {
   signal?: AbortSignal;
 }
 
-export interface WaitOptions {
-  /** First poll interval; also the interval right after the job changed. Default 1000 ms. */
-  intervalMs?: number;
-  /** The interval grows ×1.5 per unchanged poll up to this. Default 10 000 ms. */
-  maxIntervalMs?: number;
-  /** Give up (WaitTimeoutError) after this long. Default: no limit. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  /** Called with the first state seen and again whenever the job changes (`updatedAt` moves). */
-  onUpdate?: (job: Job) => void;
-}
+export type WaitOptions = PollOptions<Job>;
 
 /** `POST /v1/jobs`, `GET /v1/jobs[/{jobId}]`, cancel, and the polling helpers. */
 export class JobsResource {
@@ -98,43 +89,18 @@ export class JobsResource {
    * for its `Retry-After` (or the current interval) and polls again; other errors are thrown.
    */
   async wait(jobId: string, options: WaitOptions = {}): Promise<Job> {
-    const base = options.intervalMs ?? 1000;
-    const max = Math.max(base, options.maxIntervalMs ?? 10_000);
-    const started = Date.now();
-    let interval = base;
-    let last: Job | null = null;
-    for (;;) {
-      let delay = interval;
-      try {
-        const job = await this.get(jobId, { ...(options.signal ? { signal: options.signal } : {}) });
-        if (!last || job.updatedAt !== last.updatedAt || job.status !== last.status) {
-          options.onUpdate?.(job);
-          interval = base;
-        } else {
-          interval = Math.min(max, Math.round(interval * 1.5));
-        }
-        last = job;
-        if (isTerminalStatus(job.status)) return job;
-        delay = interval;
-      } catch (err) {
-        if (!(err instanceof MediaJobsError) || (err.status !== 429 && err.status !== 503)) throw err;
-        delay = err.retryAfterMs ?? interval;
-      }
-      if (options.timeoutMs !== undefined) {
-        const remaining = options.timeoutMs - (Date.now() - started);
-        if (remaining <= 0) {
-          if (last) throw new WaitTimeoutError(last, options.timeoutMs);
-          throw new MediaJobsError({
-            status: 0,
-            code: "timeout",
-            message: `job ${jobId} could not be read within ${options.timeoutMs} ms`,
-          });
-        }
-        // One last poll at the deadline rather than giving up a whole interval early.
-        delay = Math.min(delay, remaining);
-      }
-      await this.t.sleep(delay, options.signal);
-    }
+    const { value, timedOut } = await pollUntil(
+      {
+        read: (signal) => this.get(jobId, signal ? { signal } : {}),
+        ended: (job) => isTerminalStatus(job.status),
+        changed: (prev, next) => next.updatedAt !== prev.updatedAt || next.status !== prev.status,
+        label: `job ${jobId}`,
+        sleep: this.t.sleep,
+      },
+      options,
+    );
+    if (timedOut) throw new WaitTimeoutError(value, options.timeoutMs ?? 0);
+    return value;
   }
 
   /** `create`, then `wait`. */

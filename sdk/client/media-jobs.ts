@@ -5,6 +5,7 @@ import { JobsResource } from "./jobs";
 import { Transport, type Sleep } from "./transport";
 import type { ClipGenerationRecord, SearchInput, SearchResponse, TranscriptFile, TranscriptLayer, TranscriptRecord } from "./types";
 import { verifyWebhook, type HeaderSource, type VerifyOptions } from "./webhooks";
+import { WorkflowsResource } from "./workflows";
 
 export interface MediaJobsOptions {
   /** e.g. `https://media.example.com` or `http://127.0.0.1:8787`; routes are under `/v1/`. */
@@ -133,6 +134,7 @@ export class MediaJobs {
   readonly transcriptions: TranscriptionsResource;
   readonly clips: ClipsResource;
   readonly catalog: CatalogResource;
+  readonly workflows: WorkflowsResource;
   readonly webhooks = webhooks;
   private readonly transport: Transport;
 
@@ -143,6 +145,7 @@ export class MediaJobs {
     this.transcriptions = new TranscriptionsResource(transport);
     this.clips = new ClipsResource(transport, this.jobs);
     this.catalog = new CatalogResource(transport);
+    this.workflows = new WorkflowsResource(transport);
   }
 
   /**

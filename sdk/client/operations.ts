@@ -54,6 +54,17 @@ export const OPERATIONS = {
     query: ["format", "layer", "speakers"],
   },
   getClipGeneration: { method: "GET", path: "/v1/clip-generations/{clipGenerationId}", auth: "project", success: 200, retry: true },
+  createWorkflow: { method: "POST", path: "/v1/workflows", auth: "project", success: 201, retry: true, headers: ["Idempotency-Key"] },
+  getWorkflow: { method: "GET", path: "/v1/workflows/{workflowId}", auth: "project", success: 200, retry: true },
+  listWorkflows: {
+    method: "GET",
+    path: "/v1/workflows",
+    auth: "project",
+    success: 200,
+    retry: true,
+    query: ["page", "limit", "statuses", "presetId"],
+  },
+  cancelWorkflow: { method: "POST", path: "/v1/workflows/{workflowId}/cancel", auth: "project", success: 200, retry: true },
   // A read despite the POST: searching twice changes nothing.
   searchCatalog: { method: "POST", path: "/v1/catalog/search", auth: "project", success: 200, retry: true },
 } as const satisfies Record<string, Operation>;

@@ -15,6 +15,7 @@ import type { Segment, Speaker, VisualChunk } from "../../contracts/transcript";
  * generation answers, the list metadata), following docs/api.md. Type imports only: the client
  * carries no zod at run time.
  */
+export type { CreateWorkflowRequest, Workflow, WorkflowStatus, WorkflowStepView } from "../../contracts/workflows";
 export type { Clip, CreateJobRequest, CreateJobRequestOf, Job, JobProgressView, JobStatus, SearchGroup, SearchHit, Segment, ServiceType };
 
 /** `POST /v1/catalog/search` body as a caller writes it (`limit` and `mode` have defaults). */

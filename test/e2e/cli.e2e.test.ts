@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MediaJobs, type TranscriptRecord } from "../../sdk/client";
 import { JobSchema, type Job } from "../../contracts/job";
 import { startE2E, type E2E } from "../support/e2e-stack";
+import { callTool, startMcpServer, textOf } from "../support/mcp-stdio";
 import { speechVideo } from "../support/media-fixtures";
 
 /**
@@ -96,6 +97,47 @@ describe("media-jobs against the local stack", () => {
     const optional = ["segments", "glossary", "raw", "visualChunks", "translation"];
     expect(Object.keys(record).filter((k) => !declared.includes(k))).toEqual([]);
     expect(declared.filter((k) => !optional.includes(k) && !(k in record))).toEqual([]);
+  });
+
+  it("an MCP client (the SDK's own, over stdio) submits a transcription, waits for it and reads it as SRT", async () => {
+    await e.s3.putObject(e.tenant.bucket, "e2e/mcp-speech.mp4", await readFile(await speechVideo()), "video/mp4");
+    const mcp = await startMcpServer({
+      HOME: configHome,
+      XDG_CONFIG_HOME: configHome,
+      MEDIA_JOBS_URL: e.stack.apiBaseUrl,
+      MEDIA_JOBS_KEY: e.tenant.projectKey,
+    });
+    try {
+      const input = {
+        sourceType: "s3_direct",
+        connectionId: e.tenant.connectionId,
+        bucket: e.tenant.bucket,
+        sourceKey: "e2e/mcp-speech.mp4",
+      };
+      const submitted = await callTool(mcp.client, "submit_job", {
+        job: { serviceType: "transcription", input: { ...input, options: { language: "en" } } },
+      });
+      expect(submitted.isError, textOf(submitted)).toBeFalsy();
+      const { jobId } = (submitted.structuredContent as { job: Job }).job;
+
+      // Each wait stays under the client's 60 s request timeout; a job still running is waited for again, as an agent would.
+      let waited: { job: Job; timedOut: boolean } | undefined;
+      for (let call = 0; call < 4 && (!waited || waited.timedOut); call++) {
+        const r = await callTool(mcp.client, "wait_for_job", { jobId, timeoutSeconds: 50 });
+        expect(r.isError, textOf(r)).toBeFalsy();
+        waited = r.structuredContent as { job: Job; timedOut: boolean };
+      }
+      expect(waited?.job.status).toBe("completed");
+      const transcriptionId = String(waited!.job.resultSummary?.["textSourceId"]);
+
+      const srt = await callTool(mcp.client, "get_transcript", { transcriptionId, format: "srt" });
+      expect(srt.isError, textOf(srt)).toBeFalsy();
+      expect(parseSync(textOf(srt)).filter((n) => n.type === "cue").length).toBeGreaterThan(0);
+      const keys = waited!.job.input["resolvedOutputKeys"] as { srt: string };
+      expect(textOf(srt)).toBe(await (await e.s3.getObject(e.tenant.bucket, keys.srt)).text());
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("an unknown job is an API error: exit 5, the envelope's code in --json", async () => {

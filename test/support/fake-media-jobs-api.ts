@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { newJob, type Job } from "../../contracts/job";
+import type { Workflow, WorkflowStepView } from "../../contracts/workflows";
 
 /**
  * A small stand-in for the public API on 127.0.0.1, for the client and CLI tests: each route answers
@@ -109,4 +110,50 @@ export function jobFixture(overrides: Partial<Job> = {}): Job {
 /** The same job moving through states, one `updatedAt` per step, for scripted polling. */
 export function jobStates(...states: Array<Partial<Job>>): Job[] {
   return states.map((s, i) => jobFixture({ updatedAt: `2026-11-20T10:00:${String(i).padStart(2, "0")}.000Z`, ...s }));
+}
+
+/** A Workflow object as GET /v1/workflows/{id} answers it: two steps, transcribe then clips, with the given fields changed. */
+export function workflowFixture(overrides: Partial<Workflow> = {}): Workflow {
+  const step = (id: string, serviceType: WorkflowStepView["serviceType"], dependsOn: string[]): WorkflowStepView => ({
+    id,
+    serviceType,
+    dependsOn,
+    status: "waiting",
+    jobId: null,
+    error: null,
+    createdAt: null,
+    endedAt: null,
+  });
+  return {
+    workflowId: "wfl_test1",
+    workspaceId: "wsp_1",
+    projectId: "prj_1",
+    presetId: null,
+    status: "running",
+    steps: [step("transcribe", "transcription", []), step("clips", "clip_generation", ["transcribe"])],
+    credits: {},
+    trigger: null,
+    variables: {},
+    error: null,
+    webhookUrl: null,
+    userMetadata: null,
+    createdByLabel: "ci",
+    cancelRequestedAt: null,
+    createdAt: "2026-11-20T10:00:00.000Z",
+    updatedAt: "2026-11-20T10:00:00.000Z",
+    endedAt: null,
+    ...overrides,
+  };
+}
+
+/** The fixture's two steps with these statuses and job ids (null: not created yet). */
+export function workflowSteps(
+  transcribe: [WorkflowStepView["status"], string | null],
+  clips: [WorkflowStepView["status"], string | null],
+): WorkflowStepView[] {
+  const [t, c] = workflowFixture().steps;
+  return [
+    { ...t!, status: transcribe[0], jobId: transcribe[1] },
+    { ...c!, status: clips[0], jobId: clips[1] },
+  ];
 }

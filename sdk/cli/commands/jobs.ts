@@ -2,7 +2,7 @@ import { Command, Option } from "commander";
 import { readFile } from "node:fs/promises";
 import type { CreateJobRequest, Job, JobFilters, JobStatus, MediaJobs, ServiceType } from "../../client";
 import { JOB_STATUSES, SERVICE_TYPES } from "../../../contracts/service-types";
-import { client, csvOf, jsonOption, positiveInt, readAll, seconds, type Ctx } from "../context";
+import { client, csvOf, isConsoleSession, jsonOption, positiveInt, readAll, seconds, type Ctx } from "../context";
 import { exitForJob, UsageError } from "../exit-codes";
 import { formatJob, formatJobTable, writeJson } from "../output";
 import { createProgressDisplay, stageFraction } from "../progress";
@@ -20,7 +20,7 @@ async function waitForJob(ctx: Ctx, mj: MediaJobs, key: string, jobId: string, f
   const { io } = ctx;
   const display = flags.json && !io.stderr.isTTY ? null : createProgressDisplay(io.stderr);
   // Only console sessions may read the stage timeline, where a stage could report its completed share.
-  const canReadProgress = key.startsWith("sk_con_");
+  const canReadProgress = isConsoleSession(key);
   try {
     return await mj.jobs.wait(jobId, {
       intervalMs: flags.interval ?? 1000,
