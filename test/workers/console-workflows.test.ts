@@ -221,7 +221,7 @@ describe("the presets page", () => {
     const line = row((await open(admin, "/console/presets")).html, "data-preset", preset.presetId);
     expect(line).toContain(preset.name);
     expect(line).toContain("transcribe (transcription)");
-    expect(line).toContain("<code>sourceKey </code>");
+    expect(line).toContain("<code>sourceKey</code>");
     expect(line).toContain(`${t.bucket}/listed/`);
   });
 

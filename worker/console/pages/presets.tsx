@@ -94,7 +94,18 @@ export function PresetsPage(props: {
                     {p.description ? <div>{p.description}</div> : null}
                   </td>
                   <td>{stepsSummary(p)}</td>
-                  <td>{p.variables.length ? p.variables.map((v) => <code>{v} </code>) : <span class="muted">none</span>}</td>
+                  <td>
+                    {p.variables.length ? (
+                      p.variables.map((v, i) => (
+                        <>
+                          {i ? ", " : ""}
+                          <code>{v}</code>
+                        </>
+                      ))
+                    ) : (
+                      <span class="muted">none</span>
+                    )}
+                  </td>
                   <td>
                     {triggers.length ? (
                       <ul>

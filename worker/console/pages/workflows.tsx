@@ -173,7 +173,7 @@ export function WorkflowPage(props: {
         <dd>{when(w.endedAt)}</dd>
       </dl>
       {w.status === "running" ? (
-        <p class="actions">
+        <div class="actions">
           <PostButton
             action={`/console/workflows/${w.workflowId}/cancel`}
             csrf={csrf}
@@ -182,7 +182,7 @@ export function WorkflowPage(props: {
             danger
           />
           <span class="muted">Steps still waiting are cancelled at once; running jobs stop after their current stage.</span>
-        </p>
+        </div>
       ) : null}
       <h2>Steps</h2>
       <div class="table-wrap">
