@@ -76,6 +76,8 @@ const PAGES = () => [
   { path: "/console/catalog", content: "Search the project" },
   { path: "/console/account", content: "Change your password" },
   { path: "/console/data", content: "Data policy of" },
+  { path: "/console/workflows", content: "No workflow yet." },
+  { path: "/console/presets", content: "Create a preset" },
 ];
 
 describe("pages for a signed-in user", () => {

@@ -8,6 +8,8 @@ export const NAV = [
   { key: "projects", href: "/console/projects", label: "Projects" },
   { key: "jobs", href: "/console/jobs", label: "Jobs" },
   { key: "submit", href: "/console/submit", label: "Submit a job" },
+  { key: "workflows", href: "/console/workflows", label: "Workflows" },
+  { key: "presets", href: "/console/presets", label: "Presets" },
   { key: "catalog", href: "/console/catalog", label: "Catalog" },
   { key: "keys", href: "/console/keys", label: "API keys" },
   { key: "connections", href: "/console/connections", label: "Storage" },

@@ -9,7 +9,7 @@ import type { Shell } from "./layout";
 import { AccountPage } from "./pages/account";
 import { CatalogPage, type SearchHit } from "./pages/catalog";
 import { ClipsPage, type ClipGeneration } from "./pages/clips";
-import { ConnectionsPage, type ConnectionTest } from "./pages/connections";
+import { ConnectionsPage, type ConnectionTest, type EventSecretReveal, type PresetChoice } from "./pages/connections";
 import { ErrorPage } from "./pages/error";
 import { isTerminal } from "../../contracts/service-types";
 import { JobPage, LivePanel, type Delivery, type Progress } from "./pages/job";
@@ -22,6 +22,10 @@ import { SummaryPage, type Summary } from "./pages/summary";
 import { TranscriptPage, type GlossaryTerm, type Transcript } from "./pages/transcript";
 import { UsagePage, type WorkspaceView } from "./pages/usage";
 import { DataPage } from "./pages/data";
+import { PresetsPage, variableField, type PresetForm } from "./pages/presets";
+import { readWorkflowListQuery, workflowListSearch, WorkflowPage, WorkflowsPage } from "./pages/workflows";
+import type { Preset, Workflow } from "../../contracts/workflows";
+import type { StoredTrigger } from "../../contracts/triggers";
 import { patchedDataPolicy } from "../accounts/data-policy";
 import { DataPolicyPatchSchema, effectiveDataPolicy } from "../../contracts/data-policy";
 import { listAuditEvents, publicAuditEvent } from "../deletion/audit-log";
@@ -65,6 +69,10 @@ const DONE = new Map<string, string>(
     policySaved: "Data policy saved.",
     projectDeleted: "The project is being deleted: its keys are revoked and its data is erased in the background (see the audit log).",
     transcriptDeleted: "Transcript deleted, with everything made from it.",
+    workflowCancelled: "Cancel requested: waiting steps are cancelled, running jobs stop after their current stage.",
+    presetCreated: "Preset created.",
+    presetDeleted: "Preset deleted.",
+    triggersSaved: "Triggers saved.",
   }),
 );
 
@@ -694,12 +702,21 @@ export function consolePages(api: ApiFetch) {
     }),
   );
 
-  const connectionsPage = async (c: Ctx, shell: Shell, extra: { test?: ConnectionTest; error?: string; status?: number } = {}) => {
-    const list = await callApi<Connection[]>(c, api, "GET", "/v1/storage-connections");
+  const connectionsPage = async (
+    c: Ctx,
+    shell: Shell,
+    extra: { test?: ConnectionTest; eventSecret?: EventSecretReveal; error?: string; status?: number } = {},
+  ) => {
+    const [list, presets] = await Promise.all([
+      callApi<Connection[]>(c, api, "GET", "/v1/storage-connections"),
+      callApi<PresetChoice[]>(c, api, "GET", "/v1/presets"),
+    ]);
     const html = ConnectionsPage({
       shell,
       connections: list.data ?? [],
+      presets: presets.data ? presets.data.map((p) => ({ presetId: p.presetId, name: p.name })) : null,
       test: extra.test,
+      eventSecret: extra.eventSecret,
       notice: done(c),
       error: extra.error ?? (list.error ? apiMessage(list) : undefined),
     });
@@ -750,6 +767,192 @@ export function consolePages(api: ApiFetch) {
       const test = await testConnection(c.env, getDb(c.env.DB), projectId, param(c, "connectionId"));
       if (!test) throw new PageError(404, `storage connection not found: ${param(c, "connectionId")}`);
       return connectionsPage(c, shell, { test });
+    }),
+  );
+
+  /** A trigger as PUT …/triggers takes it back: the stored fields, nothing the API adds. */
+  const triggerBody = (t: StoredTrigger) => ({
+    bucket: t.bucket,
+    prefix: t.prefix,
+    ...(t.suffixes ? { suffixes: t.suffixes } : {}),
+    presetId: t.presetId,
+    enabled: t.enabled,
+  });
+
+  /**
+   * Sets a connection's whole trigger list (the API takes it whole) to `change(current)`. The first list
+   * set answers the connection's event secret, once: that page shows it; otherwise back to the page.
+   */
+  const putTriggers = async (c: Ctx, shell: Shell, form: Form, change: (current: StoredTrigger[]) => unknown[]) => {
+    const id = encodeURIComponent(param(c, "connectionId"));
+    const current = (await mustGet<Connection>(c, api, `/v1/storage-connections/${id}`)).data;
+    const r = await forward<Connection & { eventSecret?: string }>(c, form, "PUT", `/v1/storage-connections/${id}/triggers`, {
+      triggers: change(current.triggers),
+    });
+    if (r.status !== 200 || !r.data) return connectionsPage(c, shell, { error: apiMessage(r), status: r.status });
+    if (!r.data.eventSecret) return seeOther("/console/connections?done=triggersSaved");
+    return connectionsPage(c, shell, { eventSecret: secretReveal(c, r.data.name, r.data.eventsPath, r.data.eventSecret) });
+  };
+
+  const secretReveal = (c: Ctx, connectionName: string, eventsPath: string, secret: string): EventSecretReveal => ({
+    connectionName,
+    secret,
+    eventsUrl: new URL(eventsPath, c.req.url).href,
+  });
+
+  app.post(
+    "/connections/:connectionId/triggers",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const suffixes = (form["suffixes"] ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const added = {
+        bucket: form["bucket"] ?? "",
+        prefix: form["prefix"] ?? "",
+        ...(suffixes.length ? { suffixes } : {}),
+        presetId: form["presetId"] ?? "",
+      };
+      return putTriggers(c, shell, form, (current) => [...current.map(triggerBody), added]);
+    }),
+  );
+
+  // A trigger is named by what it watches, not by its place in the list, so a list changed since the page was drawn loses the right one.
+  app.post(
+    "/connections/:connectionId/triggers/remove",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const same = (t: StoredTrigger) => t.bucket === form["bucket"] && t.prefix === form["prefix"] && t.presetId === form["presetId"];
+      return putTriggers(c, shell, form, (current) => current.filter((t) => !same(t)).map(triggerBody));
+    }),
+  );
+
+  app.post(
+    "/connections/:connectionId/event-secret",
+    page(async (c, shell) => {
+      const id = encodeURIComponent(param(c, "connectionId"));
+      const r = await forward<Connection & { eventSecret: string }>(
+        c,
+        await readForm(c),
+        "POST",
+        `/v1/storage-connections/${id}/event-secret`,
+      );
+      if (r.status !== 200 || !r.data) throw new PageError(r.status, apiMessage(r));
+      return connectionsPage(c, shell, { eventSecret: secretReveal(c, r.data.name, r.data.eventsPath, r.data.eventSecret) });
+    }),
+  );
+
+  /** The project's presets by id, for naming a workflow's preset; empty when the session may not read them. */
+  const presetNames = async (c: Ctx) =>
+    new Map(((await callApi<Preset[]>(c, api, "GET", "/v1/presets")).data ?? []).map((p) => [p.presetId, p.name]));
+
+  app.get(
+    "/workflows",
+    page(async (c, shell) => {
+      const query = readWorkflowListQuery(new URL(c.req.url));
+      const [r, names] = await Promise.all([
+        callApi<Workflow[]>(c, api, "GET", `/v1/workflows?${workflowListSearch(query)}`),
+        presetNames(c),
+      ]);
+      const pagination = (r.metadata["pagination"] as Pagination | undefined) ?? null;
+      const html = WorkflowsPage({
+        shell,
+        query,
+        workflows: r.data ?? [],
+        pagination,
+        presetNames: names,
+        error: r.error ? apiMessage(r) : undefined,
+      });
+      return c.html(html, (r.status === 403 ? 403 : 200) as ContentfulStatusCode);
+    }),
+  );
+
+  app.get(
+    "/workflows/:workflowId",
+    page(async (c, shell) => {
+      const [w, names] = await Promise.all([
+        mustGet<Workflow>(c, api, `/v1/workflows/${encodeURIComponent(param(c, "workflowId"))}`),
+        presetNames(c),
+      ]);
+      return c.html(WorkflowPage({ shell, workflow: w.data, presetNames: names, notice: done(c) }));
+    }),
+  );
+
+  app.post(
+    "/workflows/:workflowId/cancel",
+    page(async (c) => {
+      const id = encodeURIComponent(param(c, "workflowId"));
+      const r = await forward(c, await readForm(c), "POST", `/v1/workflows/${id}/cancel`);
+      if (r.status !== 200) throw new PageError(r.status, apiMessage(r));
+      return seeOther(`/console/workflows/${id}?done=workflowCancelled`);
+    }),
+  );
+
+  const presetsPage = async (c: Ctx, shell: Shell, extra: { form?: PresetForm; notice?: string; error?: string; status?: number } = {}) => {
+    const [presets, connections] = await Promise.all([
+      callApi<Preset[]>(c, api, "GET", "/v1/presets"),
+      callApi<Connection[]>(c, api, "GET", "/v1/storage-connections"),
+    ]);
+    const html = PresetsPage({
+      shell,
+      presets: presets.data ?? [],
+      connections: connections.data ?? [],
+      form: extra.form ?? {},
+      notice: extra.notice ?? done(c),
+      error: extra.error ?? (presets.error ? apiMessage(presets) : undefined),
+    });
+    return c.html(html, (extra.status ?? (presets.status === 403 ? 403 : 200)) as ContentfulStatusCode);
+  };
+
+  app.get(
+    "/presets",
+    page((c, shell) => presetsPage(c, shell)),
+  );
+
+  app.post(
+    "/presets",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const kept: PresetForm = { name: form["name"] ?? "", description: form["description"] ?? "", steps: form["steps"] ?? "" };
+      let steps: unknown;
+      try {
+        steps = JSON.parse(kept.steps ?? "");
+      } catch (err) {
+        return presetsPage(c, shell, { form: kept, error: `The steps are not JSON: ${(err as Error).message}`, status: 422 });
+      }
+      const description = kept.description?.trim();
+      const body = { name: (kept.name ?? "").trim(), ...(description ? { description } : {}), steps };
+      const r = await forward(c, form, "POST", "/v1/presets", body);
+      if (r.status === 201) return seeOther("/console/presets?done=presetCreated");
+      return presetsPage(c, shell, { form: kept, error: `Not created: ${apiMessage(r)}`, status: r.status });
+    }),
+  );
+
+  app.post(
+    "/presets/:presetId/delete",
+    page(async (c, shell) => {
+      const r = await forward(c, await readForm(c), "DELETE", `/v1/presets/${encodeURIComponent(param(c, "presetId"))}`);
+      if (r.status === 200) return seeOther("/console/presets?done=presetDeleted");
+      // In use by a trigger: a state to change first, said on the page rather than as a failure.
+      if (r.status === 409) return presetsPage(c, shell, { notice: `Not deleted: ${apiMessage(r)}`, status: 409 });
+      throw new PageError(r.status, apiMessage(r));
+    }),
+  );
+
+  app.post(
+    "/presets/:presetId/run",
+    page(async (c, shell) => {
+      const form = await readForm(c);
+      const prefix = variableField("");
+      const variables = Object.fromEntries(
+        Object.entries(form)
+          .filter(([k]) => k.startsWith(prefix))
+          .map(([k, v]) => [k.slice(prefix.length), v]),
+      );
+      const r = await forward<Workflow>(c, form, "POST", "/v1/workflows", { presetId: param(c, "presetId"), variables });
+      if (r.status === 201 && r.data) return seeOther(`/console/workflows/${encodeURIComponent(r.data.workflowId)}`);
+      return presetsPage(c, shell, { error: `Not started: ${apiMessage(r)}`, status: r.status });
     }),
   );
 

@@ -50,7 +50,7 @@ code,pre{font-family:ui-monospace,monospace;font-size:.88rem}
 pre{background:var(--panel);padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-word}
 .muted{color:var(--muted)}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:1rem;font-size:.85rem;font-weight:600;border:1px solid currentColor}
-.s-completed{color:var(--ok)}.s-failed,.s-cancelled{color:var(--danger)}.s-processing,.s-cancelling{color:var(--warn)}.s-pending,.s-queued{color:var(--muted)}
+.s-completed{color:var(--ok)}.s-failed,.s-cancelled{color:var(--danger)}.s-processing,.s-cancelling,.s-running{color:var(--warn)}.s-pending,.s-queued,.s-waiting,.s-skipped{color:var(--muted)}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
 dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-word}
 ol.timeline{list-style:none;padding:0;margin:0;border-left:3px solid var(--line)}

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
+import type { StoredTrigger } from "../../../contracts/triggers";
 import { Csrf, Layout, type Shell } from "../layout";
 
 export interface Connection {
@@ -11,6 +12,9 @@ export interface Connection {
   accessKeyId: string;
   defaultOutputPrefix: string;
   status: "active" | "inactive";
+  /** Upload triggers (docs/api.md "Trigger on upload") and the path the store's event notifications go to. */
+  triggers: StoredTrigger[];
+  eventsPath: string;
   createdAt: string;
 }
 
