@@ -155,7 +155,10 @@ export const storageConnections = sqliteTable(
     defaultOutputPrefix: text("default_output_prefix").notNull(),
     status: text("status", { enum: ["active", "inactive"] }).notNull(),
     /** Upload triggers (issue 26): a prefix of a bucket and the preset whose workflow starts for each object landing there. */
-    triggers: text("triggers", { mode: "json" }).$type<StoredTrigger[]>().notNull().default(sql`'[]'`),
+    triggers: text("triggers", { mode: "json" })
+      .$type<StoredTrigger[]>()
+      .notNull()
+      .default(sql`'[]'`),
     /** The secret the store's event notifications are signed with (AES-GCM, like the access secret); null until triggers are set. */
     eventSecretEnc: text("event_secret_enc"),
     createdAt: text("created_at").notNull(),

@@ -65,7 +65,9 @@ export const presetRoutes = new Hono<AppBindings>()
     return ok(c, await insertPreset(getDb(c.env.DB), projectOf(p), newId("preset"), body), {}, 201);
   })
   .get("/", async (c) => ok(c, await listPresets(getDb(c.env.DB), projectOf(principalOf(c)))))
-  .get("/:presetId", async (c) => ok(c, await requirePreset(getDb(c.env.DB), projectOf(principalOf(c)), c.req.param("presetId"), "presetId")))
+  .get("/:presetId", async (c) =>
+    ok(c, await requirePreset(getDb(c.env.DB), projectOf(principalOf(c)), c.req.param("presetId"), "presetId")),
+  )
   .put("/:presetId", async (c) => {
     const p = principalOf(c);
     const body = parseWith(PresetBodySchema, (await readJson(c)).value);

@@ -26,7 +26,13 @@ export interface CreateWorkflowOptions {
 /** `wfl_` + 20 base36 characters taken from a hash: the id a name (a key, an upload) always gives. */
 export async function derivedWorkflowId(name: string): Promise<string> {
   const hex = await sha256Hex(name);
-  return "wfl_" + BigInt("0x" + hex.slice(0, 26)).toString(36).padStart(20, "0").slice(-20);
+  return (
+    "wfl_" +
+    BigInt("0x" + hex.slice(0, 26))
+      .toString(36)
+      .padStart(20, "0")
+      .slice(-20)
+  );
 }
 
 /**

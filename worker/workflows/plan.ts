@@ -55,7 +55,6 @@ export async function planWorkflow(
   return { steps: planned, credits };
 }
 
-
 /**
  * The steps as a graph: ids unique, every dependency and `{{step.…}}` naming another step (each such
  * template adds a dependency), variables and trigger fields known, no cycle; variables and the
@@ -135,7 +134,8 @@ function withinSync<T>(i: number, fn: () => T): T {
 async function checkStep(ctx: PlanContext, p: PlannedStep): Promise<number> {
   const serviceType = String(p.body["serviceType"]);
   const needs = (ROUTE_ACCESS["POST /v1/jobs"].byServiceType as Partial<Record<string, Parameters<typeof grants>[1]>>)[serviceType];
-  if (needs && !grants(ctx.principal.permissions, needs)) throw forbidden(`this key lacks the ${needs} permission a ${serviceType} step needs`);
+  if (needs && !grants(ctx.principal.permissions, needs))
+    throw forbidden(`this key lacks the ${needs} permission a ${serviceType} step needs`);
   // A field that still holds a template is checked when its job is made, with the value in place.
   const templated = new Set(templateRefs(p.body).map((r) => r.at));
   const req = parseCreateRequestExcusing(p.body, (path) => templated.has(path));

@@ -8,7 +8,13 @@ import { conflict, notFound } from "../errors";
 type PresetRow = typeof presets.$inferSelect;
 
 export function publicPreset(row: PresetRow): Preset {
-  const variables = [...new Set(templateRefs(row.steps).filter((r) => r.root === "vars").map((r) => r.path))].sort();
+  const variables = [
+    ...new Set(
+      templateRefs(row.steps)
+        .filter((r) => r.root === "vars")
+        .map((r) => r.path),
+    ),
+  ].sort();
   return {
     presetId: row.id,
     projectId: row.projectId,
