@@ -1,9 +1,10 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createHmac } from "node:crypto";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../contracts/job";
 import type { Preset, Workflow } from "../../contracts/workflows";
-import { ingestR2Event } from "../../worker/workflows/triggers";
+import worker from "../../worker/index";
 import { call, expectError } from "./helpers/api";
 import { cancelUnfinished, getJob } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
@@ -76,6 +77,17 @@ const postEvent = (body: unknown, headers: Record<string, string>, connectionId 
   );
 
 const bearer = () => ({ authorization: `Bearer ${secret}` });
+
+/** Messages through the Worker's queue handler, as the `media-jobs-uploads` queue delivers R2's notifications. */
+async function deliverUploadEvents(bodies: unknown[]) {
+  const batch = createMessageBatch<unknown>(
+    "media-jobs-uploads",
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<never>, env, ctx);
+  return getQueueResult(batch, ctx);
+}
 
 describe("setting triggers", () => {
   it("the connection's event secret is answered once, when its first triggers are set", async () => {
@@ -186,7 +198,17 @@ describe("event notifications", () => {
 
   it("an R2 event notification from the Queue starts the workflow as an S3 one does", async () => {
     const key = await putSource(`${PREFIX}${unique("r2")}.mp4`);
-    const out = await ingestR2Event(env, { action: "PutObject", bucket: t.bucket, object: { key, size: 10, eTag: unique("r2etag") } });
-    expect(out.started.filter((s) => s.key === key)).toHaveLength(1);
+    const result = await deliverUploadEvents([
+      { action: "PutObject", bucket: t.bucket, object: { key, size: 10, eTag: unique("r2etag") } },
+    ]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    const list = await call<Workflow[]>("GET", "/v1/workflows?limit=100", { key: t.projectKey });
+    expect(list.body.data.filter((w) => w.trigger?.key === key)).toHaveLength(1);
+  });
+
+  it("a Queue message R2 could never have sent is acknowledged, not retried", async () => {
+    const result = await deliverUploadEvents([{ not: "an R2 event" }]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(result.retryMessages).toEqual([]);
   });
 });
