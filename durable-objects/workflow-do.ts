@@ -5,6 +5,14 @@ import type { Job, JobError } from "../contracts/job";
 import { isTerminal } from "../contracts/service-types";
 import { fillTemplates, valueAt, type Workflow, type WorkflowStatus, type WorkflowStepView } from "../contracts/workflows";
 import type { PlannedStep, WorkflowHooks, WorkflowRun } from "./workflow-hooks";
+import {
+  isStepEnded as isEndedStep,
+  isWorkflowEnded,
+  nextStepStatus,
+  nextWorkflowStatus,
+  stepFollowsJob,
+  type StepTrigger,
+} from "./workflow-state-machine";
 
 /**
  * One workflow (issue 26): its steps' states, and the jobs it makes as their dependencies
@@ -12,12 +20,9 @@ import type { PlannedStep, WorkflowHooks, WorkflowRun } from "./workflow-hooks";
  * an alarm retries a step whose job could not be made yet and, as a safety net for a lost word,
  * reads the jobs still running. Every call is serial (one at a time), and each is idempotent.
  *
- * Workflow status moves, and no others:
- *   running    --cancel--> cancelling (a job still runs) | cancelled (none does)
- *   running    --every step ended--> completed (all completed) | failed
- *   cancelling --every step ended--> cancelled
- * Step status moves: waiting → pending (its job reserved and being made) → its job's status;
- * waiting → skipped (a dependency did not complete) | cancelled (the workflow was cancelled).
+ * Its status and its steps' move only as the tables of workflow-state-machine.ts allow: a cancelled
+ * workflow waits in `cancelling` for its running jobs; a step goes waiting → pending (its job
+ * reserved and being made) → its job's status, or waiting → skipped | cancelled.
  */
 
 const STATE_KEY = "state";
@@ -106,10 +111,11 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
       const s = this.state;
       if (!s) return { ok: false, workflow: null, jobs: [] };
       const w = s.workflow;
-      if (w.status !== "running") return { ok: w.status === "cancelling", workflow: w, jobs: [] };
+      const next = nextWorkflowStatus(w.status, "cancel");
+      if (!next) return { ok: w.status === "cancelling", workflow: w, jobs: [] };
       w.cancelRequestedAt = nowIso();
-      for (const v of w.steps) if (v.status === "waiting") this.setStep(v, "cancelled", null);
-      w.status = "cancelling";
+      for (const v of w.steps) this.moveStep(v, "workflowCancelled", null);
+      w.status = next;
       await this.save();
       await this.advance();
       return { ok: true, workflow: w, jobs: w.steps.filter((v) => v.jobId && !isEndedStep(v.status)).map((v) => v.jobId as string) };
@@ -162,14 +168,17 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
         const deps = v.dependsOn.map((id) => w.steps.find((x) => x.id === id));
         const blocked = deps.find((d) => d && d.status !== "completed" && isEndedStep(d.status));
         if (blocked) {
-          this.setStep(v, "skipped", { code: "dependency_failed", message: `not run: step ${blocked.id} ${blocked.status}` });
+          this.moveStep(v, "dependencyNotCompleted", {
+            code: "dependency_failed",
+            message: `not run: step ${blocked.id} ${blocked.status}`,
+          });
           changed = true;
         } else if (w.status === "running" && deps.every((d) => d?.status === "completed")) {
           const st = s.steps[v.id] ?? { jobId: null, creating: false, tries: 0 };
           st.jobId ??= newId("job");
           st.creating = true;
           s.steps[v.id] = st;
-          this.setStep(v, "pending", null);
+          this.moveStep(v, "dependenciesCompleted", null);
           changed = true;
         }
       }
@@ -199,7 +208,7 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
     const filled = await this.fill(planned);
     if (!filled.ok) {
       st.creating = false;
-      this.setStep(v, "failed", filled.error);
+      this.moveStep(v, "notMade", filled.error);
       await this.save();
       return true;
     }
@@ -216,7 +225,7 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
       return false;
     }
     st.creating = false;
-    this.setStep(v, "failed", r.error);
+    this.moveStep(v, "notMade", r.error);
     await this.save();
     return true;
   }
@@ -265,10 +274,17 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
   private applyJob(stepId: string, job: Job): boolean {
     const v = (this.state as WorkflowState).workflow.steps.find((x) => x.id === stepId);
     // An ended step stays as it ended: a late or repeated word about its job changes nothing.
-    if (!v || v.status === job.status || isEndedStep(v.status)) return false;
+    const next = v ? stepFollowsJob(v.status, job.status) : null;
+    if (!v || !next) return false;
     v.jobId = job.jobId;
-    this.setStep(v, job.status, job.status === "failed" ? (job.error ?? { code: "processing_failed", message: "the job failed" }) : null);
+    this.setStep(v, next, job.status === "failed" ? (job.error ?? { code: "processing_failed", message: "the job failed" }) : null);
     return true;
+  }
+
+  /** A step's move by the table (durable-objects/workflow-state-machine.ts); a move not listed for its status is none. */
+  private moveStep(v: WorkflowStepView, trigger: StepTrigger, error: JobError | null): void {
+    const next = nextStepStatus(v.status, trigger);
+    if (next) this.setStep(v, next, error);
   }
 
   private setStep(v: WorkflowStepView, status: WorkflowStepView["status"], error: JobError | null): void {
@@ -280,10 +296,13 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
   private async finishIfEnded(): Promise<void> {
     const s = this.state as WorkflowState;
     const w = s.workflow;
-    if ((w.status === "running" || w.status === "cancelling") && w.steps.every((v) => isEndedStep(v.status))) {
+    const allEnded = w.steps.every((v) => isEndedStep(v.status));
+    const next = allEnded
+      ? nextWorkflowStatus(w.status, w.steps.every((v) => v.status === "completed") ? "allStepsCompleted" : "stepsEndedNotAllCompleted")
+      : null;
+    if (next) {
       const failed = w.steps.find((v) => v.status === "failed");
-      const status: WorkflowStatus =
-        w.status === "cancelling" ? "cancelled" : w.steps.every((v) => v.status === "completed") ? "completed" : "failed";
+      const status: WorkflowStatus = next;
       w.status = status;
       w.endedAt = nowIso();
       w.error =
@@ -292,7 +311,7 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
           : null;
       await this.save();
     }
-    if (isEnded(w.status) && !s.endedEventSent) {
+    if (isWorkflowEnded(w.status) && !s.endedEventSent) {
       try {
         await this.hooks().sendEnded(w);
         s.endedEventSent = true;
@@ -306,7 +325,7 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
   /** The next alarm: soon for a job still to be made or an event still to send, later while jobs run, none once all is done. */
   private async schedule(): Promise<void> {
     const s = this.state as WorkflowState;
-    const owed = Object.values(s.steps).some((st) => st.creating) || (isEnded(s.workflow.status) && !s.endedEventSent);
+    const owed = Object.values(s.steps).some((st) => st.creating) || (isWorkflowEnded(s.workflow.status) && !s.endedEventSent);
     const running = s.workflow.steps.some((v) => v.jobId && !isEndedStep(v.status));
     if (owed) await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
     else if (running) await this.ctx.storage.setAlarm(Date.now() + POLL_MS);
@@ -324,9 +343,6 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
       .catch((err) => logError("mirror", s.workflow.workflowId, err));
   }
 }
-
-const isEnded = (s: WorkflowStatus) => s === "completed" || s === "failed" || s === "cancelled";
-const isEndedStep = (s: WorkflowStepView["status"]) => s === "skipped" || (s !== "waiting" && isTerminal(s));
 
 function logError(what: string, id: string | null, err: unknown): void {
   console.error(JSON.stringify({ level: "error", msg: `workflow: ${what} failed`, id, error: String(err) }));
