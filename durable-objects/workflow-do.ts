@@ -45,6 +45,8 @@ interface WorkflowState {
   steps: Record<string, StepState>;
   version: number;
   endedEventSent: boolean;
+  /** A job's move was recorded and the steps after it are still to be made (by the alarm). */
+  advanceOwed?: boolean;
 }
 
 export abstract class WorkflowDurableObject<E extends object = object> extends DurableObject<E> {
@@ -94,10 +96,12 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
       if (!s) return;
       const step = Object.entries(s.steps).find(([, st]) => st.jobId === job.jobId);
       if (!step) return;
-      if (this.applyJob(step[0], job)) {
-        await this.save();
-        await this.advance();
-      }
+      if (!this.applyJob(step[0], job)) return;
+      // The next steps are made by the alarm, at once: the job that told us (and the runner whose
+      // report ended it) need not wait for their creates.
+      s.advanceOwed = true;
+      await this.save();
+      await this.ctx.storage.setAlarm(Date.now());
     });
   }
 
@@ -140,6 +144,10 @@ export abstract class WorkflowDurableObject<E extends object = object> extends D
     await this.serial(async () => {
       const s = this.state;
       if (!s) return;
+      if (s.advanceOwed) {
+        s.advanceOwed = false;
+        return this.advance();
+      }
       let changed = false;
       for (const v of s.workflow.steps) {
         if (!v.jobId || isEndedStep(v.status) || s.steps[v.id]?.creating) continue;
