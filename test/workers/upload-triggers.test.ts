@@ -6,7 +6,7 @@ import type { Job } from "../../contracts/job";
 import type { Preset, Workflow } from "../../contracts/workflows";
 import worker from "../../worker/index";
 import { call, expectError } from "./helpers/api";
-import { cancelUnfinished, getJob } from "./helpers/jobs";
+import { cancelUnfinished, getJob, patchSettings } from "./helpers/jobs";
 import { putSource } from "./helpers/s3";
 import { createTenant, unique, type Tenant } from "./helpers/tenant";
 
@@ -70,11 +70,15 @@ function s3Event(key: string, eTag = unique("etag"), eventName = "ObjectCreated:
 }
 
 const postEvent = (body: unknown, headers: Record<string, string>, connectionId = t.connectionId) =>
-  call<{ received: number; started: Array<{ workflowId: string; key: string }>; ignored: Array<{ key: string; reason: string }> }>(
-    "POST",
-    `/v1/storage-connections/${connectionId}/events`,
-    { rawBody: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } },
-  );
+  call<{
+    received: number;
+    started: Array<{ workflowId: string; key: string }>;
+    refused: Array<{ workflowId: string; key: string; reason: string }>;
+    ignored: Array<{ key: string; reason: string }>;
+  }>("POST", `/v1/storage-connections/${connectionId}/events`, {
+    rawBody: JSON.stringify(body),
+    headers: { "content-type": "application/json", ...headers },
+  });
 
 const bearer = () => ({ authorization: `Bearer ${secret}` });
 
@@ -152,6 +156,25 @@ describe("event notifications", () => {
     expect(second.body.data.started[0]?.workflowId).toBe(first.body.data.started[0]?.workflowId);
     const list = await call<Workflow[]>("GET", "/v1/workflows?limit=100", { key: t.projectKey });
     expect(list.body.data.filter((w) => w.trigger?.key === key)).toHaveLength(1);
+  });
+
+  it("an upload whose workflow the preset cannot make is kept as a workflow that failed at once, saying why", async () => {
+    const key = await putSource(`${PREFIX}${unique("over-quota")}.mp4`);
+    await patchSettings({ quotas: { enterprise: { transcription_jobs: 0 } } });
+    let res: Awaited<ReturnType<typeof postEvent>>;
+    try {
+      res = await postEvent(s3Event(key), bearer());
+    } finally {
+      await patchSettings({ quotas: { enterprise: { transcription_jobs: null } } });
+    }
+    expect(res.status).toBe(202);
+    expect(res.body.data.started).toEqual([]);
+    const refused = res.body.data.refused;
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.reason).toMatch(/^quotaExceeded: /);
+    const w = (await call<Workflow>("GET", `/v1/workflows/${refused[0]!.workflowId}`, { key: t.projectKey })).body.data;
+    expect(w).toMatchObject({ status: "failed", trigger: { key }, error: { code: "workflow_refused", message: refused[0]!.reason } });
+    expect(w.steps.map((s) => s.status)).toEqual(["skipped"]);
   });
 
   it("a notification signed with HMAC-SHA256 of its body is accepted too", async () => {

@@ -91,6 +91,58 @@ export async function createWorkflow(env: Env, principal: Principal, body: unkno
   return made;
 }
 
+/**
+ * An upload's workflow its preset could not make (a quota used up, a template the object does not
+ * fill): kept as a workflow that ended `failed` before any step ran, so the refusal is listed, read
+ * and sent as the workflow's end event like any other, instead of lost in the store's event answer.
+ */
+export async function refusedWorkflow(
+  env: Env,
+  principal: Principal,
+  presetId: string,
+  opts: Required<Pick<CreateWorkflowOptions, "trigger" | "workflowId" | "triggerKey">>,
+  refusal: ApiError,
+): Promise<Workflow> {
+  const db = getDb(env.DB);
+  const projectId = principal.projectId as string;
+  const preset = await requirePreset(db, projectId, presetId, "presetId").catch(() => null);
+  const now = nowIso();
+  const workflow: Workflow = {
+    workflowId: opts.workflowId,
+    workspaceId: principal.workspaceId,
+    projectId,
+    presetId: preset?.presetId ?? presetId,
+    status: "failed",
+    steps: (preset?.steps ?? []).map((s) => ({
+      id: s.id,
+      serviceType: s.serviceType,
+      dependsOn: s.dependsOn ?? [],
+      status: "skipped",
+      jobId: null,
+      error: null,
+      createdAt: null,
+      endedAt: now,
+    })),
+    credits: {},
+    trigger: opts.trigger,
+    variables: {},
+    error: { code: "workflow_refused", message: `${refusal.code}: ${refusal.message}` },
+    webhookUrl: preset?.webhookUrl ?? null,
+    userMetadata: preset?.userMetadata ?? null,
+    createdByLabel: actorOf(principal).label,
+    cancelRequestedAt: null,
+    createdAt: now,
+    updatedAt: now,
+    endedAt: now,
+  };
+  return workflowStub(env, opts.workflowId).create(workflow, {
+    creator: principal,
+    steps: [],
+    triggerKey: opts.triggerKey,
+    requestHash: null,
+  });
+}
+
 /** A workflow an Idempotency-Key already named: the same body answers it again; another body is refused. */
 export async function replayedWorkflow(env: Env, workflowId: string, requestHash: string): Promise<Workflow | null> {
   const stub = workflowStub(env, workflowId);

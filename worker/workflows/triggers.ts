@@ -15,8 +15,9 @@ import { projects, storageConnections, workspaces } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, unauthorized, validationError } from "../errors";
 import { safeEqual, seal, SEAL_PURPOSES, unseal } from "../platform/crypto";
-import { createWorkflow, derivedWorkflowId } from "./create";
+import { createWorkflow, derivedWorkflowId, refusedWorkflow } from "./create";
 import { requirePreset } from "./presets";
+import { workflowStub } from "./stubs";
 
 /**
  * Upload triggers (issue 26): a storage connection names bucket prefixes and a preset; each object
@@ -116,6 +117,8 @@ async function signedBySecret(secret: string, body: string, headers: Headers): P
 export interface IngestOutcome {
   received: number;
   started: Array<{ workflowId: string; key: string; presetId: string }>;
+  /** Workflows the preset could not make for the object, kept as `failed` (`workflow_refused`). */
+  refused: Array<{ workflowId: string; key: string; presetId: string; reason: string }>;
   ignored: Array<{ key: string; reason: string }>;
 }
 
@@ -138,10 +141,10 @@ export async function ingestS3Events(env: Env, connectionId: string, body: strin
   // MinIO's test event (s3:TestEvent) and an empty body carry no records: answered, nothing started.
   const parsed = S3EventNotificationSchema.safeParse(json);
   if (!parsed.success) {
-    if (json && typeof json === "object" && !("Records" in json)) return { received: 0, started: [], ignored: [] };
+    if (json && typeof json === "object" && !("Records" in json)) return { received: 0, started: [], refused: [], ignored: [] };
     throw validationError("the event notification is not an S3 event (Records[])", [{ path: "Records", issue: "invalidEvent" }]);
   }
-  const out: IngestOutcome = { received: parsed.data.Records.length, started: [], ignored: [] };
+  const out: IngestOutcome = { received: parsed.data.Records.length, started: [], refused: [], ignored: [] };
   for (const r of parsed.data.Records) {
     const key = decodeS3Key(r.s3.object.key);
     await startForObject(env, conn, out, {
@@ -165,7 +168,7 @@ export async function ingestS3Events(env: Env, connectionId: string, body: strin
 export async function ingestR2Event(env: Env, message: unknown): Promise<IngestOutcome> {
   const m = R2EventMessageSchema.parse(message);
   const rows = await getDb(env.DB).select().from(storageConnections).where(eq(storageConnections.status, "active")).all();
-  const out: IngestOutcome = { received: 1, started: [], ignored: [] };
+  const out: IngestOutcome = { received: 1, started: [], refused: [], ignored: [] };
   const r2Host = m.account ? `${m.account}.r2.cloudflarestorage.com` : null;
   for (const conn of rows) {
     if (!conn.buckets.includes(m.bucket) || (r2Host && !new URL(conn.endpoint).host.endsWith(r2Host))) continue;
@@ -199,18 +202,21 @@ async function startForObject(env: Env, conn: ConnectionRow, out: IngestOutcome,
     const version = t.versionId ?? t.eTag ?? "unversioned";
     const triggerKey = `${conn.id}\n${t.bucket}\n${t.key}\n${version}\n${tr.presetId}`;
     const workflowId = await derivedWorkflowId(triggerKey);
+    // Notified again (a retry, the same bytes uploaded again): the workflow it started is the answer.
+    const existing = await workflowStub(env, workflowId).get();
+    if (existing) {
+      out.started.push({ workflowId, key: t.key, presetId: tr.presetId });
+      continue;
+    }
+    const principal = await triggerPrincipal(env, conn);
     try {
-      const w: Workflow = await createWorkflow(
-        env,
-        await triggerPrincipal(env, conn),
-        { presetId: tr.presetId },
-        { trigger: t, workflowId, triggerKey },
-      );
+      const w: Workflow = await createWorkflow(env, principal, { presetId: tr.presetId }, { trigger: t, workflowId, triggerKey });
       out.started.push({ workflowId: w.workflowId, key: t.key, presetId: tr.presetId });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      // A workflow the preset cannot make for this object (a quota, a bad template) is said, and its reason kept on the answer.
-      out.ignored.push({ key: t.key, reason: `${err.code}: ${err.message}` });
+      // A workflow the preset cannot make for this object (a quota, a bad template) is kept as one that failed at once.
+      const w = await refusedWorkflow(env, principal, tr.presetId, { trigger: t, workflowId, triggerKey }, err);
+      out.refused.push({ workflowId: w.workflowId, key: t.key, presetId: tr.presetId, reason: `${err.code}: ${err.message}` });
     }
   }
 }

@@ -230,6 +230,7 @@ export const workflowOperations = operations([
     data: z.object({
       received: z.number(),
       started: z.array(z.object({ workflowId: z.string(), key: z.string(), presetId: z.string() })),
+      refused: z.array(z.object({ workflowId: z.string(), key: z.string(), presetId: z.string(), reason: z.string() })),
       ignored: z.array(z.object({ key: z.string(), reason: z.string() })),
     }),
     errors: ["validationError"],
