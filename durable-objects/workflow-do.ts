@@ -3,16 +3,9 @@ import { nowIso } from "../contracts/clock";
 import { newId } from "../contracts/ids";
 import type { Job, JobError } from "../contracts/job";
 import { isTerminal } from "../contracts/service-types";
-import { fillTemplates, valueAt, type Workflow, type WorkflowStatus, type WorkflowStepView } from "../contracts/workflows";
+import { fillTemplates, isWorkflowEnded, valueAt, type Workflow, type WorkflowStatus, type WorkflowStepView } from "../contracts/workflows";
 import type { PlannedStep, WorkflowHooks, WorkflowRun } from "./workflow-hooks";
-import {
-  isStepEnded as isEndedStep,
-  isWorkflowEnded,
-  nextStepStatus,
-  nextWorkflowStatus,
-  stepFollowsJob,
-  type StepTrigger,
-} from "./workflow-state-machine";
+import { isStepEnded as isEndedStep, nextStepStatus, nextWorkflowStatus, stepFollowsJob, type StepTrigger } from "./workflow-state-machine";
 
 /**
  * One workflow (issue 26): its steps' states, and the jobs it makes as their dependencies

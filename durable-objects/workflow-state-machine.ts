@@ -47,4 +47,3 @@ export function stepFollowsJob(from: WorkflowStepStatus, job: JobStatus): Workfl
 }
 
 export const isStepEnded = (s: WorkflowStepStatus): boolean => s === "skipped" || (s !== "waiting" && isTerminal(s));
-export const isWorkflowEnded = (s: WorkflowStatus): boolean => s === "completed" || s === "failed" || s === "cancelled";

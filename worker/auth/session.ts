@@ -7,7 +7,7 @@ import { DEFAULT_PROJECT_GRANT } from "./permissions";
 import type { Db } from "../db/client";
 import { apiKeys, type users } from "../db/schema";
 import { forbidden } from "../errors";
-import { b64encode, safeEqual, sha256Hex } from "../platform/crypto";
+import { b64encode, hmacSha256, safeEqual, sha256Hex } from "../platform/crypto";
 
 /**
  * Console cookie sessions. A session is an api_keys row of kind `console` (so `authenticate`, the
@@ -66,9 +66,8 @@ export function clearSessionCookie(c: Context): void {
  * storing it in the clear, and it reveals nothing about the secret. The row keeps its SHA-256 to check against.
  */
 export async function csrfTokenFor(secret: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("media-jobs console csrf v1"));
-  return b64encode(new Uint8Array(mac)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const mac = await hmacSha256(secret, "media-jobs console csrf v1");
+  return b64encode(mac).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 export const isStateChanging = (method: string) => UNSAFE_METHODS.has(method.toUpperCase());

@@ -27,3 +27,19 @@ export function csvListOf<T extends string>(values: readonly T[], name: string, 
     })
     .transform((list) => [...new Set(list)] as T[]);
 }
+
+/** A whole-number query parameter between `min` and `max`, `def` when absent (`?page=2`, `?limit=50`). */
+export const intQueryParam = (def: number, min: number, max: number, name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: `${name} must be a whole number` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { message: `${name} must be at least ${min}` })
+        .max(max, { message: `${name} must be at most ${max}` }),
+    )
+    .optional()
+    .transform((v) => v ?? def);

@@ -44,6 +44,15 @@ interface KeyRow {
   created_at: string;
 }
 
+/** An `Idempotency-Key` is 1-255 printable ASCII characters (422 `invalidFormat` otherwise). */
+export function checkIdempotencyKey(key: string): void {
+  if (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ApiError("validationError", "Idempotency-Key must be 1-255 printable ASCII characters", [
+      { path: "headers.Idempotency-Key", issue: "invalidFormat" },
+    ]);
+  }
+}
+
 /**
  * Starts an idempotent create. `findJob` reads a job of the project by id (null when it does not
  * exist): an in-flight key that names a job is answered with that job once it exists, whatever
@@ -57,11 +66,7 @@ export async function beginIdempotent(
   findJob: (jobId: string) => Promise<Job | null>,
   now = new Date(),
 ): Promise<IdempotencyBegin> {
-  if (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new ApiError("validationError", "Idempotency-Key must be 1-255 printable ASCII characters", [
-      { path: "headers.Idempotency-Key", issue: "invalidFormat" },
-    ]);
-  }
+  checkIdempotencyKey(key);
   const hash = await sha256Hex(rawBody);
   const startedAt = now.toISOString();
   // One batch (one round trip, one transaction): an expired key is forgotten, so the insert after it can take the key again.

@@ -1,27 +1,12 @@
 import { z } from "zod";
 import { JOB_STATUSES, SERVICE_TYPES } from "../../contracts/service-types";
 import type { Job } from "../../contracts/job";
-import { csvListOf } from "../http/query-lists";
-
-const intParam = (def: number, min: number, max: number, name: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: `${name} must be a whole number` })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(min, { message: `${name} must be at least ${min}` })
-        .max(max, { message: `${name} must be at most ${max}` }),
-    )
-    .optional()
-    .transform((v) => v ?? def);
+import { csvListOf, intQueryParam } from "../http/query-lists";
 
 /** Query of GET /v1/jobs, as the spec's table lists it. */
 export const ListJobsQuerySchema = z.strictObject({
-  page: intParam(1, 1, 1_000_000, "page"),
-  limit: intParam(20, 1, 100, "limit"),
+  page: intQueryParam(1, 1, 1_000_000, "page"),
+  limit: intQueryParam(20, 1, 100, "limit"),
   jobId: z.string().min(1).max(128).optional(),
   customerJobRef: z.string().min(1).max(120).optional(),
   user: z.string().min(1).max(256).optional(),

@@ -88,9 +88,20 @@ async function decrypt(key: CryptoKey, bytes: Uint8Array, additionalData?: Uint8
   return new TextDecoder().decode(await crypto.subtle.decrypt(params, key, bytes.slice(12)));
 }
 
+const hex = (bytes: Uint8Array): string => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
 export async function sha256Hex(input: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input))));
+}
+
+/** HMAC-SHA256 of `data` under the text `secret`. */
+export async function hmacSha256(secret: string, data: string): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(data)));
+}
+
+export async function hmacSha256Hex(secret: string, data: string): Promise<string> {
+  return hex(await hmacSha256(secret, data));
 }
 
 /** Constant-time string comparison (workerd provides crypto.subtle.timingSafeEqual). */

@@ -5,7 +5,8 @@ import { principalOf, projectOf } from "../auth/middleware";
 import { actorOf } from "../auth/principal";
 import { getDb } from "../db/client";
 import type { AppBindings } from "../env";
-import { conflict, validationError } from "../errors";
+import { conflict } from "../errors";
+import { checkIdempotencyKey } from "../jobs/idempotency";
 import { ok } from "../http/envelope";
 import { parseWith, queryWith, readJson } from "../http/validate";
 import { sha256Hex } from "../platform/crypto";
@@ -26,10 +27,7 @@ export const workflowRoutes = new Hono<AppBindings>()
     const { value, raw } = await readJson(c);
     const key = c.req.header("idempotency-key");
     if (!key) return ok(c, await createWorkflow(c.env, p, value), {}, 201);
-    if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key))
-      throw validationError("Idempotency-Key must be 1-255 printable ASCII characters", [
-        { path: "headers.Idempotency-Key", issue: "invalidFormat" },
-      ]);
+    checkIdempotencyKey(key);
     const workflowId = await derivedWorkflowId(`${projectOf(p)}\n${key}`);
     const requestHash = await sha256Hex(raw);
     const replayed = await replayedWorkflow(c.env, workflowId, requestHash);

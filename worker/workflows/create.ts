@@ -52,36 +52,20 @@ export async function createWorkflow(env: Env, principal: Principal, body: unkno
   checkWebhookUrl(webhookUrl, settings, env.ENVIRONMENT);
   const plan = await planWorkflow({ env, db, principal, settings }, steps, variables, opts.trigger ?? null);
 
-  const now = nowIso();
   const workflowId = opts.workflowId ?? (await derivedWorkflowId(crypto.randomUUID()));
-  const workflow: Workflow = {
-    workflowId,
-    workspaceId: principal.workspaceId,
-    projectId,
+  const workflow = newWorkflow(principal, workflowId, {
     presetId: preset?.presetId ?? null,
-    status: "running",
     steps: plan.steps.map((s) => ({
       id: s.id,
       serviceType: s.body["serviceType"] as Workflow["steps"][number]["serviceType"],
       dependsOn: s.dependsOn,
-      status: "waiting",
-      jobId: null,
-      error: null,
-      createdAt: null,
-      endedAt: null,
     })),
     credits: plan.credits as Record<string, number>,
     trigger: opts.trigger ?? null,
     variables,
-    error: null,
     webhookUrl: webhookUrl ?? null,
     userMetadata: userMetadata ?? null,
-    createdByLabel: actorOf(principal).label,
-    cancelRequestedAt: null,
-    createdAt: now,
-    updatedAt: now,
-    endedAt: null,
-  };
+  });
   const made = await workflowStub(env, workflowId).create(workflow, {
     creator: principal,
     steps: plan.steps,
@@ -106,41 +90,60 @@ export async function refusedWorkflow(
   const db = getDb(env.DB);
   const projectId = principal.projectId as string;
   const preset = await requirePreset(db, projectId, presetId, "presetId").catch(() => null);
-  const now = nowIso();
-  const workflow: Workflow = {
-    workflowId: opts.workflowId,
-    workspaceId: principal.workspaceId,
-    projectId,
+  const workflow = newWorkflow(principal, opts.workflowId, {
     presetId: preset?.presetId ?? presetId,
-    status: "failed",
-    steps: (preset?.steps ?? []).map((s) => ({
-      id: s.id,
-      serviceType: s.serviceType,
-      dependsOn: s.dependsOn ?? [],
-      status: "skipped",
-      jobId: null,
-      error: null,
-      createdAt: null,
-      endedAt: now,
-    })),
+    steps: (preset?.steps ?? []).map((s) => ({ id: s.id, serviceType: s.serviceType, dependsOn: s.dependsOn ?? [] })),
     credits: {},
     trigger: opts.trigger,
     variables: {},
-    error: { code: "workflow_refused", message: `${refusal.code}: ${refusal.message}` },
     webhookUrl: preset?.webhookUrl ?? null,
     userMetadata: preset?.userMetadata ?? null,
-    createdByLabel: actorOf(principal).label,
-    cancelRequestedAt: null,
-    createdAt: now,
-    updatedAt: now,
-    endedAt: now,
-  };
+  });
+  // Ended before it began: every step skipped, the refusal its error.
+  const now = workflow.createdAt;
+  workflow.status = "failed";
+  workflow.endedAt = now;
+  workflow.error = { code: "workflow_refused", message: `${refusal.code}: ${refusal.message}` };
+  for (const step of workflow.steps) {
+    step.status = "skipped";
+    step.endedAt = now;
+  }
   return workflowStub(env, opts.workflowId).create(workflow, {
     creator: principal,
     steps: [],
     triggerKey: opts.triggerKey,
     requestHash: null,
   });
+}
+
+/** A new workflow's record: running, every step waiting for its job. */
+function newWorkflow(
+  principal: Principal,
+  workflowId: string,
+  w: Pick<Workflow, "presetId" | "credits" | "trigger" | "variables" | "webhookUrl" | "userMetadata"> & {
+    steps: Array<Pick<Workflow["steps"][number], "id" | "serviceType" | "dependsOn">>;
+  },
+): Workflow {
+  const now = nowIso();
+  return {
+    workflowId,
+    workspaceId: principal.workspaceId,
+    projectId: principal.projectId as string,
+    presetId: w.presetId,
+    status: "running",
+    steps: w.steps.map((s) => ({ ...s, status: "waiting", jobId: null, error: null, createdAt: null, endedAt: null })),
+    credits: w.credits,
+    trigger: w.trigger,
+    variables: w.variables,
+    error: null,
+    webhookUrl: w.webhookUrl,
+    userMetadata: w.userMetadata,
+    createdByLabel: actorOf(principal).label,
+    cancelRequestedAt: null,
+    createdAt: now,
+    updatedAt: now,
+    endedAt: null,
+  };
 }
 
 /** A workflow an Idempotency-Key already named: the same body answers it again; another body is refused. */

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { randomToken } from "../../contracts/ids";
 import {
   R2EventMessageSchema,
@@ -14,7 +14,7 @@ import { getDb, type Db } from "../db/client";
 import { projects, storageConnections, workspaces } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, unauthorized, validationError } from "../errors";
-import { safeEqual, seal, SEAL_PURPOSES, unseal } from "../platform/crypto";
+import { hmacSha256Hex, safeEqual, seal, SEAL_PURPOSES, unseal } from "../platform/crypto";
 import { createWorkflow, derivedWorkflowId, refusedWorkflow } from "./create";
 import { requirePreset } from "./presets";
 import { workflowStub } from "./stubs";
@@ -108,10 +108,7 @@ async function signedBySecret(secret: string, body: string, headers: Headers): P
   if (auth?.startsWith("Bearer ") && safeEqual(auth.slice(7).trim(), secret)) return true;
   const sig = headers.get("x-media-jobs-signature");
   if (!sig?.startsWith("sha256=")) return false;
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)));
-  const hex = [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return safeEqual(sig.slice(7).toLowerCase(), hex);
+  return safeEqual(sig.slice(7).toLowerCase(), await hmacSha256Hex(secret, body));
 }
 
 export interface IngestOutcome {
@@ -167,7 +164,18 @@ export async function ingestS3Events(env: Env, connectionId: string, body: strin
  */
 export async function ingestR2Event(env: Env, message: unknown): Promise<IngestOutcome> {
   const m = R2EventMessageSchema.parse(message);
-  const rows = await getDb(env.DB).select().from(storageConnections).where(eq(storageConnections.status, "active")).all();
+  // Only the connections that list the bucket and have triggers are read (not every connection of the platform).
+  const rows = await getDb(env.DB)
+    .select()
+    .from(storageConnections)
+    .where(
+      and(
+        eq(storageConnections.status, "active"),
+        sql`${storageConnections.triggers} != '[]'`,
+        sql`EXISTS (SELECT 1 FROM json_each(${storageConnections.buckets}) WHERE value = ${m.bucket})`,
+      ),
+    )
+    .all();
   const out: IngestOutcome = { received: 1, started: [], refused: [], ignored: [] };
   const r2Host = m.account ? `${m.account}.r2.cloudflarestorage.com` : null;
   for (const conn of rows) {
@@ -197,6 +205,8 @@ async function startForObject(env: Env, conn: ConnectionRow, out: IngestOutcome,
   }
   const matching = (conn.triggers ?? []).filter((tr) => triggerMatches(tr, t.bucket, t.key, conn.defaultOutputPrefix));
   if (matching.length === 0) out.ignored.push({ key: t.key, reason: "no trigger matches its bucket and key" });
+  // Who the workflows are made for: read once per object, only when one is to be made.
+  let principal: Principal | undefined;
   for (const tr of matching) {
     // One object version, one workflow per preset: the version is the store's id, else the ETag (same bytes, same run).
     const version = t.versionId ?? t.eTag ?? "unversioned";
@@ -208,7 +218,7 @@ async function startForObject(env: Env, conn: ConnectionRow, out: IngestOutcome,
       out.started.push({ workflowId, key: t.key, presetId: tr.presetId });
       continue;
     }
-    const principal = await triggerPrincipal(env, conn);
+    principal ??= await triggerPrincipal(env, conn);
     try {
       const w: Workflow = await createWorkflow(env, principal, { presetId: tr.presetId }, { trigger: t, workflowId, triggerKey });
       out.started.push({ workflowId: w.workflowId, key: t.key, presetId: tr.presetId });

@@ -3,7 +3,8 @@ import { JOB_STATUSES, type JobStatus } from "../../contracts/service-types";
 import { WORKFLOW_STATUSES, type Workflow } from "../../contracts/workflows";
 import type { Env } from "../env";
 import { notFound } from "../errors";
-import { csvListOf } from "../http/query-lists";
+import { csvListOf, intQueryParam } from "../http/query-lists";
+import { isStepEnded } from "../../durable-objects/workflow-state-machine";
 import { workflowStub } from "./stubs";
 
 /**
@@ -19,7 +20,7 @@ export async function loadWorkflow(env: Env, projectId: string, workflowId: stri
 }
 
 async function withLiveSteps(db: D1Database, w: Workflow): Promise<Workflow> {
-  const running = w.steps.filter((s) => s.jobId && !["completed", "failed", "cancelled", "skipped"].includes(s.status));
+  const running = w.steps.filter((s) => s.jobId && !isStepEnded(s.status));
   if (running.length === 0) return w;
   const ids = running.map((s) => s.jobId as string);
   const rows = await db
@@ -38,18 +39,9 @@ async function withLiveSteps(db: D1Database, w: Workflow): Promise<Workflow> {
   };
 }
 
-const intParam = (def: number, min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/)
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-    .optional()
-    .transform((v) => v ?? def);
-
 export const ListWorkflowsQuerySchema = z.strictObject({
-  page: intParam(1, 1, 1_000_000),
-  limit: intParam(20, 1, 100),
+  page: intQueryParam(1, 1, 1_000_000, "page"),
+  limit: intQueryParam(20, 1, 100, "limit"),
   statuses: csvListOf(WORKFLOW_STATUSES, "statuses").optional(),
   presetId: z.string().min(1).max(64).optional(),
 });
